@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make              build lwprof.ko, the lwprof command and the tests
+#   make check        run every test, host and guest (the README's test command)
+#   make install      install the command and the module (PREFIX, DESTDIR)
+#   make uninstall    remove what make install put in place
+#
+# KDIR is the kernel build tree the module is built against: the running
+# kernel's when its headers are installed, else the newest Debian amd64
+# headers on the machine (the kernel the test guest boots).
+
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+	  if [ -d $$d ]; then echo $$d; \
+	  else ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n 1; fi)
+KVER := $(patsubst /lib/modules/%/build,%,$(KDIR))
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+B := build
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+LWPROF_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-Wno-unused-parameter -Iuapi -Iuserspace -MMD -MP
+LDLIBS :=
+
+USER_SRCS := $(sort $(wildcard userspace/*.c))
+USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
+
+# Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
+# Programs that exist only to be run or profiled by tests: tests/progs/.
+TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
+TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
+
+all: module tools tests
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tools: $(B)/lwprof
+
+tests: $(TEST_BINS)
+
+$(B)/lwprof: $(USER_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/%: tests/%.c tests/lib/test.h
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+
+# The ABI header must compile on its own with no implicit padding.
+$(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
+
+check: all
+	tests/run
+
+install: all
+	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lwprof
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/lwprof.ko*
+	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+clean:
+	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(B)/userspace $(B)/tests $(B)/lwprof tests/out
+
+-include $(USER_OBJS:.o=.d)
+
+.PHONY: all module tools tests check install uninstall clean

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/run itself: a passing, failing and skipping test are counted as
+# such, a guest test that leaves a WARNING in the kernel log fails even
+# though it exits 0, and the summary line and exit status say so.
+. "$(dirname "$0")/../lib/test.sh"
+
+dir=$LWPROF_OUT/runner_selftest
+rm -rf "$dir"
+mkdir -p "$dir/tests/host" "$dir/tests/guest" "$dir/out"
+printf '#!/bin/sh\necho fine\n' >"$dir/tests/host/passes.sh"
+printf '#!/bin/sh\necho broken; exit 3\n' >"$dir/tests/host/fails.sh"
+printf '#!/bin/sh\necho "skip: no frobnicator"; exit 77\n' >"$dir/tests/host/skips.sh"
+printf '#!/bin/sh\nexit 0\n' >"$dir/tests/guest/clean.sh"
+printf '#!/bin/sh\necho "WARNING: CPU: 0 PID: 1 at selftest" >/dev/kmsg\nexit 0\n' \
+	>"$dir/tests/guest/splat.sh"
+
+out=$(LWPROF_TESTS_DIR=$dir/tests LWPROF_OUT=$dir/out "$LWPROF_TOP/tests/run" -t 60)
+rc=$?
+echo "$out" | sed 's/^/  | /'
+check $rc -eq 1 "runner exits 1 when a test failed"
+check "$(tail -n 1 <<<"$out")" = "2 passed, 2 failed, 1 skipped" "summary line counts"
+grep -q '^not ok [0-9]* - host/fails (exit 3' <<<"$out"; check $? -eq 0 "failing test reported with its status"
+grep -q '^#   broken$' <<<"$out"; check $? -eq 0 "failing test's output shown"
+grep -q '^ok [0-9]* - host/skips # SKIP no frobnicator$' <<<"$out"; check $? -eq 0 "skip reported with reason"
+grep -q '^ok [0-9]* - guest/clean' <<<"$out"; check $? -eq 0 "clean guest test passes"
+grep -q '^not ok [0-9]* - guest/splat' <<<"$out"; check $? -eq 0 "kernel WARNING fails the guest test that exited 0"
+grep -q '^# kernel log splat: .*WARNING: CPU: 0 PID: 1 at selftest' <<<"$out"
+check $? -eq 0 "the splat line is shown"
+rm -rf "$dir"
+done_testing

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef LWPROF_CMDS_H
+#define LWPROF_CMDS_H
+
+#define LWPROF_VERSION "0.1.0"
+
+struct lwprof_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+int cmd_version(int argc, char **argv);
+
+#endif

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwprof: the one user-facing command.  Subcommands are looked up in
+ * lwprof_cmds[]; each one parses its own options and returns an exit status.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+
+static const struct lwprof_cmd lwprof_cmds[] = {
+	{ "version", cmd_version, "show tool and module versions" },
+};
+
+#define NCMDS (sizeof(lwprof_cmds) / sizeof(lwprof_cmds[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: lwprof COMMAND [ARGS]\n\ncommands:\n");
+	for (i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-10s %s\n", lwprof_cmds[i].name,
+			lwprof_cmds[i].help);
+	fprintf(f, "\nlwprof --version is lwprof version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version"))
+		argv[1] = "version";
+
+	for (i = 0; i < NCMDS; i++)
+		if (!strcmp(argv[1], lwprof_cmds[i].name))
+			return lwprof_cmds[i].fn(argc - 1, argv + 1);
+
+	fprintf(stderr, "lwprof: '%s' is not a command; see lwprof --help\n",
+		argv[1]);
+	return 2;
+}
