@@ -20,19 +20,11 @@
 
 #define CYCLES	1000
 
-static const char *ko;
 static pid_t sleeper;
 
 static int load_module(void)
 {
-	int fd = open(ko, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	return ret;
+	return system("insmod \"${LWPROF_KO:-lwprof.ko}\"");
 }
 
 static int unload_module(void)
@@ -262,7 +254,6 @@ int main(void)
 	struct lwprof_abi_version v;
 	int fd;
 
-	ko = getenv("LWPROF_KO") ? getenv("LWPROF_KO") : "lwprof.ko";
 	if (load_module())
 		t_fatal("load lwprof.ko");
 	atexit(cleanup);
