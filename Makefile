@@ -31,8 +31,6 @@ USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
 # Programs that exist only to be run or profiled by tests: tests/progs/.
 TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
 TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
-# A stand-in for the module's microstate ioctls (LD_PRELOAD), for host tests.
-TEST_LIBS := $(B)/tests/lib/fake_lwprof.so
 
 all: module tools tests
 
@@ -42,7 +40,7 @@ module:
 
 tools: $(B)/lwprof
 
-tests: $(TEST_BINS) $(TEST_LIBS)
+tests: $(TEST_BINS)
 
 $(B)/lwprof: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -55,12 +53,17 @@ $(B)/tests/%: tests/%.c tests/lib/test.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
 
+# The ABI header must compile on its own with no implicit padding.
+$(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
+
+# A stand-in for the module's microstate ioctls (LD_PRELOAD), for host tests
+# of lwprof ptime and top.
+TEST_LIBS := $(B)/tests/lib/fake_lwprof.so
+tests: $(TEST_LIBS)
+
 $(B)/tests/lib/%.so: tests/lib/%.c uapi/lwprof.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
-
-# The ABI header must compile on its own with no implicit padding.
-$(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
 
 check: all
 	tests/run

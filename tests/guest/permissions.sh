@@ -4,7 +4,7 @@
 # its own processes, not root's, and not the whole machine; lwprof top and
 # ptime say why.  Root may do all of it.
 . "$(dirname "$0")/../lib/test.sh"
-. "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/session.sh"
 
 try=$LWPROF_BUILD/tests/progs/try_attach
 load_lwprof

@@ -4,7 +4,7 @@
 # sleep's time in slp, one -L row per thread, and -p on a running process.
 # Ground truth only: what the programs are known to do (sleep 0.3 s...).
 . "$(dirname "$0")/../lib/test.sh"
-. "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/session.sh"
 
 progs=$LWPROF_BUILD/tests/progs
 load_lwprof

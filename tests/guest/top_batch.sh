@@ -4,7 +4,7 @@
 # user mode, its states add up to 100%, top -p ends with its process, and
 # the machine-wide session lists many threads.
 . "$(dirname "$0")/../lib/test.sh"
-. "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/session.sh"
 
 progs=$LWPROF_BUILD/tests/progs
 load_lwprof

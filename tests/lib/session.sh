@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# For guest shell tests of microstate sessions; source after test.sh.
+# For guest shell tests of lwprof sessions; source after test.sh.
 #
 # load_lwprof: insmod lwprof.ko and, whatever happens next, kill the test's
 # background jobs and rmmod it on exit; skip when the module has no
