@@ -18,7 +18,7 @@
 #include "lwprof.h"
 #include "test.h"
 
-#define CYCLES	1000
+#define CYCLES	1000	/* $LWPROF_CYCLES overrides, for debugging */
 
 static pid_t sleeper;
 
@@ -107,7 +107,7 @@ static void errors(void)
 	struct lwprof_thread_usage tu[4];
 	struct lwprof_usage_read r;
 	struct lwprof_attach a;
-	int fd = dev_open(), fd2 = dev_open();
+	int fd = dev_open(), fd2 = dev_open(), ret;
 	void *noaccess;
 	pid_t gone;
 
@@ -126,8 +126,9 @@ static void errors(void)
 	t_errno(attach(fd, 0, gone), ESRCH, "ATTACH to a process that is gone");
 	t_errno(ioctl(fd, LWPROF_IOC_ATTACH, NULL), EFAULT, "ATTACH with NULL");
 
-	t_check(attach(fd, 0, sleeper) == 0, "ATTACH to a sleeping child (%s)",
-		strerror(errno));
+	ret = attach(fd, 0, sleeper);
+	t_check(ret == 0, "ATTACH to a sleeping child (%s)",
+		ret ? strerror(errno) : "0");
 	t_errno(attach(fd, 0, getpid()), EBUSY, "second ATTACH on the same fd");
 	t_errno(attach(fd2, 0, sleeper), EBUSY,
 		"ATTACH to a process another session accounts");
@@ -149,8 +150,9 @@ static void errors(void)
 	t_errno(ioctl(fd, LWPROF_IOC_READ_USAGE, &r), EINVAL,
 		"READ_USAGE with an unknown flag");
 
-	t_check(read_usage(fd, tu, 4, &r) == 0 && r.count == 1 &&
-		r.live == 1 && r.total == 1, "READ_USAGE: the child's one thread (count %u live %u total %u)",
+	ret = read_usage(fd, tu, 4, &r);
+	t_check(ret == 0 && r.count == 1 && r.live == 1 && r.total == 1,
+		"READ_USAGE: the child's one thread (count %u live %u total %u)",
 		r.count, r.live, r.total);
 	t_check(r.count && tu[0].pid == (__u32)sleeper &&
 		tu[0].tid == (__u32)sleeper &&
@@ -158,7 +160,8 @@ static void errors(void)
 		!(tu[0].flags & LWPROF_TU_EXITED),
 		"its record: pid/tid %u/%u, flags %#x", tu[0].pid, tu[0].tid,
 		tu[0].flags);
-	t_check(read_usage(fd, tu, 0, &r) == 0 && r.count == 0 && r.total == 1,
+	ret = read_usage(fd, tu, 0, &r);
+	t_check(ret == 0 && r.count == 0 && r.total == 1,
 		"READ_USAGE with count 0 reports total %u", r.total);
 
 	t_errno(unload_module(), EWOULDBLOCK,
@@ -174,7 +177,7 @@ static void target_exits(void)
 {
 	struct lwprof_thread_usage tu[4];
 	struct lwprof_usage_read r;
-	int fd = dev_open(), i, got = 0;
+	int fd = dev_open(), i, got = 0, ret;
 	pid_t pid = child(100);
 	__u64 sum = 0;
 
@@ -187,7 +190,8 @@ static void target_exits(void)
 		if (!got)
 			usleep(1000);
 	}
-	t_check(got, "its final record arrives (EXITED)");
+	t_check(got, "its final record arrives (EXITED) (last read: count %u live %u total %u flags %#x, after %d ms)",
+		r.count, r.live, r.total, r.count ? tu[0].flags : 0, i);
 	if (got) {
 		for (i = 0; i < LWPROF_MS_COUNT; i++)
 			sum += tu[0].mstate_ns[i];
@@ -196,8 +200,8 @@ static void target_exits(void)
 			(unsigned long long)sum,
 			(unsigned long long)(tu[0].end_ns - tu[0].start_ns));
 	}
-	t_check(read_usage(fd, tu, 4, &r) == 0 && r.count == 0 &&
-		r.total == 0 && r.live == 0,
+	ret = read_usage(fd, tu, 4, &r);
+	t_check(ret == 0 && r.count == 0 && r.total == 0 && r.live == 0,
 		"then nothing: count %u total %u live %u", r.count, r.total,
 		r.live);
 	close(fd);
@@ -238,15 +242,17 @@ static void owner_killed(void)
 
 static void cycles(void)
 {
-	int i, fails = 0;
+	int i, fails = 0, n = CYCLES;
 
-	for (i = 0; i < CYCLES; i++) {
+	if (getenv("LWPROF_CYCLES"))
+		n = atoi(getenv("LWPROF_CYCLES"));
+	for (i = 0; i < n; i++) {
 		int fd = dev_open();
 
 		fails += attach(fd, 0, sleeper) != 0;
 		close(fd);
 	}
-	t_check(fails == 0, "%d attach/close cycles (%d failed)", CYCLES, fails);
+	t_check(fails == 0, "%d attach/close cycles (%d failed)", n, fails);
 }
 
 int main(void)
