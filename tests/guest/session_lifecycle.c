@@ -3,7 +3,8 @@
  * Microstate sessions (LWPROF_IOC_ATTACH, LWPROF_IOC_READ_USAGE): the
  * documented errors, one session per file and per thread, the end of a
  * session when its file closes or its owner dies, a target that exits
- * while attached, and 1000 attach/close cycles; the module unloads after
+ * while attached, and 1000 attach/close cycles (plus 10 that register and
+ * unregister the module's probes each time); the module unloads after
  * each, and the kernel log stays clean (tests/run checks it).
  */
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include "test.h"
 
 #define CYCLES	1000	/* $LWPROF_CYCLES overrides, for debugging */
+#define FULL_CYCLES	10	/* that register and unregister the probes */
 
 static pid_t sleeper;
 
@@ -240,19 +242,43 @@ static void owner_killed(void)
 	check_unload("after the session's owner was SIGKILLed");
 }
 
-static void cycles(void)
+/* n sessions on the sleeper, one after the other; returns the failures. */
+static int attach_cycles(int n)
 {
-	int i, fails = 0, n = CYCLES;
+	int i, fails = 0;
 
-	if (getenv("LWPROF_CYCLES"))
-		n = atoi(getenv("LWPROF_CYCLES"));
 	for (i = 0; i < n; i++) {
 		int fd = dev_open();
 
 		fails += attach(fd, 0, sleeper) != 0;
 		close(fd);
 	}
-	t_check(fails == 0, "%d attach/close cycles (%d failed)", n, fails);
+	return fails;
+}
+
+/*
+ * Many sessions, opened and closed: first while another session (on
+ * another process) keeps the module's probes registered, which is the
+ * path of a session's own state; then a few with nothing else open, each
+ * registering and unregistering the probes (slow under TCG).
+ */
+static void cycles(void)
+{
+	int n = CYCLES, fd = dev_open(), fails;
+	pid_t anchor = child(0);
+
+	if (getenv("LWPROF_CYCLES"))
+		n = atoi(getenv("LWPROF_CYCLES"));
+	t_check(attach(fd, 0, anchor) == 0, "a session on another child");
+	fails = attach_cycles(n);
+	t_check(fails == 0, "%d attach/close cycles meanwhile (%d failed)", n,
+		fails);
+	close(fd);
+	kill(anchor, SIGKILL);
+	waitpid(anchor, NULL, 0);
+	fails = attach_cycles(FULL_CYCLES);
+	t_check(fails == 0, "%d attach/close cycles alone (%d failed)",
+		FULL_CYCLES, fails);
 }
 
 int main(void)
