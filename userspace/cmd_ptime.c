@@ -307,50 +307,46 @@ static int run_command(int fd, struct ptime_opts *o, char **argv)
  */
 static int watch(int fd, int pid, struct lwprof_usage_set *set)
 {
+	struct signalfd_siginfo si;
 	struct pollfd p[2];
 	sigset_t mask, old;
-	int sfd, pidfd, ret = -1;
+	int sfd, pidfd, n, ret;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
 	if (sfd < 0) {
 		ret = -errno;
-		goto out;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return ret;
 	}
+	/* Without pidfds (before Linux 5.3), ask kill() every 100 ms. */
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
 	p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	p[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-	while (ret < 0) {
-		int n = poll(p, pidfd < 0 ? 1 : 2,
-			     pidfd < 0 ? 100 : PTIME_DRAIN_MS);
-
+	for (;;) {
+		n = poll(p, pidfd < 0 ? 1 : 2, pidfd < 0 ? 100 : PTIME_DRAIN_MS);
 		if (n < 0 && errno != EINTR) {
 			ret = -errno;
 			break;
 		}
 		if (n > 0 && p[0].revents) {
-			struct signalfd_siginfo si;
-
 			/* Take it, or it kills us once unblocked. */
-			if (read(sfd, &si, sizeof(si)) < 0)
-				ret = -errno;
-			else
-				ret = 0;
+			ret = read(sfd, &si, sizeof(si)) < 0 ? -errno : 0;
+			break;
 		}
-		else if (pidfd < 0 ? kill(pid, 0) < 0 && errno == ESRCH :
-			 n > 0 && p[1].revents)
-			ret = 1;
-		else if (lwprof_usage_read(fd, set) == 0 && !set->live)
-			ret = 1;	/* gone, with all its children */
+		ret = 1;
+		if (pidfd < 0 ? kill(pid, 0) < 0 && errno == ESRCH :
+		    n > 0 && p[1].revents)
+			break;
+		if (lwprof_usage_read(fd, set) == 0 && !set->live)
+			break;	/* gone, with all its children */
 	}
-out:
 	if (pidfd >= 0)
 		close(pidfd);
-	if (sfd >= 0)
-		close(sfd);
+	close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

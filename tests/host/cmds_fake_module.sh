@@ -79,17 +79,22 @@ grep -q 'no microstate accounting' <<<"$err"; check $? -eq 0 "and says so"
 err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" ptime true 2>&1)
 grep -q 'load the module' <<<"$err"; check $? -eq 0 "no module: says to load it"
 
-# top, batch mode: a title line per refresh, then the table.
-out=$(lw top -b -n 2 -d 0.05); rc=$?
+# top, batch mode: a title line per refresh, then the table; with -p it
+# ends when the process is gone, after a refresh with its exited threads.
+out=$(lw top -b -n 2 -d 0.05 -p $$); rc=$?
 check $rc -eq 0 "top -b -n 2 exits 0"
-check "$(grep -c 'threads$' <<<"$out")" -eq 2 "two refreshes"
+check "$(grep -c ' threads$' <<<"$out")" -eq 2 "two refreshes"
 check "$(grep -m1 '^ *PID ' <<<"$out" | xargs)" = \
 	"PID TID NAME USR SYS TRP TFL DFL KFL LCK SLP LAT STP VCX ICX SCL SIG" \
 	"top header"
-check "$(awk '$2 == 3 { print $3, $11, $14, $16 }' <<<"$out")" = \
-	"worker_2 100.0 3 4" "exited thread: its own span, counts of the interval, name without spaces"
-check "$(lw top -b -n 1 -d 0.05 -l 1 | awk '$1 ~ /^[0-9]+$/' | wc -l)" -eq 1 \
+check "$(lw top -b -n 1 -d 0.05 -l 1 -p $$ | awk '$1 ~ /^[0-9]+$/' | wc -l)" -eq 1 \
 	"-l 1 shows one row"
+sleep 0.3 & spid=$!
+out=$(timeout 20 "$BASH" -c "LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null $LWPROF top -b -d 0.05 -p $spid"); rc=$?
+wait $spid
+check $rc -eq 0 "top -p ends when the process is gone"
+check "$(awk -v t=$((spid + 2)) '$2 == t { print $3, $11, $14, $16 }' <<<"$out" | tail -n 1)" = \
+	"worker_2 98.2 5 7" "last refresh: the exited thread's own span, counts; name without spaces"
 lw top -s nope >/dev/null 2>&1; check $? -eq 2 "-s with an unknown column exits 2"
 lw top -d 0 >/dev/null 2>&1; check $? -eq 2 "-d 0 exits 2"
 lw top -n -1 >/dev/null 2>&1; check $? -eq 2 "-n -1 exits 2"

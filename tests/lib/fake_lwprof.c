@@ -5,11 +5,11 @@
  *
  * ATTACH remembers the pid (or fails with errno $FAKE_LWPROF_ATTACH_ERRNO).
  * The session has $FAKE_LWPROF_THREADS (default 3) threads, tids pid,
- * pid+1, ...  The first READ_USAGE returns them live; later ones return
- * their final (exited) records, each once, as many as fit.  Thread i ran
- * from 10 s to 10 s + (i + 1) * 0.1 s: user (i + 1) ms, system 2 ms,
- * trap 0.3 ms, one signal, 7 syscalls and 5 voluntary switches (3 and 2
- * when live), asleep for the rest.
+ * pid+1, ...  While process pid lives, READ_USAGE returns them live, just
+ * attached (no time, no counts); once it is gone (or a zombie), their final
+ * (exited) records, each once, as many as fit.  Thread i ran from 10 s to 10 s + (i + 1) * 0.1 s:
+ * user (i + 1) ms, system 2 ms, trap 0.3 ms, one signal, 7 syscalls, 5
+ * voluntary switches, asleep for the rest.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,7 +25,7 @@
 #define NS	1000000000ULL
 
 static int fake_pid;
-static unsigned int fake_reads, fake_next;
+static unsigned int fake_next;
 
 static unsigned int fake_threads(void)
 {
@@ -34,6 +34,7 @@ static unsigned int fake_threads(void)
 	return s ? (unsigned int)atoi(s) : 3;
 }
 
+/* Thread i: just attached (live), or its final record (exited). */
 static void fake_thread(struct lwprof_thread_usage *tu, unsigned int i,
 			int exited)
 {
@@ -44,18 +45,36 @@ static void fake_thread(struct lwprof_thread_usage *tu, unsigned int i,
 	tu->tid = fake_pid + i;
 	tu->flags = exited ? LWPROF_TU_EXITED : 0;
 	tu->start_ns = 10 * NS;
-	tu->end_ns = tu->start_ns + (exited ? len : len / 2);
+	tu->end_ns = tu->start_ns;
+	snprintf(tu->comm, sizeof(tu->comm), i ? "worker %u" : "main", i);
+	if (!exited)
+		return;
+	tu->end_ns += len;
 	tu->mstate_ns[LWPROF_MS_USER] = (i + 1) * 1000000ULL;
 	tu->mstate_ns[LWPROF_MS_SYSTEM] = 2000000;
 	tu->mstate_ns[LWPROF_MS_TRAP] = 300000;
-	tu->mstate_ns[LWPROF_MS_SLEEP] = tu->end_ns - tu->start_ns -
-		(i + 1) * 1000000ULL - 2300000;
-	tu->vcsw = exited ? 5 : 2;
+	tu->mstate_ns[LWPROF_MS_SLEEP] = len - (i + 1) * 1000000ULL - 2300000;
+	tu->vcsw = 5;
 	tu->ivcsw = 1;
 	tu->minflt = 100 + i;
-	tu->syscalls = exited ? 7 : 3;
+	tu->syscalls = 7;
 	tu->signals = 1;
-	snprintf(tu->comm, sizeof(tu->comm), i ? "worker %u" : "main", i);
+}
+
+/* The target is gone (or a zombie): its threads have exited. */
+static int fake_gone(void)
+{
+	char path[64], st = 'Z';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", fake_pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%*d (%*[^)]) %c", &st) != 1)
+			st = 'Z';
+		fclose(f);
+	}
+	return st == 'Z' || st == 'X';
 }
 
 static int fake_read(struct lwprof_usage_read *r)
@@ -65,7 +84,7 @@ static int fake_read(struct lwprof_usage_read *r)
 
 	if (!fake_pid)
 		return -EINVAL;
-	if (!fake_reads++) {
+	if (!fake_gone()) {
 		for (i = 0; i < n && out < r->count; i++)
 			fake_thread(&buf[out++], i, 0);
 		r->total = r->live = n;
