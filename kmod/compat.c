@@ -5,7 +5,8 @@
  * ptrace_may_access() is the check perf uses for "may this caller watch
  * that process" (credentials, dumpability, LSMs such as Yama).  It is not
  * exported to modules, so its address is found once at load through a
- * kprobe on it (registered and removed at once).  If that fails, only
+ * kprobe on it, registered disabled (never armed: no code is patched) and
+ * removed at once.  If that fails, only
  * CAP_SYS_PTRACE callers may attach to processes other than their own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -23,7 +24,10 @@ static bool (*lwprof_ptrace_may_access)(struct task_struct *task,
 
 int lwprof_compat_init(void)
 {
-	struct kprobe kp = { .symbol_name = "ptrace_may_access" };
+	struct kprobe kp = {
+		.symbol_name = "ptrace_may_access",
+		.flags = KPROBE_FLAG_DISABLED,
+	};
 	unsigned long addr;
 	int ret;
 

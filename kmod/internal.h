@@ -67,6 +67,7 @@ struct lwprof_thread {
 	u8 ctx[LWPROF_CTX_MAX];
 	u8 exited;			/* final switch done: totals final */
 	u8 guessed;			/* running at attach: state guessed */
+	u64 fault_cnt;			/* faults done at last fault start */
 	u32 flags;			/* LWPROF_T_*; session->lock */
 	u64 last_ns;
 	u64 acc[LWPROF_MS_COUNT];
@@ -114,9 +115,7 @@ struct lwprof_tp {
 
 /* mstate.c: the state machine */
 extern struct lwprof_tp lwprof_mstate_tps[];
-struct kretprobe;
-void lwprof_ms_fault_probe_init(struct kretprobe *rp);
-int lwprof_ms_urn_register(void);
+void lwprof_ms_urn_register(void);
 void lwprof_ms_urn_unregister(void);
 void lwprof_ms_set(struct lwprof_thread *t, unsigned int state, u64 now);
 void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task);
@@ -131,6 +130,7 @@ extern struct lwprof_session __rcu *lwprof_machine;
 int lwprof_probes_init(void);
 int lwprof_probes_get(void);
 void lwprof_probes_put(void);
+void lwprof_probes_exit(void);
 
 /* session.c */
 int lwprof_session_attach(struct file *file, u32 flags, s32 pid);

@@ -76,12 +76,13 @@ err_threads:
 }
 
 /*
- * Every session is closed (each open file pins the module), so no probe is
- * registered; only RCU frees may be pending.
+ * Every session is closed (each open file pins the module); probes may
+ * still linger, and RCU frees be pending.
  */
 static void __exit lwprof_exit(void)
 {
 	misc_deregister(&lwprof_misc);
+	lwprof_probes_exit();
 	lwprof_threads_exit();
 }
 

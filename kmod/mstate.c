@@ -14,7 +14,6 @@
  * Every update bumps t->seq, so readers on other CPUs retry torn copies.
  */
 #include <linux/interrupt.h>
-#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -22,6 +21,7 @@
 #include <asm/compat.h>
 #include <asm/irq_regs.h>
 #include <asm/syscall.h>
+#include <asm/trap_pf.h>
 #include <uapi/linux/futex.h>
 #include <trace/events/irq.h>
 #include <trace/events/sched.h>
@@ -47,6 +47,17 @@ struct lwprof_session __rcu *lwprof_machine;
 static inline bool lwprof_ms_asleep(unsigned int state)
 {
 	return state >= LWPROF_MS_TFAULT && state <= LWPROF_MS_STOPPED;
+}
+
+/* Fault contexts and the task's count of completed faults (see below). */
+static inline u64 lwprof_fault_count(struct task_struct *task)
+{
+	return READ_ONCE(task->min_flt) + READ_ONCE(task->maj_flt);
+}
+
+static inline bool lwprof_ctx_is_fault(u8 ctx)
+{
+	return ctx >= LWPROF_CTX_TFAULT;
 }
 
 /* Charge the time since the last change to the old state, enter the new. */
@@ -143,6 +154,9 @@ static unsigned int lwprof_ms_sleep_state(struct lwprof_thread *t,
 {
 	if (prev_state & (__TASK_STOPPED | __TASK_TRACED))
 		return LWPROF_MS_STOPPED;
+	if (t->depth && lwprof_ctx_is_fault(t->ctx[t->depth - 1]) &&
+	    lwprof_fault_count(t->task) != t->fault_cnt)
+		t->depth--;	/* that fault completed: not what we sleep in */
 	if (!t->depth)
 		return LWPROF_MS_SLEEP;
 	switch (t->ctx[t->depth - 1]) {
@@ -296,7 +310,24 @@ static void lwprof_urn_unregister(void *unused)
 	user_return_notifier_unregister(this_cpu_ptr(&lwprof_urn));
 }
 
-/* A fault from user mode: the thread is in the kernel from here on. */
+/*
+ * Page faults.  A fault opens a fault context; a sleep while it is the
+ * innermost context is fault time.  The kernel counts a fault in the
+ * task's min_flt/maj_flt only once it has completed (not when it must be
+ * retried), so a fault context whose count has moved is over: that is how
+ * its end is found without a probe on the fault handler.  A user fault's
+ * context also ends at the return to user mode.
+ */
+static void lwprof_fault_push(struct lwprof_thread *t, u8 ctx)
+{
+	if (t->depth && lwprof_ctx_is_fault(t->ctx[t->depth - 1]))
+		t->depth--;	/* the previous fault is over */
+	if (t->depth < LWPROF_CTX_MAX)
+		t->ctx[t->depth++] = ctx;
+	t->fault_cnt = lwprof_fault_count(t->task);
+}
+
+/* A user fault: TFAULT if it fetched an instruction, else DFAULT. */
 static void lwprof_tp_page_fault_user(void *data, unsigned long address,
 				      struct pt_regs *regs,
 				      unsigned long error_code)
@@ -308,6 +339,9 @@ static void lwprof_tp_page_fault_user(void *data, unsigned long address,
 	t = lwprof_cur();
 	if (t) {
 		t->depth = 0;
+		lwprof_fault_push(t, (error_code & X86_PF_INSTR) ||
+				  regs->ip == address ?
+				  LWPROF_CTX_TFAULT : LWPROF_CTX_DFAULT);
 		if (t->state == LWPROF_MS_USER)
 			lwprof_ms_change(t, LWPROF_MS_SYSTEM);
 	}
@@ -315,53 +349,21 @@ static void lwprof_tp_page_fault_user(void *data, unsigned long address,
 }
 
 /*
- * handle_mm_fault(vma, address, flags, regs) is where a fault can sleep:
- * the fault context covers each call.  A user fault is a text fault when
- * it fetched an instruction, else a data fault; a kernel-mode fault on a
- * user address (copy_to_user, get_user_pages) is a kernel fault.  Faults
- * the kernel takes with page faults disabled (our own nofault copies) do
- * not get here.
+ * A kernel-mode fault on user memory (copy_to_user() and friends) is
+ * KFAULT.  Faults on kernel addresses and those taken with page faults
+ * disabled (nofault copies, ours included) are not faults of the thread.
  */
-static int lwprof_mm_fault_entry(struct kretprobe_instance *ri,
-				 struct pt_regs *regs)
+static void lwprof_tp_page_fault_kernel(void *data, unsigned long address,
+					struct pt_regs *regs,
+					unsigned long error_code)
 {
-	struct lwprof_thread *t = lwprof_cur();
-	unsigned long address = regs->si;
-	unsigned int fflags = regs->dx;
-	struct pt_regs *fregs = (struct pt_regs *)regs->cx;
-	u8 ctx;
+	struct lwprof_thread *t;
 
-	if (!t || t->depth >= LWPROF_CTX_MAX)
-		return 1;	/* no return handler for this call */
-	if (!(fflags & FAULT_FLAG_USER))
-		ctx = LWPROF_CTX_KFAULT;
-	else if ((fflags & FAULT_FLAG_INSTRUCTION) ||
-		 (fregs && fregs->ip == address))
-		ctx = LWPROF_CTX_TFAULT;
-	else
-		ctx = LWPROF_CTX_DFAULT;
-	t->ctx[t->depth++] = ctx;
-	return 0;
-}
-
-static int lwprof_mm_fault_return(struct kretprobe_instance *ri,
-				  struct pt_regs *regs)
-{
-	struct lwprof_thread *t = lwprof_cur();
-
-	if (t && t->depth && t->ctx[t->depth - 1] >= LWPROF_CTX_TFAULT)
-		t->depth--;
-	return 0;
-}
-
-/* A kretprobe cannot be registered twice: fill it anew each time. */
-void lwprof_ms_fault_probe_init(struct kretprobe *rp)
-{
-	memset(rp, 0, sizeof(*rp));
-	rp->kp.symbol_name = "handle_mm_fault";
-	rp->entry_handler = lwprof_mm_fault_entry;
-	rp->handler = lwprof_mm_fault_return;
-	rp->maxactive = 1024;	/* faults that sleep hold an instance */
+	if (address >= TASK_SIZE_MAX || pagefault_disabled())
+		return;
+	t = lwprof_cur();
+	if (t)
+		lwprof_fault_push(t, LWPROF_CTX_KFAULT);
 }
 
 /*
@@ -613,6 +615,7 @@ struct lwprof_tp lwprof_mstate_tps[] = {
 	TP("sys_enter", lwprof_tp_sys_enter, false),
 	TP("sys_exit", lwprof_tp_sys_exit, false),
 	TP("page_fault_user", lwprof_tp_page_fault_user, false),
+	TP("page_fault_kernel", lwprof_tp_page_fault_kernel, false),
 	TP("irq_handler_entry", lwprof_tp_irq_entry, false),
 	TP("irq_handler_exit", lwprof_tp_irq_exit, false),
 	TP("softirq_entry", lwprof_tp_softirq_entry, false),
@@ -653,6 +656,7 @@ LWPROF_CHECK_TP(sched_process_free, lwprof_tp_free);
 LWPROF_CHECK_TP(sys_enter, lwprof_tp_sys_enter);
 LWPROF_CHECK_TP(sys_exit, lwprof_tp_sys_exit);
 LWPROF_CHECK_TP(page_fault_user, lwprof_tp_page_fault_user);
+LWPROF_CHECK_TP(page_fault_kernel, lwprof_tp_page_fault_kernel);
 LWPROF_CHECK_TP(irq_handler_entry, lwprof_tp_irq_entry);
 LWPROF_CHECK_TP(irq_handler_exit, lwprof_tp_irq_exit);
 LWPROF_CHECK_TP(softirq_entry, lwprof_tp_softirq_entry);
@@ -661,10 +665,9 @@ LWPROF_CHECK_TP(local_timer_entry, lwprof_tp_vector_entry);
 LWPROF_CHECK_TP(local_timer_exit, lwprof_tp_vector_exit);
 LWPROF_CHECK_TP(signal_deliver, lwprof_tp_signal_deliver);
 
-int lwprof_ms_urn_register(void)
+void lwprof_ms_urn_register(void)
 {
 	on_each_cpu(lwprof_urn_register, NULL, 1);
-	return 0;
 }
 
 void lwprof_ms_urn_unregister(void)

@@ -1,25 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Attaching the state machine to the kernel, only while a session needs
- * it: with no session open, no probe is registered and lwprof costs
- * nothing.  lwprof_probes_get()/put() count the users; the caller holds
+ * it.  lwprof_probes_get()/put() count the users; the caller holds
  * lwprof_sessions_mutex.
  *
- * Order on the way in: per-CPU state reset, kretprobe, user-return
- * notifiers, tracepoints.  On the way out the reverse, then
+ * Order on the way in: per-CPU state reset, user-return notifiers,
+ * tracepoints.  On the way out the reverse, then
  * tracepoint_synchronize_unregister() so that no probe is still running
  * when sessions free their threads.
+ *
+ * Registering a tracepoint flips its static key, which patches kernel text
+ * on every CPU.  So that back-to-back sessions (ptime in a loop) do not
+ * patch and unpatch each time, the probes stay for linger_ms after the
+ * last session ends; with no session and nothing lingering, no probe is
+ * registered and lwprof costs nothing.  Only tracepoints and the
+ * user-return notifier are used: no kprobes (fault ends come from the
+ * fault counters, see mstate.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
+static unsigned int linger_ms = 1000;
+module_param(linger_ms, uint, 0644);
+MODULE_PARM_DESC(linger_ms, "keep probes this long after the last session (ms)");
+
 static unsigned int lwprof_probe_users;
-static struct kretprobe lwprof_mm_fault_probe;
+static bool lwprof_probes_on;
+static DEFINE_MUTEX(lwprof_probes_mutex);
+
+static void lwprof_probes_linger_end(struct work_struct *work);
+static DECLARE_DELAYED_WORK(lwprof_probes_linger, lwprof_probes_linger_end);
 
 static void lwprof_tp_lookup(struct tracepoint *tp, void *priv)
 {
@@ -77,46 +93,70 @@ static int lwprof_tps_register(void)
 	return 0;
 }
 
+static int lwprof_probes_on_locked(void)
+{
+	int ret;
+
+	if (lwprof_probes_on)
+		return 0;
+	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
+	lwprof_ms_urn_register();
+	ret = lwprof_tps_register();
+	if (ret) {
+		lwprof_ms_urn_unregister();
+		return ret;
+	}
+	lwprof_probes_on = true;
+	return 0;
+}
+
+static void lwprof_probes_off_locked(void)
+{
+	if (!lwprof_probes_on)
+		return;
+	lwprof_tps_unregister();
+	lwprof_ms_urn_unregister();
+	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
+	lwprof_probes_on = false;
+}
+
+static void lwprof_probes_linger_end(struct work_struct *work)
+{
+	mutex_lock(&lwprof_probes_mutex);
+	if (!lwprof_probe_users)
+		lwprof_probes_off_locked();
+	mutex_unlock(&lwprof_probes_mutex);
+}
+
 int lwprof_probes_get(void)
 {
 	int ret;
 
-	if (lwprof_probe_users++)
-		return 0;
-
-	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
-	lwprof_ms_fault_probe_init(&lwprof_mm_fault_probe);
-	ret = register_kretprobe(&lwprof_mm_fault_probe);
-	if (ret) {
-		pr_err("cannot probe handle_mm_fault: %d\n", ret);
-		goto err_users;
-	}
-	ret = lwprof_ms_urn_register();
-	if (ret)
-		goto err_kretprobe;
-	ret = lwprof_tps_register();
-	if (ret)
-		goto err_urn;
-	return 0;
-
-err_urn:
-	lwprof_ms_urn_unregister();
-err_kretprobe:
-	unregister_kretprobe(&lwprof_mm_fault_probe);
-err_users:
-	lwprof_probe_users--;
+	mutex_lock(&lwprof_probes_mutex);
+	ret = lwprof_probes_on_locked();
+	if (!ret)
+		lwprof_probe_users++;
+	mutex_unlock(&lwprof_probes_mutex);
 	return ret;
 }
 
 void lwprof_probes_put(void)
 {
-	if (WARN_ON_ONCE(!lwprof_probe_users) || --lwprof_probe_users)
-		return;
-	lwprof_tps_unregister();
-	lwprof_ms_urn_unregister();
-	unregister_kretprobe(&lwprof_mm_fault_probe);
-	if (lwprof_mm_fault_probe.nmissed)
-		pr_info("%d page faults not classified (kretprobe instances exhausted)\n",
-			lwprof_mm_fault_probe.nmissed);
-	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
+	mutex_lock(&lwprof_probes_mutex);
+	if (!WARN_ON_ONCE(!lwprof_probe_users) && !--lwprof_probe_users) {
+		/* Nothing may point at the ended session's threads. */
+		on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
+		mod_delayed_work(system_wq, &lwprof_probes_linger,
+				 msecs_to_jiffies(linger_ms));
+	}
+	mutex_unlock(&lwprof_probes_mutex);
+}
+
+/* Module unload: no session is left; drop lingering probes now. */
+void lwprof_probes_exit(void)
+{
+	cancel_delayed_work_sync(&lwprof_probes_linger);
+	mutex_lock(&lwprof_probes_mutex);
+	lwprof_probes_off_locked();
+	mutex_unlock(&lwprof_probes_mutex);
 }
