@@ -205,11 +205,14 @@ int lwprof_usage_read(int fd, struct lwprof_usage_set *set)
 		set->lost = r.lost;
 		set->now_ns = r.now_ns;
 		/*
-		 * A full buffer may have left threads behind: read again
-		 * with more room.  Live threads come again (and replace
-		 * their older records); exited ones come only once.
+		 * total counts what the session held before this read.  If
+		 * the buffer was full and some were left behind, read again
+		 * with more room: live threads come again (and replace
+		 * their older records); exited ones come only once.  A
+		 * module that returned fewer than asked (it caps a read)
+		 * would give the same again: stop.
 		 */
-		if (r.count < cap)
+		if (r.count >= r.total || r.count < cap)
 			break;
 		want = cap * 2 > (size_t)r.total + 64 ? cap * 2 :
 			(size_t)r.total + 64;
