@@ -28,10 +28,24 @@ check $? -eq 0 "its ten states add up to 100% ($sum)"
 check "$(awk '{ print $3 }' <<<"$row")" = spin "its NAME is spin"
 kill $spid; wait $spid
 
-"$progs/spin" 0.5 & spid=$!
-out=$(timeout 60 "$LWPROF" top -b -d 0.2 -p $spid); rc=$?
-check $rc -eq 0 "top -p without -n ends when the process is gone"
-wait $spid
+# Without -n, top -p ends by itself once its process is gone.
+tout=$LWPROF_OUT/top_p.out
+sleep 30 & spid=$!
+"$LWPROF" top -b -d 0.2 -p $spid >"$tout" & tpid=$!
+for i in $(seq 300); do
+	grep -q ' threads$' "$tout" && break	# attached and refreshing
+	sleep 0.1
+done
+kill $spid; wait $spid
+for i in $(seq 300); do
+	kill -0 $tpid 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 $tpid 2>/dev/null
+check $? -ne 0 "top -p without -n ends when the process is gone"
+wait $tpid
+check $? -eq 0 "and exits 0"
+rm -f "$tout"
 
 out=$("$LWPROF" top -b -n 1 -d 0.5); rc=$?
 check $rc -eq 0 "machine-wide top as root exits 0"
