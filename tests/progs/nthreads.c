@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * nthreads N MS: start N threads that each sleep MS milliseconds, join
- * them and exit.  The process has N + 1 threads in all.
+ * them and exit.  The process has N + 1 threads in all.  Each thread
+ * prints how long its sleep took by CLOCK_MONOTONIC: "tid TID slept SECS".
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static long ms;
 
 static void *sleeper(void *arg)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L }, t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nanosleep(&ts, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("tid %d slept %.9f\n", gettid(),
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return arg;
 }
 
