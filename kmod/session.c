@@ -24,9 +24,6 @@
 static DEFINE_MUTEX(lwprof_sessions_mutex);
 static unsigned int lwprof_nsessions;
 
-/* At most this many records per READ_USAGE call. */
-#define LWPROF_READ_MAX		65536
-
 static struct lwprof_session *lwprof_session_new(bool machine)
 {
 	struct lwprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -235,6 +232,8 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	if (machine)
 		rcu_assign_pointer(lwprof_machine, s);
 	ret = lwprof_session_populate(s, leader);
+	if (!ret && list_empty(&s->threads))
+		ret = -ESRCH;	/* a zombie: nothing left to account */
 	if (ret) {
 		lwprof_session_destroy(s);
 		goto out_unlock;

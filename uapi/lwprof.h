@@ -91,7 +91,8 @@ struct lwprof_abi_version {
  * Without LWPROF_ATTACH_MACHINE: account for every thread of process pid
  * (a thread-group id) from now on, and for every thread and process they
  * create (fork, clone; exec keeps them).  The caller must be allowed to
- * ptrace pid (-EPERM otherwise, -ESRCH if it does not exist).
+ * ptrace pid (-EPERM otherwise; -ESRCH if it does not exist or has no
+ * living thread left).
  * With LWPROF_ATTACH_MACHINE (pid 0): every thread of the machine; needs
  * CAP_PERFMON or CAP_SYS_ADMIN.
  *
@@ -143,13 +144,18 @@ struct lwprof_thread_usage {
  * LWPROF_IOC_READ_USAGE: copy the session's threads into buf.
  *
  * In:  buf (a user pointer to count entries), count; flags, reserved zero.
- * Out: count = entries written; total = threads the session holds (live,
- *      plus exited ones not yet read); live = of those, still running;
- *      lost = threads not accounted for lack of memory; now_ns.
+ *      At most LWPROF_READ_MAX entries are written per call.
+ * Out: count = entries written; total = threads the session held when the
+ *      read began (live, plus exited ones not read before; the exited
+ *      records returned by this read are included); live = of those,
+ *      still running; lost = threads not accounted for lack of memory;
+ *      now_ns.
  * Live threads are reported with their usage so far.  An exited thread's
  * final record is reported once and then freed; if buf is too small, the
  * records that did not fit stay for the next read.
  */
+#define LWPROF_READ_MAX		65536
+
 struct lwprof_usage_read {
 	__u64 buf;
 	__u32 count;

@@ -212,6 +212,23 @@ static void target_exits(void)
 	check_unload("after a target exited");
 }
 
+/* A zombie has no thread left to account: ATTACH says there is none. */
+static void zombie_target(void)
+{
+	siginfo_t info;
+	int fd = dev_open();
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	/* WNOWAIT: wait until it is a zombie, but leave it unreaped. */
+	waitid(P_PID, pid, &info, WEXITED | WNOWAIT);
+	t_errno(attach(fd, 0, pid), ESRCH, "ATTACH to a zombie");
+	waitpid(pid, NULL, 0);
+	close(fd);
+	check_unload("after the zombie attach");
+}
+
 /* The owner of a session is SIGKILLed: the session ends with it. */
 static void owner_killed(void)
 {
@@ -300,6 +317,7 @@ int main(void)
 	sleeper = child(0);
 	errors();
 	target_exits();
+	zombie_target();
 	owner_killed();
 	cycles();
 	kill(sleeper, SIGKILL);
