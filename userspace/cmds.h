@@ -11,5 +11,7 @@ struct lwprof_cmd {
 };
 
 int cmd_version(int argc, char **argv);
+int cmd_ptime(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

@@ -40,6 +40,8 @@ const char *lwprof_dev_strerror(int err)
 		return "permission denied opening " LWPROF_DEVICE_PATH;
 	case -EPROTO:
 		return "the loaded lwprof module speaks another ABI major version";
+	case -EOPNOTSUPP:
+		return "the loaded lwprof module has no microstate accounting (LWPROF_FEAT_MSTATE)";
 	default:
 		return strerror(-err);
 	}

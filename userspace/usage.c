@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Microstate sessions: attach to a process or the machine and read the
+ * usage of its threads (LWPROF_IOC_ATTACH, LWPROF_IOC_READ_USAGE).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "dev.h"
+#include "usage.h"
+
+const int lwprof_ms_order[LWPROF_MS_COUNT] = {
+	LWPROF_MS_USER, LWPROF_MS_SYSTEM, LWPROF_MS_TRAP, LWPROF_MS_TFAULT,
+	LWPROF_MS_DFAULT, LWPROF_MS_KFAULT, LWPROF_MS_USER_LOCK,
+	LWPROF_MS_SLEEP, LWPROF_MS_WAIT_CPU, LWPROF_MS_STOPPED,
+};
+
+int lwprof_parse_pid(const char *s, int *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT32_MAX)
+		return -EINVAL;
+	*pid = (int)v;
+	return 0;
+}
+
+char *lwprof_fmt_sec(char *buf, size_t len, __u64 ns)
+{
+	snprintf(buf, len, "%llu.%09llu", (unsigned long long)(ns / 1000000000),
+		 (unsigned long long)(ns % 1000000000));
+	return buf;
+}
+
+int lwprof_session_open(void)
+{
+	struct lwprof_abi_version v;
+	int fd, err;
+
+	fd = lwprof_dev_open();
+	if (fd < 0)
+		return fd;
+	err = lwprof_dev_abi(fd, &v);
+	if (!err && !(v.features & LWPROF_FEAT_MSTATE))
+		err = -EOPNOTSUPP;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int lwprof_session_attach(int fd, __u32 flags, int pid)
+{
+	struct lwprof_attach a;
+
+	memset(&a, 0, sizeof(a));
+	a.flags = flags;
+	a.pid = pid;
+	if (ioctl(fd, LWPROF_IOC_ATTACH, &a) < 0)
+		return -errno;
+	return 0;
+}
+
+const char *lwprof_session_strerror(int err, __u32 flags, int pid,
+				    char *buf, size_t len)
+{
+	int machine = flags & LWPROF_ATTACH_MACHINE;
+
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		if (machine)
+			return "whole-machine sessions need CAP_PERFMON or CAP_SYS_ADMIN (run as root, or use -p PID)";
+		snprintf(buf, len, "not allowed to trace PID %d (need ptrace rights over it)",
+			 pid);
+		return buf;
+	case -ESRCH:
+		snprintf(buf, len, "no such process: PID %d", pid);
+		return buf;
+	case -EBUSY:
+		if (machine)
+			return "another lwprof session is running; a whole-machine session needs to be the only one";
+		snprintf(buf, len, "PID %d is already accounted by another lwprof session",
+			 pid);
+		return buf;
+	case -ENOTTY:
+		return "the loaded lwprof module does not know LWPROF_IOC_ATTACH";
+	default:
+		return lwprof_dev_strerror(err);
+	}
+}
+
+void lwprof_usage_init(struct lwprof_usage_set *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void lwprof_usage_free(struct lwprof_usage_set *set)
+{
+	free(set->tu);
+	lwprof_usage_init(set);
+}
+
+void lwprof_usage_clear(struct lwprof_usage_set *set)
+{
+	set->n = 0;
+}
+
+static int cmp_key(const struct lwprof_thread_usage *a,
+		   const struct lwprof_thread_usage *b)
+{
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return 0;
+}
+
+/* Key order, then the newest record of a thread last. */
+static int cmp_age(const void *pa, const void *pb)
+{
+	const struct lwprof_thread_usage *a = pa, *b = pb;
+	int c = cmp_key(a, b);
+
+	if (c)
+		return c;
+	if (a->end_ns != b->end_ns)
+		return a->end_ns < b->end_ns ? -1 : 1;
+	return (int)(a->flags & LWPROF_TU_EXITED) -
+	       (int)(b->flags & LWPROF_TU_EXITED);
+}
+
+static int grow(struct lwprof_thread_usage **v, size_t *cap, size_t want)
+{
+	struct lwprof_thread_usage *p;
+	size_t ncap = *cap ? *cap : 64;
+
+	if (want <= *cap)
+		return 0;
+	while (ncap < want)
+		ncap *= 2;
+	p = realloc(*v, ncap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Add n records to the set; keep one, the newest, per thread. */
+static int merge(struct lwprof_usage_set *set,
+		 const struct lwprof_thread_usage *tu, size_t n)
+{
+	size_t i, out;
+	int err;
+
+	err = grow(&set->tu, &set->cap, set->n + n);
+	if (err)
+		return err;
+	memcpy(set->tu + set->n, tu, n * sizeof(*tu));
+	set->n += n;
+	qsort(set->tu, set->n, sizeof(*set->tu), cmp_age);
+	for (i = 0, out = 0; i < set->n; i++) {
+		if (out && !cmp_key(&set->tu[out - 1], &set->tu[i]))
+			out--;	/* an older record of the same thread */
+		set->tu[out++] = set->tu[i];
+	}
+	set->n = out;
+	return 0;
+}
+
+int lwprof_usage_read(int fd, struct lwprof_usage_set *set)
+{
+	struct lwprof_thread_usage *buf = NULL;
+	struct lwprof_usage_read r;
+	size_t cap = 0, want = set->n + 64;
+	int err;
+
+	for (;;) {
+		err = grow(&buf, &cap, want);
+		if (err)
+			break;
+		memset(&r, 0, sizeof(r));
+		r.buf = (uintptr_t)buf;
+		r.count = cap > UINT32_MAX ? UINT32_MAX : cap;
+		if (ioctl(fd, LWPROF_IOC_READ_USAGE, &r) < 0) {
+			err = -errno;
+			break;
+		}
+		err = merge(set, buf, r.count);
+		if (err)
+			break;
+		set->live = r.live;
+		set->lost = r.lost;
+		set->now_ns = r.now_ns;
+		/*
+		 * A full buffer may have left threads behind: read again
+		 * with more room.  Live threads come again (and replace
+		 * their older records); exited ones come only once.
+		 */
+		if (r.count < cap)
+			break;
+		want = cap * 2 > (size_t)r.total + 64 ? cap * 2 :
+			(size_t)r.total + 64;
+	}
+	free(buf);
+	return err;
+}
+
+const struct lwprof_thread_usage *
+lwprof_usage_find(const struct lwprof_usage_set *set,
+		  const struct lwprof_thread_usage *key)
+{
+	size_t lo = 0, hi = set->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_key(&set->tu[mid], key);
+
+		if (!c)
+			return &set->tu[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static __u64 delta(__u64 now, __u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
+void lwprof_usage_add(struct lwprof_usage_sum *sum,
+		      const struct lwprof_thread_usage *tu,
+		      const struct lwprof_thread_usage *old)
+{
+	static const struct lwprof_thread_usage zero;
+	int i;
+
+	if (!old)
+		old = &zero;
+	for (i = 0; i < LWPROF_MS_COUNT; i++)
+		sum->ms[i] += delta(tu->mstate_ns[i], old->mstate_ns[i]);
+	sum->vcsw += delta(tu->vcsw, old->vcsw);
+	sum->ivcsw += delta(tu->ivcsw, old->ivcsw);
+	sum->minflt += delta(tu->minflt, old->minflt);
+	sum->majflt += delta(tu->majflt, old->majflt);
+	sum->syscalls += delta(tu->syscalls, old->syscalls);
+	sum->signals += delta(tu->signals, old->signals);
+}
+
+__u64 lwprof_usage_real(const struct lwprof_usage_set *set, int tid)
+{
+	__u64 start = UINT64_MAX, end = 0;
+	size_t i;
+
+	/* The first thread with that tid (a recycled tid comes later). */
+	for (i = 0; i < set->n; i++) {
+		const struct lwprof_thread_usage *tu = &set->tu[i];
+
+		if ((int)tu->tid == tid && (start == UINT64_MAX ||
+					    tu->start_ns < start)) {
+			start = tu->start_ns;
+			end = tu->end_ns;
+		}
+	}
+	if (start != UINT64_MAX)
+		return delta(end, start);
+	/* Not recorded: the span of the whole session. */
+	for (i = 0; i < set->n; i++) {
+		if (set->tu[i].start_ns < start)
+			start = set->tu[i].start_ns;
+		if (set->tu[i].end_ns > end)
+			end = set->tu[i].end_ns;
+	}
+	return set->n ? delta(end, start) : 0;
+}
