@@ -45,6 +45,7 @@ ms_ptime() {
 	echo "# ptime's report:"
 	sed 's/^/#   /' "$ms_dir/ptime.out" | head -n 40
 	check "$rc" -eq 0 "lwprof ptime -m -L $(basename "$1") exits 0"
+	check -z "$(grep -i 'warning' "$ms_dir/ptime.out")" "ptime printed no warnings"
 	awk '
 	$1 == "PID" && $2 == "TID" { for (i = 1; i <= NF; i++) col[i] = tolower($i)
 		n = NF; intable = 1; print tolower($0); next }
