@@ -1,18 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every difference between kernel versions that lwprof cares about lives in
- * this one header.  The rest of kmod/ is written against the names below and
- * never tests LINUX_VERSION_CODE itself.
+ * this one header (and compat.c, for what the kernel does not export).  The
+ * rest of kmod/ is written against the names below and never tests
+ * LINUX_VERSION_CODE itself.
  *
- * Supported: 6.1 (Debian 12's linux-image-amd64) and later 6.x.
+ * Supported: 6.1 (Debian 12's linux-image-amd64) and later 6.x, x86_64.
  */
 #ifndef LWPROF_COMPAT_H
 #define LWPROF_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/build_bug.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "lwprof needs Linux 6.1 or later"
 #endif
+
+/*
+ * Tracepoint prototypes change between releases (sched_switch gained
+ * prev_state in 5.18).  register_trace_<tp>() is an inline in the trace
+ * header; a probe of the wrong type fails the build here without the
+ * unexported __tracepoint_<tp> symbol being referenced.  Use after
+ * including the tracepoint's trace/events header.
+ */
+#define LWPROF_CHECK_TP(tp, fn) \
+	static_assert(sizeof(register_trace_##tp(fn, NULL)) == sizeof(int))
+
+/* 32-bit tasks' futex system calls (arch/x86/entry/syscalls/syscall_32.tbl). */
+#define LWPROF_NR_FUTEX_COMPAT		240
+#define LWPROF_NR_FUTEX_WAITV_COMPAT	449
 
 #endif /* LWPROF_COMPAT_H */

@@ -4,13 +4,142 @@
 #define LWPROF_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+
 #include "compat.h"
 #include "lwprof.h"	/* uapi/lwprof.h: the ABI */
 
-#define LWPROF_MODULE_VERSION	"0.1.0"
+#define LWPROF_MODULE_VERSION	"0.2.0"
 
-/* Bits of LWPROF_FEAT_* this build implements (none yet). */
-#define LWPROF_FEATURES		0ULL
+/* Bits of LWPROF_FEAT_* this build implements. */
+#define LWPROF_FEATURES		LWPROF_FEAT_MSTATE
+
+/* The one clock: CLOCK_MONOTONIC, NMI-safe. */
+static inline u64 lwprof_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/*
+ * Kernel contexts a thread can be in while in SYSTEM state; the innermost
+ * decides what a sleep is (see mstate.c).
+ */
+enum lwprof_ctx {
+	LWPROF_CTX_SYSCALL = 1,
+	LWPROF_CTX_LOCK,	/* a futex wait system call */
+	LWPROF_CTX_TFAULT,
+	LWPROF_CTX_DFAULT,
+	LWPROF_CTX_KFAULT,
+};
+
+#define LWPROF_CTX_MAX		4
+
+/* lwprof_thread.flags, under the session lock */
+#define LWPROF_T_FREED		BIT(0)	/* task freed, out of the hash */
+#define LWPROF_T_REPORTED	BIT(1)	/* final record read by the owner */
+#define LWPROF_T_ATTACHED	BIT(2)	/* existed before the attach */
+
+/*
+ * One accounted thread.  The probes of the thread's own CPU (and the waker,
+ * for wakeups) update it; they are serialized by the scheduler (see
+ * mstate.c), run with interrupts off and bump seq so that readers on other
+ * CPUs get a consistent copy.  Invariant: the sum of acc[] equals
+ * last_ns - start_ns.
+ */
+struct lwprof_thread {
+	struct hlist_node hnode;	/* lwprof_threads, keyed by task */
+	struct list_head snode;		/* session->threads */
+	struct rcu_head rcu;
+	struct task_struct *task;	/* key only; valid until FREED */
+	struct lwprof_session *session;
+	seqcount_t seq;
+	u8 state;			/* LWPROF_MS_* */
+	u8 resume;			/* state after WAIT_CPU */
+	u8 depth;			/* entries used in ctx[] */
+	u8 ctx[LWPROF_CTX_MAX];
+	u8 exited;			/* final switch done: totals final */
+	u8 guessed;			/* running at attach: state guessed */
+	u32 flags;			/* LWPROF_T_*; session->lock */
+	u64 last_ns;
+	u64 acc[LWPROF_MS_COUNT];
+	u64 start_ns;
+	u64 end_ns;
+	u32 pid, tid, ppid;		/* in the session's pid namespace */
+	u64 vcsw, ivcsw, syscalls, signals;
+	u64 minflt0, majflt0;		/* task counters at start */
+	u64 minflt, majflt;		/* final, at exit */
+	char comm[TASK_COMM_LEN];
+};
+
+struct lwprof_session {
+	raw_spinlock_t lock;		/* threads, closing, thread flags */
+	struct mutex read_mutex;	/* one READ_USAGE at a time */
+	struct list_head threads;
+	bool closing;
+	bool machine;
+	struct pid_namespace *pid_ns;
+	atomic64_t lost;		/* threads not accounted: no memory */
+};
+
+/* thread.c: the table of accounted threads */
+struct lwprof_thread *lwprof_thread_find(struct task_struct *task);
+struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp);
+void lwprof_thread_free(struct lwprof_thread *t);
+void lwprof_thread_init(struct lwprof_thread *t, struct task_struct *task,
+			struct lwprof_session *s, u64 now);
+int lwprof_thread_hash(struct lwprof_thread *t);
+void lwprof_thread_unhash(struct lwprof_thread *t);
+void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
+			    struct lwprof_thread_usage *u);
+void lwprof_thread_final(struct lwprof_thread *t, struct task_struct *task);
+int lwprof_threads_init(void);
+void lwprof_threads_exit(void);
+
+/* A tracepoint the module attaches to (probes.c). */
+struct lwprof_tp {
+	const char *name;
+	void *probe;
+	bool optional;		/* absent on some configurations */
+	struct tracepoint *tp;
+	bool registered;
+};
+
+/* mstate.c: the state machine */
+extern struct lwprof_tp lwprof_mstate_tps[];
+struct kretprobe;
+void lwprof_ms_fault_probe_init(struct kretprobe *rp);
+int lwprof_ms_urn_register(void);
+void lwprof_ms_urn_unregister(void);
+void lwprof_ms_set(struct lwprof_thread *t, unsigned int state, u64 now);
+void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task);
+void lwprof_ms_fork(struct task_struct *parent, struct task_struct *child);
+void lwprof_ms_free(struct task_struct *task);
+void lwprof_ms_cpu_adopt(void *unused);
+void lwprof_ms_cpu_forget(struct lwprof_session *s);
+void lwprof_ms_cpu_reset(void *unused);
+extern struct lwprof_session __rcu *lwprof_machine;
+
+/* probes.c: attaching the state machine to the kernel */
+int lwprof_probes_init(void);
+int lwprof_probes_get(void);
+void lwprof_probes_put(void);
+
+/* session.c */
+int lwprof_session_attach(struct file *file, u32 flags, s32 pid);
+long lwprof_session_read(struct file *file, struct lwprof_usage_read *req);
+void lwprof_session_release(struct file *file);
+
+/* compat.c */
+int lwprof_compat_init(void);
+bool lwprof_may_trace(struct task_struct *task);
 
 long lwprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 

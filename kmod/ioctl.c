@@ -19,7 +19,7 @@ static bool lwprof_zeroed(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
-static long lwprof_ioc_abi_version(void __user *uarg)
+static long lwprof_ioc_abi_version(struct file *file, void __user *uarg)
 {
 	struct lwprof_abi_version v;
 
@@ -40,13 +40,43 @@ static long lwprof_ioc_abi_version(void __user *uarg)
 	return 0;
 }
 
+static long lwprof_ioc_attach(struct file *file, void __user *uarg)
+{
+	struct lwprof_attach a;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (!lwprof_zeroed(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	return lwprof_session_attach(file, a.flags, a.pid);
+}
+
+static long lwprof_ioc_read_usage(struct file *file, void __user *uarg)
+{
+	struct lwprof_usage_read r;
+	long ret;
+
+	if (copy_from_user(&r, uarg, sizeof(r)))
+		return -EFAULT;
+	if (r.flags || !lwprof_zeroed(r.reserved, sizeof(r.reserved)))
+		return -EINVAL;
+	ret = lwprof_session_read(file, &r);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &r, sizeof(r)))
+		return -EFAULT;
+	return 0;
+}
+
 struct lwprof_ioc {
 	unsigned int cmd;
-	long (*fn)(void __user *uarg);
+	long (*fn)(struct file *file, void __user *uarg);
 };
 
 static const struct lwprof_ioc lwprof_iocs[] = {
 	{ LWPROF_IOC_ABI_VERSION, lwprof_ioc_abi_version },
+	{ LWPROF_IOC_ATTACH, lwprof_ioc_attach },
+	{ LWPROF_IOC_READ_USAGE, lwprof_ioc_read_usage },
 };
 
 long lwprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -61,7 +91,7 @@ long lwprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			continue;
 		if (lwprof_iocs[i].cmd != cmd)
 			return -EINVAL;	/* right command, wrong size/dir */
-		return lwprof_iocs[i].fn((void __user *)arg);
+		return lwprof_iocs[i].fn(file, (void __user *)arg);
 	}
 	return -ENOTTY;
 }

@@ -17,11 +17,14 @@
 
 static int lwprof_open(struct inode *inode, struct file *file)
 {
+	/* misc_open() left the miscdevice here; ours is the session. */
+	file->private_data = NULL;
 	return nonseekable_open(inode, file);
 }
 
 static int lwprof_release(struct inode *inode, struct file *file)
 {
+	lwprof_session_release(file);
 	return 0;
 }
 
@@ -49,19 +52,37 @@ static int __init lwprof_init(void)
 {
 	int ret;
 
+	ret = lwprof_probes_init();
+	if (ret)
+		return ret;
+	ret = lwprof_compat_init();
+	if (ret)
+		return ret;
+	ret = lwprof_threads_init();
+	if (ret)
+		return ret;
 	ret = misc_register(&lwprof_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", LWPROF_DEVICE_NAME, ret);
-		return ret;
+		goto err_threads;
 	}
 	pr_info("ABI %u.%u, version %s\n", LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR,
 		LWPROF_MODULE_VERSION);
 	return 0;
+
+err_threads:
+	lwprof_threads_exit();
+	return ret;
 }
 
+/*
+ * Every session is closed (each open file pins the module), so no probe is
+ * registered; only RCU frees may be pending.
+ */
 static void __exit lwprof_exit(void)
 {
 	misc_deregister(&lwprof_misc);
+	lwprof_threads_exit();
 }
 
 module_init(lwprof_init);

@@ -20,6 +20,7 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
 #define LWPROF_ABI_MINOR	0
@@ -51,7 +52,7 @@ struct lwprof_abi_version {
 	_IOWR(LWPROF_IOC_MAGIC, 0x00, struct lwprof_abi_version)
 
 /* Bits of lwprof_abi_version.features. */
-#define LWPROF_FEAT_MSTATE	(1ULL << 0)	/* microstate accounting */
+#define LWPROF_FEAT_MSTATE	_BITULL(0)	/* microstate accounting */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -99,7 +100,7 @@ struct lwprof_abi_version {
  * most one session, and a machine session excludes all others).  Closing
  * the file ends the session.
  */
-#define LWPROF_ATTACH_MACHINE	(1U << 0)
+#define LWPROF_ATTACH_MACHINE	_BITUL(0)
 
 struct lwprof_attach {
 	__u32 flags;
@@ -117,8 +118,8 @@ struct lwprof_attach {
  * moment of the read for a live thread.  mstate_ns[] sums to
  * end_ns - start_ns.  Counters count from start_ns.
  */
-#define LWPROF_TU_EXITED	(1U << 0)	/* final record; not read again */
-#define LWPROF_TU_ATTACHED	(1U << 1)	/* existed before the attach */
+#define LWPROF_TU_EXITED	_BITUL(0)	/* final record; not read again */
+#define LWPROF_TU_ATTACHED	_BITUL(1)	/* existed before the attach */
 
 struct lwprof_thread_usage {
 	__u32 pid;		/* thread-group id */

@@ -14,6 +14,12 @@ _Static_assert(sizeof(struct lwprof_abi_version) % 8 == 0, "size % 8");
 _Static_assert(offsetof(struct lwprof_abi_version, features) == 8, "layout");
 _Static_assert(offsetof(struct lwprof_abi_version, reserved) == 24, "layout");
 _Static_assert(sizeof(struct lwprof_abi_version) == 88, "abi 1.0 size");
+_Static_assert(sizeof(struct lwprof_attach) == 56, "abi 1.0 size");
+_Static_assert(sizeof(struct lwprof_thread_usage) == 208, "abi 1.0 size");
+_Static_assert(offsetof(struct lwprof_thread_usage, mstate_ns) == 32, "layout");
+_Static_assert(offsetof(struct lwprof_thread_usage, comm) == 160, "layout");
+_Static_assert(sizeof(struct lwprof_usage_read) == 72, "abi 1.0 size");
+_Static_assert(LWPROF_MS_COUNT == 10, "ten Solaris microstates");
 
 int main(void)
 {
@@ -26,5 +32,12 @@ int main(void)
 	t_check(_IOC_DIR(c) == (_IOC_READ | _IOC_WRITE),
 		"ABI_VERSION is read-write");
 	t_check(LWPROF_ABI_MAJOR >= 1, "ABI major %d", LWPROF_ABI_MAJOR);
+	t_check(_IOC_NR(LWPROF_IOC_ATTACH) == 1 &&
+		_IOC_SIZE(LWPROF_IOC_ATTACH) == sizeof(struct lwprof_attach),
+		"ATTACH is nr 1 with its size");
+	t_check(_IOC_NR(LWPROF_IOC_READ_USAGE) == 2 &&
+		_IOC_SIZE(LWPROF_IOC_READ_USAGE) ==
+		sizeof(struct lwprof_usage_read),
+		"READ_USAGE is nr 2 with its size");
 	return t_done();
 }

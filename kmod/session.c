@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sessions: an open /dev/lwprof that attached to a process (and its
+ * descendants from then on) or to the whole machine.  The session owns the
+ * entries of its threads; it ends when the file is released (close, or its
+ * owner's death), which takes every entry out of the table and frees it.
+ *
+ * Locks, outermost first: lwprof_sessions_mutex (attach, release),
+ * session->lock (the thread list and flags), lwprof_hash_lock (thread.c).
+ * Nothing that may wake a task (call_rcu, kfree) runs under session->lock:
+ * the sched_switch probe runs under an rq lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+
+static DEFINE_MUTEX(lwprof_sessions_mutex);
+static unsigned int lwprof_nsessions;
+
+/* At most this many records per READ_USAGE call. */
+#define LWPROF_READ_MAX		65536
+
+static struct lwprof_session *lwprof_session_new(bool machine)
+{
+	struct lwprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	raw_spin_lock_init(&s->lock);
+	mutex_init(&s->read_mutex);
+	INIT_LIST_HEAD(&s->threads);
+	s->machine = machine;
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	atomic64_set(&s->lost, 0);
+	return s;
+}
+
+/*
+ * Take every entry out of the table, wait until no probe can hold one,
+ * free them.  Caller holds lwprof_sessions_mutex and a probes reference,
+ * which this drops.
+ */
+static void lwprof_session_destroy(struct lwprof_session *s)
+{
+	struct lwprof_thread *t, *tmp;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	s->closing = true;	/* fork and free probes leave us alone now */
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+
+	list_for_each_entry(t, &s->threads, snode)
+		lwprof_thread_unhash(t);
+	if (s->machine)
+		RCU_INIT_POINTER(lwprof_machine, NULL);
+	/* No lookup finds them now; probes that found one have returned. */
+	synchronize_rcu();
+	lwprof_ms_cpu_forget(s);
+	lwprof_probes_put();
+	/* Probes that read a per-CPU pointer before it was cleared are done. */
+	synchronize_rcu();
+
+	list_for_each_entry_safe(t, tmp, &s->threads, snode) {
+		list_del(&t->snode);
+		lwprof_thread_free(t);
+	}
+	put_pid_ns(s->pid_ns);
+	kfree(s);
+}
+
+/* Threads of one process (leader) or of the machine (leader NULL). */
+static unsigned int lwprof_count_threads(struct task_struct *leader)
+{
+	struct task_struct *p, *t;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	if (leader) {
+		for_each_thread(leader, t)
+			n++;
+	} else {
+		for_each_process_thread(p, t)
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Give one thread found by the attach an entry from the pool.  Returns
+ * false when the pool is empty; -EBUSY in *err when another session has it.
+ */
+static bool lwprof_adopt(struct lwprof_session *s, struct task_struct *task,
+			 struct list_head *pool, u64 now, int *err)
+{
+	struct lwprof_thread *t, *old;
+	unsigned long flags;
+
+	if (task->exit_state)
+		return true;	/* past exit_notify(): not worth following */
+	old = lwprof_thread_find(task);
+	if (old) {
+		if (old->session != s)
+			*err = -EBUSY;
+		return true;
+	}
+	t = list_first_entry_or_null(pool, struct lwprof_thread, snode);
+	if (!t)
+		return false;
+	list_del_init(&t->snode);
+	lwprof_thread_init(t, task, s, now);
+	t->ppid = task_tgid_nr_ns(rcu_dereference(task->real_parent), s->pid_ns);
+	t->flags = LWPROF_T_ATTACHED;
+	lwprof_ms_initial(t, task);
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (lwprof_thread_hash(t)) {
+		/* A fork probe was quicker: it has the thread already. */
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		memset(t, 0, sizeof(*t));
+		list_add(&t->snode, pool);
+		return true;
+	}
+	list_add_tail(&t->snode, &s->threads);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return true;
+}
+
+/*
+ * Give every existing thread of leader (or of the machine) an entry.  The
+ * probes are live already, so threads created meanwhile get theirs from
+ * the fork probe; the hash keeps each thread's entry unique.  Entries are
+ * allocated beforehand (we walk under RCU); if threads appeared faster
+ * than we allocated, walk again.
+ */
+static int lwprof_session_populate(struct lwprof_session *s,
+				   struct task_struct *leader)
+{
+	struct lwprof_thread *t, *tmp;
+	struct task_struct *p, *task;
+	unsigned int i, n;
+	bool short_pool;
+	LIST_HEAD(pool);
+	int err = 0;
+	u64 now;
+
+	do {
+		n = lwprof_count_threads(leader) + 16;
+		for (i = 0; i < n; i++) {
+			t = lwprof_thread_alloc(GFP_KERNEL);
+			if (!t) {
+				err = -ENOMEM;
+				goto out;
+			}
+			list_add(&t->snode, &pool);
+		}
+		short_pool = false;
+		now = lwprof_now();
+		rcu_read_lock();
+		if (leader) {
+			for_each_thread(leader, task)
+				short_pool |= !lwprof_adopt(s, task, &pool,
+							    now, &err);
+		} else {
+			for_each_process_thread(p, task)
+				short_pool |= !lwprof_adopt(s, task, &pool,
+							    now, &err);
+		}
+		rcu_read_unlock();
+	} while (short_pool && !err);
+out:
+	list_for_each_entry_safe(t, tmp, &pool, snode)
+		lwprof_thread_free(t);
+	return err;
+}
+
+static struct task_struct *lwprof_find_process(pid_t nr)
+{
+	struct task_struct *task;
+	struct pid *pid;
+
+	pid = find_get_pid(nr);
+	if (!pid)
+		return NULL;
+	task = get_pid_task(pid, PIDTYPE_TGID);
+	put_pid(pid);
+	return task;
+}
+
+int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
+{
+	bool machine = flags & LWPROF_ATTACH_MACHINE;
+	struct task_struct *leader = NULL;
+	struct lwprof_session *s;
+	int ret;
+
+	if (flags & ~LWPROF_ATTACH_MACHINE)
+		return -EINVAL;
+	if (machine ? pid != 0 : pid <= 0)
+		return -EINVAL;
+	if (machine && !perfmon_capable())
+		return -EPERM;
+	if (!machine) {
+		leader = lwprof_find_process(pid);
+		if (!leader)
+			return -ESRCH;
+		if (!lwprof_may_trace(leader)) {
+			ret = -EPERM;
+			goto out_task;
+		}
+	}
+
+	mutex_lock(&lwprof_sessions_mutex);
+	ret = -EBUSY;
+	if (file->private_data ||
+	    (machine && lwprof_nsessions) || rcu_access_pointer(lwprof_machine))
+		goto out_unlock;
+	ret = -ENOMEM;
+	s = lwprof_session_new(machine);
+	if (!s)
+		goto out_unlock;
+	ret = lwprof_probes_get();
+	if (ret) {
+		put_pid_ns(s->pid_ns);
+		kfree(s);
+		goto out_unlock;
+	}
+	if (machine)
+		rcu_assign_pointer(lwprof_machine, s);
+	ret = lwprof_session_populate(s, leader);
+	if (ret) {
+		lwprof_session_destroy(s);
+		goto out_unlock;
+	}
+	/* Threads running right now: settle their state, cache their entry. */
+	on_each_cpu(lwprof_ms_cpu_adopt, NULL, 1);
+	file->private_data = s;
+	lwprof_nsessions++;
+out_unlock:
+	mutex_unlock(&lwprof_sessions_mutex);
+out_task:
+	if (leader)
+		put_task_struct(leader);
+	return ret;
+}
+
+void lwprof_session_release(struct file *file)
+{
+	struct lwprof_session *s = file->private_data;
+
+	if (!s)
+		return;
+	mutex_lock(&lwprof_sessions_mutex);
+	lwprof_session_destroy(s);
+	lwprof_nsessions--;
+	mutex_unlock(&lwprof_sessions_mutex);
+}
+
+/*
+ * Copy out the session's threads.  Exited threads' final records are
+ * marked read only once the copy to user space succeeded, so a bad buffer
+ * loses nothing; entries marked read whose task is gone are freed.
+ */
+long lwprof_session_read(struct file *file, struct lwprof_usage_read *req)
+{
+	struct lwprof_session *s = file->private_data;
+	struct lwprof_thread_usage *ubuf = u64_to_user_ptr(req->buf);
+	struct lwprof_thread_usage *recs = NULL;
+	struct lwprof_thread **done = NULL;
+	struct lwprof_thread *t, *tmp;
+	unsigned int n, i = 0, ndone = 0, total = 0, live = 0;
+	unsigned long flags;
+	LIST_HEAD(gone);
+	long ret = 0;
+	u64 now;
+
+	if (!s)
+		return -EINVAL;
+	mutex_lock(&s->read_mutex);	/* each final record goes out once */
+	n = min_t(u32, req->count, LWPROF_READ_MAX);
+	if (n) {
+		recs = kvmalloc_array(n, sizeof(*recs), GFP_KERNEL);
+		done = kvmalloc_array(n, sizeof(*done), GFP_KERNEL);
+		if (!recs || !done) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+
+	now = lwprof_now();
+	raw_spin_lock_irqsave(&s->lock, flags);
+	list_for_each_entry(t, &s->threads, snode) {
+		bool exited = READ_ONCE(t->exited);
+
+		if (t->flags & LWPROF_T_REPORTED)
+			continue;	/* zombie: reported, not freed yet */
+		total++;
+		live += !exited;
+		if (i == n)
+			continue;
+		lwprof_thread_snapshot(t, now, &recs[i]);
+		if (recs[i].flags & LWPROF_TU_EXITED)
+			done[ndone++] = t;
+		i++;
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+
+	if (i && copy_to_user(ubuf, recs, i * sizeof(*recs))) {
+		ret = -EFAULT;
+		goto out;
+	}
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	while (ndone--) {
+		t = done[ndone];
+		t->flags |= LWPROF_T_REPORTED;
+		if (t->flags & LWPROF_T_FREED)
+			list_move(&t->snode, &gone);
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	list_for_each_entry_safe(t, tmp, &gone, snode) {
+		list_del(&t->snode);
+		lwprof_thread_free(t);
+	}
+
+	req->count = i;
+	req->total = total;
+	req->live = live;
+	req->lost = atomic64_read(&s->lost);
+	req->now_ns = now;
+out:
+	mutex_unlock(&s->read_mutex);
+	kvfree(recs);
+	kvfree(done);
+	return ret;
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of accounted threads: a hash keyed by task_struct pointer (no
+ * pid reuse or namespace trouble), looked up under RCU by the probes (which
+ * run with preemption disabled), changed under lwprof_hash_lock.  An entry
+ * leaves the table when its task is freed (sched_process_free) or its
+ * session ends, and is freed after an RCU grace period.
+ */
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+#define LWPROF_HASH_BITS	12
+
+static DEFINE_HASHTABLE(lwprof_threads, LWPROF_HASH_BITS);
+static DEFINE_RAW_SPINLOCK(lwprof_hash_lock);
+static struct kmem_cache *lwprof_thread_cache;
+
+struct lwprof_thread *lwprof_thread_find(struct task_struct *task)
+{
+	struct lwprof_thread *t;
+
+	hash_for_each_possible_rcu(lwprof_threads, t, hnode,
+				   (unsigned long)task) {
+		if (t->task == task)
+			return t;
+	}
+	return NULL;
+}
+
+struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp)
+{
+	return kmem_cache_zalloc(lwprof_thread_cache, gfp | __GFP_NOWARN);
+}
+
+static void lwprof_thread_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(lwprof_thread_cache,
+			container_of(head, struct lwprof_thread, rcu));
+}
+
+/* Free after a grace period: probes may still hold a pointer from a lookup. */
+void lwprof_thread_free(struct lwprof_thread *t)
+{
+	call_rcu(&t->rcu, lwprof_thread_free_rcu);
+}
+
+void lwprof_thread_init(struct lwprof_thread *t, struct task_struct *task,
+			struct lwprof_session *s, u64 now)
+{
+	seqcount_init(&t->seq);
+	INIT_HLIST_NODE(&t->hnode);
+	INIT_LIST_HEAD(&t->snode);
+	t->task = task;
+	t->session = s;
+	t->start_ns = now;
+	t->last_ns = now;
+	t->pid = task_tgid_nr_ns(task, s->pid_ns);
+	t->tid = task_pid_nr_ns(task, s->pid_ns);
+	t->minflt0 = READ_ONCE(task->min_flt);
+	t->majflt0 = READ_ONCE(task->maj_flt);
+	memcpy(t->comm, task->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
+}
+
+/* Put t in the table unless its task has an entry already (-EBUSY). */
+int lwprof_thread_hash(struct lwprof_thread *t)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	raw_spin_lock_irqsave(&lwprof_hash_lock, flags);
+	if (lwprof_thread_find(t->task))
+		ret = -EBUSY;
+	else
+		hash_add_rcu(lwprof_threads, &t->hnode, (unsigned long)t->task);
+	raw_spin_unlock_irqrestore(&lwprof_hash_lock, flags);
+	return ret;
+}
+
+void lwprof_thread_unhash(struct lwprof_thread *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&lwprof_hash_lock, flags);
+	if (!hlist_unhashed(&t->hnode))
+		hash_del_rcu(&t->hnode);
+	raw_spin_unlock_irqrestore(&lwprof_hash_lock, flags);
+}
+
+/*
+ * The final totals of an exiting thread, at its last context switch: the
+ * task struct is still whole, its pids may already be gone.
+ */
+void lwprof_thread_final(struct lwprof_thread *t, struct task_struct *task)
+{
+	t->minflt = READ_ONCE(task->min_flt) - t->minflt0;
+	t->majflt = READ_ONCE(task->maj_flt) - t->majflt0;
+	memcpy(t->comm, task->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
+}
+
+/*
+ * A consistent copy of t for user space.  Caller holds the session lock,
+ * so t->task is valid unless FREED.  A live thread's current state is
+ * charged up to now.
+ */
+void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
+			    struct lwprof_thread_usage *u)
+{
+	unsigned int seq, state;
+	bool exited;
+	u64 last;
+
+	memset(u, 0, sizeof(*u));
+	do {
+		seq = read_seqcount_begin(&t->seq);
+		memcpy(u->mstate_ns, t->acc, sizeof(u->mstate_ns));
+		state = t->state;
+		last = t->last_ns;
+		u->start_ns = t->start_ns;
+		u->end_ns = t->end_ns;
+		u->vcsw = t->vcsw;
+		u->ivcsw = t->ivcsw;
+		u->syscalls = t->syscalls;
+		u->signals = t->signals;
+		u->pid = t->pid;
+		u->tid = t->tid;
+		exited = t->exited;
+	} while (read_seqcount_retry(&t->seq, seq));
+
+	u->ppid = t->ppid;
+	if (t->flags & LWPROF_T_ATTACHED)
+		u->flags |= LWPROF_TU_ATTACHED;
+	if (exited) {
+		u->flags |= LWPROF_TU_EXITED;
+		u->minflt = t->minflt;
+		u->majflt = t->majflt;
+		memcpy(u->comm, t->comm, sizeof(u->comm));
+		return;
+	}
+	if (now > last)
+		u->mstate_ns[state] += now - last;
+	u->end_ns = max(now, last);
+	u->minflt = READ_ONCE(t->task->min_flt) - t->minflt0;
+	u->majflt = READ_ONCE(t->task->maj_flt) - t->majflt0;
+	memcpy(u->comm, t->task->comm, sizeof(u->comm));
+	u->comm[sizeof(u->comm) - 1] = '\0';
+}
+
+int lwprof_threads_init(void)
+{
+	lwprof_thread_cache = KMEM_CACHE(lwprof_thread, 0);
+	return lwprof_thread_cache ? 0 : -ENOMEM;
+}
+
+/* All sessions are gone: wait for the last call_rcu() frees. */
+void lwprof_threads_exit(void)
+{
+	rcu_barrier();
+	kmem_cache_destroy(lwprof_thread_cache);
+}
