@@ -6,15 +6,23 @@
  *
  *   tid NAME TID                    a thread's id, by role
  *   truth KEY NS                    a measured duration, in nanoseconds
- *   sched NAME TID RUN_NS WAIT_NS   /proc/thread-self/schedstat just
- *                                   before the thread ends
+ *   sched NAME TID RUN_NS WAIT_NS   the thread's schedstat (run time,
+ *                                   run-queue wait) once it is done
+ *
+ * A worker thread (struct ms_worker) ends with ms_worker_park(): it notes its
+ * CPU time and the time, then sleeps until main, in ms_worker_reap(), has
+ * read its schedstat from /proc; only the wake-up and thread exit follow.
+ * So no printing or allocation runs between the truth and the thread's end.
  */
 #ifndef LWPROF_MSTATE_H
 #define LWPROF_MSTATE_H
 
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -79,6 +87,86 @@ static inline void ms_sched(const char *name)
 	}
 	fclose(f);
 	printf("sched %s %d %llu %llu\n", name, ms_gettid(), run, wait);
+}
+
+struct ms_worker {
+	pthread_t thread;
+	char name[16];
+	int tid;
+	uint64_t created;	/* by main, just before pthread_create */
+	uint64_t cpu, end;	/* by the worker, just before parking */
+	sem_t parked, go;
+};
+
+static inline int ms_worker_start(struct ms_worker *w, const char *name,
+				  void *(*fn)(void *))
+{
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	sem_init(&w->parked, 0, 0);
+	sem_init(&w->go, 0, 0);
+	w->created = ms_now();
+	return pthread_create(&w->thread, NULL, fn, w);
+}
+
+/* In the worker, first thing. */
+static inline void ms_worker_begin(struct ms_worker *w)
+{
+	w->tid = ms_gettid();
+	ms_tid(w->name);
+}
+
+/* In the worker, last thing: note CPU time and time, sleep until reaped. */
+static inline void ms_worker_park(struct ms_worker *w)
+{
+	w->cpu = ms_cpu();
+	w->end = ms_now();
+	sem_post(&w->parked);
+	while (sem_wait(&w->go))
+		;
+}
+
+/* The state letter of /proc/self/task/TID/stat. */
+static inline char ms_task_state(int tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * In main: wait until the worker sleeps parked, print its schedstat, let it
+ * go and join it.
+ */
+static inline void ms_worker_reap(struct ms_worker *w)
+{
+	unsigned long long run = 0, wait = 0;
+	char path[64];
+	FILE *f;
+
+	while (sem_wait(&w->parked))
+		;
+	while (ms_task_state(w->tid) != 'S')
+		usleep(1000);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", w->tid);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	printf("sched %s %d %llu %llu\n", w->name, w->tid, run, wait);
+	sem_post(&w->go);
+	pthread_join(w->thread, NULL);
 }
 
 #endif

@@ -125,17 +125,37 @@ ms_check_sums() {
 	check -z "$bad" "each thread's ten states sum to its REAL within 0.1% ($rows threads)"
 }
 
-# ms_check_sched ROLE [run]: the thread's USER+SYS+TRAP within 1% of its
-# schedstat run time and its WAIT_CPU within 2% of its run-queue wait (the
-# workload printed "sched ROLE TID RUN WAIT" just before the thread ended).
-# With "run", only the run time (for threads that hardly waited at all).
-ms_check_sched() {
-	local role=$1 tid run wait cpu
+# ms_sched ROLE: "TID RUN WAIT" from the workload's "sched ROLE ..." line.
+ms_sched() {
+	awk -v r="$1" '$1 == "sched" && $2 == r { print $3, $4, $5; exit }' "$ms_dir/prog.out"
+}
 
-	read -r tid run wait < <(awk -v r="$role" '$1 == "sched" && $2 == r { print $3, $4, $5; exit }' \
-		"$ms_dir/prog.out")
+# ms_check_sched ROLE [run|wait]: the thread's USER+SYS+TRAP within 1% of
+# its schedstat run time and its WAIT_CPU within 2% of its run-queue wait
+# (the workload printed "sched ROLE TID RUN WAIT" after the thread ended);
+# "run" or "wait" checks one of the two.
+ms_check_sched() {
+	local role=$1 what=${2:-both} tid run wait
+
+	read -r tid run wait < <(ms_sched "$role")
+	if [ "$what" != wait ]; then
+		ms_near "$role: USER+SYS+TRAP vs schedstat run time" \
+			"$(ms_cpu "$tid")" "$run" 1 0
+	fi
+	if [ "$what" != run ]; then
+		ms_near "$role: WAIT_CPU vs schedstat run-queue wait" \
+			"$(ms_get "$tid" lat)" "$wait" 2 0
+	fi
+}
+
+# ms_check_parked ROLE: for a worker whose schedstat was read while it slept
+# parked before its exit (struct ms_worker): USER+SYS+TRAP at least the run
+# time then (less 1%); what exceeds it is the thread's wake-up and exit.
+ms_check_parked() {
+	local role=$1 tid run wait cpu lo
+
+	read -r tid run wait < <(ms_sched "$role")
 	cpu=$(ms_cpu "$tid")
-	ms_near "$role: USER+SYS+TRAP vs schedstat run time" "$cpu" "$run" 1 0
-	[ "${2:-}" = run ] && return
-	ms_near "$role: WAIT_CPU vs schedstat run-queue wait" "$(ms_get "$tid" lat)" "$wait" 2 0
+	lo=$((run - run / 100))
+	check "${cpu:-0}" -ge "$lo" "$role: USER+SYS+TRAP $(ms_ms "${cpu:-0}") >= schedstat run time before its exit $(ms_ms "$run") - 1% (exit took $(ms_ms $((${cpu:-0} - run))))"
 }

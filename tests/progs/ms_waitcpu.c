@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wait-CPU workload: three threads pinned to one CPU each spin in user
- * mode until 600 ms after main started them, so each runs about 200 ms
- * and waits for the CPU about 400 ms.  Ground truth per thread: the time
- * it was not running, (end - creation) - its CPU time, plus its schedstat
- * (run time and run-queue wait) just before it ends.
+ * Wait-CPU workload: three threads pin themselves to one CPU and sleep at
+ * a start gate; main opens the gate (at time T) and they spin in user mode
+ * until T + 600 ms, so each runs about 200 ms and waits for the CPU about
+ * 400 ms.  Ground truth per thread: the time it was not running from T to
+ * its end, (end - T) - (CPU time at end - CPU time at the gate), and its
+ * schedstat once done (see struct ms_worker).
  *
  *   ms_waitcpu [CPU]     (default: the last CPU)
  */
-#include <pthread.h>
 #include <sched.h>
 
 #include "mstate.h"
@@ -16,53 +16,67 @@
 #define NTHREADS	3
 #define SPIN_NS		(600 * MS_MS)
 
-struct spinner {
-	pthread_t thread;
-	uint64_t created;	/* just before pthread_create */
-	uint64_t deadline;
-	char name[16];
-};
+static uint64_t gate_time, deadline;
+static sem_t ready, gate;
+static int pin_cpu;
+static uint64_t cpu_at_gate[NTHREADS];
 
 static void *spin(void *arg)
 {
-	struct spinner *s = arg;
-	uint64_t end, cpu;
+	struct ms_worker *w = arg;
+	int i = w->name[4] - '0';
+	cpu_set_t set;
 
-	ms_tid(s->name);
-	ms_spin_until(s->deadline);
-	cpu = ms_cpu();
-	end = ms_now();
-	printf("truth %s_offcpu_ns %llu\n", s->name,
-	       (unsigned long long)(end - s->created - cpu));
-	printf("truth %s_cpu_ns %llu\n", s->name, (unsigned long long)cpu);
-	ms_sched(s->name);
+	ms_worker_begin(w);
+	CPU_ZERO(&set);
+	CPU_SET(pin_cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(2);
+	}
+	cpu_at_gate[i] = ms_cpu();
+	sem_post(&ready);
+	while (sem_wait(&gate))
+		;
+	ms_spin_until(deadline);
+	ms_worker_park(w);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	struct spinner s[NTHREADS];
-	int cpu = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	uint64_t deadline;
-	cpu_set_t set;
+	struct ms_worker s[NTHREADS];
+	char name[16];
 	int i;
 
+	pin_cpu = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	ms_tid("main");
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
-		return 2;
-	}
-	deadline = ms_now() + SPIN_NS;
+	sem_init(&ready, 0, 0);
+	sem_init(&gate, 0, 0);
 	for (i = 0; i < NTHREADS; i++) {
-		snprintf(s[i].name, sizeof(s[i].name), "spin%d", i);
-		s[i].deadline = deadline;
-		s[i].created = ms_now();
-		if (pthread_create(&s[i].thread, NULL, spin, &s[i]))
+		snprintf(name, sizeof(name), "spin%d", i);
+		if (ms_worker_start(&s[i], name, spin))
 			return 2;
 	}
 	for (i = 0; i < NTHREADS; i++)
-		pthread_join(s[i].thread, NULL);
+		while (sem_wait(&ready))
+			;
+	for (i = 0; i < NTHREADS; i++)
+		while (ms_task_state(s[i].tid) != 'S')
+			usleep(1000);
+	gate_time = ms_now();
+	deadline = gate_time + SPIN_NS;
+	for (i = 0; i < NTHREADS; i++)
+		sem_post(&gate);
+	for (i = 0; i < NTHREADS; i++) {
+		ms_worker_reap(&s[i]);
+		printf("truth %s_offcpu_ns %llu\n", s[i].name,
+		       (unsigned long long)(s[i].end - gate_time -
+					    (s[i].cpu - cpu_at_gate[i])));
+		printf("truth %s_cpu_ns %llu\n", s[i].name,
+		       (unsigned long long)s[i].cpu);
+		printf("truth %s_late_ns %lld\n", s[i].name,
+		       (long long)(s[i].end - deadline));
+	}
 	return 0;
 }
