@@ -62,6 +62,15 @@ $(B)/tests/data/cold.bin:
 # The ABI header must compile on its own with no implicit padding.
 $(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
 
+# A stand-in for the module's microstate ioctls (LD_PRELOAD), for host tests
+# of lwprof ptime and top.
+TEST_LIBS := $(B)/tests/lib/fake_lwprof.so
+tests: $(TEST_LIBS)
+
+$(B)/tests/lib/%.so: tests/lib/%.c uapi/lwprof.h
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
 check: all
 	tests/run
 

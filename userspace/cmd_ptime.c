@@ -178,13 +178,19 @@ static int collect(int fd, struct lwprof_usage_set *set, bool settle)
 	return 0;
 }
 
-/* Collect the session's threads into set and print them. */
+/*
+ * Collect the session's threads into set and print them; with base, the
+ * threads in it count from their records there.
+ */
 static int report(int fd, const struct ptime_opts *o,
-		  struct lwprof_usage_set *set, bool settle)
+		  struct lwprof_usage_set *set,
+		  const struct lwprof_usage_set *base, bool settle)
 {
 	int err = collect(fd, set, settle);
 
 	if (!err) {
+		if (base)
+			lwprof_usage_rebase(set, base);
 		print_totals(set, o, lwprof_usage_real(set, o->pid));
 		if (o->threads)
 			print_threads(set, o);
@@ -240,7 +246,7 @@ static int exit_status(int status)
 static int run_command(int fd, struct ptime_opts *o, char **argv)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	struct lwprof_usage_set set;
+	struct lwprof_usage_set set, base;
 	int gate[2], status, err;
 
 	if (pipe2(gate, O_CLOEXEC) < 0) {
@@ -263,7 +269,15 @@ static int run_command(int fd, struct ptime_opts *o, char **argv)
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 
+	/*
+	 * The command starts when the child is let go: what it did until
+	 * then (wait on the gate while the session was set up) is read now
+	 * and taken off at the end.
+	 */
+	lwprof_usage_init(&base);
 	err = lwprof_session_attach(fd, 0, o->pid);
+	if (!err)
+		err = lwprof_usage_read(fd, &base);
 	if (!err && write(gate[1], "g", 1) != 1)
 		err = -errno;
 	close(gate[1]);		/* on error, the child exits */
@@ -271,14 +285,18 @@ static int run_command(int fd, struct ptime_opts *o, char **argv)
 
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	if (err)
+	if (err) {
+		lwprof_usage_free(&base);
 		return attach_error(err, o->pid);
+	}
 	if (status < 0) {
 		fprintf(stderr, PTIME ": waitpid: %s\n", strerror(-status));
+		lwprof_usage_free(&base);
 		return 1;
 	}
 	lwprof_usage_init(&set);
-	report(fd, o, &set, true);
+	report(fd, o, &set, &base, true);
+	lwprof_usage_free(&base);
 	return exit_status(status);
 }
 
@@ -313,8 +331,15 @@ static int watch(int fd, int pid, struct lwprof_usage_set *set)
 			ret = -errno;
 			break;
 		}
-		if (n > 0 && p[0].revents)
-			ret = 0;
+		if (n > 0 && p[0].revents) {
+			struct signalfd_siginfo si;
+
+			/* Take it, or it kills us once unblocked. */
+			if (read(sfd, &si, sizeof(si)) < 0)
+				ret = -errno;
+			else
+				ret = 0;
+		}
 		else if (pidfd < 0 ? kill(pid, 0) < 0 && errno == ESRCH :
 			 n > 0 && p[1].revents)
 			ret = 1;
@@ -346,7 +371,7 @@ static int watch_process(int fd, struct ptime_opts *o)
 		lwprof_usage_free(&set);
 		return 1;
 	}
-	return report(fd, o, &set, exited) ? 1 : 0;
+	return report(fd, o, &set, NULL, exited) ? 1 : 0;
 }
 
 int cmd_ptime(int argc, char **argv)

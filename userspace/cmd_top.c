@@ -25,8 +25,12 @@
 
 #define TOP "lwprof top"
 
-enum { C_PID, C_TID, C_NAME, C_MS0, C_VCX = C_MS0 + LWPROF_MS_COUNT, C_ICX,
-       C_SCL, C_SIG, C_NCOLS, C_CPU = C_NCOLS };
+/* Columns; C_CPU (USR+SYS+TRP) is the default sort key, not a column. */
+enum {
+	C_PID, C_TID, C_NAME, C_MS0,
+	C_VCX = C_MS0 + LWPROF_MS_COUNT, C_ICX, C_SCL, C_SIG,
+	C_NCOLS, C_CPU = C_NCOLS
+};
 
 static const char *const col_name[C_NCOLS] = {
 	"PID", "TID", "NAME", "USR", "SYS", "TRP", "TFL", "DFL", "KFL", "LCK",

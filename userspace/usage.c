@@ -262,6 +262,30 @@ void lwprof_usage_add(struct lwprof_usage_sum *sum,
 	sum->signals += delta(tu->signals, old->signals);
 }
 
+void lwprof_usage_rebase(struct lwprof_usage_set *set,
+			 const struct lwprof_usage_set *base)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < set->n; i++) {
+		struct lwprof_thread_usage *tu = &set->tu[i];
+		const struct lwprof_thread_usage *b = lwprof_usage_find(base, tu);
+
+		if (!b)
+			continue;
+		for (j = 0; j < LWPROF_MS_COUNT; j++)
+			tu->mstate_ns[j] = delta(tu->mstate_ns[j], b->mstate_ns[j]);
+		tu->vcsw = delta(tu->vcsw, b->vcsw);
+		tu->ivcsw = delta(tu->ivcsw, b->ivcsw);
+		tu->minflt = delta(tu->minflt, b->minflt);
+		tu->majflt = delta(tu->majflt, b->majflt);
+		tu->syscalls = delta(tu->syscalls, b->syscalls);
+		tu->signals = delta(tu->signals, b->signals);
+		tu->start_ns = b->end_ns;
+	}
+}
+
 __u64 lwprof_usage_real(const struct lwprof_usage_set *set, int tid)
 {
 	__u64 start = UINT64_MAX, end = 0;

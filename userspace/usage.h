@@ -80,6 +80,13 @@ void lwprof_usage_add(struct lwprof_usage_sum *sum,
 		      const struct lwprof_thread_usage *tu,
 		      const struct lwprof_thread_usage *old);
 
+/*
+ * Make the threads of set that are also in base count from base's record:
+ * subtract its times and counts, and start at its end_ns.
+ */
+void lwprof_usage_rebase(struct lwprof_usage_set *set,
+			 const struct lwprof_usage_set *base);
+
 /* end_ns - start_ns of thread tid, or of the whole set if tid is absent. */
 __u64 lwprof_usage_real(const struct lwprof_usage_set *set, int tid);
 

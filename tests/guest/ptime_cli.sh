@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lwprof ptime on the real module: exit statuses, the documented lines, a
+# sleep's time in slp, one -L row per thread, and -p on a running process.
+# Ground truth only: what the programs are known to do (sleep 0.3 s...).
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+
+progs=$LWPROF_BUILD/tests/progs
+load_lwprof
+
+# val OUTPUT LABEL: the seconds on LABEL's line of ptime's output.
+val() { awk -v l="$2" '$1 == l { print $2 }' <<<"$1"; }
+# within A B PCT: A is within PCT percent of B.
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
+
+"$LWPROF" ptime sh -c 'exit 3' 2>/dev/null
+check $? -eq 3 "exit status 3 passes through"
+"$LWPROF" ptime sh -c 'kill -KILL $$' 2>/dev/null
+check $? -eq 137 "killed by SIGKILL -> 137"
+err=$("$LWPROF" ptime /nonexistent/cmd 2>&1); rc=$?
+check $rc -eq 127 "exec failure -> 127"
+grep -q '^lwprof ptime: /nonexistent/cmd: No such file or directory$' <<<"$err"
+check $? -eq 0 "exec failure says why"
+"$LWPROF" ptime sh -c 'kill -INT $PPID; exit 5' 2>/dev/null
+check $? -eq 5 "ptime ignores SIGINT while the command runs"
+
+out=$("$LWPROF" ptime true 2>&1 >/dev/null)
+check "$(sed -n 1p <<<"$out")" = "" "output starts with a blank line"
+check "$(sed 1d <<<"$out" | awk '{ printf "%s ", $1 }')" = "real user sys " \
+	"without -m: 3 lines, real user sys"
+grep -Eq '^real +[0-9]+\.[0-9]{9}$' <<<"$out"
+check $? -eq 0 "seconds with 9 decimals"
+
+# sleep 0.3 sleeps 0.3 s longer than sleep 0; the rest of slp is exec's
+# I/O (the guest reads the host's files over 9p), the same for both.
+"$LWPROF" ptime sleep 0 2>/dev/null		# warm the cache
+base=$(val "$("$LWPROF" ptime -m sleep 0 2>&1)" slp)
+out=$("$LWPROF" ptime -m sleep 0.3 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+check $rc -eq 0 "ptime -m sleep 0.3 exits 0"
+check "$(sed 1d <<<"$out" | awk '{ printf "%s ", $1 }')" = \
+	"real user sys trap tflt dflt kflt lock slp lat stop " "with -m: 11 lines"
+real=$(val "$out" real) slp=$(val "$out" slp)
+awk -v r="$real" 'BEGIN { exit !(r >= 0.3) }'
+check $? -eq 0 "real $real >= 0.3 s"
+extra=$(awk -v a="$slp" -v b="$base" 'BEGIN { printf "%.9f", a - b }')
+within "$extra" 0.3 5
+check $? -eq 0 "slp $slp - slp of sleep 0 ($base) is within 5% of 0.3 s"
+sum=$(awk 'NR > 2 && NF == 2 { s += $2 } END { printf "%.9f", s }' <<<"$out")
+within "$sum" "$real" 0.001
+check $? -eq 0 "one thread: the ten states sum to real ($sum vs $real)"
+
+# N threads that sleep 100 ms: N + 1 rows, and each worker sleeps 0.1 s.
+out=$("$LWPROF" ptime -m -L "$progs/nthreads" 5 100 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+check $rc -eq 0 "ptime -m -L nthreads 5 100 exits 0"
+rows=$(awk 'f && NF { n++ } /^ *PID / { f = 1 } END { print n + 0 }' <<<"$out")
+check "$rows" -eq 6 "-L: 6 rows for main + 5 threads"
+tids=$(awk 'f && NF { print $2 } /^ *PID / { f = 1 }' <<<"$out" | sort -u | wc -l)
+check "$tids" -eq 6 "6 different tids"
+pid=$(awk 'f && NF { print $1; exit } /^ *PID / { f = 1 }' <<<"$out")
+check "$(awk -v p="$pid" 'f && NF && $2 == p { print $20 } /^ *PID / { f = 1 }' <<<"$out")" \
+	= nthreads "the main thread's row (TID == PID) is nthreads"
+bad=0
+while read -r tid slp; do
+	within "$slp" 0.1 5 || { echo "    thread $tid: SLP $slp"; bad=$((bad + 1)); }
+done < <(awk -v p="$pid" 'f && NF && $2 != p { print $2, $11 } /^ *PID / { f = 1 }' <<<"$out")
+check $bad -eq 0 "every worker's SLP is within 5% of 0.1 s"
+out=$("$LWPROF" ptime -L "$progs/nthreads" 3 10 2>&1)
+check "$(grep -m1 '^ *PID ' <<<"$out" | xargs)" = "PID TID REAL USER SYS NAME" \
+	"-L header without -m"
+
+# -p: a process that exits by itself, then one stopped with SIGTERM.
+sleep 0.5 & spid=$!
+out=$("$LWPROF" ptime -m -p $spid 2>&1); rc=$?
+echo "$out" | sed 's/^/    /'
+check $rc -eq 0 "ptime -p on a process that exits: exit 0"
+real=$(val "$out" real) slp=$(val "$out" slp)
+awk -v r="$real" -v s="$slp" 'BEGIN { exit !(r > 0 && s > 0 && s <= r) }'
+check $? -eq 0 "real $real and slp $slp: 0 < slp <= real"
+wait $spid
+
+sleep 30 & spid=$!
+"$LWPROF" ptime -p $spid 2>"$LWPROF_OUT/ptime_p.err" & ppid=$!
+# Once ptime blocks SIGTERM (bit 15 of SigBlk), it is attached and waiting.
+for i in $(seq 200); do
+	blk=$(awk '$1 == "SigBlk:" { print $2 }' /proc/$ppid/status 2>/dev/null)
+	[ -n "$blk" ] && (( 0x$blk & 0x4000 )) && break
+	sleep 0.05
+done
+kill -TERM $ppid
+wait $ppid; rc=$?
+out=$(cat "$LWPROF_OUT/ptime_p.err"); rm -f "$LWPROF_OUT/ptime_p.err"
+check $rc -eq 0 "ptime -p stopped by SIGTERM: exit 0"
+real=$(val "$out" real)
+awk -v r="$real" 'BEGIN { exit !(r > 0 && r < 30) }'
+check $? -eq 0 "and reports real $real from attach to then"
+kill $spid
+done_testing

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A stand-in for lwprof.ko's microstate ioctls, for host tests of ptime's
+ * and top's output (LD_PRELOAD it, with LWPROF_DEVICE=/dev/null).
+ *
+ * ATTACH remembers the pid (or fails with errno $FAKE_LWPROF_ATTACH_ERRNO).
+ * The session has $FAKE_LWPROF_THREADS (default 3) threads, tids pid,
+ * pid+1, ...  The first READ_USAGE returns them live; later ones return
+ * their final (exited) records, each once, as many as fit.  Thread i ran
+ * from 10 s to 10 s + (i + 1) * 0.1 s: user (i + 1) ms, system 2 ms,
+ * trap 0.3 ms, one signal, 7 syscalls and 5 voluntary switches (3 and 2
+ * when live), asleep for the rest.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+
+#include "lwprof.h"
+
+#define NS	1000000000ULL
+
+static int fake_pid;
+static unsigned int fake_reads, fake_next;
+
+static unsigned int fake_threads(void)
+{
+	const char *s = getenv("FAKE_LWPROF_THREADS");
+
+	return s ? (unsigned int)atoi(s) : 3;
+}
+
+static void fake_thread(struct lwprof_thread_usage *tu, unsigned int i,
+			int exited)
+{
+	__u64 len = (i + 1) * NS / 10;
+
+	memset(tu, 0, sizeof(*tu));
+	tu->pid = fake_pid;
+	tu->tid = fake_pid + i;
+	tu->flags = exited ? LWPROF_TU_EXITED : 0;
+	tu->start_ns = 10 * NS;
+	tu->end_ns = tu->start_ns + (exited ? len : len / 2);
+	tu->mstate_ns[LWPROF_MS_USER] = (i + 1) * 1000000ULL;
+	tu->mstate_ns[LWPROF_MS_SYSTEM] = 2000000;
+	tu->mstate_ns[LWPROF_MS_TRAP] = 300000;
+	tu->mstate_ns[LWPROF_MS_SLEEP] = tu->end_ns - tu->start_ns -
+		(i + 1) * 1000000ULL - 2300000;
+	tu->vcsw = exited ? 5 : 2;
+	tu->ivcsw = 1;
+	tu->minflt = 100 + i;
+	tu->syscalls = exited ? 7 : 3;
+	tu->signals = 1;
+	snprintf(tu->comm, sizeof(tu->comm), i ? "worker %u" : "main", i);
+}
+
+static int fake_read(struct lwprof_usage_read *r)
+{
+	struct lwprof_thread_usage *buf = (void *)(uintptr_t)r->buf;
+	unsigned int n = fake_threads(), i, out = 0;
+
+	if (!fake_pid)
+		return -EINVAL;
+	if (!fake_reads++) {
+		for (i = 0; i < n && out < r->count; i++)
+			fake_thread(&buf[out++], i, 0);
+		r->total = r->live = n;
+	} else {
+		r->total = n - fake_next;
+		r->live = 0;
+		while (fake_next < n && out < r->count)
+			fake_thread(&buf[out++], fake_next++, 1);
+	}
+	r->count = out;
+	r->now_ns = 11 * NS;
+	return 0;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static int (*real)(int, unsigned long, ...);
+	const char *e = getenv("FAKE_LWPROF_ATTACH_ERRNO");
+	struct lwprof_abi_version *v;
+	struct lwprof_attach *a;
+	va_list ap;
+	void *arg;
+	int err;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	switch (req) {
+	case LWPROF_IOC_ABI_VERSION:
+		v = arg;
+		memset(v, 0, sizeof(*v));
+		v->major = LWPROF_ABI_MAJOR;
+		v->minor = LWPROF_ABI_MINOR;
+		v->features = getenv("FAKE_LWPROF_NO_MSTATE") ? 0 :
+			LWPROF_FEAT_MSTATE;
+		strcpy(v->module_version, "fake");
+		return 0;
+	case LWPROF_IOC_ATTACH:
+		a = arg;
+		err = e ? atoi(e) : 0;
+		if (!err)
+			fake_pid = a->pid ? a->pid : 1;
+		break;
+	case LWPROF_IOC_READ_USAGE:
+		err = -fake_read(arg);
+		break;
+	default:
+		if (!real)
+			real = (int (*)(int, unsigned long, ...))
+				dlsym(RTLD_NEXT, "ioctl");
+		return real(fd, req, arg);
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
