@@ -5,8 +5,9 @@
 # more than 10 us: interrupts are TRAP, not USER) and its CPU time over the
 # spin, each within 2% or 5 ms.  A thread reading /dev/zero in a loop is
 # mostly SYSTEM.  Both: USER+SYS+TRAP at least their CPU time over the busy
-# phase and their schedstat run time before they exit (the exact identity
-# with schedstat is guest/mstate_identity's).
+# phase and their schedstat run time before they exit; together, within 1%
+# of their CPU time up to their release, exit included (the process CPU
+# clock minus main's).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 
@@ -34,5 +35,8 @@ c=$(ms_cpu "$sys")
 cpu=$(ms_truth sys_cpu_ns)
 check "${c:-0}" -ge $((cpu - 5000000)) "sys: USER+SYS+TRAP $(ms_ms "${c:-0}") >= its CPU time over the loop $(ms_ms "$cpu") - 5 ms"
 ms_check_parked sys
+both=$(( $(ms_cpu "$spin") + $(ms_cpu "$sys") ))
+ms_near "spin+sys: USER+SYS+TRAP vs their CPU time up to their release (process CPU clock)" \
+	"$both" "$(ms_truth dead_threads_cpu_ns)" 1 0
 ms_check_sums
 done_testing

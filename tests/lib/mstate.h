@@ -167,6 +167,21 @@ static inline void ms_worker_reap(struct ms_worker *w)
 	printf("sched %s %d %llu %llu\n", w->name, w->tid, run, wait);
 	sem_post(&w->go);
 	pthread_join(w->thread, NULL);
+	/* Joined is not gone: wait until the kernel has released the thread. */
+	snprintf(path, sizeof(path), "/proc/self/task/%d", w->tid);
+	while (access(path, F_OK) == 0)
+		usleep(1000);
+}
+
+/*
+ * CPU time of this process's threads that are gone (released): the process
+ * CPU clock minus the calling thread's own, in a single-threaded moment.
+ */
+static inline uint64_t ms_dead_threads_cpu(void)
+{
+	uint64_t self = ms_cpu();
+
+	return ms_clock(CLOCK_PROCESS_CPUTIME_ID) - self;
 }
 
 #endif

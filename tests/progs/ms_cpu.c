@@ -7,7 +7,9 @@
  * and its schedstat once done (see struct ms_worker).  The spin also notes
  * every break of more than 10 us in its loop (an interrupt, a preemption,
  * or the host not running the vCPU): spin_run_ns is the spin's wall time
- * minus those breaks, the time it was seen running its own code.
+ * minus those breaks, the time it was seen running its own code.  At the
+ * end, main prints the CPU time of both threads up to their release by the
+ * kernel (process CPU clock minus its own), which includes their exit.
  */
 #include <fcntl.h>
 
@@ -88,5 +90,6 @@ int main(void)
 	ms_truth("sys_cpu_ns", sys_cpu);
 	ms_truth("sys_wall_ns", sys_wall);
 	ms_truth("sys_calls", sys_calls);
+	ms_truth("dead_threads_cpu_ns", ms_dead_threads_cpu());
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stop workload: main forks a child that spins in user mode; main stops
- * it with SIGSTOP, waits until it has stopped, sleeps 300 ms and sends
+ * Stop workload: main forks a child that spins in user mode; once the
+ * child says it runs (a byte on a pipe), main stops it with SIGSTOP, waits until it has stopped, sleeps 300 ms and sends
  * SIGCONT.  Ground truth: from the stop being reported (waitpid WUNTRACED)
  * to SIGCONT, and from before SIGSTOP to after SIGCONT.
  */
@@ -15,20 +15,26 @@ int main(void)
 	struct timespec ts = { 0, 300 * MS_MS };
 	uint64_t t0, t1, t2;
 	int status;
+	int ready[2];
 	pid_t child;
+	char c = 0;
 
 	ms_tid("main");
 	fflush(stdout);
+	if (pipe(ready))
+		return 2;
 	child = fork();
 	if (child < 0)
 		return 2;
 	if (child == 0) {
-		ms_tid("child");
-		fflush(stdout);
-		ms_spin_until(ms_now() + 2 * MS_NS);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(2);
+		ms_spin_until(ms_now() + 5 * MS_NS);
 		_exit(0);
 	}
-	usleep(50000);
+	printf("tid child %d\n", child);
+	if (read(ready[0], &c, 1) != 1)
+		return 2;
 	t0 = ms_now();
 	kill(child, SIGSTOP);
 	if (waitpid(child, &status, WUNTRACED) != child || !WIFSTOPPED(status))
