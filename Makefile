@@ -40,7 +40,7 @@ module:
 
 tools: $(B)/lwprof
 
-tests: $(TEST_BINS)
+tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
 $(B)/lwprof: $(USER_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -49,9 +49,15 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/tests/%: tests/%.c tests/lib/test.h
+$(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+
+# A 32 MiB file for the page-fault tests; the guest reads it from the host
+# (9p), so dropping the guest's page cache makes it cold again.
+$(B)/tests/data/cold.bin:
+	@mkdir -p $(@D)
+	head -c 32M /dev/urandom >$@.tmp && mv $@.tmp $@
 
 # The ABI header must compile on its own with no implicit padding.
 $(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded

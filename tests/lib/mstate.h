@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the microstate workloads in tests/progs/ms_*.c.  Each
+ * workload measures its own ground truth and prints it on stdout, one fact
+ * per line, for the guest tests to compare with `lwprof ptime -m -L`:
+ *
+ *   tid NAME TID                    a thread's id, by role
+ *   truth KEY NS                    a measured duration, in nanoseconds
+ *   sched NAME TID RUN_NS WAIT_NS   the thread's schedstat (run time,
+ *                                   run-queue wait) once it is done
+ *
+ * A worker thread (struct ms_worker) ends with ms_worker_park(): it notes its
+ * CPU time and the time, then sleeps until main, in ms_worker_reap(), has
+ * read its schedstat from /proc; only the wake-up and thread exit follow.
+ * So no printing or allocation runs between the truth and the thread's end.
+ */
+#ifndef LWPROF_MSTATE_H
+#define LWPROF_MSTATE_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#define MS_NS	1000000000ULL
+#define MS_MS	1000000ULL
+
+static inline uint64_t ms_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts)) {
+		perror("clock_gettime");
+		exit(2);
+	}
+	return (uint64_t)ts.tv_sec * MS_NS + ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC: the clock lwprof's times are in (vDSO, no syscall). */
+static inline uint64_t ms_now(void)
+{
+	return ms_clock(CLOCK_MONOTONIC);
+}
+
+/* This thread's CPU time (a system call). */
+static inline uint64_t ms_cpu(void)
+{
+	return ms_clock(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static inline int ms_gettid(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+/* Spin in user mode until the monotonic clock reaches deadline. */
+static inline void ms_spin_until(uint64_t deadline)
+{
+	while (ms_now() < deadline)
+		;
+}
+
+static inline void ms_tid(const char *name)
+{
+	printf("tid %s %d\n", name, ms_gettid());
+}
+
+static inline void ms_truth(const char *key, uint64_t ns)
+{
+	printf("truth %s %llu\n", key, (unsigned long long)ns);
+}
+
+/* Print this thread's schedstat (run time, run-queue wait). */
+static inline void ms_sched(const char *name)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2) {
+		perror("schedstat");
+		exit(2);
+	}
+	fclose(f);
+	printf("sched %s %d %llu %llu\n", name, ms_gettid(), run, wait);
+}
+
+struct ms_worker {
+	pthread_t thread;
+	char name[16];
+	int tid;
+	uint64_t created;	/* by main, just before pthread_create */
+	uint64_t cpu, end;	/* by the worker, just before parking */
+	sem_t parked, go;
+};
+
+static inline int ms_worker_start(struct ms_worker *w, const char *name,
+				  void *(*fn)(void *))
+{
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	sem_init(&w->parked, 0, 0);
+	sem_init(&w->go, 0, 0);
+	w->created = ms_now();
+	return pthread_create(&w->thread, NULL, fn, w);
+}
+
+/* In the worker, first thing. */
+static inline void ms_worker_begin(struct ms_worker *w)
+{
+	w->tid = ms_gettid();
+	ms_tid(w->name);
+}
+
+/* In the worker, last thing: note CPU time and time, sleep until reaped. */
+static inline void ms_worker_park(struct ms_worker *w)
+{
+	w->cpu = ms_cpu();
+	w->end = ms_now();
+	sem_post(&w->parked);
+	while (sem_wait(&w->go))
+		;
+}
+
+/* The state letter of /proc/self/task/TID/stat. */
+static inline char ms_task_state(int tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * In main: wait until the worker sleeps parked, print its schedstat, let it
+ * go and join it.
+ */
+static inline void ms_worker_reap(struct ms_worker *w)
+{
+	unsigned long long run = 0, wait = 0;
+	char path[64];
+	FILE *f;
+
+	while (sem_wait(&w->parked))
+		;
+	while (ms_task_state(w->tid) != 'S')
+		usleep(1000);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", w->tid);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	printf("sched %s %d %llu %llu\n", w->name, w->tid, run, wait);
+	sem_post(&w->go);
+	pthread_join(w->thread, NULL);
+	/* Joined is not gone: wait until the kernel has released the thread. */
+	snprintf(path, sizeof(path), "/proc/self/task/%d", w->tid);
+	while (access(path, F_OK) == 0)
+		usleep(1000);
+}
+
+/*
+ * CPU time of this process's threads that are gone (released): the process
+ * CPU clock minus the calling thread's own, in a single-threaded moment.
+ */
+static inline uint64_t ms_dead_threads_cpu(void)
+{
+	uint64_t self = ms_cpu();
+
+	return ms_clock(CLOCK_PROCESS_CPUTIME_ID) - self;
+}
+
+#endif
