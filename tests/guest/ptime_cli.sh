@@ -32,18 +32,12 @@ check "$(sed 1d <<<"$out" | awk '{ printf "%s ", $1 }')" = "real user sys " \
 grep -Eq '^real +[0-9]+\.[0-9]{9}$' <<<"$out"
 check $? -eq 0 "seconds with 9 decimals"
 
-# A nap of 0.3 s: asleep (slp) for at least 0.3 s, and asleep or waiting
-# for a CPU (slp + lat) for as long as the nap took by the program's own
-# clock, plus what exec costs (the guest reads the host's files over 9p),
-# which is what nap 0 costs.  That is noisy when the host is busy, so it
-# is the least of three runs of nap 0.
-waits() { awk '$1 == "slp" || $1 == "lat" { s += $2 } END { printf "%.9f", s }' <<<"$1"; }
-"$LWPROF" ptime "$progs/nap" 0 >/dev/null 2>&1		# warm the cache
-base=
-for i in 1 2 3; do
-	w=$(waits "$("$LWPROF" ptime -m "$progs/nap" 0 2>&1 >/dev/null)")
-	base=$(awk -v a="$w" -v m="$base" 'BEGIN { print (m == "" || a < m) ? a : m }')
-done
+# A nap of 0.3 s under ptime -m: the process totals include what exec
+# costs (the guest reads the host's files over 9p), which the test cannot
+# know and which varies from run to run by more than 5% of the nap, so
+# here only the bounds it does know: asleep at least 0.3 s, real at least
+# the nap, the states summing to real.  SLEEP against a nanosleep's own
+# measured duration (2% or 5 ms) is mstate_sleep's check.
 out=$("$LWPROF" ptime -m "$progs/nap" 0.3 2>&1 >"$LWPROF_OUT/nap.out"); rc=$?
 slept=$(awk '{ print $2 }' "$LWPROF_OUT/nap.out"); rm -f "$LWPROF_OUT/nap.out"
 echo "$out" | sed 's/^/    /'
@@ -55,9 +49,6 @@ awk -v r="$real" -v s="$slept" 'BEGIN { exit !(r >= s && s >= 0.3) }'
 check $? -eq 0 "real $real >= the nap $slept >= 0.3 s"
 awk -v s="$slp" 'BEGIN { exit !(s >= 0.3) }'
 check $? -eq 0 "slp $slp >= 0.3 s"
-extra=$(awk -v a="$(waits "$out")" -v b="$base" 'BEGIN { printf "%.9f", a - b }')
-within "$extra" "$slept" 5
-check $? -eq 0 "slp + lat beyond nap 0's ($base): $extra, within 5% of the nap"
 sum=$(awk 'NR > 2 && NF == 2 { s += $2 } END { printf "%.9f", s }' <<<"$out")
 within "$sum" "$real" 0.001
 check $? -eq 0 "one thread: the ten states sum to real ($sum vs $real)"
