@@ -117,7 +117,6 @@ struct lwprof_tp {
 extern struct lwprof_tp lwprof_mstate_tps[];
 void lwprof_ms_urn_register(void);
 void lwprof_ms_urn_unregister(void);
-void lwprof_ms_set(struct lwprof_thread *t, unsigned int state, u64 now);
 void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task);
 void lwprof_ms_fork(struct task_struct *parent, struct task_struct *child);
 void lwprof_ms_free(struct task_struct *task);

@@ -61,7 +61,7 @@ static inline bool lwprof_ctx_is_fault(u8 ctx)
 }
 
 /* Charge the time since the last change to the old state, enter the new. */
-void lwprof_ms_set(struct lwprof_thread *t, unsigned int state, u64 now)
+static void lwprof_ms_set(struct lwprof_thread *t, unsigned int state, u64 now)
 {
 	if (now > t->last_ns) {
 		t->acc[t->state] += now - t->last_ns;
@@ -83,6 +83,30 @@ static inline struct lwprof_thread *lwprof_cur(void)
 	struct lwprof_thread *t = this_cpu_read(lwprof_cpu.cur);
 
 	return t && t->task == current ? t : NULL;
+}
+
+/*
+ * The running thread's entry, with interrupts off (an IRQ probe could
+ * interleave) and its seqcount open for writing; NULL, with nothing held,
+ * if the thread is not accounted.  Close with lwprof_cur_write_end().
+ */
+static struct lwprof_thread *lwprof_cur_write_begin(unsigned long *flags)
+{
+	struct lwprof_thread *t;
+
+	local_irq_save(*flags);
+	t = lwprof_cur();
+	if (t)
+		write_seqcount_begin(&t->seq);
+	else
+		local_irq_restore(*flags);
+	return t;
+}
+
+static void lwprof_cur_write_end(struct lwprof_thread *t, unsigned long flags)
+{
+	write_seqcount_end(&t->seq);
+	local_irq_restore(flags);
 }
 
 /* Is this system call a futex wait (a user-level lock or condvar)? */
@@ -252,22 +276,17 @@ static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 
 static void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct lwprof_thread *t;
 	unsigned long flags;
+	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
 
-	local_irq_save(flags);
-	t = lwprof_cur();
-	if (t) {
-		t->depth = 1;
-		t->ctx[0] = lwprof_futex_wait(current, regs, id,
-					      in_ia32_syscall()) ?
-			    LWPROF_CTX_LOCK : LWPROF_CTX_SYSCALL;
-		write_seqcount_begin(&t->seq);
-		t->syscalls++;
-		lwprof_ms_set(t, LWPROF_MS_SYSTEM, lwprof_now());
-		write_seqcount_end(&t->seq);
-	}
-	local_irq_restore(flags);
+	if (!t)
+		return;
+	t->depth = 1;
+	t->ctx[0] = lwprof_futex_wait(current, regs, id, in_ia32_syscall()) ?
+		    LWPROF_CTX_LOCK : LWPROF_CTX_SYSCALL;
+	t->syscalls++;
+	lwprof_ms_set(t, LWPROF_MS_SYSTEM, lwprof_now());
+	lwprof_cur_write_end(t, flags);
 }
 
 /*
@@ -332,20 +351,17 @@ static void lwprof_tp_page_fault_user(void *data, unsigned long address,
 				      struct pt_regs *regs,
 				      unsigned long error_code)
 {
-	struct lwprof_thread *t;
 	unsigned long flags;
+	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
 
-	local_irq_save(flags);
-	t = lwprof_cur();
-	if (t) {
-		t->depth = 0;
-		lwprof_fault_push(t, (error_code & X86_PF_INSTR) ||
-				  regs->ip == address ?
-				  LWPROF_CTX_TFAULT : LWPROF_CTX_DFAULT);
-		if (t->state == LWPROF_MS_USER)
-			lwprof_ms_change(t, LWPROF_MS_SYSTEM);
-	}
-	local_irq_restore(flags);
+	if (!t)
+		return;
+	t->depth = 0;
+	lwprof_fault_push(t, (error_code & X86_PF_INSTR) || regs->ip == address ?
+			  LWPROF_CTX_TFAULT : LWPROF_CTX_DFAULT);
+	if (t->state == LWPROF_MS_USER)
+		lwprof_ms_set(t, LWPROF_MS_SYSTEM, lwprof_now());
+	lwprof_cur_write_end(t, flags);
 }
 
 /*
@@ -448,35 +464,27 @@ static void lwprof_tp_signal_deliver(void *data, int sig,
 				     struct kernel_siginfo *info,
 				     struct k_sigaction *ka)
 {
-	struct lwprof_thread *t;
 	unsigned long flags;
+	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
 
-	local_irq_save(flags);
-	t = lwprof_cur();
-	if (t) {
-		write_seqcount_begin(&t->seq);
-		t->signals++;
-		write_seqcount_end(&t->seq);
-	}
-	local_irq_restore(flags);
+	if (!t)
+		return;
+	t->signals++;
+	lwprof_cur_write_end(t, flags);
 }
 
 /* exec may give the thread its process's pid (de_thread()). */
 static void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	struct lwprof_thread *t;
 	unsigned long flags;
+	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
 
-	local_irq_save(flags);
-	t = lwprof_cur();
-	if (t) {
-		write_seqcount_begin(&t->seq);
-		t->pid = task_tgid_nr_ns(p, t->session->pid_ns);
-		t->tid = task_pid_nr_ns(p, t->session->pid_ns);
-		write_seqcount_end(&t->seq);
-	}
-	local_irq_restore(flags);
+	if (!t)
+		return;
+	t->pid = task_tgid_nr_ns(p, t->session->pid_ns);
+	t->tid = task_pid_nr_ns(p, t->session->pid_ns);
+	lwprof_cur_write_end(t, flags);
 }
 
 /*

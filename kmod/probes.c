@@ -99,6 +99,7 @@ static int lwprof_probes_on_locked(void)
 
 	if (lwprof_probes_on)
 		return 0;
+	/* Per-CPU state may be stale from probes of an earlier round. */
 	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
 	lwprof_ms_urn_register();
 	ret = lwprof_tps_register();
@@ -116,7 +117,6 @@ static void lwprof_probes_off_locked(void)
 		return;
 	lwprof_tps_unregister();
 	lwprof_ms_urn_unregister();
-	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
 	lwprof_probes_on = false;
 }
 
@@ -143,12 +143,9 @@ int lwprof_probes_get(void)
 void lwprof_probes_put(void)
 {
 	mutex_lock(&lwprof_probes_mutex);
-	if (!WARN_ON_ONCE(!lwprof_probe_users) && !--lwprof_probe_users) {
-		/* Nothing may point at the ended session's threads. */
-		on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
+	if (!WARN_ON_ONCE(!lwprof_probe_users) && !--lwprof_probe_users)
 		mod_delayed_work(system_wq, &lwprof_probes_linger,
 				 msecs_to_jiffies(linger_ms));
-	}
 	mutex_unlock(&lwprof_probes_mutex);
 }
 
