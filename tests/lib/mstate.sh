@@ -6,30 +6,16 @@
 # own ground truth (see tests/lib/mstate.h) using ms_near and friends.
 # All times here are integer nanoseconds.
 
+. "$(dirname "${BASH_SOURCE[0]}")/session.sh"
+
 ms_progs=$LWPROF_BUILD/tests/progs
-
-ms_cleanup() {
-	local rc=$?
-
-	if grep -q '^lwprof ' /proc/modules && ! rmmod lwprof; then
-		echo "FAIL: rmmod lwprof"
-		[ $rc -eq 0 ] && rc=1
-	fi
-	exit $rc
-}
 
 # ms_setup NAME: a fresh output directory $ms_dir and a loaded module.
 ms_setup() {
 	ms_dir=$LWPROF_OUT/mstate/$1
 	rm -rf "$ms_dir"
 	mkdir -p "$ms_dir"
-	[ "$(id -u)" = 0 ] || skip "needs root (insmod)"
-	grep -q '^lwprof ' /proc/modules && rmmod lwprof
-	if ! insmod "$LWPROF_KO"; then
-		echo "FAIL: insmod $LWPROF_KO"
-		exit 1
-	fi
-	trap ms_cleanup EXIT
+	load_lwprof
 }
 
 # ms_ptime [-s SUFFIX] PROG ARGS...: run PROG under ptime; its stdout goes to

@@ -1,14 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
 # For guest shell tests of lwprof sessions; source after test.sh.
 #
-# load_lwprof: insmod lwprof.ko and, whatever happens next, kill the test's
-# background jobs and rmmod it on exit; skip when the module has no
-# microstate accounting (LWPROF_FEAT_MSTATE, bit 0 of the features).
+# load_lwprof: insmod lwprof.ko (removing a copy a crashed test left) and,
+# whatever happens next, kill the test's background jobs and rmmod it on
+# exit; a module that will not unload fails the test.  Skips when the
+# module has no microstate accounting (LWPROF_FEAT_MSTATE, bit 0).
 load_lwprof() {
+	[ "$(id -u)" = 0 ] || skip "needs root (insmod)"
+	grep -q '^lwprof ' /proc/modules && rmmod lwprof
 	insmod "$LWPROF_KO" || { echo "FAIL: insmod $LWPROF_KO"; exit 1; }
-	trap 'kill $(jobs -p) 2>/dev/null; wait; rmmod lwprof' EXIT
+	trap unload_lwprof EXIT
 	"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[13579bdf]\)' ||
 		skip "the module has no microstate accounting (LWPROF_FEAT_MSTATE)"
+}
+
+unload_lwprof() {
+	local rc=$?
+
+	kill $(jobs -p) 2>/dev/null
+	wait
+	if grep -q '^lwprof ' /proc/modules && ! rmmod lwprof; then
+		echo "FAIL: rmmod lwprof"
+		[ $rc -eq 0 ] && rc=1
+	fi
+	exit $rc
 }
 
 # nobody CMD...: run CMD as uid/gid 65534 with no supplementary groups.
