@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	0
+#define LWPROF_ABI_MINOR	1
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -53,6 +53,7 @@ struct lwprof_abi_version {
 
 /* Bits of lwprof_abi_version.features. */
 #define LWPROF_FEAT_MSTATE	_BITULL(0)	/* microstate accounting */
+#define LWPROF_FEAT_SAMPLE	_BITULL(1)	/* rings, clock and counter samples (1.1) */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -102,6 +103,8 @@ struct lwprof_abi_version {
  * the file ends the session.
  */
 #define LWPROF_ATTACH_MACHINE	_BITUL(0)
+/* 1.1: a machine session leaves out the caller's own process (a recorder). */
+#define LWPROF_ATTACH_EXCLUDE_SELF _BITUL(1)
 
 struct lwprof_attach {
 	__u32 flags;
@@ -169,5 +172,88 @@ struct lwprof_usage_read {
 
 #define LWPROF_IOC_READ_USAGE \
 	_IOWR(LWPROF_IOC_MAGIC, 0x02, struct lwprof_usage_read)
+
+/*
+ * Sampling (ABI 1.1, LWPROF_FEAT_SAMPLE).  On a session (after ATTACH):
+ *
+ *   1. LWPROF_IOC_RING_SETUP allocates one ring per possible CPU;
+ *   2. mmap() each ring: length mmap_size, offset cpu * mmap_size, shared,
+ *      PROT_READ | PROT_WRITE (user space writes only the tail);
+ *   3. LWPROF_IOC_SAMPLE_START starts clock and counter sampling and the
+ *      task and map records (it first emits a LWPROF_TASK_START record for
+ *      every accounted thread and a map record for every executable
+ *      mapping of their processes);
+ *   4. poll()/epoll/io_uring poll on the fd: POLLIN when a ring holds at
+ *      least its watermark (or when sampling stopped with data left);
+ *   5. LWPROF_IOC_SAMPLE_STOP stops it (closing the file also does).
+ *
+ * The records are in lwprof_record.h, the ring protocol there too.
+ */
+#define LWPROF_RING_DEFAULT_PAGES	64	/* 256 KiB of data per CPU */
+
+struct lwprof_ring_setup {
+	__u32 flags;		/* in: zero */
+	__u32 data_pages;	/* in: power of two, 0 = default; max 16384 */
+	__u32 watermark;	/* in: bytes, 0 = a quarter of the data */
+	__u32 nr_rings;		/* out: rings = possible CPUs (nr_cpu_ids) */
+	__u64 mmap_size;	/* out: bytes per ring: control page + data */
+	__u64 data_size;	/* out: bytes of data per ring */
+	__u64 reserved[4];
+};
+
+#define LWPROF_IOC_RING_SETUP \
+	_IOWR(LWPROF_IOC_MAGIC, 0x03, struct lwprof_ring_setup)
+
+/*
+ * One counter for overflow profiling: a perf_event_attr type/config pair
+ * (PERF_TYPE_SOFTWARE / PERF_COUNT_SW_*, PERF_TYPE_HARDWARE, PERF_TYPE_RAW)
+ * and its overflow interval (sample_period).  Samples name the counter by
+ * its index in lwprof_sample_start.counters[].
+ */
+#define LWPROF_MAX_COUNTERS	8
+
+struct lwprof_counter {
+	__u32 type;
+	__u32 flags;		/* zero */
+	__u64 config;
+	__u64 period;
+	__u64 reserved;
+};
+
+/* lwprof_sample_start.flags */
+#define LWPROF_SS_KSTACK	_BITUL(0)	/* kernel stacks too (-K) */
+
+#define LWPROF_CLOCK_MIN_NS	10000ULL	/* 10 us */
+#define LWPROF_CLOCK_MAX_NS	1000000000ULL	/* 1 s */
+#define LWPROF_DEPTH_DEFAULT	256
+#define LWPROF_DEPTH_MAX	1024
+#define LWPROF_STACK_MAX	65536	/* bytes of user stack per sample */
+
+struct lwprof_sample_start {
+	__u32 flags;		/* LWPROF_SS_* */
+	__u32 max_depth;	/* frame-pointer frames, 0 = default */
+	__u64 clock_ns;		/* clock-profile interval, 0 = off */
+	__u32 stack_bytes;	/* user stack copied per sample, multiple of 64 */
+	__u32 nr_counters;
+	__u64 reserved[4];
+	struct lwprof_counter counters[LWPROF_MAX_COUNTERS];
+};
+
+#define LWPROF_IOC_SAMPLE_START \
+	_IOW(LWPROF_IOC_MAGIC, 0x04, struct lwprof_sample_start)
+
+/* Out: per ring, records written and lost so far (sum over rings). */
+struct lwprof_sample_stop {
+	__u32 flags;		/* in: zero */
+	__u32 pad0;
+	__u64 records;
+	__u64 lost;
+	__u64 reserved[4];
+};
+
+#define LWPROF_IOC_SAMPLE_STOP \
+	_IOWR(LWPROF_IOC_MAGIC, 0x05, struct lwprof_sample_stop)
+
+#include "lwprof_record.h"
 
 #endif /* _UAPI_LWPROF_H */

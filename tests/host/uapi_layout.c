@@ -20,6 +20,22 @@ _Static_assert(offsetof(struct lwprof_thread_usage, mstate_ns) == 32, "layout");
 _Static_assert(offsetof(struct lwprof_thread_usage, comm) == 160, "layout");
 _Static_assert(sizeof(struct lwprof_usage_read) == 72, "abi 1.0 size");
 _Static_assert(LWPROF_MS_COUNT == 10, "ten Solaris microstates");
+_Static_assert(sizeof(struct lwprof_ring_setup) == 64, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_counter) == 32, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_sample_start) == 312, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_sample_stop) == 56, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_ring_ctl) == 256, "abi 1.1 size");
+_Static_assert(offsetof(struct lwprof_ring_ctl, tail) == 64, "own line");
+_Static_assert(offsetof(struct lwprof_ring_ctl, data_size) == 128, "layout");
+_Static_assert(sizeof(struct lwprof_rec) == 8, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_rec_sample) == 128, "abi 1.1 size");
+_Static_assert(offsetof(struct lwprof_rec_sample, mstate_ns) == 40, "layout");
+_Static_assert(sizeof(struct lwprof_rec_task) == 48, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_rec_mmap) == 72, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_rec_lost) == 32, "abi 1.1 size");
+_Static_assert(sizeof(struct lwprof_file_header) == 64, "format 1.0 size");
+_Static_assert(sizeof(((struct lwprof_rec_sample *)0)->mstate_ns) ==
+	       LWPROF_MS_COUNT * 8, "one delta per microstate");
 
 int main(void)
 {

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * lwprof records (ABI 1.1): what the module writes into its per-CPU rings,
+ * and what the recorder copies, byte for byte, into an experiment's
+ * cpu.N.rec files (after a struct lwprof_file_header).  The rules of
+ * lwprof.h apply; also:
+ *  - every record starts with struct lwprof_rec; size counts the header and
+ *    everything after it and is a multiple of 8; a reader skips types it
+ *    does not know by size;
+ *  - byte order is the machine's; the file header says which;
+ *  - times are CLOCK_MONOTONIC nanoseconds, as in lwprof_thread_usage.
+ */
+#ifndef _UAPI_LWPROF_RECORD_H
+#define _UAPI_LWPROF_RECORD_H
+
+#include <linux/types.h>
+
+/*
+ * A ring: one control page, then data_size bytes of data (a power of two)
+ * mapped right after it.  head and tail count bytes since the start and
+ * only grow; the data at byte n is at data[n & (data_size - 1)], so a
+ * record may wrap around the end of the data.
+ *
+ * Ordering (libperf's and the BPF ring buffer's protocol):
+ *  - the module writes records at head, then publishes head with a
+ *    store-release: a reader that load-acquires head sees the records
+ *    before it;
+ *  - the reader copies or writes out [tail, head), then publishes tail
+ *    with a store-release: the module load-acquires tail and reuses the
+ *    space only after that;
+ *  - when a record does not fit in data_size - (head - tail) it is dropped
+ *    and lost is incremented; the next record that fits is preceded by a
+ *    LWPROF_REC_LOST record carrying the count dropped since the last one.
+ */
+struct lwprof_ring_ctl {
+	__u64 head;		/* module: bytes written */
+	__u64 pad_head[7];	/* head and tail on their own cache lines */
+	__u64 tail;		/* reader: bytes consumed */
+	__u64 pad_tail[7];
+	__u64 data_size;	/* bytes of data, a power of two */
+	__u64 data_offset;	/* from the start of the mapping: a page */
+	__u64 records;		/* records written */
+	__u64 lost;		/* records dropped, ring full */
+	__u32 cpu;
+	__u32 watermark;	/* POLLIN when head - tail >= watermark */
+	__u64 reserved[11];
+};
+
+/* Every record begins with this. */
+struct lwprof_rec {
+	__u16 type;		/* LWPROF_REC_* */
+	__u16 flags;		/* per type */
+	__u32 size;		/* bytes, this header included, multiple of 8 */
+};
+
+#define LWPROF_REC_SAMPLE	1	/* struct lwprof_rec_sample */
+#define LWPROF_REC_TASK		2	/* struct lwprof_rec_task */
+#define LWPROF_REC_MMAP		3	/* struct lwprof_rec_mmap */
+#define LWPROF_REC_LOST		4	/* struct lwprof_rec_lost */
+
+/*
+ * The user registers of a sample, in the DWARF register order of x86-64
+ * (what libdw's set_initial_registers wants): rax, rdx, rcx, rbx, rsi,
+ * rdi, rbp, rsp, r8 ... r15, then the return address (rip).
+ */
+#define LWPROF_NR_REGS		17
+#define LWPROF_REG_BP		6
+#define LWPROF_REG_SP		7
+#define LWPROF_REG_IP		16
+
+/* lwprof_rec_sample.hdr.flags */
+#define LWPROF_RS_REGS		0x0001	/* regs[] present */
+#define LWPROF_RS_TRUNC		0x0002	/* user frame walk hit max_depth */
+#define LWPROF_RS_KMODE		0x0004	/* the thread was in the kernel */
+#define LWPROF_RS_EXIT		0x0008	/* last packet of an exiting thread:
+					 * no stack; charge it where the
+					 * thread's previous packet went */
+#define LWPROF_RS_DEFERRED	0x0010	/* taken at the return to user mode
+					 * that followed the interval's end */
+#define LWPROF_RS_KTRUNC	0x0020	/* kernel frame walk hit max_depth */
+
+/* lwprof_rec_sample.kind */
+#define LWPROF_SK_CLOCK		1
+#define LWPROF_SK_COUNTER	2
+
+/*
+ * A clock-profile or counter-overflow packet.
+ *
+ * Clock packets: mstate_ns[] is the time, per microstate, that the thread
+ * spent since its previous clock packet (since accounting began for the
+ * first one), so every nanosecond of a thread's accounted life lands in
+ * exactly one packet; value is their sum.  Time off CPU is carried by the
+ * packet taken when the thread next returns to user mode, with the user
+ * stack there: the call that blocked.
+ *
+ * Counter packets: counter is the index in lwprof_sample_start.counters[],
+ * value the events counted since the previous overflow (the period);
+ * mstate_ns[] is zero.
+ *
+ * After the fixed part, in this order, each a multiple of 8 bytes:
+ *   __u64 regs[LWPROF_NR_REGS]     if hdr.flags & LWPROF_RS_REGS
+ *   __u64 ips[nr_user]             user frames, leaf (the pc) first
+ *   __u64 kips[nr_kernel]          kernel frames, leaf first
+ *   __u8  stack[stack_size]        user memory from regs[LWPROF_REG_SP]
+ *                                  upward, padded to 8 bytes
+ */
+struct lwprof_rec_sample {
+	struct lwprof_rec hdr;
+	__u64 time_ns;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u16 kind;		/* LWPROF_SK_* */
+	__u16 counter;
+	__u64 value;
+	__u64 mstate_ns[10];	/* LWPROF_MS_COUNT */
+	__u16 nr_user;
+	__u16 nr_kernel;
+	__u32 stack_size;	/* bytes of stack[] before padding */
+};
+
+/* lwprof_rec_task.event */
+#define LWPROF_TASK_START	1	/* existed when sampling started */
+#define LWPROF_TASK_FORK	2	/* new thread (pid != tid) or process */
+#define LWPROF_TASK_EXEC	3	/* new program: the pid's maps reset */
+#define LWPROF_TASK_EXIT	4	/* the thread is gone */
+#define LWPROF_TASK_COMM	5	/* renamed (prctl PR_SET_NAME) */
+
+struct lwprof_rec_task {
+	struct lwprof_rec hdr;
+	__u64 time_ns;
+	__u32 pid;
+	__u32 tid;
+	__u32 ppid;		/* thread-group id of the parent process */
+	__u32 event;		/* LWPROF_TASK_* */
+	char comm[16];
+};
+
+/*
+ * An executable mapping of an accounted process: existing ones when
+ * sampling starts, new ones (exec, dlopen) as they are made.  path is
+ * NUL-terminated and padded with NULs to the record's size; "//anon" for
+ * anonymous executable memory, "[vdso]" for the vDSO.
+ */
+#define LWPROF_MMAP_ANON	0x0001	/* not a file */
+
+struct lwprof_rec_mmap {
+	struct lwprof_rec hdr;	/* flags: LWPROF_MMAP_* */
+	__u64 time_ns;
+	__u32 pid;
+	__u32 tid;
+	__u64 start;
+	__u64 len;
+	__u64 pgoff;		/* file offset in bytes */
+	__u64 ino;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 prot;		/* PROT_* */
+	__u32 pad0;
+	char path[];
+};
+
+/* Records dropped on this CPU since the previous LOST record. */
+struct lwprof_rec_lost {
+	struct lwprof_rec hdr;
+	__u64 time_ns;
+	__u64 lost;
+	__u32 cpu;
+	__u32 pad0;
+};
+
+/*
+ * The first 64 bytes of an experiment's cpu.N.rec file (written by the
+ * recorder, not the module); the ring's bytes follow.
+ */
+#define LWPROF_FILE_MAGIC	"LWPROFR"	/* 8 bytes with its NUL */
+#define LWPROF_FILE_MAJOR	1
+#define LWPROF_FILE_MINOR	0
+#define LWPROF_FILE_LE		0x01020304	/* byte_order as written */
+
+struct lwprof_file_header {
+	char magic[8];
+	__u32 major;		/* experiment format, LWPROF_FILE_* */
+	__u32 minor;
+	__u32 byte_order;	/* LWPROF_FILE_LE read natively */
+	__u32 cpu;
+	__u32 abi_major;	/* the module's ABI that wrote the records */
+	__u32 abi_minor;
+	__u64 reserved[4];
+};
+
+#endif /* _UAPI_LWPROF_RECORD_H */
