@@ -88,6 +88,6 @@ clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/tests $(B)/lwprof tests/out
 
--include $(USER_OBJS:.o=.d)
+-include $(USER_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 
 .PHONY: all module tools tests check install uninstall clean

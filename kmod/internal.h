@@ -4,7 +4,9 @@
 #define LWPROF_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
@@ -14,6 +16,8 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 
+#include <asm/msr.h>
+
 #include "compat.h"
 #include "lwprof.h"	/* uapi/lwprof.h: the ABI */
 
@@ -22,9 +26,26 @@
 /* Bits of LWPROF_FEAT_* this build implements. */
 #define LWPROF_FEATURES		LWPROF_FEAT_MSTATE
 
-/* The one clock: CLOCK_MONOTONIC, NMI-safe. */
+/*
+ * The one clock (clock.c): ns on CLOCK_MONOTONIC's time line, NMI-safe.
+ * The TSC is read unordered: a reading may move by a few cycles against
+ * the instructions around it, which no accounting can see.
+ */
+struct lwprof_clock {
+	u32 mult;
+	u32 shift;
+	u64 offset;		/* wraps: CLOCK_MONOTONIC minus scaled TSC */
+	bool tsc;		/* else ktime_get_mono_fast_ns() */
+};
+
+extern struct lwprof_clock lwprof_clock;
+void lwprof_clock_anchor(void);
+
 static inline u64 lwprof_now(void)
 {
+	if (likely(lwprof_clock.tsc))
+		return mul_u64_u32_shr(rdtsc(), lwprof_clock.mult,
+				       lwprof_clock.shift) + lwprof_clock.offset;
 	return ktime_get_mono_fast_ns();
 }
 
@@ -91,7 +112,23 @@ struct lwprof_session {
 };
 
 /* thread.c: the table of accounted threads */
-struct lwprof_thread *lwprof_thread_find(struct task_struct *task);
+#define LWPROF_HASH_BITS	12
+extern struct hlist_head lwprof_threads[1 << LWPROF_HASH_BITS];
+
+/* RCU (or preemption off): the entry of task, if it is accounted. */
+static __always_inline struct lwprof_thread *
+lwprof_thread_find(struct task_struct *task)
+{
+	struct lwprof_thread *t;
+
+	hash_for_each_possible_rcu(lwprof_threads, t, hnode,
+				   (unsigned long)task) {
+		if (t->task == task)
+			return t;
+	}
+	return NULL;
+}
+
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp);
 void lwprof_thread_free(struct lwprof_thread *t);
 void lwprof_thread_init(struct lwprof_thread *t, struct task_struct *task,
@@ -115,8 +152,8 @@ struct lwprof_tp {
 
 /* mstate.c: the state machine */
 extern struct lwprof_tp lwprof_mstate_tps[];
-void lwprof_ms_urn_register(void);
-void lwprof_ms_urn_unregister(void);
+void lwprof_ms_urn_disarm(void);
+extern atomic_t lwprof_adopting;
 void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task);
 void lwprof_ms_fork(struct task_struct *parent, struct task_struct *child);
 void lwprof_ms_free(struct task_struct *task);

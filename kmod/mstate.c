@@ -32,14 +32,26 @@
 
 #include "internal.h"
 
-/* Per CPU: the entry of the task running here, and an open trap. */
+/*
+ * Per CPU: the entry of the task running here, an open trap, and whether
+ * the user-return notifier is armed (while an accounted thread runs here).
+ */
 struct lwprof_cpu {
 	struct lwprof_thread *cur;
 	bool trapped;		/* cur is in TRAP, trap_resume to restore */
 	u8 trap_resume;
+	bool urn_armed;
 };
 
 static DEFINE_PER_CPU(struct lwprof_cpu, lwprof_cpu);
+static DEFINE_PER_CPU(struct user_return_notifier, lwprof_urn);
+
+/*
+ * Non-zero while an attach adds running threads to the table and before
+ * lwprof_ms_cpu_adopt() has cached them per CPU: only then can a thread
+ * that is accounted switch out without being its CPU's cur.
+ */
+atomic_t lwprof_adopting = ATOMIC_INIT(0);
 
 /* The whole-machine session, if one is open; every new thread joins it. */
 struct lwprof_session __rcu *lwprof_machine;
@@ -61,7 +73,8 @@ static inline bool lwprof_ctx_is_fault(u8 ctx)
 }
 
 /* Charge the time since the last change to the old state, enter the new. */
-static void lwprof_ms_set(struct lwprof_thread *t, unsigned int state, u64 now)
+static __always_inline void lwprof_ms_set(struct lwprof_thread *t,
+					  unsigned int state, u64 now)
 {
 	if (now > t->last_ns) {
 		t->acc[t->state] += now - t->last_ns;
@@ -70,7 +83,8 @@ static void lwprof_ms_set(struct lwprof_thread *t, unsigned int state, u64 now)
 	t->state = state;
 }
 
-static void lwprof_ms_change(struct lwprof_thread *t, unsigned int state)
+static __always_inline void lwprof_ms_change(struct lwprof_thread *t,
+					     unsigned int state)
 {
 	write_seqcount_begin(&t->seq);
 	lwprof_ms_set(t, state, lwprof_now());
@@ -78,7 +92,7 @@ static void lwprof_ms_change(struct lwprof_thread *t, unsigned int state)
 }
 
 /* The running thread's entry, if it is accounted. */
-static inline struct lwprof_thread *lwprof_cur(void)
+static __always_inline struct lwprof_thread *lwprof_cur(void)
 {
 	struct lwprof_thread *t = this_cpu_read(lwprof_cpu.cur);
 
@@ -90,7 +104,8 @@ static inline struct lwprof_thread *lwprof_cur(void)
  * interleave) and its seqcount open for writing; NULL, with nothing held,
  * if the thread is not accounted.  Close with lwprof_cur_write_end().
  */
-static struct lwprof_thread *lwprof_cur_write_begin(unsigned long *flags)
+static __always_inline struct lwprof_thread *
+lwprof_cur_write_begin(unsigned long *flags)
 {
 	struct lwprof_thread *t;
 
@@ -103,15 +118,17 @@ static struct lwprof_thread *lwprof_cur_write_begin(unsigned long *flags)
 	return t;
 }
 
-static void lwprof_cur_write_end(struct lwprof_thread *t, unsigned long flags)
+static __always_inline void lwprof_cur_write_end(struct lwprof_thread *t,
+						 unsigned long flags)
 {
 	write_seqcount_end(&t->seq);
 	local_irq_restore(flags);
 }
 
 /* Is this system call a futex wait (a user-level lock or condvar)? */
-static bool lwprof_futex_wait(struct task_struct *task, struct pt_regs *regs,
-			      long nr, bool compat)
+static noinline bool lwprof_futex_wait_slow(struct task_struct *task,
+					    struct pt_regs *regs, long nr,
+					    bool compat)
 {
 	unsigned long args[6];
 	unsigned int cmd;
@@ -125,6 +142,16 @@ static bool lwprof_futex_wait(struct task_struct *task, struct pt_regs *regs,
 	return cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET ||
 	       cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2 ||
 	       cmd == FUTEX_WAIT_REQUEUE_PI;
+}
+
+/* The common case, a 64-bit call that is no futex, decided inline. */
+static __always_inline bool lwprof_futex_wait(struct task_struct *task,
+					      struct pt_regs *regs, long nr,
+					      bool compat)
+{
+	if (!compat && nr != __NR_futex && nr != __NR_futex_waitv)
+		return false;
+	return lwprof_futex_wait_slow(task, regs, nr, compat);
 }
 
 /*
@@ -241,6 +268,9 @@ static void lwprof_ms_switch_in(struct lwprof_thread *t, u64 now)
 	write_seqcount_end(&t->seq);
 }
 
+static void lwprof_urn_arm(struct lwprof_cpu *c);
+static void lwprof_urn_disarm(struct lwprof_cpu *c);
+
 /* Context: rq lock held, interrupts off. */
 static void lwprof_tp_sched_switch(void *data, bool preempt,
 				   struct task_struct *prev,
@@ -251,14 +281,20 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	struct lwprof_thread *t = c->cur;
 	u64 now = lwprof_now();
 
-	if (!t || t->task != prev)
+	if (t && t->task != prev)
+		t = NULL;
+	if (unlikely(!t && atomic_read(&lwprof_adopting)))
 		t = lwprof_thread_find(prev);
 	if (t)
 		lwprof_ms_switch_out(t, prev, prev_state, now);
 	t = lwprof_thread_find(next);
 	c->cur = t;
-	if (t)
+	if (t) {
+		lwprof_urn_arm(c);
 		lwprof_ms_switch_in(t, now);
+	} else {
+		lwprof_urn_disarm(c);
+	}
 }
 
 /* Context: rq lock held; p is not running.  Ignore threads not asleep. */
@@ -290,18 +326,17 @@ static void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
 }
 
 /*
- * The system call is done; the way out (signals, rescheduling) still runs
- * in SYSTEM until the user-return notifier, but is no longer the call.
+ * The return to user mode, from a system call, a fault or an interrupt:
+ * the user-return notifier marks it exactly.  It is armed on a CPU only
+ * while an accounted thread runs there (sched_switch arms and disarms it),
+ * so other threads' switches and returns to user mode do not pay for it.
+ * Its flag (TIF_USER_RETURN_NOTIFY) is set on the task running when it is
+ * armed; from a sched_switch probe that is the thread switching out, and
+ * the switch hands the flag on to the next one (the flag follows the CPU).
+ *
+ * Interrupts off: the last step before the thread runs user code again.
+ * That also ends the system call: no sys_exit probe is needed.
  */
-static void lwprof_tp_sys_exit(void *data, struct pt_regs *regs, long ret)
-{
-	struct lwprof_thread *t = lwprof_cur();
-
-	if (t)
-		t->depth = 0;
-}
-
-/* Interrupts off: the last step before the thread runs user code again. */
 static void lwprof_on_user_return(struct user_return_notifier *urn)
 {
 	struct lwprof_thread *t = lwprof_cur();
@@ -313,20 +348,30 @@ static void lwprof_on_user_return(struct user_return_notifier *urn)
 		lwprof_ms_change(t, LWPROF_MS_USER);
 }
 
-static DEFINE_PER_CPU(struct user_return_notifier, lwprof_urn);
-
-/* Set the callback here: per-CPU initial data is not to be relied on. */
-static void lwprof_urn_register(void *unused)
+/* Preemption or interrupts off, on c's own CPU. */
+static void lwprof_urn_arm(struct lwprof_cpu *c)
 {
-	struct user_return_notifier *urn = this_cpu_ptr(&lwprof_urn);
+	struct user_return_notifier *urn;
 
+	if (c->urn_armed)
+		return;
+	urn = this_cpu_ptr(&lwprof_urn);
 	urn->on_user_return = lwprof_on_user_return;
 	user_return_notifier_register(urn);
+	c->urn_armed = true;
 }
 
-static void lwprof_urn_unregister(void *unused)
+static void lwprof_urn_disarm(struct lwprof_cpu *c)
 {
+	if (!c->urn_armed)
+		return;
 	user_return_notifier_unregister(this_cpu_ptr(&lwprof_urn));
+	c->urn_armed = false;
+}
+
+static void lwprof_urn_disarm_ipi(void *unused)
+{
+	lwprof_urn_disarm(this_cpu_ptr(&lwprof_cpu));
 }
 
 /*
@@ -573,6 +618,8 @@ void lwprof_ms_cpu_adopt(void *unused)
 	unsigned int state;
 
 	c->cur = t;
+	if (t)
+		lwprof_urn_arm(c);	/* on current: the interrupted task */
 	if (!t || !t->guessed)
 		return;
 	state = regs && user_mode(regs) ? LWPROF_MS_USER : LWPROF_MS_SYSTEM;
@@ -609,6 +656,7 @@ void lwprof_ms_cpu_reset(void *unused)
 
 	c->cur = NULL;
 	c->trapped = false;
+	c->urn_armed = false;
 }
 
 #define TP(n, fn, opt)	{ .name = n, .probe = fn, .optional = opt }
@@ -621,7 +669,6 @@ struct lwprof_tp lwprof_mstate_tps[] = {
 	TP("sched_process_exec", lwprof_tp_exec, false),
 	TP("sched_process_free", lwprof_tp_free, false),
 	TP("sys_enter", lwprof_tp_sys_enter, false),
-	TP("sys_exit", lwprof_tp_sys_exit, false),
 	TP("page_fault_user", lwprof_tp_page_fault_user, false),
 	TP("page_fault_kernel", lwprof_tp_page_fault_kernel, false),
 	TP("irq_handler_entry", lwprof_tp_irq_entry, false),
@@ -662,7 +709,6 @@ LWPROF_CHECK_TP(sched_process_fork, lwprof_tp_fork);
 LWPROF_CHECK_TP(sched_process_exec, lwprof_tp_exec);
 LWPROF_CHECK_TP(sched_process_free, lwprof_tp_free);
 LWPROF_CHECK_TP(sys_enter, lwprof_tp_sys_enter);
-LWPROF_CHECK_TP(sys_exit, lwprof_tp_sys_exit);
 LWPROF_CHECK_TP(page_fault_user, lwprof_tp_page_fault_user);
 LWPROF_CHECK_TP(page_fault_kernel, lwprof_tp_page_fault_kernel);
 LWPROF_CHECK_TP(irq_handler_entry, lwprof_tp_irq_entry);
@@ -673,12 +719,8 @@ LWPROF_CHECK_TP(local_timer_entry, lwprof_tp_vector_entry);
 LWPROF_CHECK_TP(local_timer_exit, lwprof_tp_vector_exit);
 LWPROF_CHECK_TP(signal_deliver, lwprof_tp_signal_deliver);
 
-void lwprof_ms_urn_register(void)
+/* Probes are gone: no CPU keeps a notifier armed. */
+void lwprof_ms_urn_disarm(void)
 {
-	on_each_cpu(lwprof_urn_register, NULL, 1);
-}
-
-void lwprof_ms_urn_unregister(void)
-{
-	on_each_cpu(lwprof_urn_unregister, NULL, 1);
+	on_each_cpu(lwprof_urn_disarm_ipi, NULL, 1);
 }

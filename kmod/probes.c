@@ -4,10 +4,11 @@
  * it.  lwprof_probes_get()/put() count the users; the caller holds
  * lwprof_sessions_mutex.
  *
- * Order on the way in: per-CPU state reset, user-return notifiers,
- * tracepoints.  On the way out the reverse, then
- * tracepoint_synchronize_unregister() so that no probe is still running
- * when sessions free their threads.
+ * Order on the way in: per-CPU state reset, tracepoints (the probes arm
+ * the one-shot user-return notifiers as they need them).  On the way out:
+ * tracepoints, tracepoint_synchronize_unregister() so that no probe is
+ * still running when sessions free their threads, then the notifiers that
+ * are still armed.
  *
  * Registering a tracepoint flips its static key, which patches kernel text
  * on every CPU.  So that back-to-back sessions (ptime in a loop) do not
@@ -101,10 +102,10 @@ static int lwprof_probes_on_locked(void)
 		return 0;
 	/* Per-CPU state may be stale from probes of an earlier round. */
 	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
-	lwprof_ms_urn_register();
+	lwprof_clock_anchor();	/* no probe, no session: nobody reads it */
 	ret = lwprof_tps_register();
 	if (ret) {
-		lwprof_ms_urn_unregister();
+		lwprof_ms_urn_disarm();
 		return ret;
 	}
 	lwprof_probes_on = true;
@@ -116,7 +117,7 @@ static void lwprof_probes_off_locked(void)
 	if (!lwprof_probes_on)
 		return;
 	lwprof_tps_unregister();
-	lwprof_ms_urn_unregister();
+	lwprof_ms_urn_disarm();	/* no probe can arm one again */
 	lwprof_probes_on = false;
 }
 

@@ -231,15 +231,19 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	}
 	if (machine)
 		rcu_assign_pointer(lwprof_machine, s);
+	/* Until every CPU has adopted its running thread (below). */
+	atomic_inc(&lwprof_adopting);
 	ret = lwprof_session_populate(s, leader);
 	if (!ret && list_empty(&s->threads))
 		ret = -ESRCH;	/* a zombie: nothing left to account */
 	if (ret) {
+		atomic_dec(&lwprof_adopting);
 		lwprof_session_destroy(s);
 		goto out_unlock;
 	}
 	/* Threads running right now: settle their state, cache their entry. */
 	on_each_cpu(lwprof_ms_cpu_adopt, NULL, 1);
+	atomic_dec(&lwprof_adopting);
 	file->private_data = s;
 	lwprof_nsessions++;
 out_unlock:

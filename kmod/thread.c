@@ -12,23 +12,9 @@
 
 #include "internal.h"
 
-#define LWPROF_HASH_BITS	12
-
-static DEFINE_HASHTABLE(lwprof_threads, LWPROF_HASH_BITS);
+DEFINE_HASHTABLE(lwprof_threads, LWPROF_HASH_BITS);
 static DEFINE_RAW_SPINLOCK(lwprof_hash_lock);
 static struct kmem_cache *lwprof_thread_cache;
-
-struct lwprof_thread *lwprof_thread_find(struct task_struct *task)
-{
-	struct lwprof_thread *t;
-
-	hash_for_each_possible_rcu(lwprof_threads, t, hnode,
-				   (unsigned long)task) {
-		if (t->task == task)
-			return t;
-	}
-	return NULL;
-}
 
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp)
 {

@@ -71,8 +71,9 @@ struct lwprof_abi_version {
  *  STOPPED    stopped by a signal or a tracer
  *  WAIT_CPU   runnable, waiting for a CPU (woken or preempted)
  *
- * The clock is CLOCK_MONOTONIC in nanoseconds (the kernel's
- * ktime_get_mono_fast_ns()), so times compare with clock_gettime().
+ * The clock is CLOCK_MONOTONIC in nanoseconds (the TSC scaled and anchored
+ * to it, or ktime_get_mono_fast_ns(); docs/mstate.md), so times compare
+ * with clock_gettime().
  */
 #define LWPROF_MS_USER		0
 #define LWPROF_MS_SYSTEM	1

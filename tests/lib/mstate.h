@@ -75,17 +75,25 @@ static inline void ms_truth(const char *key, uint64_t ns)
 	printf("truth %s %llu\n", key, (unsigned long long)ns);
 }
 
-/* Print this thread's schedstat (run time, run-queue wait). */
-static inline void ms_sched(const char *name)
+/* This thread's schedstat so far: run time and run-queue wait (ns). */
+static inline void ms_schedstat(unsigned long long *run,
+				unsigned long long *wait)
 {
-	unsigned long long run = 0, wait = 0;
 	FILE *f = fopen("/proc/thread-self/schedstat", "r");
 
-	if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2) {
+	if (!f || fscanf(f, "%llu %llu", run, wait) != 2) {
 		perror("schedstat");
 		exit(2);
 	}
 	fclose(f);
+}
+
+/* Print this thread's schedstat (run time, run-queue wait). */
+static inline void ms_sched(const char *name)
+{
+	unsigned long long run = 0, wait = 0;
+
+	ms_schedstat(&run, &wait);
 	printf("sched %s %d %llu %llu\n", name, ms_gettid(), run, wait);
 }
 

@@ -4,8 +4,11 @@
  * a start gate; main opens the gate (at time T) and they spin in user mode
  * until T + 600 ms, so each runs about 200 ms and waits for the CPU about
  * 400 ms.  Ground truth per thread: the time it was not running from T to
- * its end, (end - T) - (CPU time at end - CPU time at the gate), and its
- * schedstat once done (see struct ms_worker).
+ * its end, (end - T) - (CPU time at end - CPU time at the gate), plus the
+ * run-queue wait it had before the gate (thread start, moving to the CPU:
+ * microseconds on a quiet host, milliseconds when the host stalls the
+ * guest), read from its schedstat just before it sleeps at the gate; and
+ * its schedstat once done (see struct ms_worker).
  *
  *   ms_waitcpu [CPU]     (default: the last CPU)
  */
@@ -20,11 +23,13 @@ static uint64_t gate_time, deadline;
 static sem_t ready, gate;
 static int pin_cpu;
 static uint64_t cpu_at_gate[NTHREADS];
+static unsigned long long wait_at_gate[NTHREADS];
 
 static void *spin(void *arg)
 {
 	struct ms_worker *w = arg;
 	int i = w->name[4] - '0';
+	unsigned long long run;
 	cpu_set_t set;
 
 	ms_worker_begin(w);
@@ -34,6 +39,7 @@ static void *spin(void *arg)
 		perror("sched_setaffinity");
 		exit(2);
 	}
+	ms_schedstat(&run, &wait_at_gate[i]);
 	cpu_at_gate[i] = ms_cpu();
 	sem_post(&ready);
 	while (sem_wait(&gate))
@@ -72,7 +78,8 @@ int main(int argc, char **argv)
 		ms_worker_reap(&s[i]);
 		printf("truth %s_offcpu_ns %llu\n", s[i].name,
 		       (unsigned long long)(s[i].end - gate_time -
-					    (s[i].cpu - cpu_at_gate[i])));
+					    (s[i].cpu - cpu_at_gate[i]) +
+					    wait_at_gate[i]));
 		printf("truth %s_cpu_ns %llu\n", s[i].name,
 		       (unsigned long long)s[i].cpu);
 		printf("truth %s_late_ns %lld\n", s[i].name,
