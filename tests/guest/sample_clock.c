@@ -15,72 +15,10 @@
  * at the same time: lwprof's packets must be within 5% of perf's samples,
  * and within 5% of the nominal count whenever perf's are.
  */
-#include <linux/perf_event.h>
-
+#include "peer.h"
 #include "ring.h"
 #include "test.h"
 
-/* perf's cpu-clock sampling of pid every period ns, into a mapped ring. */
-struct peer {
-	int fd;
-	void *map;
-	size_t size;
-};
-
-#define PEER_PAGES	128
-
-static int peer_open(struct peer *p, pid_t pid, uint64_t period)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_period = period;
-	a.sample_type = PERF_SAMPLE_TID;
-	a.exclude_kernel = 1;
-	p->fd = syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (p->fd < 0)
-		return -errno;
-	p->size = (PEER_PAGES + 1) * (size_t)getpagesize();
-	p->map = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
-	return p->map == MAP_FAILED ? -errno : 0;
-}
-
-/* Samples in perf's ring (it was big enough to hold them all). */
-static unsigned int peer_samples(struct peer *p, unsigned int *lost)
-{
-	struct perf_event_mmap_page *pg = p->map;
-	unsigned char *data = (unsigned char *)p->map + pg->data_offset;
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t pos = 0;
-	unsigned int n = 0;
-
-	*lost = head > pg->data_size;
-	while (pos + sizeof(struct perf_event_header) <= head &&
-	       head <= pg->data_size) {
-		struct perf_event_header *h = (void *)(data + pos);
-
-		if (!h->size)
-			break;
-		n += h->type == PERF_RECORD_SAMPLE;
-		*lost += h->type == PERF_RECORD_LOST;
-		pos += h->size;
-	}
-	return n;
-}
-
-static void peer_close(struct peer *p)
-{
-	munmap(p->map, p->size);
-	close(p->fd);
-}
-
-static int within(unsigned int got, unsigned int want, unsigned int pct)
-{
-	return got * 100 >= want * (100 - pct) && got * 100 <= want * (100 + pct);
-}
 
 #define SPIN_NS	2000000000ULL
 
@@ -117,7 +55,7 @@ static void run(uint64_t clock_ns)
 	ret = lwr_begin(&r, &c, spin, NULL, 256, &ss);
 	t_check(ret == 0, "SAMPLE_START at %llu ns (%s)",
 		(unsigned long long)clock_ns, strerror(-ret));
-	ret = peer_open(&peer, c.pid, clock_ns);
+	ret = peer_open(&peer, c.pid, PERF_COUNT_SW_CPU_CLOCK, clock_ns);
 	if (ret) {
 		errno = -ret;
 		t_fatal("perf_event_open(cpu-clock) on the spinner");
