@@ -158,16 +158,23 @@ static enum hrtimer_restart lwprof_clock_timer(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-/* Arm this CPU's timer for the next grid point; interrupts off. */
+/*
+ * Arm this CPU's timer; interrupts off.  CPUs tick at their own phase
+ * after each grid point (CPU c at c / nr_cpu_ids of the interval), so
+ * that they do not all take their interrupts at once; a tick stands for
+ * the grid point just before it.
+ */
 static void lwprof_clock_arm(struct lwprof_smp *smp)
 {
 	struct lwprof_smp_timer *st = this_cpu_ptr(smp->timers);
+	u64 phase = div_u64(smp->clock_ns * smp_processor_id(), nr_cpu_ids);
 
 	if (st->armed)
 		return;
 	st->armed = true;
 	hrtimer_start(&st->timer,
-		      ns_to_ktime(lwprof_grid_after(smp, lwprof_now())),
+		      ns_to_ktime(lwprof_grid_after(smp, lwprof_now() - phase) +
+				  phase),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
