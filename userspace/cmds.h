@@ -13,5 +13,6 @@ struct lwprof_cmd {
 int cmd_version(int argc, char **argv);
 int cmd_ptime(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_print(int argc, char **argv);
 
 #endif
