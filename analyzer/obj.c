@@ -410,6 +410,9 @@ static int read_syms(struct an *an, uint32_t obj)
 			err = -ENOMEM;
 			goto out;
 		}
+		if (strchr(r->name, '@'))
+			*strchr(r->name, '@') = 0;	/* foo@@GLIBC_2.34: a version */
+		nm = r->name;
 		bind = GELF_ST_BIND(sym.st_info);
 		r->addr = addr - o->mod_bias;
 		r->size = sym.st_size;

@@ -56,7 +56,8 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	static int a[4096];
-	char line[512], maps[65536];
+	static char maps[65536];
+	char line[512];
 	size_t mlen;
 	FILE *f;
 
