@@ -129,6 +129,8 @@ struct an_table {
 	size_t rows, cap;
 };
 
+void an_title(struct an *an, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 int an_table_init(struct an_table *t, int ncol);
 int an_table_head(struct an_table *t, int col, const char *h1, const char *h2,
 		  bool left);

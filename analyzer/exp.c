@@ -390,6 +390,56 @@ static void charge_exits(struct an *an)
 	}
 }
 
+static int idx_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct an_thread *t = ctx;
+	const struct an_thread *x = &t[*(const uint32_t *)a];
+	const struct an_thread *y = &t[*(const uint32_t *)b];
+
+	if (x->exp != y->exp)
+		return x->exp < y->exp ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Number the threads by experiment, pid and tid (-thread_list order). */
+static int sort_threads(struct an *an)
+{
+	size_t n = an->threads.n, i;
+	uint32_t *map = malloc((n + 1) * sizeof(*map));
+	struct an_thread *t = an->threads.p;
+
+	if (!map)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		map[i] = i;
+	qsort_r(map, n, sizeof(*map), idx_cmp, t);
+	{
+		struct an_thread *sorted = malloc((n + 1) * sizeof(*sorted));
+		uint32_t *inv = malloc((n + 1) * sizeof(*inv));
+
+		if (!sorted || !inv) {
+			free(sorted);
+			free(inv);
+			free(map);
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++) {
+			sorted[i] = t[map[i]];
+			inv[map[i]] = i;
+		}
+		memcpy(t, sorted, n * sizeof(*t));
+		for (i = 0; i < an->s.n; i++)
+			an->s.thr[i] = inv[an->s.thr[i]];
+		free(sorted);
+		free(inv);
+	}
+	free(map);
+	an_htab_free(&an->thr_h);	/* no lookups after loading */
+	return 0;
+}
+
 int an_finish(struct an *an)
 {
 	size_t i;
@@ -411,6 +461,8 @@ int an_finish(struct an *an)
 	if (err)
 		return err;
 	charge_exits(an);
+	if (sort_threads(an))
+		return an_errf(an, -ENOMEM, "out of memory");
 	for (i = 0; i < an->s.n; i++) {
 		if (an->s.time[i] < an->tmin)
 			an->tmin = an->s.time[i];

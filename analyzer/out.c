@@ -13,6 +13,19 @@
 #include "an.h"
 #include "compute.h"
 
+/* A view's title: text mode only (CSV output is the table alone). */
+void an_title(struct an *an, const char *fmt, ...)
+{
+	extern struct an_view an_v;
+	va_list ap;
+
+	if (an_v.printmode != AN_PM_TEXT)
+		return;
+	va_start(ap, fmt);
+	vfprintf(an->out, fmt, ap);
+	va_end(ap);
+}
+
 int an_table_init(struct an_table *t, int ncol)
 {
 	memset(t, 0, sizeof(*t));

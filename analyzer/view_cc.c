@@ -203,7 +203,7 @@ int an_view_cc(struct an *an, const char *single)
 	qsort(it, n, sizeof(*it), item_cmp);
 	if (an_v.limit > 0 && (size_t)an_v.limit < n)
 		n = an_v.limit;
-	fprintf(an->out, "Callers and callees sorted by metric: Attributed %s\n\n",
+	an_title(an, "Callers and callees sorted by metric: Attributed %s\n\n",
 		an_metric_title(an, c.sm));
 	for (i = 0; i < n && !err; i++) {
 		if (i)
@@ -334,7 +334,7 @@ int an_view_calltree(struct an *an)
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	fprintf(an->out, "Functions Call Tree. Metric: Inclusive %s\n\n",
+	an_title(an, "Functions Call Tree. Metric: Inclusive %s\n\n",
 		an_metric_title(an, x.c.sm));
 	err = ct_walk(&x, x.tr.roots, prefix, 0, 0);
 	if (err)

@@ -314,7 +314,7 @@ int an_view_flat(struct an *an, int kind)
 	sort_setup(an, &ml, &f, what, sizeof(what));
 	sc.kind = kind;
 	qsort(ids, nid, sizeof(*ids), row_cmp);
-	fprintf(an->out, "%s sorted by metric: %s\n\n", kind_title(kind), what);
+	an_title(an, "%s sorted by metric: %s\n\n", kind_title(kind), what);
 	row = an_table_row(&t);
 	fill_row(an, &ml, &t, colof, row, g.total, g.total, g.total, g.total,
 		 "<Total>", 0, "1:0x00000000");

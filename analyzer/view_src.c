@@ -212,6 +212,23 @@ static uint8_t *func_bytes(struct an *an, struct an_func *fn, size_t *len)
 	return NULL;
 }
 
+/* " <name>" for a direct call or jump to another function, else "". */
+static const char *target_name(struct an *an, uint32_t obj, const cs_insn *in,
+			       char *buf, size_t len)
+{
+	char *end;
+	uint64_t to;
+
+	buf[0] = 0;
+	if (in->mnemonic[0] != 'j' && strncmp(in->mnemonic, "call", 4))
+		return buf;
+	to = strtoull(in->op_str, &end, 16);
+	if (strncmp(in->op_str, "0x", 2) || *end)
+		return buf;
+	snprintf(buf, len, " <%s>", an_func_name(an, an_obj_func(an, obj, to)));
+	return buf;
+}
+
 int an_view_disasm(struct an *an, const char *what)
 {
 	struct an_agg g;
@@ -225,7 +242,8 @@ int an_view_disasm(struct an *an, const char *what)
 	uint8_t *bytes;
 	csh cs;
 	int nf, err;
-	uint32_t id = an_func_find(an, what, &nf), lastline = 0;
+	uint32_t id = an_func_find(an, what, &nf);
+	char tgt[600];
 
 	if (id == UINT32_MAX)
 		return an_errf(an, -ENOENT, "no function named '%s'", what);
@@ -279,10 +297,9 @@ int an_view_disasm(struct an *an, const char *what)
 		if (row == SIZE_MAX)
 			break;
 		listing_row(an, &ml, &t, row, ex + k * nb, in + k * nb);
-		an_table_cell(&t, row, t.ncol - 1, "%s[%5u] %8" PRIx64 ":  %-7s %s",
-			      lno != lastline ? "" : "", lno, insn[k].address,
-			      insn[k].mnemonic, insn[k].op_str);
-		lastline = lno;
+		an_table_cell(&t, row, t.ncol - 1, "[%5u] %8" PRIx64 ":  %-7s %s%s",
+			      lno, insn[k].address, insn[k].mnemonic, insn[k].op_str,
+			      target_name(an, fn->obj, &insn[k], tgt, sizeof(tgt)));
 	}
 	an_table_print(an, &t, an->out);
 	an_table_free(&t);
