@@ -441,6 +441,8 @@ static int read_syms(struct an *an, uint32_t obj)
 		}
 		f = an_obj_fname(an, obj, dn, r->addr, r->size);
 		free(dn);
+		if (f != UINT32_MAX && !strchr(r->name, '.'))
+			AN_VEC(an->funcs, struct an_func, f).addr = r->addr;	/* not a clone's */
 		o = &AN_VEC(an->objs, struct an_obj, obj);
 		s = an_vec_push(&o->syms);
 		if (f == UINT32_MAX || !s) {

@@ -262,15 +262,28 @@ int gen_frame_addr(struct gen *g, const char *frame, const char *callee,
 		snprintf(cname, sizeof(cname), "%s", callee);
 		if ((p = strpbrk(cname, "#+@")))
 			*p = 0;
-		cs = sym_find(g, cname, &cb);
-		target = cs ? cs->addr : 0;
-		for (i = 0; cs && cb == b && i < n; i++) {
-			if (strcmp(insn[i].mnemonic, "call") ||
-			    strtoull(insn[i].op_str, NULL, 16) != target)
-				continue;
-			if (++found == k) {
-				*addr = b->base + insn[i].address + insn[i].size;
+		/* a call to foo.constprop.0, else to foo (foo.cold is jumped to) */
+		for (int pass = 0; pass < 2 && found != k; pass++) {
+			if (pass && (!(p = strchr(cname, '.')) || p == cname))
 				break;
+			if (pass)
+				*p = 0;
+			cs = sym_find(g, cname, &cb);
+			target = cs ? cs->addr : 0;
+			if (!strncmp(cname, "0x", 2)) {	/* a raw address: a stub */
+				cs = s;
+				cb = b;
+				target = strtoull(cname, NULL, 16) - b->base;
+			}
+			found = 0;
+			for (i = 0; cs && cb == b && i < n; i++) {
+				if (strcmp(insn[i].mnemonic, "call") ||
+				    strtoull(insn[i].op_str, NULL, 16) != target)
+					continue;
+				if (++found == k) {
+					*addr = b->base + insn[i].address + insn[i].size;
+					break;
+				}
 			}
 		}
 		if (found != k)
