@@ -16,6 +16,7 @@
 #include <liburing.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ struct run {
 	__u64 settle_end;
 	unsigned int ticks, kills;
 	int write_err;
+	bool attach_failed;
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
 };
 
@@ -138,7 +140,7 @@ static void settle(struct run *r)
 	}
 	r->state = SETTLING;
 	r->settle_end = mono_ns() + SETTLE_NS;
-	arm_timeout(r->ring, &r->settle_ts, 0, UD_CANCEL);
+	arm_timeout(r->ring, &r->settle_ts, 0, UD_SETTLE);
 }
 
 static void settle_tick(struct run *r)
@@ -153,7 +155,7 @@ static void settle_tick(struct run *r)
 			 r->usage.live, r->usage.live == 1 ? "" : "s");
 		stop(r);
 	} else {
-		arm_timeout(r->ring, &r->settle_ts, SETTLE_TICK_NS, UD_CANCEL);
+		arm_timeout(r->ring, &r->settle_ts, SETTLE_TICK_NS, UD_SETTLE);
 	}
 }
 
@@ -218,7 +220,7 @@ static void handle(struct run *r, struct io_uring_cqe *cqe)
 	case UD_FLUSH:
 		on_flush(r);
 		break;
-	case UD_CANCEL:		/* the settle tick */
+	case UD_SETTLE:
 		settle_tick(r);
 		break;
 	case UD_PIDFD:
@@ -339,6 +341,7 @@ static int setup(struct run *r, const char **what)
 		static char buf[160];
 
 		*what = lwprof_session_strerror(err, flags, pid, buf, sizeof(buf));
+		r->attach_failed = true;
 		return err;
 	}
 	*what = "LWPROF_IOC_RING_SETUP";
@@ -471,8 +474,11 @@ static int run(struct run *r)
 	if (gate[1] >= 0)
 		close(gate[1]);		/* on error, the child exits */
 	if (err) {
-		fprintf(stderr, COLLECT ": %s%s%s\n", what, *what ? ": " : "",
-			setup_strerror(err));
+		if (r->attach_failed)
+			fprintf(stderr, COLLECT ": %s\n", what);
+		else
+			fprintf(stderr, COLLECT ": %s%s%s\n", what,
+				*what ? ": " : "", setup_strerror(err));
 		if (r->child > 0)
 			waitpid(r->child, &st, 0);
 		return 1;

@@ -124,7 +124,9 @@ struct io_uring_sqe *drain_sqe(struct io_uring *ring);
 /* user_data of the SQEs of the collect loop: kind in the top byte. */
 #define UD_KIND(ud)	((unsigned int)((ud) >> 56))
 #define UD_MAKE(k, v)	(((__u64)(k) << 56) | (v))
-enum { UD_POLL = 1, UD_SIGNAL, UD_FLUSH, UD_PIDFD, UD_DEADLINE, UD_WRITE,
-       UD_CANCEL };
+enum {
+	UD_POLL = 1, UD_SIGNAL, UD_FLUSH, UD_PIDFD, UD_DEADLINE, UD_WRITE,
+	UD_SETTLE,
+};
 
 #endif

@@ -98,10 +98,13 @@ static int parse_clock(const char *s, __u64 *ns)
 		*ns = COLLECT_CLOCK_LO_NS;
 	else if (!strcmp(s, "off"))
 		*ns = 0;
-	else if ((err = collect_parse_time(s, "ms", ns)))
-		return err;
-	else if (*ns < LWPROF_CLOCK_MIN_NS || *ns > LWPROF_CLOCK_MAX_NS)
-		return -ERANGE;
+	else {
+		err = collect_parse_time(s, "ms", ns);
+		if (err)
+			return err;
+		if (*ns < LWPROF_CLOCK_MIN_NS || *ns > LWPROF_CLOCK_MAX_NS)
+			return -ERANGE;
+	}
 	return 0;
 }
 

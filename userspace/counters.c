@@ -301,7 +301,7 @@ int counters_parse(const char *arg, struct collect_opts *o, char *msg,
 {
 	char *copy = strdup(arg), *tok[2 * LWPROF_MAX_COUNTERS + 2];
 	char *t;
-	unsigned int n = 0, i;
+	unsigned int n = 0, i, names;
 	int err = 0;
 
 	if (!copy)
@@ -316,7 +316,9 @@ int counters_parse(const char *arg, struct collect_opts *o, char *msg,
 		}
 		*t++ = 0;
 	}
-	if (t) {
+	for (i = 0, names = o->nr_counters; i < n; i++)
+		names += !is_interval(tok[i]);
+	if (t || names > LWPROF_MAX_COUNTERS) {
 		snprintf(msg, len, "-h: at most %d counters", LWPROF_MAX_COUNTERS);
 		err = -E2BIG;
 	}

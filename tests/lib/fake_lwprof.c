@@ -138,7 +138,7 @@ int ioctl(int fd, unsigned long req, ...)
 	case LWPROF_IOC_RING_SETUP:
 	case LWPROF_IOC_SAMPLE_START:
 	case LWPROF_IOC_SAMPLE_STOP:
-		err = fake_ring_ioctl(fd, req, arg);
+		err = -fake_ring_ioctl(fd, req, arg);
 		break;
 	default:
 		if (!real)

@@ -7,7 +7,7 @@
 
 extern int fake_pid;	/* the attached process (1 for the machine) */
 
-/* RING_SETUP, SAMPLE_START, SAMPLE_STOP: 0 or a positive errno. */
+/* RING_SETUP, SAMPLE_START, SAMPLE_STOP: 0 or a negative errno. */
 int fake_ring_ioctl(int fd, unsigned long req, void *arg);
 
 /* Append a line to $FAKE_LWPROF_LOG (what the module was asked). */

@@ -55,7 +55,7 @@ static struct {
 	struct lwprof_sample_start ss;
 	pthread_t thr;
 	int running;
-	volatile int stop;
+	int stop;		/* __atomic */
 	__u64 pending[64];	/* lost since the last LOST record, per ring */
 } F = { .fd = -1 };
 
@@ -72,7 +72,8 @@ void fake_log(const char *fmt, ...)
 	va_list ap;
 	FILE *f;
 
-	if (!path || !(f = fopen(path, "a")))
+	f = path ? fopen(path, "a") : NULL;
+	if (!f)
 		return;
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
@@ -156,7 +157,7 @@ static void emit(unsigned int c, const void *rec, size_t size)
 			publish(c, rec, size);
 			return;
 		}
-		if (F.stop) {
+		if (__atomic_load_n(&F.stop, __ATOMIC_ACQUIRE)) {
 			F.pending[c]++;
 			ctl(c)->lost++;
 			return;
@@ -311,9 +312,9 @@ static int ring_setup(int fd, struct lwprof_ring_setup *rs)
 	if (rs->flags || rs->reserved[0] || rs->reserved[1] ||
 	    rs->reserved[2] || rs->reserved[3] || pages > 16384 ||
 	    (pages & (pages - 1)) || !fake_pid)
-		return EINVAL;
+		return -EINVAL;
 	if (F.nr)
-		return EBUSY;
+		return -EBUSY;
 	pages = env_uint("FAKE_LWPROF_RING_PAGES", pages);
 	F.nr = env_uint("FAKE_LWPROF_CPUS", 2);
 	if (F.nr > 64)
@@ -322,11 +323,11 @@ static int ring_setup(int fd, struct lwprof_ring_setup *rs)
 	F.mmap_size = PAGE + F.data_size;
 	F.memfd = memfd_create("fake_lwprof", MFD_CLOEXEC);
 	if (F.memfd < 0 || ftruncate(F.memfd, F.nr * F.mmap_size) < 0)
-		return errno;
+		return -errno;
 	F.mem = (void *)syscall(SYS_mmap, NULL, F.nr * F.mmap_size,
 				PROT_READ | PROT_WRITE, MAP_SHARED, F.memfd, 0);
 	if (F.mem == MAP_FAILED)
-		return errno;
+		return -errno;
 	for (c = 0; c < F.nr; c++) {
 		ctl(c)->data_size = F.data_size;
 		ctl(c)->data_offset = PAGE;
@@ -336,7 +337,7 @@ static int ring_setup(int fd, struct lwprof_ring_setup *rs)
 	/* poll() on the device: an eventfd in the device fd's place. */
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (efd < 0 || dup3(efd, fd, O_CLOEXEC) < 0)
-		return errno;
+		return -errno;
 	close(efd);
 	F.fd = fd;
 	rs->nr_rings = F.nr;
@@ -356,16 +357,16 @@ static int sample_start(const struct lwprof_sample_start *ss)
 	    ss->stack_bytes % 64 || ss->stack_bytes > LWPROF_STACK_MAX ||
 	    ss->max_depth > LWPROF_DEPTH_MAX ||
 	    ss->nr_counters > LWPROF_MAX_COUNTERS || !F.nr)
-		return EINVAL;
+		return -EINVAL;
 	for (i = 0; i < ss->nr_counters; i++) {
 		if (ss->counters[i].flags || ss->counters[i].reserved ||
 		    !ss->counters[i].period)
-			return EINVAL;
+			return -EINVAL;
 		if (ss->counters[i].type != 1)	/* only software: no PMU */
-			return ENOENT;
+			return -ENOENT;
 	}
 	if (F.running)
-		return EBUSY;
+		return -EBUSY;
 	F.ss = *ss;
 	fake_log("start clock_ns=%llu depth=%u stack=%u flags=%u counters=%u",
 		 (unsigned long long)ss->clock_ns, ss->max_depth,
@@ -376,7 +377,7 @@ static int sample_start(const struct lwprof_sample_start *ss)
 			 (unsigned long long)ss->counters[i].config,
 			 (unsigned long long)ss->counters[i].period);
 	if (pthread_create(&F.thr, NULL, producer, NULL))
-		return EAGAIN;
+		return -EAGAIN;
 	F.running = 1;
 	return 0;
 }
@@ -387,9 +388,9 @@ static int sample_stop(struct lwprof_sample_stop *st)
 	__u64 one = 1;
 
 	if (st->flags || st->pad0)
-		return EINVAL;
+		return -EINVAL;
 	if (F.running) {
-		F.stop = 1;
+		__atomic_store_n(&F.stop, 1, __ATOMIC_RELEASE);
 		pthread_join(F.thr, NULL);
 		F.running = 0;
 	}
@@ -401,7 +402,7 @@ static int sample_stop(struct lwprof_sample_stop *st)
 	fake_log("stop records=%llu lost=%llu", (unsigned long long)st->records,
 		 (unsigned long long)st->lost);
 	if (F.nr && write(F.fd, &one, sizeof(one)) < 0)
-		return errno;
+		return -errno;
 	return 0;
 }
 
@@ -415,7 +416,7 @@ int fake_ring_ioctl(int fd, unsigned long req, void *arg)
 	case LWPROF_IOC_SAMPLE_STOP:
 		return sample_stop(arg);
 	}
-	return ENOTTY;
+	return -ENOTTY;
 }
 
 /* mmap of the device: the rings (the fake's memfd) at cpu * mmap_size. */
