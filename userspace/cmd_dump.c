@@ -221,14 +221,18 @@ static int cat(int dirfd, const char *name, int required)
 	return 0;
 }
 
-/* log.txt's first line names the format: refuse another major version. */
-static int check_log(int dirfd)
+/*
+ * log.txt's first line names the format: refuse another major version.
+ * *finished: it has end_ns, written when the recording ended.
+ */
+static int check_log(int dirfd, int *finished)
 {
-	unsigned int maj, min;
-	char line[128];
+	unsigned int maj = 0, min = 0;
+	char line[256];
 	FILE *f;
 	int fd = openat(dirfd, "log.txt", O_RDONLY | O_CLOEXEC), bad;
 
+	*finished = 1;
 	if (fd < 0)
 		return 0;	/* cat() says so */
 	f = fdopen(fd, "r");
@@ -244,8 +248,25 @@ static int check_log(int dirfd)
 	else if (maj != LWPROF_FILE_MAJOR)
 		fprintf(stderr, DUMP ": %s/log.txt: offset 0: experiment format %u.%u; this lwprof reads %u.x\n",
 			exp_path, maj, min, LWPROF_FILE_MAJOR);
+	*finished = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "end_ns = ", 9))
+			*finished = 1;
+	if (!*finished)
+		fprintf(stderr, DUMP ": %s/log.txt: the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
+			exp_path);
 	fclose(f);
-	return bad || maj != LWPROF_FILE_MAJOR;
+	return bad || maj != LWPROF_FILE_MAJOR || !*finished;
+}
+
+/* Where an unfinished recording's file ends. */
+static void cut_at(const char *name)
+{
+	struct stat st;
+
+	if (!stat(name, &st))
+		fprintf(stderr, DUMP ": %s: offset %lld: the recording was cut here\n",
+			name, (long long)st.st_size);
 }
 
 static int rec_index(const struct dirent *d)
@@ -271,7 +292,7 @@ static int dump_dir(const char *path)
 	struct counts tot = { 0 };
 	struct dirent **list;
 	char name[PATH_MAX];
-	int dirfd, n, i, bad = 0;
+	int dirfd, n, i, bad = 0, finished;
 
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
@@ -279,7 +300,7 @@ static int dump_dir(const char *path)
 		return 1;
 	}
 	exp_path = path;
-	bad |= check_log(dirfd);
+	bad |= check_log(dirfd, &finished);
 	bad |= cat(dirfd, "log.txt", 1);
 	n = scandirat(dirfd, ".", &list, rec_index, rec_cmp);
 	if (n <= 0) {
@@ -289,11 +310,13 @@ static int dump_dir(const char *path)
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s/%s", path, list[i]->d_name);
 		bad |= dump_file(AT_FDCWD, name, &tot);
+		if (!finished)
+			cut_at(name);
 		free(list[i]);
 	}
 	if (n > 0)
 		free(list);
-	bad |= cat(dirfd, "usage.txt", 1);
+	bad |= cat(dirfd, "usage.txt", finished);
 	bad |= cat(dirfd, "archives/index.txt", 0);
 	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other\n",
 	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],

@@ -155,6 +155,28 @@ check $rc -eq 143 "SIGTERM: collect ends the command (143)"
 check "$(sed -n 's/^exit = //p' term.er/log.txt)" = "signal 15 SIGTERM" "and logs it"
 lw dump term.er >/dev/null 2>&1; check $? -eq 0 "a sound experiment"
 
+# The recorder SIGKILLed mid-run: the files hold what it had flushed, a
+# prefix of what the module published; dump reports the cut, file and offset.
+rm -f ring.*
+FAKE_LWPROF_SAMPLES=5000 FAKE_LWPROF_DELAY_US=1000 LD_PRELOAD=$fake \
+	LWPROF_DEVICE=/dev/null "$LWPROF" collect -o killed.er sleep 30 \
+	2>/dev/null & cpid=$!
+sleep 1.5; kill -KILL $cpid; wait $cpid 2>/dev/null
+kill "$(sed -n 's/^target = //p' killed.er/log.txt)"
+lw dump killed.er >dump4.txt 2>dump4.err; rc=$?
+check $rc -eq 1 "dump of a killed recording exits 1"
+grep -q '^lwprof dump: killed.er/log.txt: the recording did not finish' dump4.err
+check $? -eq 0 "and says the recording did not finish"
+for c in 0 1; do
+	size=$(stat -c %s killed.er/cpu.$c.rec)
+	grep -q "^lwprof dump: killed.er/cpu.$c.rec: offset $size: the recording was cut here$" dump4.err
+	check $? -eq 0 "cpu.$c.rec: the cut, at offset $size"
+	n=$(grep -c "^killed.er/cpu.$c.rec+[0-9]*: SAMPLE " dump4.txt)
+	check "$n" -ge 100 "cpu.$c.rec: $n samples flushed before the kill"
+	cmp -s -n $((size - 64)) <(tail -c +65 killed.er/cpu.$c.rec) ring.$c
+	check $? -eq 0 "cpu.$c.rec is a prefix of what the module published"
+done
+
 # Attach (-P) for a window, and the machine (-a): the log says which.
 sleep 30 & spid=$!
 lw collect -o att.er -P $spid -t 0.3 2>/dev/null; rc=$?
