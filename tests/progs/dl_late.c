@@ -3,7 +3,8 @@
  * dl_late SECS: spin SECS seconds of CPU in main, then dlopen libz.so.1
  * (which the program does not link) and spend SECS more seconds of CPU in
  * its crc32(), so that samples land in a library loaded mid-run.  Prints
- * the address of crc32 on stdout.
+ * the address of crc32 on stdout.  The CPU clock is a system call: it is
+ * read only now and then, so that the time goes to user mode.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 	secs = atof(argv[1]);
 	end = cpu_now() + secs;
 	while (cpu_now() < end)
-		for (int i = 0; i < 10000; i++)
+		for (int i = 0; i < 1000000; i++)
 			n++;
 	h = dlopen("libz.so.1", RTLD_NOW);
 	crc = h ? (void *)dlsym(h, "crc32") : NULL;
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	end = cpu_now() + secs;
 	while (cpu_now() < end)
-		sum += crc(sum, buf, sizeof(buf));
+		for (int i = 0; i < 16; i++)
+			sum += crc(sum, buf, sizeof(buf));
 	return 0;
 }
