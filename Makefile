@@ -22,7 +22,8 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 LWPROF_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Iuapi -Iuserspace -MMD -MP
-LDLIBS :=
+# lwprof collect drains the rings with io_uring and reads build-ids with libelf.
+LDLIBS := -luring -lelf
 
 USER_SRCS := $(sort $(wildcard userspace/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
@@ -93,9 +94,12 @@ $(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
 TEST_LIBS := $(B)/tests/lib/fake_lwprof.so
 tests: $(TEST_LIBS)
 
-$(B)/tests/lib/%.so: tests/lib/%.c uapi/lwprof.h
+# Its rings and samples (for lwprof collect and dump) are in fake_ring.c.
+$(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
+		tests/lib/fake_lwprof.h uapi/lwprof.h uapi/lwprof_record.h
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -shared -fPIC -o $@ \
+		$(filter %.c,$^) -ldl -lpthread
 
 check: all
 	tests/run
