@@ -224,6 +224,9 @@ int an_load(struct an *an, const char *dir)
 			return err;
 	}
 	e = &AN_VEC(an->exps, struct an_exp, exp);
+	if (!e->end_ns)
+		an_warn(an, "%s: log.txt has no end_ns: the recorder did not finish; using what it wrote",
+			dir);
 	if (e->lost || e->lost_read)
 		an_warn(an, "%s: %llu records were lost (ring full)", dir,
 			(unsigned long long)(e->lost > e->lost_read ? e->lost :

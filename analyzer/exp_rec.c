@@ -27,6 +27,7 @@ struct rec_ctx {
 	uint32_t exp, cpu;
 	const char *path;
 	uint64_t off;		/* of the current record */
+	bool time_warned;
 };
 
 static bool raw_eq(void *ctx, uint32_t id, const void *key)
@@ -126,15 +127,23 @@ static int bad(struct rec_ctx *c, uint64_t field, const char *fmt, ...)
 		       c->off + field, msg);
 }
 
-static bool time_ok(struct rec_ctx *c, uint64_t t)
+/*
+ * A record's time should be within the run (records are taken while
+ * sampling is on).  One outside it is kept, with one warning per file: a
+ * damaged time, or a clock the log does not describe.
+ */
+static void time_check(struct rec_ctx *c, uint64_t t)
 {
 	struct an_exp *e = c->e;
 
-	if (!e->start_ns)
-		return true;
-	if (t + TIME_SLACK_NS < e->start_ns)
-		return false;
-	return !e->end_ns || t <= e->end_ns + TIME_SLACK_NS;
+	if (c->time_warned || !e->start_ns)
+		return;
+	if (t + TIME_SLACK_NS >= e->start_ns &&
+	    (!e->end_ns || t <= e->end_ns + TIME_SLACK_NS))
+		return;
+	c->time_warned = true;
+	an_warn(c->an, "%s: byte %" PRIu64 ": time %" PRIu64 " is outside the run (%" PRIu64 " to %" PRIu64 " ns); the first such record in this file",
+		c->path, c->off + 8, t, e->start_ns, e->end_ns);
 }
 
 static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
@@ -165,9 +174,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 			     r->nr_kernel > e->max_depth + 1))
 		return bad(c, 120, "%u user / %u kernel frames, max_depth is %u",
 			   r->nr_user, r->nr_kernel, e->max_depth);
-	if (!time_ok(c, r->time_ns))
-		return bad(c, 8, "time %llu outside the run",
-			   (unsigned long long)r->time_ns);
+	time_check(c, r->time_ns);
 	if (e->cpus_possible && r->cpu >= e->cpus_possible)
 		return bad(c, 24, "cpu %u of %u", r->cpu, e->cpus_possible);
 	if (!r->pid || !r->tid)
@@ -272,9 +279,7 @@ static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 		return bad(c, 28, "unknown task event %u", r->event);
 	if (r->hdr.flags)
 		return bad(c, 2, "task flags 0x%x", r->hdr.flags);
-	if (!time_ok(c, r->time_ns))
-		return bad(c, 8, "time %llu outside the run",
-			   (unsigned long long)r->time_ns);
+	time_check(c, r->time_ns);
 	if (!r->pid || !r->tid)
 		return bad(c, 16, "pid %u tid %u", r->pid, r->tid);
 	thr = an_thread_get(c->an, c->exp, r->pid, r->tid);
@@ -321,9 +326,7 @@ static int do_mmap(struct rec_ctx *c, const struct lwprof_rec_mmap *r)
 			   (unsigned long long)r->start, (unsigned long long)r->len);
 	if (!r->pid)
 		return bad(c, 16, "mmap of pid 0");
-	if (!time_ok(c, r->time_ns))
-		return bad(c, 8, "time %llu outside the run",
-			   (unsigned long long)r->time_ns);
+	time_check(c, r->time_ns);
 	as = an_as_get(c->an, c->exp, r->pid, 0);
 	obj = an_obj_get(c->an, c->exp, path, r->dev_major, r->dev_minor, r->ino,
 			 r->hdr.flags & LWPROF_MMAP_ANON);
@@ -457,7 +460,7 @@ static size_t rec_need(struct rec_ctx *c, const uint8_t *p, size_t avail)
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
 {
 	struct rec_ctx c = { an, &AN_VEC(an->exps, struct an_exp, exp), exp, cpu,
-			     path, 0 };
+			     path, 0, false };
 	const size_t fh = sizeof(struct lwprof_file_header);
 	size_t cap = BUF_SIZE, have = 0, pos = 0, avail, need;
 	uint64_t base = 0;	/* file offset of buf[0] */
