@@ -208,10 +208,11 @@ int an_read_log(struct an *an, struct an_exp *e)
 	s = next_line(&l);
 	if (!s || sscanf(s, "lwprof experiment %d.%d%n", &maj, &min, &n) != 2 ||
 	    s[n]) {
+		err = an_errf(an, -EINVAL,
+			      "%s: byte 0: not an lwprof experiment log (first line '%.40s')",
+			      path, s ? s : "");
 		free(buf);
-		return an_errf(an, -EINVAL,
-			       "%s: byte 0: not an lwprof experiment log (first line '%.40s')",
-			       path, s ? s : "");
+		return err;
 	}
 	if (maj != LWPROF_FILE_MAJOR) {
 		free(buf);
