@@ -38,9 +38,14 @@ void *an_vec_push(struct an_vec *v);	/* zeroed new element or NULL */
  * An open-addressing hash table of ids.  The table stores (hash, id); the
  * caller compares keys through eq(ctx, id, key).
  */
+struct an_hslot {
+	uint64_t hash;		/* 0: empty */
+	uint32_t id;
+	uint32_t pad;
+};
+
 struct an_htab {
-	uint64_t *hash;
-	uint32_t *id;
+	struct an_hslot *s;
 	size_t n, cap;		/* cap is a power of two */
 };
 
@@ -205,7 +210,7 @@ struct an_node {
 struct an_raw {
 	uint32_t as;
 	uint32_t n;
-	uint64_t off;		/* in an->rawips */
+	uint64_t off;		/* of the ips in an->rawips */
 	uint32_t flags;		/* AN_RAW_* */
 	uint32_t node;		/* resolved: an_node index or UINT32_MAX */
 };
@@ -213,6 +218,24 @@ struct an_raw {
 #define AN_RAW_TRUNC	0x1
 #define AN_RAW_NOPROG	0x2	/* collector_not_program_related */
 #define AN_RAW_UNKNOWN	0x4	/* no stack at all */
+
+/*
+ * The raw stacks' hash table: each slot keeps the hash, the raw id and the
+ * word offset of the entry in an->rawips (its header, then the ips), so a
+ * lookup touches the slot and one run of the pool, and both can be
+ * prefetched ahead of the sample that needs them.
+ */
+struct an_rslot {
+	uint64_t hash;		/* 0: empty */
+	uint32_t id;
+	uint32_t off;		/* words: the pool stays under 32 GiB */
+};
+
+struct an_rawtab {
+	struct an_rslot *s;
+	size_t n, cap;
+};
+
 
 /* Base metrics: the ten microstates, wall, then the counters. */
 #define AN_BM_WALL	LWPROF_MS_COUNT
@@ -249,8 +272,8 @@ struct an {
 	struct an_vec nodes;	/* struct an_node */
 	struct an_htab nodes_h;
 	struct an_vec raws;	/* struct an_raw */
-	struct an_htab raws_h;
-	struct an_vec rawips;	/* uint64_t */
+	struct an_rawtab raws_t;
+	struct an_vec rawips;	/* uint64_t: per raw stack 2 header words, ips */
 	struct an_vec deferred;	/* struct an_unw_ref: samples to unwind */
 	struct an_vec exits;	/* uint32_t sample indexes of EXIT packets */
 	struct an_vec tasks;	/* struct an_task_ev: exec and fork */
@@ -315,6 +338,15 @@ int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		  uint16_t cpu, uint16_t mask, const uint64_t *vals);
 uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 		       uint32_t n, uint32_t flags);
+
+/* rawstack.c */
+uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
+		     uint32_t flags);
+void an_raw_prefetch(struct an *an, uint64_t hash, int stage);
+uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
+			 const uint64_t *ips, uint32_t n, uint32_t flags);
+void an_rawtab_free(struct an_rawtab *t);
+
 
 /* obj.c: load objects and functions */
 uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,

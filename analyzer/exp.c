@@ -112,7 +112,7 @@ void an_free(struct an *an)
 	an_htab_free(&an->lines_h);
 	an_htab_free(&an->pcs_h);
 	an_htab_free(&an->nodes_h);
-	an_htab_free(&an->raws_h);
+	an_rawtab_free(&an->raws_t);
 	free(an->s.time);
 	free(an->s.stack);
 	free(an->s.thr);
@@ -330,6 +330,9 @@ static int split_execs(struct an *an)
 			continue;
 		na = an_as_get(an, a->exp, a->pid, g);
 		if (na == UINT32_MAX)
+			return -ENOMEM;
+		/* the pool may move while the copy is interned */
+		if (an_vec_grow(&an->rawips, an->rawips.n + r.n + 2))
 			return -ENOMEM;
 		nr = an_raw_intern(an, na, &AN_VEC(an->rawips, uint64_t, r.off),
 				   r.n, r.flags);

@@ -28,44 +28,65 @@ struct rec_ctx {
 	const char *path;
 	uint64_t off;		/* of the current record */
 	bool time_warned;
+	uint32_t last_pid, last_tid, last_thr, last_as;	/* lookup cache */
+	/* the hashes of the samples ahead, for prefetching */
+	uint64_t la1_off, la1_hash, la2_off, la2_hash;
+	bool cur_ok;
+	uint64_t cur_hash;
 };
 
-static bool raw_eq(void *ctx, uint32_t id, const void *key)
+static uint32_t raw_flags(const struct lwprof_rec_sample *r)
 {
-	struct an *an = ctx;
-	const struct an_raw *k = key;
-	const struct an_raw *r = &AN_VEC(an->raws, struct an_raw, id);
+	uint32_t flags = 0;
 
-	return r->as == k->as && r->n == k->n && r->flags == k->flags &&
-	       !memcmp(&AN_VEC(an->rawips, uint64_t, r->off),
-		       (const uint64_t *)(uintptr_t)k->off, r->n * 8);
+	if (r->hdr.flags & LWPROF_RS_TRUNC)
+		flags |= AN_RAW_TRUNC;
+	if (!r->nr_user)
+		flags |= r->kind == LWPROF_SK_COUNTER ? AN_RAW_NOPROG : AN_RAW_UNKNOWN;
+	return flags;
 }
 
-uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
-		       uint32_t n, uint32_t flags)
+static const uint64_t *raw_ips(const struct lwprof_rec_sample *r)
 {
-	struct an_raw key = { as, n, (uintptr_t)ips, flags, 0 }, *r;
-	uint64_t h = an_hash(ips, n * 8, ((uint64_t)as << 8) | flags);
-	uint32_t id = an_htab_find(&an->raws_h, h, raw_eq, an, &key);
+	return (const uint64_t *)((const uint8_t *)r + sizeof(*r) +
+				  (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0));
+}
 
-	if (id != UINT32_MAX)
-		return id;
-	if (an_vec_grow(&an->rawips, an->rawips.n + n))
-		return UINT32_MAX;
-	r = an_vec_push(&an->raws);
-	if (!r)
-		return UINT32_MAX;
-	r->as = as;
-	r->n = n;
-	r->off = an->rawips.n;
-	r->flags = flags;
-	r->node = UINT32_MAX;
-	memcpy(&AN_VEC(an->rawips, uint64_t, an->rawips.n), ips, n * 8);
-	an->rawips.n += n;
-	id = an->raws.n - 1;
-	if (an_htab_add(&an->raws_h, h, id))
-		return UINT32_MAX;
-	return id;
+/*
+ * Before the record at pos (size need) is handled: hash the sample two
+ * records ahead and prefetch its table slot, prefetch the pool entry of
+ * the one after this (its slot was prefetched a record ago), and hand
+ * this one its hash.  Only samples of the last process seen (its address
+ * space is known) and whole in the buffer take part.
+ */
+static void lookahead(struct rec_ctx *c, const uint8_t *buf, size_t pos,
+		      size_t need, size_t have)
+{
+	const struct lwprof_rec_sample *r;
+	size_t p2;
+	uint64_t o = c->off;
+
+	c->cur_ok = c->la1_off == o && c->la1_hash;
+	c->cur_hash = c->la1_hash;
+	c->la1_off = c->la2_off;
+	c->la1_hash = c->la2_hash;
+	c->la2_hash = 0;
+	if (c->la1_off == o + need && c->la1_hash)
+		an_raw_prefetch(c->an, c->la1_hash, 1);
+	if (pos + need + 8 > have)
+		return;
+	p2 = pos + need + ((const struct lwprof_rec *)(buf + pos + need))->size;
+	if (p2 + sizeof(*r) > have)
+		return;
+	r = (const void *)(buf + p2);
+	if (r->hdr.type != LWPROF_REC_SAMPLE || r->hdr.size < sizeof(*r) ||
+	    p2 + r->hdr.size > have || r->pid != c->last_pid || !c->last_pid ||
+	    sizeof(*r) + (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0) +
+	    8ULL * r->nr_user > r->hdr.size)
+		return;
+	c->la2_off = o + (p2 - pos);
+	c->la2_hash = an_raw_hash(c->last_as, raw_ips(r), r->nr_user, raw_flags(r));
+	an_raw_prefetch(c->an, c->la2_hash, 0);
 }
 
 static int grow(void **p, size_t esz, size_t cap)
@@ -213,18 +234,25 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		return bad(c, 28, "unknown sample kind %u", r->kind);
 	}
 
-	thr = an_thread_get(an, c->exp, r->pid, r->tid);
-	as = an_as_get(an, c->exp, r->pid, 0);
+	if (r->pid == c->last_pid && r->tid == c->last_tid) {
+		thr = c->last_thr;
+		as = c->last_as;
+	} else {
+		thr = an_thread_get(an, c->exp, r->pid, r->tid);
+		as = an_as_get(an, c->exp, r->pid, 0);
+		c->last_pid = r->pid;
+		c->last_tid = r->tid;
+		c->last_thr = thr;
+		c->last_as = as;
+	}
 	if (thr == UINT32_MAX || as == UINT32_MAX)
 		return an_errf(an, -ENOMEM, "out of memory");
 	th = &AN_VEC(an->threads, struct an_thread, thr);
-	ips = (const uint64_t *)(rec + sizeof(*r) +
-				 (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0));
-	if (r->hdr.flags & LWPROF_RS_TRUNC)
-		flags |= AN_RAW_TRUNC;
-	if (!r->nr_user)
-		flags |= r->kind == LWPROF_SK_COUNTER ? AN_RAW_NOPROG : AN_RAW_UNKNOWN;
-	raw = an_raw_intern(an, as, ips, r->nr_user, flags);
+	ips = raw_ips(r);
+	flags = raw_flags(r);
+	raw = an_raw_intern_h(an, c->cur_ok && as == c->last_as ? c->cur_hash :
+			      an_raw_hash(as, ips, r->nr_user, flags),
+			      as, ips, r->nr_user, flags);
 	if (raw == UINT32_MAX)
 		return an_errf(an, -ENOMEM, "out of memory");
 	if (r->kind == LWPROF_SK_CLOCK && (r->hdr.flags & LWPROF_RS_EXIT)) {
@@ -460,7 +488,8 @@ static size_t rec_need(struct rec_ctx *c, const uint8_t *p, size_t avail)
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
 {
 	struct rec_ctx c = { an, &AN_VEC(an->exps, struct an_exp, exp), exp, cpu,
-			     path, 0, false };
+			     path, 0, false, 0, 0, 0, 0,
+			     0, 0, 0, 0, false, 0 };
 	const size_t fh = sizeof(struct lwprof_file_header);
 	size_t cap = BUF_SIZE, have = 0, pos = 0, avail, need;
 	uint64_t base = 0;	/* file offset of buf[0] */
@@ -532,6 +561,7 @@ int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
 			pos += fh;
 			continue;
 		}
+		lookahead(&c, buf, pos, need, have);
 		err = do_record(&c, buf + pos);
 		if (err)
 			break;

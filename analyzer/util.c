@@ -60,27 +60,20 @@ uint64_t an_hash(const void *p, size_t len, uint64_t seed)
 
 static int htab_resize(struct an_htab *h, size_t cap)
 {
-	uint64_t *hash = calloc(cap, sizeof(*hash));
-	uint32_t *id = malloc(cap * sizeof(*id));
+	struct an_hslot *s = calloc(cap, sizeof(*s));
 	size_t i, j;
 
-	if (!hash || !id) {
-		free(hash);
-		free(id);
+	if (!s)
 		return -ENOMEM;
-	}
 	for (i = 0; i < h->cap; i++) {
-		if (!h->hash[i])
+		if (!h->s[i].hash)
 			continue;
-		for (j = h->hash[i] & (cap - 1); hash[j]; j = (j + 1) & (cap - 1))
+		for (j = h->s[i].hash & (cap - 1); s[j].hash; j = (j + 1) & (cap - 1))
 			;
-		hash[j] = h->hash[i];
-		id[j] = h->id[i];
+		s[j] = h->s[i];
 	}
-	free(h->hash);
-	free(h->id);
-	h->hash = hash;
-	h->id = id;
+	free(h->s);
+	h->s = s;
 	h->cap = cap;
 	return 0;
 }
@@ -93,9 +86,9 @@ uint32_t an_htab_find(struct an_htab *h, uint64_t hash, an_eq_fn eq,
 	if (!h->cap)
 		return UINT32_MAX;
 	hash = hash ? hash : 1;
-	for (j = hash & (h->cap - 1); h->hash[j]; j = (j + 1) & (h->cap - 1))
-		if (h->hash[j] == hash && (!eq || eq(ctx, h->id[j], key)))
-			return h->id[j];
+	for (j = hash & (h->cap - 1); h->s[j].hash; j = (j + 1) & (h->cap - 1))
+		if (h->s[j].hash == hash && (!eq || eq(ctx, h->s[j].id, key)))
+			return h->s[j].id;
 	return UINT32_MAX;
 }
 
@@ -110,18 +103,17 @@ int an_htab_add(struct an_htab *h, uint64_t hash, uint32_t id)
 			return err;
 	}
 	hash = hash ? hash : 1;
-	for (j = hash & (h->cap - 1); h->hash[j]; j = (j + 1) & (h->cap - 1))
+	for (j = hash & (h->cap - 1); h->s[j].hash; j = (j + 1) & (h->cap - 1))
 		;
-	h->hash[j] = hash;
-	h->id[j] = id;
+	h->s[j].hash = hash;
+	h->s[j].id = id;
 	h->n++;
 	return 0;
 }
 
 void an_htab_free(struct an_htab *h)
 {
-	free(h->hash);
-	free(h->id);
+	free(h->s);
 	memset(h, 0, sizeof(*h));
 }
 

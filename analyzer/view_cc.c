@@ -129,25 +129,55 @@ static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
 	return 0;
 }
 
-/* The edges of one end: callers (to == func) or callees (from == func). */
-static int cc_side(struct cc *c, struct an_edges *e, uint32_t func, bool callers)
+/*
+ * Each function's edges of one end, grouped by counting sort: the edges
+ * with to == f (callers) or from == f (callees) are idx[first[f] ..
+ * first[f + 1]).
+ */
+struct cc_index {
+	uint32_t *first, *idx;
+};
+
+static int cc_index(struct an_edges *e, size_t nfunc, bool by_to,
+		    struct cc_index *x)
 {
-	struct cc_item *it = malloc((e->n + 1) * sizeof(*it));
-	size_t i, n = 0;
+	size_t i;
+
+	x->first = calloc(nfunc + 2, sizeof(*x->first));
+	x->idx = malloc((e->n + 1) * sizeof(*x->idx));
+	if (!x->first || !x->idx)
+		return -ENOMEM;
+	for (i = 0; i < e->n; i++)
+		x->first[(by_to ? e->e[i].to : e->e[i].from) + 2]++;
+	for (i = 2; i < nfunc + 2; i++)
+		x->first[i] += x->first[i - 1];
+	for (i = 0; i < e->n; i++)
+		x->idx[x->first[(by_to ? e->e[i].to : e->e[i].from) + 1]++] = i;
+	return 0;
+}
+
+static void cc_index_free(struct cc_index *x)
+{
+	free(x->first);
+	free(x->idx);
+}
+
+/* The edges of one end: callers (to == func) or callees (from == func). */
+static int cc_side(struct cc *c, struct an_edges *e, struct cc_index *x,
+		   uint32_t func, bool callers)
+{
+	size_t n = x->first[func + 1] - x->first[func], i;
+	struct cc_item *it = malloc((n + 1) * sizeof(*it));
 	int err = 0;
 
 	if (!it)
 		return -ENOMEM;
-	for (i = 0; i < e->n; i++) {
-		uint32_t other;
+	for (i = 0; i < n; i++) {
+		uint32_t k = x->idx[x->first[func] + i];
 
-		if (callers ? e->e[i].to != func : e->e[i].from != func)
-			continue;
-		other = callers ? e->e[i].from : e->e[i].to;
-		it[n].func = other;
-		it[n].attr = e->vals + i * e->nb;
-		it[n].key = an_metric_raw(c->an, c->sm, it[n].attr);
-		n++;
+		it[i].func = callers ? e->e[k].from : e->e[k].to;
+		it[i].attr = e->vals + (size_t)k * e->nb;
+		it[i].key = an_metric_raw(c->an, c->sm, it[i].attr);
 	}
 	cc_sort_ctx = c;
 	qsort(it, n, sizeof(*it), item_cmp);
@@ -160,6 +190,7 @@ static int cc_side(struct cc *c, struct an_edges *e, uint32_t func, bool callers
 int an_view_cc(struct an *an, const char *single)
 {
 	struct cc c = { .an = an };
+	struct cc_index xr = { 0 }, xe = { 0 };
 	struct cc_item *it = NULL;
 	uint32_t one = UINT32_MAX;
 	size_t i, n = 0;
@@ -177,6 +208,11 @@ int an_view_cc(struct an *an, const char *single)
 		err = an_edges(an, &c.g, &c.callers, &c.callees);
 	if (err)
 		goto out;
+	if (cc_index(&c.callers, an->funcs.n, true, &xr) ||
+	    cc_index(&c.callees, an->funcs.n, false, &xe)) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
 	cc_cols(an, &c.g, &c.ml);
 	c.sm = sort_metric(&c.ml);
 	if (an_make_heads(an, &c.ml, &c.t, c.colof)) {
@@ -208,12 +244,12 @@ int an_view_cc(struct an *an, const char *single)
 	for (i = 0; i < n && !err; i++) {
 		if (i)
 			an_table_row(&c.t);	/* a blank line between functions */
-		err = cc_side(&c, &c.callers, it[i].func, true);
+		err = cc_side(&c, &c.callers, &xr, it[i].func, true);
 		if (!err)
 			err = cc_row(&c, it[i].func, c.f.incl + it[i].func * c.f.nb,
 				     "* ");
 		if (!err)
-			err = cc_side(&c, &c.callees, it[i].func, false);
+			err = cc_side(&c, &c.callees, &xe, it[i].func, false);
 	}
 	if (err)
 		err = an_errf(an, -ENOMEM, "out of memory");
@@ -221,6 +257,8 @@ int an_view_cc(struct an *an, const char *single)
 		an_table_print(an, &c.t, an->out);
 out:
 	free(it);
+	cc_index_free(&xr);
+	cc_index_free(&xe);
 	an_table_free(&c.t);
 	an_edges_free(&c.callers);
 	an_edges_free(&c.callees);

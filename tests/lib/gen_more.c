@@ -131,6 +131,7 @@ int gen_random(struct gen *g, char **kv, int nkv)
 	uint64_t n = 1000, paths = 100, depth = 12, seed = 1, pid = 1000, threads = 1;
 	struct gen_sym **pool = NULL;
 	uint64_t *base = NULL, **pips = NULL, *pn = NULL, *tt;
+	size_t *callee;
 	size_t npool = 0, i, k;
 	int err = 0;
 
@@ -173,20 +174,37 @@ int gen_random(struct gen *g, char **kv, int nkv)
 			base[npool] = g->bins[b].base;
 			pool[npool++] = &g->bins[b].syms[k];
 		}
+	/*
+	 * A call graph like a program's: each function calls one of 4 fixed
+	 * callees (each from its own call site); a stack is a walk from one
+	 * of 64 entry functions, its leaf at one of 8 pcs.
+	 */
 	seed = seed * 2654435761ULL + 1;
+	callee = malloc(npool * 4 * sizeof(*callee));
+	if (!callee)
+		return -ENOMEM;
+	for (i = 0; i < npool * 4; i++)
+		callee[i] = rnd(&seed) % npool;
 	for (i = 0; i < paths; i++) {
+		size_t f = rnd(&seed) % (npool < 64 ? npool : 64), slot = 0;
+
 		pn[i] = depth / 2 + rnd(&seed) % depth;
 		pips[i] = malloc(pn[i] * 8);
 		if (!pips[i])
 			return -ENOMEM;
-		for (k = 0; k < pn[i]; k++) {
-			size_t f = rnd(&seed) % npool;
-			uint64_t sz = pool[f]->size > 1 ? pool[f]->size : 2;
+		for (k = pn[i]; k-- > 0;) {
+			uint64_t sz = pool[f]->size > 8 ? pool[f]->size : 8;
 
-			pips[i][k] = base[f] + pool[f]->addr + (k ? 1 : 0) +
-				     rnd(&seed) % (sz - 1);
+			if (k) {	/* a caller: the return address of call site slot */
+				slot = rnd(&seed) % 4;
+				pips[i][k] = base[f] + pool[f]->addr + 1 + slot * (sz - 1) / 4;
+				f = callee[f * 4 + slot];
+			} else {
+				pips[i][k] = base[f] + pool[f]->addr + (rnd(&seed) % 8) * (sz - 1) / 8;
+			}
 		}
 	}
+	free(callee);
 	err = stream(g);
 	for (i = 0; !err && i < n; i++) {
 		uint64_t ms[LWPROF_MS_COUNT] = { 0 }, r = rnd(&seed);
