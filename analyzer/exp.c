@@ -216,6 +216,10 @@ int an_load(struct an *an, const char *dir)
 	closedir(d);
 	if (!n)
 		return an_errf(an, -ENOENT, "%s: no cpu.N.rec files", dir);
+	e = &AN_VEC(an->exps, struct an_exp, exp);
+	if (e->cpus_possible && n != e->cpus_possible)
+		an_warn(an, "%s: %u cpu.N.rec files, log.txt says %u CPUs are possible",
+			dir, n, e->cpus_possible);
 	qsort(cpus, n, sizeof(cpus[0]), cpu_cmp);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/cpu.%u.rec", dir, cpus[i]);
@@ -227,6 +231,10 @@ int an_load(struct an *an, const char *dir)
 	if (!e->end_ns)
 		an_warn(an, "%s: log.txt has no end_ns: the recorder did not finish; using what it wrote",
 			dir);
+	else if (e->records && e->records != e->nrecords)
+		an_warn(an, "%s: log.txt says %llu records were written, the files hold %llu",
+			dir, (unsigned long long)e->records,
+			(unsigned long long)e->nrecords);
 	if (e->lost || e->lost_read)
 		an_warn(an, "%s: %llu records were lost (ring full)", dir,
 			(unsigned long long)(e->lost > e->lost_read ? e->lost :
