@@ -38,6 +38,15 @@ f=$("$LWPROF" print -printmode ';' -metrics e.user:name -functions "$exp")
 check "$(head -n 1 <<<"$f")" = "Excl. User CPU (sec.);Name" "printmode ';': header"
 check "$(grep ';E$' <<<"$f")" = "1.000;E" "printmode ';': a row"
 
+# descendant processes (tests/data/exp/procs.gen): a fork inherits its
+# parent's mappings, an exec brings new ones
+exp=$(gen_exp procs)
+f=$("$LWPROF" print -printmode csv -metrics e.total:name -functions "$exp")
+check "$(csv_field "$f" E 1)/$(csv_field "$f" G 1)" = 0.100/0.200 "parent's E, and the child's G through the parent's mappings"
+check "$(csv_field "$f" ns::Widget::spin 1)" = 0.300 "after its exec, the child's samples are in the new program"
+f=$("$LWPROF" print -printmode csv -metrics i.total:name -filters 'PID == 101' -functions "$exp")
+check "$(csv_field "$f" '<Total>' 1)" = 0.500 "PID == 101: the child's 0.5 s"
+exp=$PRINT_OUT/filters.er
 golden filters.threads "$LWPROF" print -thread_list -cpu_list -sample_list "$exp"
 golden filters.overview "$LWPROF" print -thread_select 2 -overview "$exp"
 golden filters.functions "$LWPROF" print -functions "$exp"

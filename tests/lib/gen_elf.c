@@ -124,13 +124,14 @@ struct gen_bin *gen_bin_find(struct gen *g, const char *name)
 	return NULL;
 }
 
+/* name in a mapped binary: *bp's first when it is set */
 static struct gen_sym *sym_find(struct gen *g, const char *name,
 				struct gen_bin **bp)
 {
-	for (int i = 0; i < g->nbins; i++) {
-		struct gen_bin *b = &g->bins[i];
+	for (int i = -1; i < g->nbins; i++) {
+		struct gen_bin *b = i < 0 ? *bp : &g->bins[i];
 
-		if (!b->mapped)
+		if (!b || !b->mapped)
 			continue;
 		for (size_t k = 0; k < b->nsyms; k++)
 			if (!strcmp(b->syms[k].name, name)) {
@@ -203,7 +204,7 @@ int gen_frame_addr(struct gen *g, const char *frame, const char *callee,
 		   bool leaf, uint64_t *addr)
 {
 	char name[512], cname[512], *p;
-	struct gen_bin *b, *cb;
+	struct gen_bin *b = NULL, *cb = NULL;
 	struct gen_sym *s, *cs;
 	uint64_t off = 0, target;
 	int k = 1, found = 0;
@@ -243,6 +244,14 @@ int gen_frame_addr(struct gen *g, const char *frame, const char *callee,
 		*addr = b->base + s->addr + off;
 		return 0;
 	}
+	if (callee) {	/* a caller: in the callee's binary first */
+		char cn[512];
+
+		snprintf(cn, sizeof(cn), "%s", callee);
+		if ((p = strpbrk(cn, "#+@")))
+			*p = 0;
+		sym_find(g, cn, &b);
+	}
 	s = sym_find(g, name, &b);
 	if (!s)
 		goto nosym;
@@ -268,6 +277,7 @@ int gen_frame_addr(struct gen *g, const char *frame, const char *callee,
 				break;
 			if (pass)
 				*p = 0;
+			cb = b;
 			cs = sym_find(g, cname, &cb);
 			target = cs ? cs->addr : 0;
 			if (!strncmp(cname, "0x", 2)) {	/* a raw address: a stub */

@@ -11,8 +11,8 @@
  *   cpus N                     rings (cpu.0.rec ... cpu.N-1.rec), default 2
  *   log KEY VALUE              a log.txt line (cpu_mhz, counter NAME,INT,TYPE,CONFIG)
  *   binary NAME PATH           an ELF file whose symbols stacks may name
- *   map PID NAME BASE          MMAP records of NAME's executable segments
- *                              (BASE: load bias; 0 for ET_EXEC)
+ *   map PID NAME BASE [t=NS]   MMAP records of NAME's executable segments
+ *                              (BASE: load bias; 0 for ET_EXEC), at time NS
  *   archive on|off             copy mapped files into archives/ (default on)
  *   task EVENT PID TID PPID COMM [t=NS]   EVENT: start fork exec exit comm
  *   sample [cpu=N] pid=P tid=T [t=NS] [n=K] [dt=NS] [ms=STATE:NS,...]

@@ -67,7 +67,8 @@ struct gen_thr *gen_thread(struct gen *g, uint32_t pid, uint32_t tid)
 	return t;
 }
 
-int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base)
+int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base,
+	    uint64_t t)
 {
 	struct stat st;
 	size_t plen = strlen(b->path) + 1, size;
@@ -86,7 +87,7 @@ int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base)
 		memset(buf, 0, size);
 		m->hdr.type = LWPROF_REC_MMAP;
 		m->hdr.size = size;
-		m->time_ns = g->start_ns;
+		m->time_ns = g->start_ns + t;
 		m->pid = pid;
 		m->tid = pid;
 		m->start = b->base + start;
@@ -100,7 +101,7 @@ int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base)
 		if (gen_rec(g, 0, buf, size))
 			return -EIO;
 	}
-	return g->archive ? gen_archive(g, b) : 0;
+	return g->archive && !b->archived++ ? gen_archive(g, b) : 0;
 }
 
 int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
@@ -318,9 +319,10 @@ static int statement(struct gen *g, char **w, int n)
 	}
 	if (!strcmp(w[0], "binary") && n == 3)
 		return gen_bin_open(g, w[1], w[2]);
-	if (!strcmp(w[0], "map") && n == 4) {
+	if (!strcmp(w[0], "map") && (n == 4 || (n == 5 && !strncmp(w[4], "t=", 2)))) {
 		b = gen_bin_find(g, w[2]);
-		return b ? gen_map(g, atoi(w[1]), b, strtoull(w[3], NULL, 16)) : -ENOENT;
+		return b ? gen_map(g, atoi(w[1]), b, strtoull(w[3], NULL, 16),
+				   n == 5 ? strtoull(w[4] + 2, NULL, 0) : 0) : -ENOENT;
 	}
 	if (!strcmp(w[0], "archive") && n == 2) {
 		g->archive = !strcmp(w[1], "on");
