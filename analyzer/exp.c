@@ -421,35 +421,30 @@ static int idx_cmp(const void *a, const void *b, void *ctx)
 static int sort_threads(struct an *an)
 {
 	size_t n = an->threads.n, i;
-	uint32_t *map = malloc((n + 1) * sizeof(*map));
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	uint32_t *newid = malloc((n + 1) * sizeof(*newid));
 	struct an_thread *t = an->threads.p;
+	struct an_thread *sorted = malloc((n + 1) * sizeof(*sorted));
 
-	if (!map)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		map[i] = i;
-	qsort_r(map, n, sizeof(*map), idx_cmp, t);
-	{
-		struct an_thread *sorted = malloc((n + 1) * sizeof(*sorted));
-		uint32_t *inv = malloc((n + 1) * sizeof(*inv));
-
-		if (!sorted || !inv) {
-			free(sorted);
-			free(inv);
-			free(map);
-			return -ENOMEM;
-		}
-		for (i = 0; i < n; i++) {
-			sorted[i] = t[map[i]];
-			inv[map[i]] = i;
-		}
-		memcpy(t, sorted, n * sizeof(*t));
-		for (i = 0; i < an->s.n; i++)
-			an->s.thr[i] = inv[an->s.thr[i]];
+	if (!order || !newid || !sorted) {
+		free(order);
+		free(newid);
 		free(sorted);
-		free(inv);
+		return -ENOMEM;
 	}
-	free(map);
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), idx_cmp, t);
+	for (i = 0; i < n; i++) {
+		sorted[i] = t[order[i]];
+		newid[order[i]] = i;
+	}
+	memcpy(t, sorted, n * sizeof(*t));
+	for (i = 0; i < an->s.n; i++)
+		an->s.thr[i] = newid[an->s.thr[i]];
+	free(order);
+	free(newid);
+	free(sorted);
 	an_htab_free(&an->thr_h);	/* no lookups after loading */
 	return 0;
 }
