@@ -105,6 +105,7 @@ uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
 	o->dev_minor = min;
 	o->ino = ino;
 	o->pseudo = anon;
+	o->opened = anon;	/* [vdso], //anon: no file to read */
 	if (!o->path || !o->name || !o->file)
 		return UINT32_MAX;
 	return id;
@@ -544,6 +545,8 @@ uint32_t an_obj_func(struct an *an, uint32_t obj, uint64_t vaddr)
 	size_t lo = 0, hi = o->syms.n, mid;
 	uint64_t end;
 
+	if (o->pseudo && obj != an->o_unknown)
+		return an_obj_fname(an, obj, o->name, 0, 0);	/* "[vdso]" */
 	if (o->failed || o->pseudo)
 		return an->f_unknown;
 	while (lo < hi) {
