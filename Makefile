@@ -22,10 +22,20 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 LWPROF_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Iuapi -Iuserspace -MMD -MP
-LDLIBS :=
+# lwprof collect drains the rings with io_uring and reads build-ids with libelf.
+LDLIBS := -luring -lelf
 
 USER_SRCS := $(sort $(wildcard userspace/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
+
+# The analyzer (lwprof print): elfutils for symbols, lines and unwinding,
+# capstone for -disasm, libstdc++ for __cxa_demangle.
+ANA_SRCS := $(sort $(wildcard analyzer/*.c))
+ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
+ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++
+$(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
+USER_OBJS += $(ANA_OBJS)
+LDLIBS += $(ANA_LDLIBS)
 
 # Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
 # Programs that exist only to be run or profiled by tests: tests/progs/.
@@ -65,6 +75,23 @@ $(B)/tests/data/cold.bin:
 	@mkdir -p $(@D)
 	head -c 32M /dev/urandom >$@.tmp && mv $@.tmp $@
 
+# Workloads of the analyzer's tests: the seed's worked example keeps every
+# call's frame; the unwinding target has no frame pointers; the lines
+# target is DWARF 5 (gcc 12's default, said explicitly) and a DWARF 4 copy.
+$(B)/tests/progs/seed_example: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
+$(B)/tests/progs/qsort_unwind: CFLAGS += -fomit-frame-pointer
+$(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
+$(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<
+tests: $(B)/tests/progs/lines_example_dw4
+
+# The synthetic-experiment generator (tests/lib/gen_*.c).
+GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))
+$(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) -ldw -lelf -lcapstone
+tests: $(B)/tests/lib/gen_exp
+
 # The ABI header must compile on its own with no implicit padding.
 $(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
 
@@ -73,9 +100,12 @@ $(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
 TEST_LIBS := $(B)/tests/lib/fake_lwprof.so
 tests: $(TEST_LIBS)
 
-$(B)/tests/lib/%.so: tests/lib/%.c uapi/lwprof.h
+# Its rings and samples (for lwprof collect and dump) are in fake_ring.c.
+$(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
+		tests/lib/fake_lwprof.h uapi/lwprof.h uapi/lwprof_record.h
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -shared -fPIC -o $@ \
+		$(filter %.c,$^) -ldl -lpthread
 
 check: all
 	tests/run
@@ -92,7 +122,7 @@ uninstall:
 
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf $(B)/userspace $(B)/tests $(B)/lwprof tests/out
+	rm -rf $(B)/userspace $(B)/analyzer $(B)/tests $(B)/lwprof tests/out
 
 -include $(USER_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 

@@ -13,5 +13,8 @@ struct lwprof_cmd {
 int cmd_version(int argc, char **argv);
 int cmd_ptime(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_print(int argc, char **argv);
 
 #endif

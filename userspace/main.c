@@ -12,6 +12,9 @@ static const struct lwprof_cmd lwprof_cmds[] = {
 	{ "version", cmd_version, "show tool and module versions" },
 	{ "ptime", cmd_ptime, "run a command and show its threads' microstate times" },
 	{ "top", cmd_top, "live per-thread microstates (prstat -mL)" },
+	{ "collect", cmd_collect, "record an experiment: clock and counter profiles" },
+	{ "dump", cmd_dump, "print an experiment's records" },
+	{ "print", cmd_print, "analyze experiments (er_print)" },
 };
 
 #define NCMDS (sizeof(lwprof_cmds) / sizeof(lwprof_cmds[0]))

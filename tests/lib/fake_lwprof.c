@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A stand-in for lwprof.ko's microstate ioctls, for host tests of ptime's
- * and top's output (LD_PRELOAD it, with LWPROF_DEVICE=/dev/null).
+ * A stand-in for lwprof.ko's ioctls, for host tests of ptime's, top's and
+ * collect's output (LD_PRELOAD it, with LWPROF_DEVICE=/dev/null).  The
+ * rings and samples are in fake_ring.c.
  *
  * ATTACH remembers the pid (or fails with errno $FAKE_LWPROF_ATTACH_ERRNO).
  * The session has $FAKE_LWPROF_THREADS (default 3) threads, tids pid,
@@ -20,11 +21,11 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 
-#include "lwprof.h"
+#include "fake_lwprof.h"
 
 #define NS	1000000000ULL
 
-static int fake_pid;
+int fake_pid;
 static unsigned int fake_next;
 
 static unsigned int fake_threads(void)
@@ -120,6 +121,8 @@ int ioctl(int fd, unsigned long req, ...)
 		v->minor = LWPROF_ABI_MINOR;
 		v->features = getenv("FAKE_LWPROF_NO_MSTATE") ? 0 :
 			LWPROF_FEAT_MSTATE;
+		if (!getenv("FAKE_LWPROF_NO_SAMPLE"))
+			v->features |= LWPROF_FEAT_SAMPLE;
 		strcpy(v->module_version, "fake");
 		return 0;
 	case LWPROF_IOC_ATTACH:
@@ -127,9 +130,15 @@ int ioctl(int fd, unsigned long req, ...)
 		err = e ? atoi(e) : 0;
 		if (!err)
 			fake_pid = a->pid ? a->pid : 1;
+		fake_log("attach flags=%u pid=%d", a->flags, a->pid);
 		break;
 	case LWPROF_IOC_READ_USAGE:
 		err = -fake_read(arg);
+		break;
+	case LWPROF_IOC_RING_SETUP:
+	case LWPROF_IOC_SAMPLE_START:
+	case LWPROF_IOC_SAMPLE_STOP:
+		err = -fake_ring_ioctl(fd, req, arg);
 		break;
 	default:
 		if (!real)

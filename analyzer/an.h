@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lwprof print: the analyzer's shared types.  An experiment directory
+ * (docs/experiment-format.md) is read into one struct an: threads, address
+ * spaces and their mappings, load objects, functions, pcs, interned call
+ * stacks and a compact sample table.  Views aggregate the samples that pass
+ * the filter per stack, then spread the sums over functions, lines, pcs and
+ * objects (analyzer/compute.c).  Every function returns 0 or a negative
+ * errno; on failure an->err holds the one-line message.
+ */
+#ifndef LWPROF_AN_H
+#define LWPROF_AN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lwprof.h"
+#include "lwprof_record.h"
+
+#define AN_MAX_COUNTERS 8
+#define AN_ERRLEN 512
+
+/* ---- small containers (util.c) ---- */
+
+/* A growable array of fixed-size elements. */
+struct an_vec {
+	void *p;
+	size_t n, cap, esz;
+};
+
+int an_vec_grow(struct an_vec *v, size_t need);
+void *an_vec_push(struct an_vec *v);	/* zeroed new element or NULL */
+#define AN_VEC(v, type, i) (((type *)(v).p)[i])
+
+/*
+ * An open-addressing hash table of ids.  The table stores (hash, id); the
+ * caller compares keys through eq(ctx, id, key).
+ */
+struct an_hslot {
+	uint64_t hash;		/* 0: empty */
+	uint32_t id;
+	uint32_t pad;
+};
+
+struct an_htab {
+	struct an_hslot *s;
+	size_t n, cap;		/* cap is a power of two */
+};
+
+typedef bool (*an_eq_fn)(void *ctx, uint32_t id, const void *key);
+/* id of key, or UINT32_MAX */
+uint32_t an_htab_find(struct an_htab *h, uint64_t hash, an_eq_fn eq,
+		      void *ctx, const void *key);
+int an_htab_add(struct an_htab *h, uint64_t hash, uint32_t id);
+void an_htab_free(struct an_htab *h);
+
+uint64_t an_hash(const void *p, size_t len, uint64_t seed);
+static inline uint64_t an_mix(uint64_t h, uint64_t w)
+{
+	h ^= w + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+/* Interned strings: an index into an array of NUL-terminated copies. */
+struct an_strtab {
+	struct an_vec s;	/* char * */
+	struct an_htab h;
+};
+
+uint32_t an_str_intern(struct an_strtab *t, const char *s);	/* or UINT32_MAX */
+static inline const char *an_str(struct an_strtab *t, uint32_t i)
+{
+	return AN_VEC(t->s, char *, i);
+}
+
+/* ---- the experiment as written ---- */
+
+struct an_counter {
+	char name[64];
+	uint64_t interval;
+	uint32_t type;
+	uint64_t config;
+};
+
+struct an_usage {
+	uint32_t pid, tid, ppid, flags;
+	uint64_t start_ns, end_ns;
+	uint64_t ms[LWPROF_MS_COUNT];
+	uint64_t vcsw, ivcsw, minflt, majflt, syscalls, signals;
+	char comm[64];
+};
+
+struct an_archive {
+	char buildid[64];	/* "-" when none */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino, size;
+	char *file;		/* full path of the copy */
+	char *orig;		/* the mapped file's path */
+};
+
+struct an_exp {
+	char *dir;
+	char *name;		/* as given on the command line */
+	int fmt_major, fmt_minor;
+	char *command, *mode, *host, *kernel, *arch, *start_time, *end_time;
+	char *abi, *module_version, *exit;
+	uint32_t target, cpus, cpus_possible;
+	double cpu_mhz;
+	uint64_t start_ns, end_ns, clock_interval_ns;
+	struct an_counter counters[AN_MAX_COUNTERS];
+	int ncounters;
+	uint32_t max_depth, stack_bytes, kernel_stacks;
+	uint64_t records, lost, lost_read;
+	struct an_vec warnings;	/* char * */
+	struct an_vec usage;	/* struct an_usage */
+	struct an_vec archives;	/* struct an_archive */
+	uint64_t nsamples, nrecords;
+};
+
+/* ---- what the analyzer builds ---- */
+
+struct an_thread {
+	uint32_t exp, pid, tid, ppid;
+	char comm[16];
+	uint64_t first_ns, last_ns;
+	uint64_t nsamples;
+	uint32_t last_clock;	/* sample index of the latest clock packet */
+	uint64_t last_clock_ns;
+	bool has_last;
+};
+
+/* One mapping of an address space. */
+struct an_map {
+	uint64_t start, end, pgoff, time_ns;
+	uint32_t obj;		/* an_obj index */
+};
+
+/* An address space: one process of one experiment, one exec generation. */
+struct an_as {
+	uint32_t exp, pid, gen;
+	struct an_vec maps;	/* struct an_map, sorted by start once done */
+	void *dwfl;		/* for DWARF unwinding (unwind.c) */
+	bool sorted;
+};
+
+struct an_sym {
+	uint64_t addr, size;	/* object vaddr */
+	uint32_t func;
+};
+
+/* A load object: one file (or a pseudo one). */
+struct an_obj {
+	char *name;		/* basename */
+	char *path;		/* original path */
+	char *file;		/* the file read: archive copy or path */
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	int num;		/* NNN of addresses, from 1 */
+	bool pseudo, opened, failed;
+	int fd;
+	void *elf;		/* Elf * */
+	void *dwfl;		/* Dwfl * (offline, one module) */
+	void *mod;		/* Dwfl_Module * */
+	uint64_t mod_bias;	/* module address = vaddr + mod_bias */
+	struct an_vec phdrs;	/* struct an_seg */
+	struct an_vec syms;	/* struct an_sym, sorted */
+	struct an_htab fnames;	/* base name -> func, for clones */
+	uint32_t unknown_func;	/* <static>@... fallback per object, lazily */
+};
+
+struct an_seg {
+	uint64_t vaddr, offset, filesz, memsz;
+	uint32_t flags;
+};
+
+#define AN_F_PSEUDO 0x1
+
+struct an_func {
+	uint32_t obj;
+	uint32_t flags;
+	uint64_t addr, size;	/* vaddr in the object */
+	char *name;		/* short (display) */
+	char *lname;		/* long: full demangled */
+	uint32_t file;		/* source file string id, or UINT32_MAX */
+	uint32_t line;		/* first line */
+};
+
+struct an_line {
+	uint32_t func, file, line;
+};
+
+struct an_pc {
+	uint32_t obj, func, line;	/* line: an_line index or UINT32_MAX */
+	uint32_t ifunc;			/* innermost inlined function or func */
+	uint32_t ret;			/* 1: a return address, 2: pseudo */
+	uint64_t addr;			/* vaddr in obj (display address) */
+};
+
+/* A call stack: a node of the pc trie (root side parent). */
+struct an_node {
+	uint32_t parent;	/* UINT32_MAX at the root frame */
+	uint32_t pc;
+	uint32_t depth;
+};
+
+/* Raw stacks before resolution: per address space, the ips. */
+struct an_raw {
+	uint32_t as;
+	uint32_t n;
+	uint64_t off;		/* of the ips in an->rawips */
+	uint32_t flags;		/* AN_RAW_* */
+	uint32_t node;		/* resolved: an_node index or UINT32_MAX */
+};
+
+#define AN_RAW_TRUNC	0x1
+#define AN_RAW_NOPROG	0x2	/* collector_not_program_related */
+#define AN_RAW_UNKNOWN	0x4	/* no stack at all */
+
+/*
+ * The raw stacks' hash table: each slot keeps the hash, the raw id and the
+ * word offset of the entry in an->rawips (its header, then the ips), so a
+ * lookup touches the slot and one run of the pool, and both can be
+ * prefetched ahead of the sample that needs them.
+ */
+struct an_rslot {
+	uint64_t hash;		/* 0: empty */
+	uint32_t id;
+	uint32_t off;		/* words: the pool stays under 32 GiB */
+};
+
+struct an_rawtab {
+	struct an_rslot *s;
+	size_t n, cap;
+};
+
+
+/* Base metrics: the ten microstates, wall, then the counters. */
+#define AN_BM_WALL	LWPROF_MS_COUNT
+#define AN_BM_CTR0	(LWPROF_MS_COUNT + 1)
+#define AN_BM_MAX	(AN_BM_CTR0 + AN_MAX_COUNTERS)
+
+/* The compact sample table (struct of arrays). */
+struct an_samples {
+	uint64_t *time;
+	uint32_t *stack;	/* an_raw index while loading, then node */
+	uint32_t *thr;
+	uint16_t *cpu;
+	uint16_t *mask;		/* base metrics present, bit i = base i */
+	uint64_t *vals;		/* popcount(mask) values per sample, in order */
+	size_t n, cap, nvals, vcap;
+};
+
+struct an_filter;
+
+struct an {
+	char err[AN_ERRLEN];
+	FILE *out;
+	struct an_vec exps;	/* struct an_exp */
+	struct an_vec threads;	/* struct an_thread */
+	struct an_htab thr_h;
+	struct an_vec as;	/* struct an_as */
+	struct an_htab as_h;
+	struct an_vec objs;	/* struct an_obj */
+	struct an_vec funcs;	/* struct an_func */
+	struct an_vec lines;	/* struct an_line */
+	struct an_htab lines_h;
+	struct an_vec pcs;	/* struct an_pc */
+	struct an_htab pcs_h;
+	struct an_vec nodes;	/* struct an_node */
+	struct an_htab nodes_h;
+	struct an_vec raws;	/* struct an_raw */
+	struct an_rawtab raws_t;
+	struct an_vec rawips;	/* uint64_t: per raw stack 2 header words, ips */
+	struct an_vec deferred;	/* struct an_unw_ref: samples to unwind */
+	struct an_vec exits;	/* uint32_t sample indexes of EXIT packets */
+	struct an_vec tasks;	/* struct an_task_ev: exec and fork */
+	struct an_vec obj_keys;	/* char *, per object */
+	struct an_htab obj_h;
+	struct an_samples s;
+	struct an_strtab strs;
+	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
+	uint32_t o_unknown;
+	int nbase;		/* AN_BM_CTR0 + counters */
+	char ctr_names[AN_MAX_COUNTERS][64];
+	double ctr_mhz[AN_MAX_COUNTERS];	/* > 0: cycles shown as time */
+	int nctr;
+	bool has_clock;
+	/* settings */
+	bool name_long;
+	bool inline_funcs;	/* charge inlined code to the inlined function */
+	uint64_t tmin, tmax;	/* over all experiments */
+	struct an_filter *filter;
+	uint64_t nwarn;
+	unsigned long nruns;	/* commands run */
+	unsigned long unwind_ok, unwind_fail, unwind_cached;
+};
+
+/* Task events that shape address spaces: exec (new), fork (inherit). */
+struct an_task_ev {
+	uint32_t exp, pid, ppid, event;
+	uint64_t time;
+};
+
+struct an_unw_ref {
+	uint32_t sample;
+	uint32_t exp;
+	uint32_t file;		/* cpu number */
+	uint64_t off;		/* of the record in its file */
+	uint32_t as;
+	uint32_t flags;
+};
+
+int an_errf(struct an *an, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void an_warn(struct an *an, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* exp.c: loading */
+int an_init(struct an *an);
+void an_free(struct an *an);
+int an_load(struct an *an, const char *dir);
+int an_finish(struct an *an);	/* after the last an_load */
+uint32_t an_thread_get(struct an *an, uint32_t exp, uint32_t pid,
+		       uint32_t tid);
+uint32_t an_as_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t gen);
+
+/* exp_log.c: the text files */
+int an_read_log(struct an *an, struct an_exp *e);
+int an_read_usage(struct an *an, struct an_exp *e);
+int an_read_index(struct an *an, struct an_exp *e);
+
+/* exp_rec.c: one cpu.N.rec file */
+int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path);
+int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
+		  uint16_t cpu, uint16_t mask, const uint64_t *vals);
+uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
+		       uint32_t n, uint32_t flags);
+
+/* rawstack.c */
+uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
+		     uint32_t flags);
+void an_raw_prefetch(struct an *an, uint64_t hash, int stage);
+uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
+			 const uint64_t *ips, uint32_t n, uint32_t flags);
+void an_rawtab_free(struct an_rawtab *t);
+
+
+/* obj.c: load objects and functions */
+uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
+		    uint32_t maj, uint32_t min, uint64_t ino, bool anon);
+int an_obj_open(struct an *an, uint32_t obj);
+uint32_t an_obj_func(struct an *an, uint32_t obj, uint64_t vaddr);
+int an_obj_vaddr(struct an *an, uint32_t obj, uint64_t off, uint64_t *vaddr);
+uint32_t an_func_pseudo(struct an *an, const char *name);
+void an_obj_free(struct an_obj *o);
+int an_objs_init(struct an *an);
+void an_objs_free(struct an *an);
+const char *an_func_name(struct an *an, uint32_t f);
+uint32_t an_obj_fname(struct an *an, uint32_t obj, const char *full,
+		      uint64_t addr, uint64_t size);
+
+/* src.c: lines */
+uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
+		    uint32_t func, uint32_t *ifunc);
+const char *an_line_file(struct an *an, uint32_t line);
+int an_func_src(struct an *an, uint32_t f, const char **file, int *line);
+
+/* resolve.c: stacks */
+int an_resolve(struct an *an);
+uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret);
+
+/* unwind.c */
+int an_unwind_all(struct an *an);
+void an_unwind_free(struct an *an);
+
+
+#endif

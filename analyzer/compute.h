@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The analyzer's computed data: per-stack sums, flat (exclusive/inclusive)
+ * metrics per function/line/pc/object, caller and callee edges, the call
+ * tree; the metric definitions and lists; filters; the table printer.
+ */
+#ifndef LWPROF_COMPUTE_H
+#define LWPROF_COMPUTE_H
+
+#include "an.h"
+
+/* Per-stack sums of the samples that pass the filter. */
+struct an_agg {
+	size_t n, nb;
+	uint64_t *acc;		/* n x nb */
+	uint8_t *used;
+	uint64_t total[AN_BM_MAX];
+	uint64_t nsamples;
+};
+
+int an_aggregate(struct an *an, struct an_agg *g);
+void an_agg_free(struct an_agg *g);
+
+#define AN_K_FUNC 0
+#define AN_K_OBJ 1
+#define AN_K_LINE 2	/* ids >= lines.n: "no line" of function id - lines.n */
+#define AN_K_PC 3
+
+struct an_flat {
+	size_t n, nb;
+	uint64_t *excl, *incl;	/* n x nb */
+	uint8_t *seen;
+};
+
+size_t an_kind_count(struct an *an, int kind);
+int an_flat(struct an *an, const struct an_agg *g, int kind, struct an_flat *f);
+void an_flat_free(struct an_flat *f);
+
+struct an_edge {
+	uint32_t from, to;
+};
+
+struct an_edges {
+	struct an_edge *e;
+	uint64_t *vals;		/* n x nb */
+	size_t n, cap, nb;
+	struct an_htab h;
+};
+
+int an_edges(struct an *an, const struct an_agg *g, struct an_edges *callers,
+	     struct an_edges *callees);
+void an_edges_free(struct an_edges *e);
+
+struct an_tnode {
+	uint32_t parent, func, child, next;
+};
+
+struct an_tree {
+	struct an_tnode *n;
+	size_t cnt, cap, nb;
+	uint32_t roots;
+	uint64_t *excl, *incl;
+	struct an_htab h;
+};
+
+int an_tree(struct an *an, const struct an_agg *g, struct an_tree *t);
+void an_tree_free(struct an_tree *t);
+
+/* ---- metrics (metric.c) ---- */
+
+enum {
+	AN_M_TOTAL, AN_M_TOTALCPU, AN_M_USER, AN_M_SYSTEM, AN_M_TRAP,
+	AN_M_TEXTPF, AN_M_DATAPF, AN_M_KERNELPF, AN_M_LOCK, AN_M_SLEEP,
+	AN_M_STOP, AN_M_WAIT, AN_M_WALL, AN_M_NFIXED,
+	/* then one per counter; statics after all of them */
+	AN_M_NAME = 1000, AN_M_SIZE, AN_M_ADDRESS,
+};
+
+struct an_mcol {
+	char flavor;		/* 'e', 'i', 'a', or 's' for the statics */
+	bool value, pct;
+	int m;			/* AN_M_* or AN_M_NFIXED + counter */
+};
+
+#define AN_MAX_COLS 64
+
+struct an_mlist {
+	struct an_mcol c[AN_MAX_COLS];
+	int n;
+};
+
+struct an_msort {
+	char flavor;		/* 0: the first metric column */
+	int m;
+};
+
+const char *an_metric_kw(struct an *an, int m);
+const char *an_metric_title(struct an *an, int m);
+bool an_metric_is_time(struct an *an, int m);
+int an_metric_count(struct an *an);
+uint64_t an_metric_raw(struct an *an, int m, const uint64_t *base);
+double an_metric_val(struct an *an, int m, const uint64_t *base);
+int an_mlist_parse(struct an *an, const char *spec, struct an_mlist *l);
+int an_msort_parse(struct an *an, const char *spec, struct an_msort *s);
+void an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l);
+void an_mlist_print(struct an *an, FILE *f, const struct an_mlist *l);
+void an_metric_list_help(struct an *an, FILE *f);
+
+/* ---- filters (filter.c) ---- */
+
+int an_filter_set(struct an *an, const char *expr);
+int an_thread_select(struct an *an, const char *list);
+int an_cpu_select(struct an *an, const char *list);
+bool an_filter_pass(struct an *an, struct an_filter *f, size_t i);
+void an_filter_free(struct an *an);
+const char *an_filter_desc(struct an *an);
+
+/* ---- table output (out.c) ---- */
+
+#define AN_PM_TEXT 0
+#define AN_PM_CSV 1
+#define AN_PM_DELIM 2
+
+struct an_table {
+	int ncol;
+	char *head1[AN_MAX_COLS], *head2[AN_MAX_COLS];
+	bool left[AN_MAX_COLS];
+	char **cells;		/* rows x ncol */
+	size_t rows, cap;
+};
+
+void an_title(struct an *an, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int an_table_init(struct an_table *t, int ncol);
+int an_table_head(struct an_table *t, int col, const char *h1, const char *h2,
+		  bool left);
+int an_table_cell(struct an_table *t, size_t row, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+size_t an_table_row(struct an_table *t);	/* new row index, or SIZE_MAX */
+void an_table_print(struct an *an, struct an_table *t, FILE *f);
+void an_table_free(struct an_table *t);
+
+/* the per-view state shared by the views (view_*.c) */
+struct an_view {
+	struct an_mlist ml;	/* explicit -metrics, or n == 0: defaults */
+	struct an_msort sort;
+	bool sort_set;
+	long limit;		/* 0: all */
+	int printmode;
+	char delim;
+};
+
+extern struct an_view an_v;
+
+/* views */
+int an_view_flat(struct an *an, int kind);
+int an_view_fsingle(struct an *an, const char *name);
+int an_view_cc(struct an *an, const char *single);
+int an_view_calltree(struct an *an);
+int an_view_source(struct an *an, const char *what);
+int an_view_disasm(struct an *an, const char *what);
+int an_view_statistics(struct an *an);
+int an_view_header(struct an *an);
+int an_view_overview(struct an *an);
+int an_view_thread_list(struct an *an);
+int an_view_cpu_list(struct an *an);
+int an_view_sample_list(struct an *an);
+
+/* helpers shared by the views (view_func.c) */
+int an_cols_effective(struct an *an, const struct an_agg *g,
+		      struct an_mlist *out, bool attributed);
+void an_fmt_metric(struct an *an, char *buf, size_t len, int m, double v);
+int an_make_heads(struct an *an, const struct an_mlist *ml,
+		  struct an_table *t, int *colof);
+uint32_t an_func_find(struct an *an, const char *name, int *nfound);
+
+#endif

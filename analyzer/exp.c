@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading experiments: one or several directories into one struct an.
+ * Each is read whole (log.txt, archives/index.txt, usage.txt, every
+ * cpu.N.rec); then an_finish() gives each exec its own address space, lets
+ * a forked process inherit its parent's mappings, unwinds the samples that
+ * carry a stack copy, charges each thread's exit packet where its previous
+ * packet went, and resolves the stacks.
+ */
+#include <dirent.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "an.h"
+
+int an_init(struct an *an)
+{
+	memset(an, 0, sizeof(*an));
+	an->out = stdout;
+	an->exps.esz = sizeof(struct an_exp);
+	an->threads.esz = sizeof(struct an_thread);
+	an->as.esz = sizeof(struct an_as);
+	an->objs.esz = sizeof(struct an_obj);
+	an->funcs.esz = sizeof(struct an_func);
+	an->lines.esz = sizeof(struct an_line);
+	an->pcs.esz = sizeof(struct an_pc);
+	an->nodes.esz = sizeof(struct an_node);
+	an->raws.esz = sizeof(struct an_raw);
+	an->rawips.esz = sizeof(uint64_t);
+	an->deferred.esz = sizeof(struct an_unw_ref);
+	an->exits.esz = sizeof(uint32_t);
+	an->tasks.esz = sizeof(struct an_task_ev);
+	an->obj_keys.esz = sizeof(char *);
+	an->tmin = UINT64_MAX;
+	elf_version(EV_CURRENT);
+	if (an_objs_init(an))
+		return -ENOMEM;
+	an->f_total = an_func_pseudo(an, "<Total>");
+	an->f_unknown = an_func_pseudo(an, "<Unknown>");
+	an->f_trunc = an_func_pseudo(an, "<Truncated-stack>");
+	an->f_noprog = an_func_pseudo(an, "collector_not_program_related");
+	if (an->f_noprog == UINT32_MAX)
+		return -ENOMEM;
+	return 0;
+}
+
+static void exp_free(struct an_exp *e)
+{
+	size_t i;
+
+	free(e->dir);
+	free(e->name);
+	free(e->command);
+	free(e->mode);
+	free(e->host);
+	free(e->kernel);
+	free(e->arch);
+	free(e->start_time);
+	free(e->end_time);
+	free(e->abi);
+	free(e->module_version);
+	free(e->exit);
+	for (i = 0; i < e->warnings.n; i++)
+		free(AN_VEC(e->warnings, char *, i));
+	free(e->warnings.p);
+	free(e->usage.p);
+	for (i = 0; i < e->archives.n; i++) {
+		free(AN_VEC(e->archives, struct an_archive, i).file);
+		free(AN_VEC(e->archives, struct an_archive, i).orig);
+	}
+	free(e->archives.p);
+}
+
+void an_free(struct an *an)
+{
+	size_t i;
+
+	an_unwind_free(an);
+	for (i = 0; i < an->exps.n; i++)
+		exp_free(&AN_VEC(an->exps, struct an_exp, i));
+	for (i = 0; i < an->as.n; i++)
+		free(AN_VEC(an->as, struct an_as, i).maps.p);
+	for (i = 0; i < an->objs.n; i++)
+		an_obj_free(&AN_VEC(an->objs, struct an_obj, i));
+	for (i = 0; i < an->funcs.n; i++) {
+		free(AN_VEC(an->funcs, struct an_func, i).name);
+		free(AN_VEC(an->funcs, struct an_func, i).lname);
+	}
+	for (i = 0; i < an->strs.s.n; i++)
+		free(AN_VEC(an->strs.s, char *, i));
+	an_objs_free(an);
+	free(an->exps.p);
+	free(an->threads.p);
+	free(an->as.p);
+	free(an->objs.p);
+	free(an->funcs.p);
+	free(an->lines.p);
+	free(an->pcs.p);
+	free(an->nodes.p);
+	free(an->raws.p);
+	free(an->rawips.p);
+	free(an->deferred.p);
+	free(an->exits.p);
+	free(an->tasks.p);
+	free(an->strs.s.p);
+	an_htab_free(&an->strs.h);
+	an_htab_free(&an->thr_h);
+	an_htab_free(&an->as_h);
+	an_htab_free(&an->lines_h);
+	an_htab_free(&an->pcs_h);
+	an_htab_free(&an->nodes_h);
+	an_rawtab_free(&an->raws_t);
+	free(an->s.time);
+	free(an->s.stack);
+	free(an->s.thr);
+	free(an->s.cpu);
+	free(an->s.mask);
+	free(an->s.vals);
+}
+
+/* Threads and address spaces start with three u32 keys: (exp, pid, x). */
+static bool key3_eq(void *ctx, uint32_t id, const void *key)
+{
+	struct an_vec *v = ctx;
+
+	return !memcmp((char *)v->p + id * v->esz, key, 3 * sizeof(uint32_t));
+}
+
+static uint32_t intern3(struct an_vec *v, struct an_htab *h, uint32_t exp,
+			uint32_t pid, uint32_t x, bool *made)
+{
+	uint32_t k[3] = { exp, pid, x }, id;
+	uint64_t hash = an_hash(k, sizeof(k), v->esz);
+	void *e;
+
+	*made = false;
+	id = an_htab_find(h, hash, key3_eq, v, k);
+	if (id != UINT32_MAX)
+		return id;
+	e = an_vec_push(v);
+	if (!e)
+		return UINT32_MAX;
+	memcpy(e, k, sizeof(k));
+	*made = true;
+	return an_htab_add(h, hash, v->n - 1) ? UINT32_MAX : v->n - 1;
+}
+
+uint32_t an_thread_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t tid)
+{
+	bool made;
+
+	return intern3(&an->threads, &an->thr_h, exp, pid, tid, &made);
+}
+
+uint32_t an_as_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t gen)
+{
+	bool made;
+	uint32_t id = intern3(&an->as, &an->as_h, exp, pid, gen, &made);
+
+	if (made && id != UINT32_MAX)
+		AN_VEC(an->as, struct an_as, id).maps.esz = sizeof(struct an_map);
+	return id;
+}
+
+static int cpu_cmp(const void *a, const void *b)
+{
+	const unsigned *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+int an_load(struct an *an, const char *dir)
+{
+	char path[4096 + 32];
+	unsigned cpus[4096], n = 0, cpu, i;
+	struct an_exp *e;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	uint32_t exp;
+	int err, len;
+
+	if (stat(dir, &st))
+		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return an_errf(an, -ENOTDIR, "%s: not an experiment directory", dir);
+	e = an_vec_push(&an->exps);
+	if (!e)
+		return an_errf(an, -ENOMEM, "out of memory");
+	exp = an->exps.n - 1;
+	e->dir = strdup(dir);
+	e->name = strdup(dir);
+	e->warnings.esz = sizeof(char *);
+	e->usage.esz = sizeof(struct an_usage);
+	e->archives.esz = sizeof(struct an_archive);
+	if (!e->dir || !e->name)
+		return an_errf(an, -ENOMEM, "out of memory");
+	err = an_read_log(an, e);
+	if (!err)
+		err = an_read_index(an, e);
+	if (!err)
+		err = an_read_usage(an, e);
+	if (err)
+		return err;
+	d = opendir(dir);
+	if (!d)
+		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (sscanf(de->d_name, "cpu.%u.rec%n", &cpu, &len) == 1 &&
+		    !de->d_name[len] && n < sizeof(cpus) / sizeof(cpus[0]))
+			cpus[n++] = cpu;
+	}
+	closedir(d);
+	if (!n)
+		return an_errf(an, -ENOENT, "%s: no cpu.N.rec files", dir);
+	e = &AN_VEC(an->exps, struct an_exp, exp);
+	if (e->cpus_possible && n != e->cpus_possible)
+		an_warn(an, "%s: %u cpu.N.rec files, log.txt says %u CPUs are possible",
+			dir, n, e->cpus_possible);
+	qsort(cpus, n, sizeof(cpus[0]), cpu_cmp);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/cpu.%u.rec", dir, cpus[i]);
+		err = an_read_rec(an, exp, cpus[i], path);
+		if (err)
+			return err;
+	}
+	e = &AN_VEC(an->exps, struct an_exp, exp);
+	if (!e->end_ns)
+		an_warn(an, "%s: log.txt has no end_ns: the recorder did not finish; using what it wrote",
+			dir);
+	else if (e->records && e->records != e->nrecords)
+		an_warn(an, "%s: log.txt says %llu records were written, the files hold %llu",
+			dir, (unsigned long long)e->records,
+			(unsigned long long)e->nrecords);
+	if (e->lost || e->lost_read)
+		an_warn(an, "%s: %llu records were lost (ring full)", dir,
+			(unsigned long long)(e->lost > e->lost_read ? e->lost :
+					     e->lost_read));
+	for (i = 0; i < (unsigned)e->ncounters; i++) {
+		int k;
+
+		for (k = 0; k < an->nctr; k++)
+			if (!strcmp(an->ctr_names[k], e->counters[i].name))
+				break;
+		if (k != (int)i)
+			return an_errf(an, -EINVAL,
+				       "%s: counter %u is %s; experiments read together must list the same counters in the same order",
+				       dir, i, e->counters[i].name);
+	}
+	for (i = (unsigned)an->nctr; i < (unsigned)e->ncounters; i++) {
+		struct an_counter *c = &e->counters[i];
+
+		snprintf(an->ctr_names[i], sizeof(an->ctr_names[i]), "%s", c->name);
+		/* PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES */
+		an->ctr_mhz[i] = c->type == 0 && c->config == 0 ? e->cpu_mhz : 0;
+		an->nctr++;
+	}
+	an->nbase = AN_BM_CTR0 + an->nctr;
+	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct an_task_ev *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct an_map *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The generation of pid at time t: how many execs it ran by then. */
+static uint32_t gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t)
+{
+	uint32_t g = 0;
+	size_t i;
+
+	for (i = 0; i < an->tasks.n; i++) {
+		struct an_task_ev *v = &AN_VEC(an->tasks, struct an_task_ev, i);
+
+		if (v->event == LWPROF_TASK_EXEC && v->exp == exp && v->pid == pid &&
+		    v->time <= t)
+			g++;
+	}
+	return g;
+}
+
+/* Execs: move mappings and samples after an exec to a new address space. */
+static int split_execs(struct an *an)
+{
+	size_t i, k, nas = an->as.n;
+	bool any = false;
+
+	for (i = 0; i < an->tasks.n; i++)
+		any |= AN_VEC(an->tasks, struct an_task_ev, i).event ==
+		       LWPROF_TASK_EXEC;
+	if (!any)
+		return 0;
+	for (i = 0; i < nas; i++) {
+		struct an_as *a = &AN_VEC(an->as, struct an_as, i);
+		size_t keep = 0;
+
+		for (k = 0; k < a->maps.n; k++) {
+			struct an_map m = AN_VEC(a->maps, struct an_map, k);
+			uint32_t g = gen_at(an, a->exp, a->pid, m.time_ns), na;
+			struct an_map *dst;
+
+			if (!g) {
+				AN_VEC(a->maps, struct an_map, keep++) = m;
+				continue;
+			}
+			na = an_as_get(an, a->exp, a->pid, g);
+			if (na == UINT32_MAX)
+				return -ENOMEM;
+			dst = an_vec_push(&AN_VEC(an->as, struct an_as, na).maps);
+			if (!dst)
+				return -ENOMEM;
+			*dst = m;
+			a = &AN_VEC(an->as, struct an_as, i);
+		}
+		a->maps.n = keep;
+	}
+	for (i = 0; i < an->s.n; i++) {
+		struct an_raw r = AN_VEC(an->raws, struct an_raw, an->s.stack[i]);
+		struct an_as *a = &AN_VEC(an->as, struct an_as, r.as);
+		uint32_t g = gen_at(an, a->exp, a->pid, an->s.time[i]), na, nr;
+
+		if (!g)
+			continue;
+		na = an_as_get(an, a->exp, a->pid, g);
+		if (na == UINT32_MAX)
+			return -ENOMEM;
+		/* the pool may move while the copy is interned */
+		if (an_vec_grow(&an->rawips, an->rawips.n + r.n + 2))
+			return -ENOMEM;
+		nr = an_raw_intern(an, na, &AN_VEC(an->rawips, uint64_t, r.off),
+				   r.n, r.flags);
+		if (nr == UINT32_MAX)
+			return -ENOMEM;
+		an->s.stack[i] = nr;
+	}
+	for (i = 0; i < an->deferred.n; i++) {
+		struct an_unw_ref *u = &AN_VEC(an->deferred, struct an_unw_ref, i);
+
+		u->as = AN_VEC(an->raws, struct an_raw, an->s.stack[u->sample]).as;
+	}
+	return 0;
+}
+
+/* A new process starts with its parent's mappings at the fork. */
+static int inherit_forks(struct an *an)
+{
+	size_t i, k;
+
+	for (i = 0; i < an->tasks.n; i++) {
+		struct an_task_ev *v = &AN_VEC(an->tasks, struct an_task_ev, i);
+		uint32_t pa, ca;
+
+		if (v->event != LWPROF_TASK_FORK || !v->ppid || v->ppid == v->pid)
+			continue;
+		pa = an_as_get(an, v->exp, v->ppid,
+			       gen_at(an, v->exp, v->ppid, v->time));
+		ca = an_as_get(an, v->exp, v->pid, 0);
+		if (pa == UINT32_MAX || ca == UINT32_MAX)
+			return -ENOMEM;
+		for (k = 0; k < AN_VEC(an->as, struct an_as, pa).maps.n; k++) {
+			struct an_map m = AN_VEC(AN_VEC(an->as, struct an_as, pa).maps,
+						 struct an_map, k);
+			struct an_map *dst;
+
+			if (m.time_ns > v->time)
+				continue;
+			dst = an_vec_push(&AN_VEC(an->as, struct an_as, ca).maps);
+			if (!dst)
+				return -ENOMEM;
+			*dst = m;
+			dst->time_ns = 0;	/* older than the child's own */
+		}
+	}
+	return 0;
+}
+
+/* An exit packet has no stack: it goes where the thread's last one went. */
+static void charge_exits(struct an *an)
+{
+	size_t i;
+
+	for (i = 0; i < an->exits.n; i++) {
+		uint32_t s = AN_VEC(an->exits, uint32_t, i);
+		struct an_thread *t = &AN_VEC(an->threads, struct an_thread,
+					      an->s.thr[s]);
+
+		if (t->has_last)
+			an->s.stack[s] = an->s.stack[t->last_clock];
+	}
+}
+
+static int idx_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct an_thread *t = ctx;
+	const struct an_thread *x = &t[*(const uint32_t *)a];
+	const struct an_thread *y = &t[*(const uint32_t *)b];
+
+	if (x->exp != y->exp)
+		return x->exp < y->exp ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Number the threads by experiment, pid and tid (-thread_list order). */
+static int sort_threads(struct an *an)
+{
+	size_t n = an->threads.n, i;
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	uint32_t *newid = malloc((n + 1) * sizeof(*newid));
+	struct an_thread *t = an->threads.p;
+	struct an_thread *sorted = malloc((n + 1) * sizeof(*sorted));
+
+	if (!order || !newid || !sorted) {
+		free(order);
+		free(newid);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), idx_cmp, t);
+	for (i = 0; i < n; i++) {
+		sorted[i] = t[order[i]];
+		newid[order[i]] = i;
+	}
+	memcpy(t, sorted, n * sizeof(*t));
+	for (i = 0; i < an->s.n; i++)
+		an->s.thr[i] = newid[an->s.thr[i]];
+	free(order);
+	free(newid);
+	free(sorted);
+	an_htab_free(&an->thr_h);	/* no lookups after loading */
+	return 0;
+}
+
+int an_finish(struct an *an)
+{
+	size_t i;
+	int err;
+
+	qsort(an->tasks.p, an->tasks.n, an->tasks.esz, ev_cmp);
+	err = split_execs(an);
+	if (!err)
+		err = inherit_forks(an);
+	if (err)
+		return an_errf(an, err, "out of memory");
+	for (i = 0; i < an->as.n; i++) {
+		struct an_as *a = &AN_VEC(an->as, struct an_as, i);
+
+		qsort(a->maps.p, a->maps.n, a->maps.esz, map_cmp);
+		a->sorted = true;
+	}
+	err = an_unwind_all(an);
+	if (err)
+		return err;
+	charge_exits(an);
+	if (sort_threads(an))
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (i = 0; i < an->s.n; i++) {
+		if (an->s.time[i] < an->tmin)
+			an->tmin = an->s.time[i];
+		if (an->s.time[i] > an->tmax)
+			an->tmax = an->s.time[i];
+	}
+	for (i = 0; i < an->exps.n; i++) {
+		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
+
+		if (e->start_ns && e->start_ns < an->tmin)
+			an->tmin = e->start_ns;
+	}
+	if (an->tmin == UINT64_MAX)
+		an->tmin = 0;
+	return an_resolve(an);
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Raw stacks: the user ips of a sample, interned per address space while
+ * the records are read, one lookup a sample.  The pool (an->rawips) keeps
+ * each distinct stack as two header words (address space and length;
+ * flags) and its ips; the table's slots point into it.  The reader
+ * prefetches the slot, then the pool entry, of the samples ahead of the
+ * one it handles (the lookups are memory bound, not hash bound).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+
+uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
+		     uint32_t flags)
+{
+	return an_hash(ips, n * 8, ((uint64_t)as << 8) | flags);
+}
+
+static int rawtab_grow(struct an_rawtab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024, i, j;
+	struct an_rslot *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		if (!t->s[i].hash)
+			continue;
+		for (j = t->s[i].hash & (cap - 1); s[j].hash; j = (j + 1) & (cap - 1))
+			;
+		s[j] = t->s[i];
+	}
+	free(t->s);
+	t->s = s;
+	t->cap = cap;
+	return 0;
+}
+
+/* stage 0: the slot; stage 1: the pool entry the slot points at */
+void an_raw_prefetch(struct an *an, uint64_t hash, int stage)
+{
+	struct an_rawtab *t = &an->raws_t;
+	const struct an_rslot *s;
+
+	if (!t->cap)
+		return;
+	s = &t->s[hash & (t->cap - 1)];
+	if (!stage) {
+		__builtin_prefetch(s);
+		return;
+	}
+	if (s->hash == hash) {
+		const uint64_t *p = &AN_VEC(an->rawips, uint64_t, s->off);
+
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + 8);
+	}
+}
+
+uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
+			 const uint64_t *ips, uint32_t n, uint32_t flags)
+{
+	struct an_rawtab *t = &an->raws_t;
+	uint64_t h0 = ((uint64_t)as << 32) | n, *p;
+	struct an_raw *r;
+	size_t j, off;
+
+	hash = hash ? hash : 1;
+	for (j = t->cap ? hash & (t->cap - 1) : 0; t->cap && t->s[j].hash;
+	     j = (j + 1) & (t->cap - 1)) {
+		if (t->s[j].hash != hash)
+			continue;
+		p = &AN_VEC(an->rawips, uint64_t, t->s[j].off);
+		if (p[0] == h0 && p[1] == flags && !memcmp(p + 2, ips, n * 8))
+			return t->s[j].id;
+	}
+	if ((t->n + 1) * 4 >= t->cap * 3) {
+		if (rawtab_grow(t))
+			return UINT32_MAX;
+		for (j = hash & (t->cap - 1); t->s[j].hash; j = (j + 1) & (t->cap - 1))
+			;
+	}
+	off = an->rawips.n;
+	if (off + n + 2 > UINT32_MAX || an_vec_grow(&an->rawips, off + n + 2))
+		return UINT32_MAX;
+	r = an_vec_push(&an->raws);
+	if (!r)
+		return UINT32_MAX;
+	p = &AN_VEC(an->rawips, uint64_t, off);
+	p[0] = h0;
+	p[1] = flags;
+	memmove(p + 2, ips, n * 8);
+	an->rawips.n += n + 2;
+	r->as = as;
+	r->n = n;
+	r->off = off + 2;
+	r->flags = flags;
+	r->node = UINT32_MAX;
+	t->s[j].hash = hash;
+	t->s[j].id = an->raws.n - 1;
+	t->s[j].off = off;
+	t->n++;
+	return an->raws.n - 1;
+}
+
+uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
+		       uint32_t n, uint32_t flags)
+{
+	return an_raw_intern_h(an, an_raw_hash(as, ips, n, flags), as, ips, n,
+			       flags);
+}
+
+void an_rawtab_free(struct an_rawtab *t)
+{
+	free(t->s);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From raw stacks to the pc trie.  Each ip of a unique raw stack is found in
+ * its address space's mappings, turned into the object's vaddr and interned
+ * as a pc (object, vaddr, function, line).  A caller frame's ip is a return
+ * address: its function and line are those of ip - 1, the call.  Stacks
+ * cut at the depth limit hang under <Truncated-stack>; counter samples with
+ * no stack are collector_not_program_related, clock ones <Unknown>.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+
+struct pc_key {
+	uint32_t obj, ret;
+	uint64_t vaddr;
+};
+
+static bool pc_eq(void *ctx, uint32_t id, const void *key)
+{
+	struct an *an = ctx;
+	const struct pc_key *k = key;
+	struct an_pc *p = &AN_VEC(an->pcs, struct an_pc, id);
+
+	return p->obj == k->obj && p->addr == k->vaddr && p->ret == k->ret;
+}
+
+static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
+		       uint32_t func, uint32_t line, uint32_t ifunc)
+{
+	struct an_pc *p = an_vec_push(&an->pcs);
+
+	if (!p)
+		return UINT32_MAX;
+	p->obj = k->obj;
+	p->addr = k->vaddr;
+	p->ret = k->ret;
+	p->func = func;
+	p->line = line;
+	p->ifunc = ifunc;
+	return an_htab_add(&an->pcs_h, h, an->pcs.n - 1) ? UINT32_MAX :
+		an->pcs.n - 1;
+}
+
+/* A pc of obj at vaddr; ret: a return address (look up vaddr - 1). */
+uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
+{
+	struct pc_key k = { obj, ret, vaddr };
+	uint64_t h = an_hash(&k, sizeof(k), 13), look;
+	uint32_t id = an_htab_find(&an->pcs_h, h, pc_eq, an, &k), func, line,
+		 ifunc;
+
+	if (id != UINT32_MAX)
+		return id;
+	look = ret && vaddr ? vaddr - 1 : vaddr;
+	if (obj == an->o_unknown) {
+		func = an->f_unknown;
+		line = UINT32_MAX;
+		ifunc = func;
+	} else {
+		an_obj_open(an, obj);
+		func = an_obj_func(an, obj, look);
+		if (func == UINT32_MAX)
+			return UINT32_MAX;
+		line = an_pc_line(an, obj, look, func, &ifunc);
+	}
+	return pc_new(an, &k, h, func, line, ifunc);
+}
+
+/* The pc standing for a pseudo function (its own key space: ret = 2). */
+static uint32_t pseudo_pc(struct an *an, uint32_t func)
+{
+	struct pc_key k = { an->o_unknown, 2, func };
+	uint64_t h = an_hash(&k, sizeof(k), 13);
+	uint32_t id = an_htab_find(&an->pcs_h, h, pc_eq, an, &k);
+
+	if (id != UINT32_MAX)
+		return id;
+	return pc_new(an, &k, h, func, UINT32_MAX, func);
+}
+
+struct node_key {
+	uint32_t parent, pc;
+};
+
+static bool node_eq(void *ctx, uint32_t id, const void *key)
+{
+	struct an *an = ctx;
+	const struct node_key *k = key;
+	struct an_node *n = &AN_VEC(an->nodes, struct an_node, id);
+
+	return n->parent == k->parent && n->pc == k->pc;
+}
+
+static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
+{
+	struct node_key k = { parent, pc };
+	uint64_t h = an_mix(an_mix(17, parent), pc);
+	uint32_t id = an_htab_find(&an->nodes_h, h, node_eq, an, &k);
+	struct an_node *n;
+
+	if (id != UINT32_MAX)
+		return id;
+	n = an_vec_push(&an->nodes);
+	if (!n)
+		return UINT32_MAX;
+	n->parent = parent;
+	n->pc = pc;
+	n->depth = parent == UINT32_MAX ? 1 :
+		AN_VEC(an->nodes, struct an_node, parent).depth + 1;
+	id = an->nodes.n - 1;
+	return an_htab_add(&an->nodes_h, h, id) ? UINT32_MAX : id;
+}
+
+/* The mapping of as that holds ip (the latest one when several do). */
+static struct an_map *map_find(struct an_as *a, uint64_t ip)
+{
+	struct an_map *m = a->maps.p, *best = NULL;
+	size_t lo = 0, hi = a->maps.n, mid, k;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (m[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k > 0 && k + 32 > lo; k--) {
+		struct an_map *x = &m[k - 1];
+
+		if (ip < x->end && (!best || x->time_ns > best->time_ns))
+			best = x;
+	}
+	return best;
+}
+
+static uint32_t ip_pc(struct an *an, struct an_as *a, uint64_t ip, bool ret)
+{
+	struct an_map *m = map_find(a, ip);
+	uint64_t vaddr;
+
+	if (!m)
+		return an_pc_intern(an, an->o_unknown, ip, ret);
+	if (an_obj_open(an, m->obj) ||
+	    an_obj_vaddr(an, m->obj, ip - m->start + m->pgoff, &vaddr))
+		vaddr = ip - m->start + m->pgoff;
+	return an_pc_intern(an, m->obj, vaddr, ret);
+}
+
+static uint32_t resolve_raw(struct an *an, struct an_raw *r)
+{
+	const uint64_t *ips = &AN_VEC(an->rawips, uint64_t, r->off);
+	struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
+	uint32_t parent = UINT32_MAX, pc, n = r->n;
+
+	if (r->flags & AN_RAW_NOPROG)
+		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_noprog));
+	while (n > 1 && (!ips[n - 1] || ips[n - 1] == UINT64_MAX))
+		n--;	/* end-of-stack markers */
+	if (!n)
+		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
+	if (r->flags & AN_RAW_TRUNC) {
+		parent = node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_trunc));
+		if (parent == UINT32_MAX)
+			return parent;
+	}
+	while (n--) {
+		pc = ip_pc(an, a, ips[n], n > 0);
+		if (pc == UINT32_MAX)
+			return pc;
+		parent = node_intern(an, parent, pc);
+		if (parent == UINT32_MAX)
+			return parent;
+	}
+	return parent;
+}
+
+int an_resolve(struct an *an)
+{
+	size_t i;
+
+	for (i = 0; i < an->raws.n; i++) {
+		struct an_raw *r = &AN_VEC(an->raws, struct an_raw, i);
+		uint32_t node = resolve_raw(an, r);
+
+		if (node == UINT32_MAX)
+			return an_errf(an, -ENOMEM, "out of memory");
+		AN_VEC(an->raws, struct an_raw, i).node = node;
+	}
+	for (i = 0; i < an->s.n; i++)
+		an->s.stack[i] = AN_VEC(an->raws, struct an_raw,
+					an->s.stack[i]).node;
+	return 0;
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Source lines through libdw (DWARF 4 and 5 line tables): a pc maps to the
+ * line its instruction came from, which for inlined code is the line in the
+ * inlined body.  The function stays the caller's (the symbol), unless
+ * inline functions are asked for (-inline on): then the innermost
+ * DW_TAG_inlined_subroutine names it.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+
+struct line_key {
+	uint32_t func, file, line;
+};
+
+static bool line_eq(void *ctx, uint32_t id, const void *key)
+{
+	struct an *an = ctx;
+	const struct line_key *k = key;
+	struct an_line *l = &AN_VEC(an->lines, struct an_line, id);
+
+	return l->func == k->func && l->file == k->file && l->line == k->line;
+}
+
+static uint32_t line_intern(struct an *an, uint32_t func, uint32_t file,
+			    uint32_t line)
+{
+	struct line_key k = { func, file, line };
+	uint64_t h = an_hash(&k, sizeof(k), 11);
+	uint32_t id = an_htab_find(&an->lines_h, h, line_eq, an, &k);
+	struct an_line *l;
+
+	if (id != UINT32_MAX)
+		return id;
+	l = an_vec_push(&an->lines);
+	if (!l)
+		return UINT32_MAX;
+	l->func = func;
+	l->file = file;
+	l->line = line;
+	id = an->lines.n - 1;
+	return an_htab_add(&an->lines_h, h, id) ? UINT32_MAX : id;
+}
+
+/* The innermost inlined function at addr, or UINT32_MAX. */
+static uint32_t inlined_at(struct an *an, struct an_obj *o, uint32_t obj,
+			   Dwarf_Addr maddr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(o->mod, maddr, &bias), *scopes = NULL;
+	Dwarf_Die origin;
+	Dwarf_Attribute at;
+	uint32_t f = UINT32_MAX;
+	const char *nm;
+	int n, i;
+
+	if (!cu)
+		return f;
+	n = dwarf_getscopes(cu, maddr - bias, &scopes);
+	for (i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		if (!dwarf_attr_integrate(&scopes[i], DW_AT_abstract_origin, &at) ||
+		    !dwarf_formref_die(&at, &origin))
+			break;
+		nm = dwarf_diename(&origin);
+		if (nm)
+			f = an_obj_fname(an, obj, nm, 0, 0);
+		break;
+	}
+	free(scopes);
+	return f;
+}
+
+uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
+		    uint32_t func, uint32_t *ifunc)
+{
+	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
+	Dwarf_Addr maddr = vaddr + o->mod_bias;
+	const char *file;
+	Dwfl_Line *l;
+	uint32_t fid, f;
+	int lineno = 0;
+
+	*ifunc = func;
+	if (o->pseudo || o->failed || !o->mod)
+		return UINT32_MAX;
+	l = dwfl_module_getsrc(o->mod, maddr);
+	if (!l)
+		return UINT32_MAX;
+	file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	if (!file || lineno <= 0)
+		return UINT32_MAX;
+	if (an->inline_funcs) {
+		f = inlined_at(an, o, obj, maddr);
+		if (f != UINT32_MAX)
+			*ifunc = f;
+	}
+	fid = an_str_intern(&an->strs, file);
+	if (fid == UINT32_MAX)
+		return UINT32_MAX;
+	return line_intern(an, *ifunc, fid, lineno);
+}
+
+const char *an_line_file(struct an *an, uint32_t line)
+{
+	return an_str(&an->strs, AN_VEC(an->lines, struct an_line, line).file);
+}
+
+/* The source file and first line of a function, from its entry pc. */
+int an_func_src(struct an *an, uint32_t f, const char **file, int *line)
+{
+	struct an_func *fn = &AN_VEC(an->funcs, struct an_func, f);
+	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, fn->obj);
+	Dwfl_Line *l;
+
+	if (o->pseudo || o->failed || !o->mod)
+		return -ENOENT;
+	l = dwfl_module_getsrc(o->mod, fn->addr + o->mod_bias);
+	if (!l)
+		return -ENOENT;
+	*file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	return *file ? 0 : -ENOENT;
+}

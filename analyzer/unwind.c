@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF CFI unwinding of the samples that carry registers and a copy of
+ * the top of the user stack (code built without frame pointers).  Each
+ * address space gets one libdwfl session: its mappings reported with
+ * dwfl_report_elf at their load bias, and dwfl_attach_state with callbacks
+ * that serve the current sample: set_initial_registers from the record's
+ * registers (already in DWARF order), memory_read from the stack copy,
+ * else from the mapped files.  libdwfl keeps each module's CFI, and a leaf
+ * pc with no CFI is remembered so its samples keep their frame-pointer
+ * stack without another try.  A walk that yields less than the frame
+ * pointers did keeps the frame-pointer stack.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "an.h"
+
+#define UNW_MAX 256
+
+struct unw {
+	struct an *an;
+	struct an_as *as;
+	const uint64_t *regs;
+	const uint8_t *stack;
+	uint64_t sp, stack_size;
+	uint64_t ips[UNW_MAX];
+	uint32_t n;
+	pid_t tid;
+	bool given;
+};
+
+static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unw *u = arg;
+
+	if (u->given)
+		return 0;
+	u->given = true;
+	*thread_argp = u;
+	return u->tid;
+}
+
+static bool unw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return true;
+}
+
+/* Memory outside the stack copy: the mapped file's bytes (text, rodata). */
+static bool file_read(struct unw *u, uint64_t addr, uint64_t *val)
+{
+	struct an_as *a = u->as;
+	size_t i;
+
+	for (i = 0; i < a->maps.n; i++) {
+		struct an_map *m = &AN_VEC(a->maps, struct an_map, i);
+		struct an_obj *o;
+
+		if (addr < m->start || addr + 8 > m->end)
+			continue;
+		o = &AN_VEC(u->an->objs, struct an_obj, m->obj);
+		if (o->fd < 0)
+			return false;
+		return pread(o->fd, val, 8, addr - m->start + m->pgoff) == 8;
+	}
+	return false;
+}
+
+static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			    void *arg)
+{
+	struct unw *u = arg;
+	uint64_t v;
+
+	if (addr >= u->sp && addr + 8 <= u->sp + u->stack_size) {
+		memcpy(&v, u->stack + (addr - u->sp), 8);
+		*result = v;
+		return true;
+	}
+	if (file_read(u, addr, &v)) {
+		*result = v;
+		return true;
+	}
+	return false;
+}
+
+static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unw *u = arg;
+
+	if (!dwfl_thread_state_registers(thread, 0, LWPROF_NR_REGS - 1, u->regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, u->regs[LWPROF_REG_IP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks unw_cb = {
+	.next_thread = unw_next_thread,
+	.get_thread = unw_get_thread,
+	.memory_read = unw_memory_read,
+	.set_initial_registers = unw_set_initial_registers,
+};
+
+static const Dwfl_Callbacks proc_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct unw *u = arg;
+	Dwarf_Addr pc;
+	bool act;
+
+	if (!dwfl_frame_pc(state, &pc, &act) || u->n >= UNW_MAX)
+		return DWARF_CB_ABORT;
+	if (!pc)
+		return DWARF_CB_ABORT;
+	u->ips[u->n++] = pc;
+	return DWARF_CB_OK;
+}
+
+/* The address space's libdwfl session, made on first use. */
+static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
+{
+	size_t i;
+	Dwfl *d;
+
+	if (a->dwfl)
+		return a->dwfl == (void *)-1 ? NULL : a->dwfl;
+	a->dwfl = (void *)-1;
+	d = dwfl_begin(&proc_cb);
+	if (!d)
+		return NULL;
+	dwfl_report_begin(d);
+	for (i = 0; i < a->maps.n; i++) {
+		struct an_map *m = &AN_VEC(a->maps, struct an_map, i);
+		struct an_obj *o = &AN_VEC(an->objs, struct an_obj, m->obj);
+		uint64_t vaddr;
+
+		if (o->pseudo || an_obj_open(an, m->obj))
+			continue;
+		o = &AN_VEC(an->objs, struct an_obj, m->obj);
+		if (an_obj_vaddr(an, m->obj, m->pgoff, &vaddr))
+			continue;
+		/* ET_DYN: placed so that vaddr lands at start; ET_EXEC: ignored */
+		dwfl_report_elf(d, o->name, o->file, -1, m->start - vaddr, false);
+	}
+	if (dwfl_report_end(d, NULL, NULL) ||
+	    !dwfl_attach_state(d, NULL, a->pid, &unw_cb, u)) {
+		dwfl_end(d);
+		return NULL;
+	}
+	a->dwfl = d;
+	return d;
+}
+
+/* Read one record whole from its file. */
+static uint8_t *read_record(struct an *an, struct an_unw_ref *r, int *fd_cache,
+			    uint32_t *cache_key)
+{
+	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
+	struct lwprof_rec h;
+	uint32_t key = r->exp * 65536 + r->file;
+	char path[4200];
+	uint8_t *buf;
+
+	if (*fd_cache < 0 || *cache_key != key) {
+		if (*fd_cache >= 0)
+			close(*fd_cache);
+		snprintf(path, sizeof(path), "%s/cpu.%u.rec", e->dir, r->file);
+		*fd_cache = open(path, O_RDONLY | O_CLOEXEC);
+		*cache_key = key;
+		if (*fd_cache < 0)
+			return NULL;
+	}
+	if (pread(*fd_cache, &h, sizeof(h), r->off) != sizeof(h))
+		return NULL;
+	buf = malloc(h.size);
+	if (buf && pread(*fd_cache, buf, h.size, r->off) != h.size) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static bool noframes_eq(void *ctx, uint32_t id, const void *key)
+{
+	return true;
+}
+
+int an_unwind_all(struct an *an)
+{
+	struct an_htab nocfi = { 0 };
+	uint32_t cache_key = 0;
+	struct unw *u;
+	int fd = -1;
+	size_t i;
+
+	if (!an->deferred.n)
+		return 0;
+	/* one state for all sessions: dwfl_attach_state keeps its pointer */
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return an_errf(an, -ENOMEM, "out of memory");
+
+	for (i = 0; i < an->deferred.n; i++) {
+		struct an_unw_ref *r = &AN_VEC(an->deferred, struct an_unw_ref, i);
+		struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
+		const struct lwprof_rec_sample *s;
+		uint8_t *rec = read_record(an, r, &fd, &cache_key);
+		uint64_t h;
+		uint32_t raw;
+		Dwfl *d;
+
+		if (!rec) {
+			an->unwind_fail++;
+			continue;
+		}
+		s = (const void *)rec;
+		u->an = an;
+		u->as = a;
+		u->n = 0;
+		u->given = false;
+		u->regs = (const uint64_t *)(rec + sizeof(*s));
+		u->stack = rec + sizeof(*s) + LWPROF_NR_REGS * 8 +
+			   8 * (s->nr_user + s->nr_kernel);
+		u->sp = u->regs[LWPROF_REG_SP];
+		u->stack_size = s->stack_size;
+		u->tid = s->tid;
+		h = an_mix(r->as, u->regs[LWPROF_REG_IP]);
+		if (an_htab_find(&nocfi, h, noframes_eq, NULL, NULL) != UINT32_MAX) {
+			an->unwind_cached++;
+			free(rec);
+			continue;
+		}
+		d = as_dwfl(an, a, u);
+		if (d)
+			dwfl_getthread_frames(d, u->tid, frame_cb, u);
+		free(rec);
+		if (u->n <= 1) {
+			/* no CFI here: keep the frame-pointer stack, and remember */
+			an->unwind_fail++;
+			if (an_htab_add(&nocfi, h, 0))
+				break;
+			continue;
+		}
+		raw = an_raw_intern(an, r->as, u->ips, u->n,
+				    r->flags & ~AN_RAW_UNKNOWN);
+		if (raw == UINT32_MAX)
+			break;
+		an->s.stack[r->sample] = raw;
+		an->unwind_ok++;
+	}
+	if (fd >= 0)
+		close(fd);
+	an_htab_free(&nocfi);
+	free(u);
+	if (i < an->deferred.n)
+		return an_errf(an, -ENOMEM, "out of memory");
+	return 0;
+}
+
+void an_unwind_free(struct an *an)
+{
+	size_t i;
+
+	for (i = 0; i < an->as.n; i++) {
+		struct an_as *a = &AN_VEC(an->as, struct an_as, i);
+
+		if (a->dwfl && a->dwfl != (void *)-1)
+			dwfl_end(a->dwfl);
+		a->dwfl = NULL;
+	}
+}

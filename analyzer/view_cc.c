@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -callers-callees / -csingle: for each function (or one), its callers with
+ * the metric they attributed to it, the function itself (marked '*') with
+ * its inclusive metric in the attributed column, then its callees with the
+ * metric they attributed to it.  -calltree: the function call tree from the
+ * roots, children by inclusive metric.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+#include "compute.h"
+
+/* Columns: the metric list, with an a. column for each metric shown. */
+static void cc_cols(struct an *an, const struct an_agg *g, struct an_mlist *ml)
+{
+	struct an_mlist in;
+	int i, k;
+
+	an_cols_effective(an, g, &in, true);
+	if (an_v.ml.n) {
+		*ml = in;
+		return;
+	}
+	ml->n = 0;
+	for (i = 0; i < in.n; i++) {
+		ml->c[ml->n++] = in.c[i];
+		if (in.c[i].flavor != 'i')
+			continue;
+		for (k = 0; k < in.n; k++)
+			if (in.c[k].flavor == 'a' && in.c[k].m == in.c[i].m)
+				break;
+		if (k == in.n && ml->n < AN_MAX_COLS)
+			ml->c[ml->n++] = (struct an_mcol){ 'a', true, in.c[i].pct,
+							   in.c[i].m };
+	}
+}
+
+static int sort_metric(const struct an_mlist *ml)
+{
+	int i;
+
+	if (an_v.sort_set && an_v.sort.m < AN_M_NAME)
+		return an_v.sort.m;
+	for (i = 0; i < ml->n; i++)
+		if (ml->c[i].flavor != 's')
+			return ml->c[i].m;
+	return AN_M_TOTAL;
+}
+
+struct cc {
+	struct an *an;
+	struct an_agg g;
+	struct an_flat f;
+	struct an_edges callers, callees;
+	struct an_mlist ml;
+	struct an_table t;
+	int colof[AN_MAX_COLS];
+	int sm;
+};
+
+static struct cc *cc_sort_ctx;
+
+struct cc_item {
+	uint32_t func;
+	uint64_t key;
+	const uint64_t *attr;
+};
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct cc_item *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return strcmp(an_func_name(cc_sort_ctx->an, x->func),
+		      an_func_name(cc_sort_ctx->an, y->func));
+}
+
+static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
+		  const char *prefix)
+{
+	struct an *an = c->an;
+	size_t row = an_table_row(&c->t);
+	char name[700];
+	int k;
+
+	if (row == SIZE_MAX)
+		return -ENOMEM;
+	for (k = 0; k < c->ml.n; k++) {
+		const struct an_mcol *m = &c->ml.c[k];
+		const uint64_t *v = m->flavor == 'e' ? c->f.excl + func * c->f.nb :
+				    m->flavor == 'i' ? c->f.incl + func * c->f.nb :
+				    attr;
+		int col = c->colof[k];
+		double x, tx;
+		char buf[64];
+
+		if (m->flavor == 's') {
+			if (m->m == AN_M_NAME) {
+				snprintf(name, sizeof(name), "%s%s", prefix,
+					 an_func_name(an, func));
+				an_table_cell(&c->t, row, col, "%s", name);
+			} else if (m->m == AN_M_SIZE) {
+				an_table_cell(&c->t, row, col, "%" PRIu64,
+					      AN_VEC(an->funcs, struct an_func, func).size);
+			} else {
+				struct an_func *fn = &AN_VEC(an->funcs, struct an_func, func);
+
+				an_table_cell(&c->t, row, col, "%d:0x%08" PRIx64,
+					      AN_VEC(an->objs, struct an_obj, fn->obj).num,
+					      fn->addr);
+			}
+			continue;
+		}
+		x = an_metric_val(an, m->m, v);
+		tx = an_metric_val(an, m->m, c->g.total);
+		if (m->value) {
+			an_fmt_metric(an, buf, sizeof(buf), m->m, x);
+			an_table_cell(&c->t, row, col++, "%s", buf);
+		}
+		if (m->pct)
+			an_table_cell(&c->t, row, col, "%.2f",
+				      tx > 0 ? 100 * x / tx : 0.0);
+	}
+	return 0;
+}
+
+/*
+ * Each function's edges of one end, grouped by counting sort: the edges
+ * with to == f (callers) or from == f (callees) are idx[first[f] ..
+ * first[f + 1]).
+ */
+struct cc_index {
+	uint32_t *first, *idx;
+};
+
+static int cc_index(struct an_edges *e, size_t nfunc, bool by_to,
+		    struct cc_index *x)
+{
+	size_t i;
+
+	x->first = calloc(nfunc + 2, sizeof(*x->first));
+	x->idx = malloc((e->n + 1) * sizeof(*x->idx));
+	if (!x->first || !x->idx)
+		return -ENOMEM;
+	for (i = 0; i < e->n; i++)
+		x->first[(by_to ? e->e[i].to : e->e[i].from) + 2]++;
+	for (i = 2; i < nfunc + 2; i++)
+		x->first[i] += x->first[i - 1];
+	for (i = 0; i < e->n; i++)
+		x->idx[x->first[(by_to ? e->e[i].to : e->e[i].from) + 1]++] = i;
+	return 0;
+}
+
+static void cc_index_free(struct cc_index *x)
+{
+	free(x->first);
+	free(x->idx);
+}
+
+/* The edges of one end: callers (to == func) or callees (from == func). */
+static int cc_side(struct cc *c, struct an_edges *e, struct cc_index *x,
+		   uint32_t func, bool callers)
+{
+	size_t n = x->first[func + 1] - x->first[func], i;
+	struct cc_item *it = malloc((n + 1) * sizeof(*it));
+	int err = 0;
+
+	if (!it)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint32_t k = x->idx[x->first[func] + i];
+
+		it[i].func = callers ? e->e[k].from : e->e[k].to;
+		it[i].attr = e->vals + (size_t)k * e->nb;
+		it[i].key = an_metric_raw(c->an, c->sm, it[i].attr);
+	}
+	cc_sort_ctx = c;
+	qsort(it, n, sizeof(*it), item_cmp);
+	for (i = 0; i < n && !err; i++)
+		err = cc_row(c, it[i].func, it[i].attr, "  ");
+	free(it);
+	return err;
+}
+
+int an_view_cc(struct an *an, const char *single)
+{
+	struct cc c = { .an = an };
+	struct cc_index xr = { 0 }, xe = { 0 };
+	struct cc_item *it = NULL;
+	uint32_t one = UINT32_MAX;
+	size_t i, n = 0;
+	int err, nf;
+
+	if (single) {
+		one = an_func_find(an, single, &nf);
+		if (one == UINT32_MAX)
+			return an_errf(an, -ENOENT, "no function named '%s'", single);
+	}
+	err = an_aggregate(an, &c.g);
+	if (!err)
+		err = an_flat(an, &c.g, AN_K_FUNC, &c.f);
+	if (!err)
+		err = an_edges(an, &c.g, &c.callers, &c.callees);
+	if (err)
+		goto out;
+	if (cc_index(&c.callers, an->funcs.n, true, &xr) ||
+	    cc_index(&c.callees, an->funcs.n, false, &xe)) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
+	cc_cols(an, &c.g, &c.ml);
+	c.sm = sort_metric(&c.ml);
+	if (an_make_heads(an, &c.ml, &c.t, c.colof)) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
+	it = malloc((c.f.n + 1) * sizeof(*it));
+	if (!it) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c.f.n; i++) {
+		if (!c.f.seen[i] || (one != UINT32_MAX && i != one))
+			continue;
+		it[n].func = i;
+		it[n].key = an_metric_raw(an, c.sm, c.f.incl + i * c.f.nb);
+		n++;
+	}
+	if (one != UINT32_MAX && !n) {
+		it[n].func = one;
+		it[n++].key = 0;
+	}
+	cc_sort_ctx = &c;
+	qsort(it, n, sizeof(*it), item_cmp);
+	if (an_v.limit > 0 && (size_t)an_v.limit < n)
+		n = an_v.limit;
+	an_title(an, "Callers and callees sorted by metric: Attributed %s\n\n",
+		an_metric_title(an, c.sm));
+	for (i = 0; i < n && !err; i++) {
+		if (i)
+			an_table_row(&c.t);	/* a blank line between functions */
+		err = cc_side(&c, &c.callers, &xr, it[i].func, true);
+		if (!err)
+			err = cc_row(&c, it[i].func, c.f.incl + it[i].func * c.f.nb,
+				     "* ");
+		if (!err)
+			err = cc_side(&c, &c.callees, &xe, it[i].func, false);
+	}
+	if (err)
+		err = an_errf(an, -ENOMEM, "out of memory");
+	else
+		an_table_print(an, &c.t, an->out);
+out:
+	free(it);
+	cc_index_free(&xr);
+	cc_index_free(&xe);
+	an_table_free(&c.t);
+	an_edges_free(&c.callers);
+	an_edges_free(&c.callees);
+	an_flat_free(&c.f);
+	an_agg_free(&c.g);
+	return err;
+}
+
+/* ---- call tree ---- */
+
+struct ct {
+	struct cc c;
+	struct an_tree tr;
+};
+
+static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
+		   int depth)
+{
+	struct an_tree *tr = &x->tr;
+	struct cc_item *it;
+	size_t n = 0, i, cap = 0;
+	uint32_t k;
+	int err = 0;
+
+	for (k = first; k != UINT32_MAX; k = tr->n[k].next)
+		cap++;
+	it = malloc((cap + 1) * sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	for (k = first; k != UINT32_MAX; k = tr->n[k].next) {
+		uint64_t v = an_metric_raw(x->c.an, x->c.sm, tr->incl + k * tr->nb);
+
+		if (!v && !an_metric_raw(x->c.an, AN_M_TOTAL, tr->incl + k * tr->nb))
+			continue;
+		it[n].func = k;	/* a tree node here */
+		it[n].key = v;
+		n++;
+	}
+	for (i = 0; i < n; i++)	/* by metric, then name: sort on the function */
+		for (size_t j = i + 1; j < n; j++)
+			if (it[j].key > it[i].key ||
+			    (it[j].key == it[i].key &&
+			     strcmp(an_func_name(x->c.an, tr->n[it[j].func].func),
+				    an_func_name(x->c.an, tr->n[it[i].func].func)) < 0)) {
+				struct cc_item t = it[i];
+
+				it[i] = it[j];
+				it[j] = t;
+			}
+	for (i = 0; i < n && !err; i++) {
+		uint32_t nd = it[i].func;
+		size_t row = an_table_row(&x->c.t);
+		char name[1024];
+		int m;
+
+		if (row == SIZE_MAX) {
+			err = -ENOMEM;
+			break;
+		}
+		snprintf(name, sizeof(name), "%s+-%s", prefix,
+			 an_func_name(x->c.an, tr->n[nd].func));
+		for (m = 0; m < x->c.ml.n; m++) {
+			const struct an_mcol *c = &x->c.ml.c[m];
+			const uint64_t *v = (c->flavor == 'e' ? tr->excl : tr->incl) +
+					    nd * tr->nb;
+			int col = x->c.colof[m];
+			double val, tx;
+			char buf[64];
+
+			if (c->flavor == 's') {
+				if (c->m == AN_M_NAME)
+					an_table_cell(&x->c.t, row, col, "%s", name);
+				continue;
+			}
+			val = an_metric_val(x->c.an, c->m, v);
+			tx = an_metric_val(x->c.an, c->m, x->c.g.total);
+			if (c->value) {
+				an_fmt_metric(x->c.an, buf, sizeof(buf), c->m, val);
+				an_table_cell(&x->c.t, row, col++, "%s", buf);
+			}
+			if (c->pct)
+				an_table_cell(&x->c.t, row, col, "%.2f",
+					      tx > 0 ? 100 * val / tx : 0.0);
+		}
+		if (plen + 4 < 4096 && depth < 1000) {
+			strcpy(prefix + plen, i + 1 < n ? "|  " : "   ");
+			err = ct_walk(x, tr->n[nd].child, prefix, plen + 3, depth + 1);
+			prefix[plen] = 0;
+		}
+	}
+	free(it);
+	return err;
+}
+
+int an_view_calltree(struct an *an)
+{
+	struct ct x = { .c = { .an = an } };
+	char *prefix = calloc(4096, 1);
+	int err;
+
+	if (!prefix)
+		return an_errf(an, -ENOMEM, "out of memory");
+	err = an_aggregate(an, &x.c.g);
+	if (!err)
+		err = an_tree(an, &x.c.g, &x.tr);
+	if (err)
+		goto out;
+	an_cols_effective(an, &x.c.g, &x.c.ml, false);
+	x.c.sm = sort_metric(&x.c.ml);
+	if (an_make_heads(an, &x.c.ml, &x.c.t, x.c.colof)) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
+	an_title(an, "Functions Call Tree. Metric: Inclusive %s\n\n",
+		an_metric_title(an, x.c.sm));
+	err = ct_walk(&x, x.tr.roots, prefix, 0, 0);
+	if (err)
+		err = an_errf(an, -ENOMEM, "out of memory");
+	else
+		an_table_print(an, &x.c.t, an->out);
+out:
+	free(prefix);
+	an_table_free(&x.c.t);
+	an_tree_free(&x.tr);
+	an_agg_free(&x.c.g);
+	return err;
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flat views: -functions, -objects, -lines, -pcs (exclusive and
+ * inclusive metrics per item, <Total> first, sorted, limited), and -fsingle
+ * (one function's summary).  Also the helpers the other views share:
+ * column headers and value formatting, and looking a function up by name.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+#include "compute.h"
+
+struct an_view an_v = { .printmode = AN_PM_TEXT, .delim = ',' };
+
+static void short_title(char *buf, size_t len, const char *title)
+{
+	size_t l;
+
+	snprintf(buf, len, "%s", title);
+	l = strlen(buf);
+	if (l > 5 && !strcmp(buf + l - 5, " Time"))
+		buf[l - 5] = 0;
+}
+
+void an_fmt_metric(struct an *an, char *buf, size_t len, int m, double v)
+{
+	if (an_metric_is_time(an, m))
+		snprintf(buf, len, "%.3f", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* The metric list in effect: -metrics, else the defaults for this data. */
+int an_cols_effective(struct an *an, const struct an_agg *g,
+		      struct an_mlist *out, bool attributed)
+{
+	int i;
+
+	if (an_v.ml.n)
+		*out = an_v.ml;
+	else
+		an_mlist_default(an, g, out);
+	if (!attributed) {
+		int k = 0;
+
+		for (i = 0; i < out->n; i++)
+			if (out->c[i].flavor != 'a')
+				out->c[k++] = out->c[i];
+		out->n = k;
+	}
+	for (i = 0; i < out->n; i++)
+		if (out->c[i].flavor == 's' && out->c[i].m == AN_M_NAME)
+			return 0;
+	if (out->n < AN_MAX_COLS)
+		out->c[out->n++] = (struct an_mcol){ 's', true, false, AN_M_NAME };
+	return 0;
+}
+
+/* One table column per value or percentage of each metric column. */
+int an_make_heads(struct an *an, const struct an_mlist *ml,
+		      struct an_table *t, int *colof)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ml->n; i++) {
+		const struct an_mcol *c = &ml->c[i];
+		char h1[128], st[96];
+		const char *fl = c->flavor == 'e' ? "Excl." :
+				 c->flavor == 'i' ? "Incl." : "Attr.";
+
+		colof[i] = n;
+		if (c->flavor == 's') {
+			n++;
+			continue;
+		}
+		short_title(st, sizeof(st), an_metric_title(an, c->m));
+		snprintf(h1, sizeof(h1), "%s %s", fl, st);
+		n += c->value + c->pct;
+	}
+	if (an_table_init(t, n))
+		return -E2BIG;
+	for (i = 0; i < ml->n; i++) {
+		const struct an_mcol *c = &ml->c[i];
+		char h1[128], st[96];
+		const char *fl = c->flavor == 'e' ? "Excl." :
+				 c->flavor == 'i' ? "Incl." : "Attr.";
+		int col = colof[i];
+
+		if (c->flavor == 's') {
+			if (an_table_head(t, col, an_metric_title(an, c->m), "",
+					  c->m == AN_M_NAME))
+				return -ENOMEM;
+			continue;
+		}
+		short_title(st, sizeof(st), an_metric_title(an, c->m));
+		snprintf(h1, sizeof(h1), "%s %s", fl, st);
+		if (c->value && an_table_head(t, col++, h1,
+					      an_metric_is_time(an, c->m) ? "sec." :
+					      "events", false))
+			return -ENOMEM;
+		if (c->pct && an_table_head(t, col, h1, "%", false))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Fill one row: base vectors for the e, i and a flavors (NULL: blank),
+ * totals for percentages, the name and the static metrics.
+ */
+static int fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
+		    const int *colof, size_t row, const uint64_t *e,
+		    const uint64_t *i, const uint64_t *a, const uint64_t *tot,
+		    const char *name, uint64_t size, const char *addr)
+{
+	int k;
+
+	for (k = 0; k < ml->n; k++) {
+		const struct an_mcol *c = &ml->c[k];
+		const uint64_t *v = c->flavor == 'e' ? e : c->flavor == 'i' ? i : a;
+		int col = colof[k];
+		char buf[64];
+		double x, tx;
+
+		if (c->flavor == 's') {
+			if (c->m == AN_M_NAME)
+				an_table_cell(t, row, col, "%s", name);
+			else if (c->m == AN_M_SIZE)
+				an_table_cell(t, row, col, "%" PRIu64, size);
+			else
+				an_table_cell(t, row, col, "%s", addr);
+			continue;
+		}
+		if (!v) {
+			col += c->value + c->pct;
+			continue;
+		}
+		x = an_metric_val(an, c->m, v);
+		tx = an_metric_val(an, c->m, tot);
+		if (c->value) {
+			an_fmt_metric(an, buf, sizeof(buf), c->m, x);
+			an_table_cell(t, row, col++, "%s", buf);
+		}
+		if (c->pct)
+			an_table_cell(t, row, col, "%.2f", tx > 0 ? 100.0 * x / tx : 0.0);
+	}
+	return 0;
+}
+
+static const char *item_name(struct an *an, int kind, uint32_t k, char *buf,
+			     size_t len)
+{
+	struct an_pc *p;
+	struct an_line *l;
+	const char *fn;
+
+	switch (kind) {
+	case AN_K_FUNC:
+		return an_func_name(an, k);
+	case AN_K_OBJ:
+		return AN_VEC(an->objs, struct an_obj, k).name;
+	case AN_K_LINE:
+		if (k >= an->lines.n) {
+			snprintf(buf, len, "<Function: %s, instructions without line numbers>",
+				 an_func_name(an, k - an->lines.n));
+			return buf;
+		}
+		l = &AN_VEC(an->lines, struct an_line, k);
+		snprintf(buf, len, "%s, line %u in \"%s\"", an_func_name(an, l->func),
+			 l->line, an_str(&an->strs, l->file));
+		return buf;
+	default:
+		p = &AN_VEC(an->pcs, struct an_pc, k);
+		fn = an_func_name(an, an->inline_funcs ? p->ifunc : p->func);
+		if (p->ret == 2)
+			return fn;
+		if (p->line != UINT32_MAX) {
+			l = &AN_VEC(an->lines, struct an_line, p->line);
+			snprintf(buf, len, "%s + 0x%" PRIx64 ", line %u in \"%s\"", fn,
+				 p->addr - AN_VEC(an->funcs, struct an_func, p->func).addr,
+				 l->line, an_str(&an->strs, l->file));
+		} else {
+			snprintf(buf, len, "%s + 0x%" PRIx64, fn, p->addr -
+				 AN_VEC(an->funcs, struct an_func, p->func).addr);
+		}
+		return buf;
+	}
+}
+
+static void item_static(struct an *an, int kind, uint32_t k, uint64_t *size,
+			char *addr, size_t len)
+{
+	int num = 1;
+	uint64_t a = 0;
+
+	*size = 0;
+	if (kind == AN_K_FUNC) {
+		struct an_func *f = &AN_VEC(an->funcs, struct an_func, k);
+
+		num = AN_VEC(an->objs, struct an_obj, f->obj).num;
+		a = f->addr;
+		*size = f->size;
+	} else if (kind == AN_K_PC) {
+		struct an_pc *p = &AN_VEC(an->pcs, struct an_pc, k);
+
+		num = AN_VEC(an->objs, struct an_obj, p->obj).num;
+		a = p->ret == 2 ? 0 : p->addr;
+	} else if (kind == AN_K_OBJ) {
+		num = AN_VEC(an->objs, struct an_obj, k).num;
+	}
+	snprintf(addr, len, "%d:0x%08" PRIx64, num, a);
+}
+
+/* sort context */
+static struct {
+	struct an *an;
+	const uint64_t *v;
+	size_t nb;
+	int m, kind;
+	bool byname;
+	char buf1[600], buf2[600];
+} sc;
+
+static int row_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const char *nx, *ny;
+
+	if (!sc.byname) {
+		uint64_t vx = an_metric_raw(sc.an, sc.m, sc.v + x * sc.nb);
+		uint64_t vy = an_metric_raw(sc.an, sc.m, sc.v + y * sc.nb);
+
+		if (vx != vy)
+			return vx > vy ? -1 : 1;
+	}
+	nx = item_name(sc.an, sc.kind, x, sc.buf1, sizeof(sc.buf1));
+	ny = item_name(sc.an, sc.kind, y, sc.buf2, sizeof(sc.buf2));
+	return strcmp(nx, ny) ? strcmp(nx, ny) : (x < y ? -1 : x > y);
+}
+
+/* Pick the sort column: -sort, else the first metric shown. */
+static void sort_setup(struct an *an, const struct an_mlist *ml,
+		       const struct an_flat *f, char *what, size_t len)
+{
+	char fl = 0;
+	int m = -1, i;
+
+	if (an_v.sort_set) {
+		fl = an_v.sort.flavor;
+		m = an_v.sort.m;
+	} else {
+		for (i = 0; i < ml->n; i++)
+			if (ml->c[i].flavor == 'e' || ml->c[i].flavor == 'i') {
+				fl = ml->c[i].flavor;
+				m = ml->c[i].m;
+				break;
+			}
+	}
+	sc.an = an;
+	sc.nb = f->nb;
+	sc.byname = m < 0 || m == AN_M_NAME || m >= AN_M_NAME;
+	sc.m = m;
+	sc.v = fl == 'i' || fl == 'a' ? f->incl : f->excl;
+	if (sc.byname)
+		snprintf(what, len, "Name");
+	else
+		snprintf(what, len, "%s %s", fl == 'e' ? "Exclusive" : "Inclusive",
+			 an_metric_title(an, m));
+}
+
+static const char *kind_title(int kind)
+{
+	static const char *const t[] = { "Functions", "Load Objects", "Lines",
+					 "PCs" };
+	return t[kind];
+}
+
+int an_view_flat(struct an *an, int kind)
+{
+	struct an_agg g;
+	struct an_flat f;
+	struct an_mlist ml;
+	struct an_table t;
+	int colof[AN_MAX_COLS], err;
+	uint32_t *ids = NULL, nid = 0, k;
+	char what[160], buf[600], addr[64];
+	uint64_t size;
+	size_t row, i, n;
+
+	err = an_aggregate(an, &g);
+	if (err)
+		return err;
+	err = an_flat(an, &g, kind, &f);
+	if (err) {
+		an_agg_free(&g);
+		return err;
+	}
+	an_cols_effective(an, &g, &ml, false);
+	if (an_make_heads(an, &ml, &t, colof)) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ids = malloc((f.n + 1) * sizeof(*ids));
+	if (!ids) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < f.n; i++)
+		if (f.seen[i])
+			ids[nid++] = i;
+	sort_setup(an, &ml, &f, what, sizeof(what));
+	sc.kind = kind;
+	qsort(ids, nid, sizeof(*ids), row_cmp);
+	an_title(an, "%s sorted by metric: %s\n\n", kind_title(kind), what);
+	row = an_table_row(&t);
+	fill_row(an, &ml, &t, colof, row, g.total, g.total, g.total, g.total,
+		 "<Total>", 0, "1:0x00000000");
+	n = an_v.limit > 0 && (size_t)an_v.limit < nid ? (size_t)an_v.limit : nid;
+	for (i = 0; i < n; i++) {
+		k = ids[i];
+		row = an_table_row(&t);
+		if (row == SIZE_MAX) {
+			err = an_errf(an, -ENOMEM, "out of memory");
+			goto out;
+		}
+		item_static(an, kind, k, &size, addr, sizeof(addr));
+		fill_row(an, &ml, &t, colof, row, f.excl + (size_t)k * f.nb,
+			 f.incl + (size_t)k * f.nb, NULL, g.total,
+			 item_name(an, kind, k, buf, sizeof(buf)), size, addr);
+	}
+	an_table_print(an, &t, an->out);
+out:
+	an_table_free(&t);
+	free(ids);
+	an_flat_free(&f);
+	an_agg_free(&g);
+	return err;
+}
+
+uint32_t an_func_find(struct an *an, const char *name, int *nfound)
+{
+	uint32_t found = UINT32_MAX;
+	size_t i;
+
+	*nfound = 0;
+	for (i = 0; i < an->funcs.n; i++) {
+		struct an_func *f = &AN_VEC(an->funcs, struct an_func, i);
+
+		if (strcmp(f->name, name) && strcmp(f->lname, name))
+			continue;
+		if (found == UINT32_MAX)
+			found = i;
+		(*nfound)++;
+	}
+	return found;
+}
+
+int an_view_fsingle(struct an *an, const char *name)
+{
+	struct an_agg g;
+	struct an_flat f;
+	struct an_mlist ml;
+	struct an_func *fn;
+	const char *file = NULL;
+	int nf, err, k, line;
+	uint32_t id = an_func_find(an, name, &nf);
+
+	if (id == UINT32_MAX)
+		return an_errf(an, -ENOENT, "no function named '%s'", name);
+	err = an_aggregate(an, &g);
+	if (err)
+		return err;
+	err = an_flat(an, &g, AN_K_FUNC, &f);
+	if (err) {
+		an_agg_free(&g);
+		return err;
+	}
+	an_cols_effective(an, &g, &ml, false);
+	fn = &AN_VEC(an->funcs, struct an_func, id);
+	fprintf(an->out, "%s\n", an_func_name(an, id));
+	for (k = 0; k < ml.n; k++) {
+		const struct an_mcol *c = &ml.c[k];
+		const uint64_t *v = (c->flavor == 'e' ? f.excl : f.incl) + id * f.nb;
+		char label[160], buf[64];
+		double x, tx;
+
+		if (c->flavor == 's')
+			continue;
+		x = an_metric_val(an, c->m, v);
+		tx = an_metric_val(an, c->m, g.total);
+		an_fmt_metric(an, buf, sizeof(buf), c->m, x);
+		snprintf(label, sizeof(label), "%s %s",
+			 c->flavor == 'e' ? "Exclusive" : "Inclusive",
+			 an_metric_title(an, c->m));
+		fprintf(an->out, "  %40s: %s (%.2f%%)\n", label, buf,
+			tx > 0 ? 100 * x / tx : 0.0);
+	}
+	fprintf(an->out, "  %40s: %" PRIu64 "\n", "Size", fn->size);
+	fprintf(an->out, "  %40s: %d:0x%08" PRIx64 "\n", "PC Address",
+		AN_VEC(an->objs, struct an_obj, fn->obj).num, fn->addr);
+	if (!an_func_src(an, id, &file, &line))
+		fprintf(an->out, "  %40s: %s\n", "Source File", file);
+	fprintf(an->out, "  %40s: %s\n", "Load Object",
+		AN_VEC(an->objs, struct an_obj, fn->obj).path);
+	if (strcmp(fn->name, fn->lname))
+		fprintf(an->out, "  %40s: %s\n", "Long Name", fn->lname);
+	if (nf > 1)
+		fprintf(an->out, "  (%d functions have this name; this is the first)\n",
+			nf);
+	an_flat_free(&f);
+	an_agg_free(&g);
+	return 0;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The informational views: -header (the experiments' logs), -overview (the
+ * totals of every metric), -statistics (per process and thread: the
+ * module's precise microstate totals from usage.txt beside the sampled
+ * totals and their ratio, seed 001's accuracy check), -thread_list,
+ * -cpu_list, -sample_list.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an.h"
+#include "compute.h"
+
+static const char *const ms_title[LWPROF_MS_COUNT] = {
+	"User CPU", "System CPU", "Trap CPU", "Text Page Fault",
+	"Data Page Fault", "Kernel Page Fault", "User Lock", "Sleep",
+	"Stopped", "Wait CPU",
+};
+
+int an_view_header(struct an *an)
+{
+	FILE *o = an->out;
+	size_t i, k;
+	int c;
+
+	for (i = 0; i < an->exps.n; i++) {
+		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
+
+		fprintf(o, "Experiment: %s (format %d.%d)\n", e->name, e->fmt_major,
+			e->fmt_minor);
+		if (e->command)
+			fprintf(o, "  Command:        %s\n", e->command);
+		fprintf(o, "  Mode:           %s, target pid %u\n",
+			e->mode ? e->mode : "?", e->target);
+		fprintf(o, "  Host:           %s (%s, kernel %s), %u CPUs online, %u possible, %.0f MHz\n",
+			e->host ? e->host : "?", e->arch ? e->arch : "?",
+			e->kernel ? e->kernel : "?", e->cpus, e->cpus_possible,
+			e->cpu_mhz);
+		fprintf(o, "  Started:        %s\n", e->start_time ? e->start_time : "?");
+		fprintf(o, "  Ended:          %s (%.3f s)\n",
+			e->end_time ? e->end_time : "?",
+			e->end_ns > e->start_ns ? (e->end_ns - e->start_ns) / 1e9 : 0.0);
+		if (e->clock_interval_ns)
+			fprintf(o, "  Clock profiling: every %.3f ms\n",
+				e->clock_interval_ns / 1e6);
+		for (c = 0; c < e->ncounters; c++)
+			fprintf(o, "  Counter:        %s every %" PRIu64 " events (type %u, config 0x%" PRIx64 ")\n",
+				e->counters[c].name, e->counters[c].interval,
+				e->counters[c].type, e->counters[c].config);
+		fprintf(o, "  Stacks:         depth %u, %u bytes copied, kernel stacks %s\n",
+			e->max_depth, e->stack_bytes, e->kernel_stacks ? "on" : "off");
+		fprintf(o, "  Module:         %s (ABI %s)\n",
+			e->module_version ? e->module_version : "?", e->abi ? e->abi : "?");
+		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, %" PRIu64 " lost\n",
+			e->nrecords, e->nsamples,
+			e->lost > e->lost_read ? e->lost : e->lost_read);
+		fprintf(o, "  Exit:           %s\n", e->exit ? e->exit : "?");
+		for (k = 0; k < e->warnings.n; k++)
+			fprintf(o, "  Warning:        %s\n", AN_VEC(e->warnings, char *, k));
+		fprintf(o, "\n");
+	}
+	return 0;
+}
+
+int an_view_overview(struct an *an)
+{
+	struct an_agg g;
+	double total;
+	int m, err;
+
+	err = an_aggregate(an, &g);
+	if (err)
+		return err;
+	total = an_metric_val(an, AN_M_TOTAL, g.total);
+	fprintf(an->out, "Overview: %zu experiment(s), %" PRIu64 " samples selected, filter: %s\n\n",
+		an->exps.n, g.nsamples, an_filter_desc(an));
+	for (m = 0; m < an_metric_count(an); m++) {
+		double v = an_metric_val(an, m, g.total);
+		char buf[64];
+
+		an_fmt_metric(an, buf, sizeof(buf), m, v);
+		if (m < AN_M_NFIXED && m != AN_M_WALL)
+			fprintf(an->out, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
+				an_metric_title(an, m), buf, total > 0 ? 100 * v / total : 0.0);
+		else
+			fprintf(an->out, "  %c %-24s %14s %s\n", v > 0 ? '*' : ' ',
+				an_metric_title(an, m), buf,
+				an_metric_is_time(an, m) ? "sec." : "events");
+	}
+	an_agg_free(&g);
+	return 0;
+}
+
+/* Sampled microstate totals per thread (all samples, no filter). */
+static uint64_t *sampled_per_thread(struct an *an)
+{
+	uint64_t *t = calloc(an->threads.n * LWPROF_MS_COUNT + 1, sizeof(*t));
+	const uint64_t *v = an->s.vals;
+	size_t i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < an->s.n; i++) {
+		unsigned m = an->s.mask[i];
+
+		while (m) {
+			unsigned b = __builtin_ctz(m);
+
+			if (b < LWPROF_MS_COUNT)
+				t[an->s.thr[i] * LWPROF_MS_COUNT + b] += *v;
+			v++;
+			m &= m - 1;
+		}
+	}
+	return t;
+}
+
+static void stat_block(FILE *o, const char *indent, const uint64_t *precise,
+		       const uint64_t *sampled, bool have_precise)
+{
+	uint64_t tp = 0, ts = 0;
+	int i;
+
+	fprintf(o, "%s%-18s %16s %16s %8s\n", indent, "Microstate", "Precise (sec.)",
+		"Sampled (sec.)", "Ratio");
+	for (i = 0; i <= LWPROF_MS_COUNT; i++) {
+		uint64_t p = i < LWPROF_MS_COUNT ? precise[i] : tp;
+		uint64_t s = i < LWPROF_MS_COUNT ? sampled[i] : ts;
+		char ratio[32] = "-";
+
+		if (i < LWPROF_MS_COUNT) {
+			tp += p;
+			ts += s;
+		}
+		if (!p && !s && i < LWPROF_MS_COUNT)
+			continue;
+		if (have_precise && p)
+			snprintf(ratio, sizeof(ratio), "%.4f", (double)s / p);
+		fprintf(o, "%s%-18s %16.6f %16.6f %8s\n", indent,
+			i < LWPROF_MS_COUNT ? ms_title[i] : "Total",
+			have_precise ? p / 1e9 : 0.0, s / 1e9, have_precise ? ratio : "-");
+	}
+}
+
+int an_view_statistics(struct an *an)
+{
+	uint64_t *samp = sampled_per_thread(an);
+	FILE *o = an->out;
+	size_t e, t, u;
+
+	if (!samp)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (e = 0; e < an->exps.n; e++) {
+		struct an_exp *x = &AN_VEC(an->exps, struct an_exp, e);
+		uint32_t lastpid = 0;
+		bool first = true;
+
+		fprintf(o, "Experiment %s: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64 " lost\n\n",
+			x->name, x->nrecords, x->nsamples,
+			x->lost > x->lost_read ? x->lost : x->lost_read);
+		for (t = 0; t < an->threads.n; t++) {
+			struct an_thread *th = &AN_VEC(an->threads, struct an_thread, t);
+			struct an_usage *us = NULL;
+			uint64_t pp[LWPROF_MS_COUNT] = { 0 }, ps[LWPROF_MS_COUNT] = { 0 };
+			bool havep = false;
+			size_t k;
+			int i;
+
+			if (th->exp != e)
+				continue;
+			if (first || th->pid != lastpid) {
+				/* the process: its threads' sums */
+				for (k = 0; k < an->threads.n; k++) {
+					struct an_thread *o2 = &AN_VEC(an->threads, struct an_thread, k);
+
+					if (o2->exp != e || o2->pid != th->pid)
+						continue;
+					for (i = 0; i < LWPROF_MS_COUNT; i++)
+						ps[i] += samp[k * LWPROF_MS_COUNT + i];
+				}
+				for (u = 0; u < x->usage.n; u++) {
+					struct an_usage *uu = &AN_VEC(x->usage, struct an_usage, u);
+
+					if (uu->pid != th->pid)
+						continue;
+					havep = true;
+					for (i = 0; i < LWPROF_MS_COUNT; i++)
+						pp[i] += uu->ms[i];
+				}
+				fprintf(o, "Process %u (%s)\n", th->pid, th->comm);
+				stat_block(o, "  ", pp, ps, havep);
+				fprintf(o, "\n");
+				first = false;
+				lastpid = th->pid;
+			}
+			for (u = 0; u < x->usage.n; u++) {
+				struct an_usage *uu = &AN_VEC(x->usage, struct an_usage, u);
+
+				if (uu->pid == th->pid && uu->tid == th->tid)
+					us = uu;
+			}
+			fprintf(o, "  Thread %zu: tid %u (%s)", t + 1, th->tid, th->comm);
+			if (us)
+				fprintf(o, ", %" PRIu64 " voluntary / %" PRIu64 " involuntary switches, %" PRIu64 " minor / %" PRIu64 " major faults, %" PRIu64 " system calls, %" PRIu64 " signals",
+					us->vcsw, us->ivcsw, us->minflt, us->majflt,
+					us->syscalls, us->signals);
+			fprintf(o, "\n");
+			stat_block(o, "    ", us ? us->ms : pp, samp + t * LWPROF_MS_COUNT,
+				   us != NULL);
+			fprintf(o, "\n");
+		}
+	}
+	free(samp);
+	return 0;
+}
+
+int an_view_thread_list(struct an *an)
+{
+	size_t i;
+
+	fprintf(an->out, "%6s %4s %8s %8s %-16s %10s %12s %12s\n", "Thread", "Exp",
+		"PID", "TID", "Name", "Samples", "First (s)", "Last (s)");
+	for (i = 0; i < an->threads.n; i++) {
+		struct an_thread *t = &AN_VEC(an->threads, struct an_thread, i);
+
+		fprintf(an->out, "%6zu %4u %8u %8u %-16s %10" PRIu64 " %12.6f %12.6f\n",
+			i + 1, t->exp + 1, t->pid, t->tid, t->comm[0] ? t->comm : "?",
+			t->nsamples,
+			t->nsamples ? (t->first_ns - an->tmin) / 1e9 : 0.0,
+			t->nsamples ? (t->last_ns - an->tmin) / 1e9 : 0.0);
+	}
+	return 0;
+}
+
+int an_view_cpu_list(struct an *an)
+{
+	uint64_t *n = calloc(65536, sizeof(*n));
+	size_t i;
+
+	if (!n)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (i = 0; i < an->s.n; i++)
+		n[an->s.cpu[i]]++;
+	fprintf(an->out, "%6s %10s\n", "CPU", "Samples");
+	for (i = 0; i < 65536; i++)
+		if (n[i])
+			fprintf(an->out, "%6zu %10" PRIu64 "\n", i, n[i]);
+	free(n);
+	return 0;
+}
+
+int an_view_sample_list(struct an *an)
+{
+	size_t i;
+
+	fprintf(an->out, "lwprof records no global sample packets: sample N is experiment N's whole run.\n");
+	fprintf(an->out, "%6s %12s %12s %10s  %s\n", "Sample", "Start (s)", "End (s)",
+		"Samples", "Experiment");
+	for (i = 0; i < an->exps.n; i++) {
+		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
+
+		fprintf(an->out, "%6zu %12.6f %12.6f %10" PRIu64 "  %s\n", i + 1,
+			e->start_ns >= an->tmin ? (e->start_ns - an->tmin) / 1e9 : 0.0,
+			e->end_ns >= an->tmin ? (e->end_ns - an->tmin) / 1e9 : 0.0,
+			e->nsamples, e->name);
+	}
+	return 0;
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lwprof collect on the real module: clock-sample rates (a 2 s CPU loop at
+# 10 ms and 1 ms), nothing lost, every nanosecond of each exited thread in
+# exactly one packet (the packets' microstates sum to usage.txt), exit
+# statuses, a target killed by SIGSEGV, and a recorder SIGKILLed mid-run
+# (the module frees its session; dump shows the records up to the cut).
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+
+progs=$LWPROF_BUILD/tests/progs
+load_lwprof
+"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
+	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+# The experiments go to the guest's tmpfs; a failing run's logs are kept.
+work=$(mktemp -d /tmp/collect_run.XXXXXX) || exit 1
+keep=$LWPROF_OUT/collect_run
+rm -rf "$keep"
+cd "$work" || exit 1
+
+key() { sed -n "s/^$2 = //p" "$1/log.txt"; }
+# clock PID TID DUMP: the clock packets of thread TID of process PID.
+clock() { grep -c ": SAMPLE clock t=[0-9.]* pid=$1 tid=$2 " "$3"; }
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
+# sums EXP DUMP: for every exited thread of usage.txt, "tid OK|MISMATCH":
+# its clock packets' ten microstates summed, against its final totals.
+sums() {
+	awk '
+	BEGIN { split("user system trap tflt dflt kflt lock sleep stop wait", n, " ")
+		for (j = 1; j <= 10; j++) col[n[j]] = j - 1 }
+	FNR == NR { if ($0 ~ /: SAMPLE clock /) {
+			tid = ""
+			for (i = 1; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "tid") tid = kv[2]
+				else if (kv[1] in col) s[tid, col[kv[1]]] += kv[2]
+			}
+		}
+		next }
+	/^#/ { next }
+	$4 ~ /[13579bdf]$/ { ok = 1
+	  for (j = 0; j < 10; j++) if (s[$2, j] + 0 != $(7 + j) + 0) ok = 0
+	  print $2, ok ? "OK" : "MISMATCH" }
+	' "$2" "$1/usage.txt"
+}
+
+# Rates: a 2 s CPU loop; its thread's packets = its time / the interval.
+for p in 10ms:200:10000000 1ms:2000:1000000; do
+	IFS=: read -r iv want ns <<<"$p"
+	e=rate$iv.er
+	"$LWPROF" collect -o $e -p $iv "$progs/cpu_burn" 2 >pid.txt 2>err.txt
+	rc=$?; pid=$(cat pid.txt)
+	check $rc -eq 0 "collect -p $iv cpu_burn 2 exits 0"
+	"$LWPROF" dump $e >$e.dump 2>$e.err
+	check $? -eq 0 "  dump reads it cleanly"
+	n=$(clock "$pid" "$pid" $e.dump)
+	within "$n" "$want" 5; check $? -eq 0 "  $n clock packets, $want +- 5%"
+	check "$(key $e lost)" = 0 "  lost 0"
+	check -z "$(grep '^warning' $e/log.txt)" "  no warnings"
+	check "$(key $e exit)" = "status 0" "  exit = status 0"
+	check "$(key $e clock_interval_ns)" = "$ns" "  clock_interval_ns = $ns"
+	bad=$(sums $e $e.dump | grep -vc ' OK$')
+	check "$bad" -eq 0 "  each exited thread: packets' microstates sum to usage.txt ($(sums $e $e.dump | xargs))"
+done
+
+# Exit statuses pass through.
+"$LWPROF" collect -o st3.er sh -c 'exit 3' 2>/dev/null
+check $? -eq 3 "exit status 3 passes through"
+"$LWPROF" collect -o kill.er sh -c 'kill -KILL $$' 2>/dev/null
+check $? -eq 137 "killed by SIGKILL -> 137"
+err=$("$LWPROF" collect -o nx.er /nonexistent/cmd 2>&1); rc=$?
+check $rc -eq 127 "exec failure -> 127"
+grep -q '^lwprof collect: /nonexistent/cmd: No such file or directory$' <<<"$err"
+check $? -eq 0 "  and says why"
+
+# A target that crashes: a complete experiment with the cause in the log.
+"$LWPROF" collect -o segv.er sh -c 'ulimit -c 0; kill -SEGV $$' >/dev/null 2>&1
+check $? -eq 139 "SIGSEGV -> 139"
+check "$(key segv.er exit)" = "signal 11 SIGSEGV" "  log: exit = signal 11 SIGSEGV"
+"$LWPROF" dump segv.er >segv.dump 2>&1; check $? -eq 0 "  a sound experiment"
+t=$(key segv.er target)
+grep -q ": TASK exit .* pid=$t tid=$t " segv.dump; check $? -eq 0 "  with its TASK exit"
+awk -v t="$t" '$2 == t && $4 ~ /[13579bdf]$/' segv.er/usage.txt | grep -q .
+check $? -eq 0 "  and its final usage"
+
+# The recorder SIGKILLed mid-run: the module frees its session (another
+# session can take the target), and the experiment reads up to the cut.
+"$LWPROF" collect -o cut.er "$progs/cpu_burn" 60 >pid.txt 2>/dev/null & cpid=$!
+for i in $(seq 1 100); do [ -s pid.txt ] && break; sleep 0.1; done
+sleep 2
+kill -KILL $cpid; wait $cpid 2>/dev/null
+t=$(cat pid.txt)
+"$LWPROF" collect -o again.er -P "$t" -t 0.5 2>err.txt
+check $? -eq 0 "after the kill, a new session attaches to the target: the old one was freed ($(cat err.txt))"
+kill "$t"
+"$LWPROF" dump cut.er >cut.dump 2>cut.err; rc=$?
+check $rc -eq 1 "dump of the killed recording exits 1"
+grep -q 'the recording did not finish' cut.err; check $? -eq 0 "  and says it did not finish"
+grep -q 'cpu\.[0-9]*\.rec: offset [0-9]*: the recording was cut here' cut.err
+check $? -eq 0 "  naming file and offset"
+n=$(clock "$t" "$t" cut.dump)
+check "$n" -ge 20 "  $n clock packets were flushed before the kill"
+
+if [ $t_failed -ne 0 ]; then
+	mkdir -p "$keep" && cp -r "$work"/* "$keep"/ 2>/dev/null
+	echo "# experiments kept in $keep"
+fi
+rm -rf "$work"
+done_testing

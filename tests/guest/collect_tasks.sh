@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lwprof collect on the real module: fork + exec children and a 64-thread
+# program are recorded with their names; a library dlopen'd mid-run is in
+# the map records, its samples fall inside it, and it is archived; a
+# machine-wide run leaves the recorder out; bad options are one line.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+
+progs=$LWPROF_BUILD/tests/progs
+load_lwprof
+"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
+	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+work=$(mktemp -d /tmp/collect_tasks.XXXXXX) || exit 1
+keep=$LWPROF_OUT/collect_tasks
+rm -rf "$keep"
+cd "$work" || exit 1
+key() { sed -n "s/^$2 = //p" "$1/log.txt"; }
+# field NAME: the value of NAME=... on each line of stdin.
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+
+# A shell that starts sleep in the background and nthreads (64 threads)
+# in the foreground: every process and thread is recorded with its name.
+"$LWPROF" collect -o fam.er sh -c "/bin/sleep 0.3 & $progs/nthreads 64 100 >/dev/null; wait" 2>err.txt
+check $? -eq 0 "collect sh -c 'sleep & nthreads 64' exits 0 ($(cat err.txt))"
+"$LWPROF" dump fam.er >fam.dump 2>&1; check $? -eq 0 "  a sound experiment"
+sh=$(key fam.er target)
+grep -q ": TASK start .* pid=$sh tid=$sh .*" fam.dump; check $? -eq 0 "  the shell's TASK start"
+np=$(grep ': TASK exec .* comm="nthreads"' fam.dump | field pid | head -n 1)
+check -n "$np" "  nthreads' exec, with its name"
+grep -q ": TASK fork .* pid=$np tid=$np ppid=$sh " fam.dump
+check $? -eq 0 "  nthreads was forked by the shell"
+sp=$(grep ': TASK exec .* comm="sleep"' fam.dump | field pid | head -n 1)
+check -n "$sp" "  sleep's exec, with its name"
+n=$(grep ": TASK fork .* pid=$np " fam.dump | grep -v "tid=$np " | grep -c 'comm="nthreads"')
+check "$n" -eq 64 "  64 new threads of nthreads, named"
+n=$(awk -v p="$np" '$1 == p && $NF == "nthreads"' fam.er/usage.txt | wc -l)
+check "$n" -eq 65 "  usage.txt: the 65 threads of nthreads"
+n=$(grep ": SAMPLE clock .* pid=$np " fam.dump | field tid | sort -u | wc -l)
+check "$n" -eq 65 "  every one of them has clock packets"
+grep -q "^[0-9a-f-]*  .*  /bin/sleep$\|/sleep$" fam.er/archives/index.txt
+check $? -eq 0 "  sleep is archived"
+
+# dlopen after 1 s of CPU: its mapping is recorded when it is made, the
+# samples in crc32 fall inside it, and the library is archived.
+"$LWPROF" collect -o dl.er "$progs/dl_late" 1 >crc.txt 2>err.txt
+check $? -eq 0 "collect dl_late 1 exits 0 ($(cat err.txt))"
+"$LWPROF" dump dl.er >dl.dump 2>&1; check $? -eq 0 "  a sound experiment"
+crc=$(cat crc.txt)
+# (lwprof itself maps libz through libelf: the child's mapping before its
+# exec is recorded too; dl_late's is the last.)
+m=$(grep ': MMAP .* path=.*/libz\.so\.1[.0-9]*$' dl.dump | tail -n 1)
+check -n "$m" "  a MMAP record for libz: $m"
+start=$(field start <<<"$m") len=$(field len <<<"$m")
+python3 -c "import sys; c,s,l=(int(x,16) for x in sys.argv[1:]); sys.exit(not s <= c < s + l)" "$crc" "$start" "$len"
+check $? -eq 0 "  crc32 ($crc) is inside it"
+t0=$(grep -m1 ': SAMPLE clock ' dl.dump | field t)
+tm=$(field t <<<"$m")
+awk -v a="$tm" -v b="$t0" 'BEGIN { exit !(a > b + 0.5) }'
+check $? -eq 0 "  it was recorded mid-run ($tm s, first sample $t0 s)"
+n=$(sed -n 's/^  ip\[0\] //p' dl.dump |
+	python3 -c "import sys; s,l=int(sys.argv[1],16),int(sys.argv[2],16); print(sum(1 for x in sys.stdin if s <= int(x,16) < s + l))" "$start" "$len")
+check "$n" -ge 20 "  $n samples have their pc inside libz"
+lib=$(sed -n 's/.* path=//p' <<<"$m")
+id=$(readelf -n "$lib" | sed -n 's/.*Build ID: //p')
+line=$(grep "  $lib\$" dl.er/archives/index.txt)
+check "${line%% *}" = "$id" "  libz is archived under its build-id"
+cmp -s "dl.er/archives/$(awk '{ print $5 }' <<<"$line")" "$lib"
+check $? -eq 0 "  an identical copy"
+check -z "$(grep '^warning' dl.er/log.txt)" "  no warnings ($(grep '^warning' dl.er/log.txt | head -n 3))"
+
+# The whole machine for 1 s, with a busy program: it is recorded, the
+# recorder (and its io_uring workers) are not.
+"$progs/spin" 3 & spid=$!
+"$LWPROF" collect -o all.er -a -t 1 2>err.txt & cpid=$!
+wait $cpid; rc=$?
+kill $spid 2>/dev/null; wait $spid 2>/dev/null
+check $rc -eq 0 "collect -a -t 1 exits 0 ($(cat err.txt))"
+"$LWPROF" dump all.er >all.dump 2>&1; check $? -eq 0 "  a sound experiment"
+check "$(grep -c ": SAMPLE clock .* pid=$spid " all.dump)" -ge 20 "  a busy program is sampled"
+check "$(grep -c " pid=$cpid " all.dump)" -eq 0 "  the recorder is not in it"
+check "$(key all.er mode)" = machine "  mode = machine"
+
+# Bad options: one line, exit 2, with the valid choices.
+err=$("$LWPROF" collect -p 5s true 2>&1); rc=$?
+check $rc -eq 2 "-p 5s exits 2"
+check "$(wc -l <<<"$err")" -eq 1 "  one line: $err"
+if "$LWPROF" collect -h | grep -q '^No HW counters'; then
+	err=$("$LWPROF" collect -h cycles true 2>&1); rc=$?
+	check $rc -eq 2 "-h cycles without a PMU exits 2"
+	check "$(wc -l <<<"$err")" -eq 1 "  one line: $err"
+fi
+err=$("$LWPROF" collect -h nosuch true 2>&1); rc=$?
+check $rc -eq 2 "-h nosuch exits 2"
+grep -q "valid: cpu-clock, task-clock" <<<"$err"; check $? -eq 0 "  lists the valid counters"
+
+if [ $t_failed -ne 0 ]; then
+	mkdir -p "$keep" && cp -r "$work"/* "$keep"/ 2>/dev/null
+	echo "# experiments kept in $keep"
+fi
+rm -rf "$work"
+done_testing

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The seed's worked example as a real program under lwprof collect (1 ms
+# clock profiling): tests/progs/seed_example does its units of work as
+# measured thread CPU time (user + system), so its truth is known: 40
+# units (main 2, A -> C(10), B 5 + 2 x C(7.5), R 4, P/Q 4).  Each
+# function's inclusive Total CPU, as a share of main's (the loader and
+# exit handlers are outside the units), must be within 3 points of its
+# expected share.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+
+load_lwprof
+"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
+	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+"$LWPROF" collect >/dev/null 2>&1 || [ $? -ne 127 ] || skip "no lwprof collect"
+work=$(mktemp -d /tmp/print_seed.XXXXXX) || exit 1
+cd "$work" || exit 1
+"$LWPROF" collect -p 1ms -o seed.er "$LWPROF_BUILD/tests/progs/seed_example" 50
+check $? -eq 0 "collect seed_example (50 ms a unit)"
+out=$("$LWPROF" print -printmode csv -metrics i.totalcpu:e.totalcpu:name -functions seed.er)
+echo "$out"
+share() {	# share F COLUMN: F's metric as a percentage of main's inclusive
+	awk -F, -v f="$1" -v c="$2" '$NF == "main" { m = $1 } $NF == f { v = $c }
+		END { if (m > 0) printf "%.1f", 100 * v / m; else print -1 }' <<<"$out"
+}
+# expected inclusive shares of the 40 units
+for want in A:25 B:50 C:62.5 E:25 F:25 G:12.5 R:10 P:10; do
+	f=${want%%:*} pct=${want#*:}
+	got=$(share "$f" 1)
+	awk -v g="$got" -v w="$pct" 'BEGIN { d = g - w; exit !(d <= 3 && d >= -3) }'
+	check $? -eq 0 "$f: $got% of main's CPU time inclusive, expected $pct% +- 3"
+done
+got=$(share A 2)
+awk -v g="$got" 'BEGIN { exit !(g < 3) }'
+check $? -eq 0 "A: (almost) no exclusive time ($got%)"
+rm -rf "$LWPROF_OUT/print_seed.er"; cp -r seed.er "$LWPROF_OUT/print_seed.er" 2>/dev/null
+done_testing

@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lwprof collect's command line: usage with the clock range, the counter
+# lists, and a one-line error (exit 2, nothing created) for each bad option.
+. "$(dirname "$0")/../lib/test.sh"
+
+fake=$LWPROF_BUILD/tests/lib/fake_lwprof.so
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+lw() { LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null "$LWPROF" "$@"; }
+
+out=$("$LWPROF" collect); rc=$?
+check $rc -eq 0 "collect without arguments prints its usage and exits 0"
+grep -q '^usage: lwprof collect ' <<<"$out"; check $? -eq 0 "usage"
+grep -Eq '^clock-profiling interval: 0\.010 ms to 1000\.000 ms, resolution [0-9.]+ ms$' <<<"$out"
+check $? -eq 0 "the allowed clock range and resolution"
+grep -q '^collect ' <<<"$("$LWPROF" --help | sed 's/^ *//')"
+check $? -eq 0 "lwprof --help lists collect"
+
+out=$("$LWPROF" collect -h); rc=$?
+check $rc -eq 0 "collect -h exits 0"
+grep -q '^Software counters available for profiling:$' <<<"$out"
+check $? -eq 0 "it lists the software counters"
+for c in cpu-clock task-clock page-faults minor-faults major-faults context-switches cpu-migrations; do
+	grep -Eq "^$c,[0-9]+ \('[^']+'; (events|nanoseconds)\)$" <<<"$out"
+	check $? -eq 0 "  $c, in seed 003's format"
+done
+if grep -q '^No HW counters' <<<"$out"; then
+	grep -q 'this machine has no PMU' <<<"$out"; check $? -eq 0 "no PMU: says so"
+	err=$(lw collect -h cycles true 2>&1); rc=$?
+	check $rc -eq 2 "-h cycles without a PMU exits 2"
+	check "$(wc -l <<<"$err")" -eq 1 "with one line: $err"
+else
+	grep -q '^Aliased HW counters available for profiling:$' <<<"$out"
+	check $? -eq 0 "a PMU: the aliased list"
+	grep -Eq "^cycles,[0-9]+ \('CPU Cycles', alias for cpu-cycles; CPU-cycles\)$" <<<"$out"
+	check $? -eq 0 "cycles in seed 003's format"
+	grep -q '^Raw HW counters available for profiling:$' <<<"$out"
+	check $? -eq 0 "and the raw list"
+fi
+
+# Each bad option: exit 2, one line naming the choices, no experiment.
+bad() {
+	local want=$1; shift
+	err=$(lw collect "$@" 2>&1); rc=$?
+	check $rc -eq 2 "collect $* exits 2"
+	check "$(wc -l <<<"$err")" -eq 1 "  one line: $err"
+	grep -q -- "$want" <<<"$err"; check $? -eq 0 "  mentions '$want'"
+}
+bad "10us to 1s" -p 5s true
+bad "10us to 1s" -p 5us true
+bad "on, hi, lo, off" -p fast true
+bad "valid: cpu-clock, task-clock, page-faults" -h bogus true
+bad "page-faults" -h page-faults,x true
+bad "counter name" -h ,1 true
+bad "given twice" -h task-clock,task-clock true
+bad "at most 8" -h cpu-clock,task-clock,page-faults,minor-faults,major-faults,context-switches,cpu-migrations,r1,r2 true
+bad "0 to 65536" -S 100000 true
+bad "1 to 1024" --depth 0 true
+bad "power of two" -m 3 true
+bad "must end in .er" -o foo true
+bad "not with a command" -t 1 true
+bad "not both" -P 1 true
+bad "not a process id" -P x
+bad "no command given" -p on
+bad "-P and -a" -a -P 1
+bad "nothing to record" -p off true
+bad "unknown option -x" -x true
+bad "needs a value" -o
+check "$(ls | wc -l)" -eq 0 "no bad option created an experiment"
+
+err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" collect true 2>&1); rc=$?
+check $rc -eq 1 "no module: exit 1"
+grep -q 'load the module' <<<"$err"; check $? -eq 0 "and says to load it"
+err=$(FAKE_LWPROF_NO_SAMPLE=1 lw collect true 2>&1); rc=$?
+check $rc -eq 1 "a module without sampling: exit 1"
+grep -q 'LWPROF_FEAT_SAMPLE' <<<"$err"; check $? -eq 0 "and says so"
+err=$(FAKE_LWPROF_ATTACH_ERRNO=1 lw collect -P 1 -t 1 2>&1); rc=$?
+check $rc -eq 1 "-P without ptrace rights exits 1"
+check "$err" = "lwprof collect: not allowed to trace PID 1 (need ptrace rights over it)" "and says so"
+check "$(ls | wc -l)" -eq 0 "a failed attach leaves no experiment behind"
+err=$(lw collect -h r1234 true 2>&1); rc=$?
+[ $rc -eq 2 ] || { check $rc -eq 1 "raw counter the (fake) module cannot count: exit 1";
+	grep -q 'cannot count' <<<"$err"; check $? -eq 0 "and says so: $err"; }
+done_testing

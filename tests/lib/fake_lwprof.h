@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared by the two halves of the fake module (tests/lib/fake_*.c). */
+#ifndef FAKE_LWPROF_H
+#define FAKE_LWPROF_H
+
+#include "lwprof.h"
+
+extern int fake_pid;	/* the attached process (1 for the machine) */
+
+/* RING_SETUP, SAMPLE_START, SAMPLE_STOP: 0 or a negative errno. */
+int fake_ring_ioctl(int fd, unsigned long req, void *arg);
+
+/* Append a line to $FAKE_LWPROF_LOG (what the module was asked). */
+void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gen_exp: write a synthetic lwprof experiment, exactly in the committed
+ * format (docs/experiment-format.md, uapi/lwprof_record.h), with known
+ * stacks and microstate times, for the analyzer's tests and benchmark.
+ *
+ *   gen_exp SCRIPT        (or - for standard input)
+ *
+ * SCRIPT, one statement a line ('#' comments):
+ *   out DIR                    the experiment directory (made; must not exist)
+ *   cpus N                     rings (cpu.0.rec ... cpu.N-1.rec), default 2
+ *   log KEY VALUE              a log.txt line (cpu_mhz, counter NAME,INT,TYPE,CONFIG)
+ *   binary NAME PATH           an ELF file whose symbols stacks may name
+ *   map PID NAME BASE [t=NS]   MMAP records of NAME's executable segments
+ *                              (BASE: load bias; 0 for ET_EXEC), at time NS
+ *   archive on|off             copy mapped files into archives/ (default on)
+ *   task EVENT PID TID PPID COMM [t=NS]   EVENT: start fork exec exit comm
+ *   sample [cpu=N] pid=P tid=T [t=NS] [n=K] [dt=NS] [ms=STATE:NS,...]
+ *          [counter=I value=V] [flags=trunc,exit,deferred,kmode]
+ *          stack=LEAF,CALLER,...,ROOT
+ *     a frame is FUNC (the leaf: an instruction in its middle; a caller:
+ *     the return address after its call to the frame before), FUNC#K
+ *     (the K-th such call), FUNC+OFF (that address), or 0xADDR (raw).
+ *     STATE: user system trap tflt dflt kflt lock sleep stop wait.
+ *   capture FILE               a tests/progs/qsort_unwind dump: its
+ *                              mappings and one sample with registers and
+ *                              the stack copy (no frame-pointer frames)
+ *   usage auto                 usage.txt from the sampled sums per thread
+ *   usage PID TID SCALE        ... that thread's precise totals x SCALE
+ *   random n=N paths=P depth=D seed=S pid=P threads=T [cpu_spread=C]
+ *                              N samples over P random stacks of the
+ *                              mapped binaries' functions (the benchmark)
+ */
+#include "gen_exp.h"
+
+int main(int argc, char **argv)
+{
+	struct gen g;
+	FILE *in;
+	int err;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_exp SCRIPT|-\n");
+		return 2;
+	}
+	in = strcmp(argv[1], "-") ? fopen(argv[1], "r") : stdin;
+	if (!in) {
+		fprintf(stderr, "gen_exp: %s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	gen_init(&g);
+	err = gen_script(&g, in);
+	if (!err)
+		err = gen_finish(&g);
+	if (in != stdin)
+		fclose(in);
+	return err ? 1 : 0;
+}

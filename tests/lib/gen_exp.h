@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* gen_exp: the synthetic-experiment generator (see gen_exp.c). */
+#ifndef LWPROF_GEN_EXP_H
+#define LWPROF_GEN_EXP_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lwprof.h"
+#include "lwprof_record.h"
+
+#define GEN_MAX_BIN 64
+#define GEN_MAX_CPU 64
+#define GEN_MAX_THR 4096
+
+struct gen_sym {
+	char *name;
+	uint64_t addr, size;
+};
+
+struct gen_bin {
+	char name[64];
+	char path[4096];
+	int fd;
+	void *elf;
+	bool dyn;
+	struct gen_sym *syms;
+	size_t nsyms;
+	uint64_t segs[16][4];	/* vaddr, offset, filesz, memsz of PF_X loads */
+	int nsegs;
+	char buildid[64];
+	bool mapped;
+	int archived;
+	uint64_t base;		/* load bias of the last map */
+};
+
+struct gen_buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+struct gen_thr {
+	uint32_t pid, tid, ppid;
+	char comm[16];
+	uint64_t ms[LWPROF_MS_COUNT];
+	uint64_t first, last;
+	double scale;
+	bool exited;
+};
+
+struct gen {
+	char out[4096];
+	int ncpu;
+	char *logextra[64];
+	int nlogextra;
+	struct gen_bin bins[GEN_MAX_BIN];
+	int nbins;
+	struct gen_buf cpu[GEN_MAX_CPU];
+	FILE *cpuf[GEN_MAX_CPU];	/* streaming (random) */
+	struct gen_thr thr[GEN_MAX_THR];
+	int nthr;
+	bool archive, usage_auto;
+	uint64_t start_ns, tmax, records;
+	uint32_t target;
+	double cpu_mhz;
+	int ncounters;
+	unsigned long line;
+};
+
+void gen_init(struct gen *g);
+int gen_script(struct gen *g, FILE *in);
+int gen_finish(struct gen *g);
+
+/* gen_elf.c */
+int gen_bin_open(struct gen *g, const char *name, const char *path);
+struct gen_bin *gen_bin_find(struct gen *g, const char *name);
+int gen_frame_addr(struct gen *g, const char *frame, const char *callee,
+		   bool leaf, uint64_t *addr);
+int gen_archive(struct gen *g, struct gen_bin *b);
+
+/* gen_rec.c */
+int gen_rec(struct gen *g, int cpu, const void *rec, size_t len);
+struct gen_thr *gen_thread(struct gen *g, uint32_t pid, uint32_t tid);
+int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base,
+	    uint64_t t);
+int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
+	       const uint64_t *ms, int counter, uint64_t cvalue, uint16_t flags,
+	       const uint64_t *ips, int nips, const uint64_t *regs,
+	       const uint8_t *stack, uint32_t stack_size);
+int gen_capture(struct gen *g, const char *file);
+int gen_random(struct gen *g, char **kv, int nkv);
+
+#endif

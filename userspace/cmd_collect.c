@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwprof collect: record an experiment (docs/experiment-format.md).
+ *
+ *   lwprof collect [options] CMD [ARGS...]     exit status: CMD's
+ *   lwprof collect [options] -P PID [-t DUR]   a running process
+ *   lwprof collect [options] -a [-t DUR | CMD] the whole machine
+ *
+ * One io_uring runs everything: a multishot poll on /dev/lwprof (the rings
+ * reached their watermark), a 250 ms timer that flushes whatever the rings
+ * hold, a poll on a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP), a pidfd
+ * poll (-P), the -t deadline, and the writes of drain.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "collect.h"
+#include "dev.h"
+#include "usage.h"
+
+#define FLUSH_NS	250000000LL	/* the timed flush */
+#define SETTLE_NS	2000000000ULL	/* for the last threads to go */
+#define SETTLE_TICK_NS	5000000LL
+#define USAGE_TICKS	4		/* read exited threads every 1 s */
+
+enum state { RUNNING, SETTLING, STOPPING, DONE };
+
+struct run {
+	struct collect_opts *o;
+	struct experiment e;
+	struct drain *d;
+	struct io_uring *ring;
+	struct lwprof_usage_set usage;
+	struct lwprof_ring_setup rs;
+	int devfd, sfd, pidfd;
+	pid_t child;		/* 0 once reaped (or none) */
+	int status;		/* the child's wait status */
+	enum state state;
+	__u64 settle_end;
+	unsigned int ticks, kills;
+	int write_err;
+	bool attach_failed;
+	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int arm_poll(struct io_uring *ring, int fd, int kind, int multishot)
+{
+	struct io_uring_sqe *sqe = drain_sqe(ring);
+
+	if (!sqe)
+		return -EBUSY;
+	if (multishot)
+		io_uring_prep_poll_multishot(sqe, fd, POLLIN);
+	else
+		io_uring_prep_poll_add(sqe, fd, POLLIN);
+	io_uring_sqe_set_data64(sqe, UD_MAKE(kind, 0));
+	return 0;
+}
+
+static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
+		       long long ns, int kind)
+{
+	struct io_uring_sqe *sqe = drain_sqe(ring);
+
+	if (!sqe)
+		return -EBUSY;
+	ts->tv_sec = ns / 1000000000LL;
+	ts->tv_nsec = ns % 1000000000LL;
+	io_uring_prep_timeout(sqe, ts, 0, 0);
+	io_uring_sqe_set_data64(sqe, UD_MAKE(kind, 0));
+	return 0;
+}
+
+static int read_usage(struct run *r)
+{
+	int err = lwprof_usage_read(r->devfd, &r->usage);
+
+	if (err && err != -ENOMEM)
+		return err;
+	return 0;
+}
+
+static void kick(struct run *r)
+{
+	int err = drain_kick(r->d);
+
+	if (err && !r->write_err) {
+		r->write_err = err;
+		exp_warn(&r->e, "draining the rings: %s", strerror(-err));
+	}
+}
+
+static void stop(struct run *r)
+{
+	struct lwprof_sample_stop ss;
+
+	if (r->state >= STOPPING)
+		return;
+	memset(&ss, 0, sizeof(ss));
+	if (ioctl(r->devfd, LWPROF_IOC_SAMPLE_STOP, &ss) < 0)
+		exp_warn(&r->e, "LWPROF_IOC_SAMPLE_STOP: %s", strerror(errno));
+	r->e.end_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &r->e.end_rt);
+	r->e.records = ss.records;
+	r->e.lost = ss.lost;
+	r->state = STOPPING;
+	kick(r);
+}
+
+/* The target is gone: wait (a little) for the threads it left running. */
+static void settle(struct run *r)
+{
+	if (r->state != RUNNING)
+		return;
+	if (r->o->mode == MODE_MACHINE) {
+		stop(r);
+		return;
+	}
+	r->state = SETTLING;
+	r->settle_end = mono_ns() + SETTLE_NS;
+	arm_timeout(r->ring, &r->settle_ts, 0, UD_SETTLE);
+}
+
+static void settle_tick(struct run *r)
+{
+	if (r->state != SETTLING)
+		return;
+	read_usage(r);
+	if (!r->usage.live) {
+		stop(r);
+	} else if (mono_ns() >= r->settle_end) {
+		exp_warn(&r->e, "%u thread%s still running 2 s after the target ended; recorded until then",
+			 r->usage.live, r->usage.live == 1 ? "" : "s");
+		stop(r);
+	} else {
+		arm_timeout(r->ring, &r->settle_ts, SETTLE_TICK_NS, UD_SETTLE);
+	}
+}
+
+static void on_signal(struct run *r)
+{
+	struct signalfd_siginfo si;
+	int st;
+
+	while (read(r->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (r->child > 0 && waitpid(r->child, &st, WNOHANG) ==
+			    r->child) {
+				r->status = st;
+				r->e.exit_status = st;
+				r->child = 0;
+				settle(r);
+			}
+			continue;
+		}
+		/* SIGINT, SIGTERM, SIGHUP: end the run cleanly. */
+		if (r->child > 0) {
+			kill(r->child, r->kills++ ? SIGKILL : SIGTERM);
+			continue;	/* its exit ends the run */
+		}
+		stop(r);
+	}
+}
+
+static void on_flush(struct run *r)
+{
+	kick(r);
+	if (r->state == RUNNING && ++r->ticks % USAGE_TICKS == 0) {
+		read_usage(r);
+		if (r->o->mode == MODE_ATTACH && r->pidfd < 0 &&
+		    kill(r->o->pid, 0) < 0 && errno == ESRCH) {
+			r->e.exited = true;
+			settle(r);
+		}
+	}
+	if (r->state < STOPPING)
+		arm_timeout(r->ring, &r->flush_ts, FLUSH_NS, UD_FLUSH);
+}
+
+static void handle(struct run *r, struct io_uring_cqe *cqe)
+{
+	__u64 ud = io_uring_cqe_get_data64(cqe);
+	int more = cqe->flags & IORING_CQE_F_MORE;
+	int err;
+
+	switch (UD_KIND(ud)) {
+	case UD_POLL:
+		if (cqe->res >= 0)
+			kick(r);
+		if (!more && cqe->res >= 0)
+			arm_poll(r->ring, r->devfd, UD_POLL, 1);
+		break;
+	case UD_SIGNAL:
+		on_signal(r);
+		if (!more)
+			arm_poll(r->ring, r->sfd, UD_SIGNAL, 1);
+		break;
+	case UD_FLUSH:
+		on_flush(r);
+		break;
+	case UD_SETTLE:
+		settle_tick(r);
+		break;
+	case UD_PIDFD:
+		r->e.exited = true;
+		settle(r);
+		break;
+	case UD_DEADLINE:
+		stop(r);
+		break;
+	case UD_WRITE:
+		err = drain_complete(r->d, ud & ((1ULL << 56) - 1), cqe->res);
+		if (err && !r->write_err) {
+			r->write_err = err;
+			exp_warn(&r->e, "writing the experiment: %s; records were lost",
+				 strerror(-err));
+		}
+		kick(r);
+		break;
+	}
+}
+
+static void loop(struct run *r)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+	int err;
+
+	while (r->state != DONE) {
+		err = io_uring_submit_and_wait(r->ring, 1);
+		if (err < 0 && err != -EINTR && err != -ETIME) {
+			exp_warn(&r->e, "io_uring: %s", strerror(-err));
+			stop(r);
+			break;
+		}
+		n = 0;
+		io_uring_for_each_cqe(r->ring, head, cqe) {
+			handle(r, cqe);
+			n++;
+		}
+		io_uring_cq_advance(r->ring, n);
+		if (r->state == STOPPING && !drain_busy(r->d) &&
+		    drain_empty(r->d))
+			r->state = DONE;
+	}
+}
+
+/* The child: wait for the go, then become CMD. */
+static void child_main(int gate, char **argv, const sigset_t *mask)
+{
+	ssize_t n;
+	char c;
+
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	do
+		n = read(gate, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(126);	/* the recorder failed; it says why */
+	execvp(argv[0], argv);
+	fprintf(stderr, COLLECT ": %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int start(struct run *r)
+{
+	const struct collect_opts *o = r->o;
+	struct lwprof_sample_start ss;
+	unsigned int i;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.flags = o->kstack ? LWPROF_SS_KSTACK : 0;
+	ss.max_depth = o->depth;
+	ss.clock_ns = o->clock_ns;
+	ss.stack_bytes = o->stack_bytes;
+	ss.nr_counters = o->nr_counters;
+	for (i = 0; i < o->nr_counters; i++) {
+		ss.counters[i].type = o->counters[i].type;
+		ss.counters[i].config = o->counters[i].config;
+		ss.counters[i].period = o->counters[i].period;
+	}
+	r->e.start_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &r->e.start_rt);
+	if (ioctl(r->devfd, LWPROF_IOC_SAMPLE_START, &ss) < 0)
+		return -errno;
+	return 0;
+}
+
+static const char *setup_strerror(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -EOPNOTSUPP:
+		return "the module cannot count one of the -h counters here (see lwprof collect -h)";
+	case -ENOMEM:
+		return "out of memory for the rings (try a smaller -m)";
+	case -EPROTO:
+		return "the module's rings are not what ABI 1.1 describes";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* Attach, set up and map the rings, open the files, start sampling. */
+static int setup(struct run *r, const char **what)
+{
+	struct collect_opts *o = r->o;
+	__u32 flags = 0;
+	int err, pid;
+
+	pid = o->mode == MODE_ATTACH ? o->pid : r->child;
+	if (o->mode == MODE_MACHINE) {
+		flags = LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF;
+		pid = 0;
+	}
+	r->e.target = o->mode == MODE_MACHINE ? r->child : pid;
+	err = lwprof_session_attach(r->devfd, flags, pid);
+	if (err) {
+		static char buf[160];
+
+		*what = lwprof_session_strerror(err, flags, pid, buf, sizeof(buf));
+		r->attach_failed = true;
+		return err;
+	}
+	*what = "LWPROF_IOC_RING_SETUP";
+	memset(&r->rs, 0, sizeof(r->rs));
+	r->rs.data_pages = o->ring_pages;
+	if (ioctl(r->devfd, LWPROF_IOC_RING_SETUP, &r->rs) < 0)
+		return -errno;
+	*what = "creating the record files";
+	err = exp_open_files(&r->e, r->rs.nr_rings);
+	if (err)
+		return err;
+	*what = "mapping the rings";
+	err = drain_create(&r->d, r->devfd, r->rs.nr_rings, r->rs.mmap_size,
+			   r->e.fds);
+	if (err)
+		return err;
+	r->ring = drain_ring(r->d);
+	*what = "arming io_uring";
+	if (arm_poll(r->ring, r->devfd, UD_POLL, 1) ||
+	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
+	    arm_timeout(r->ring, &r->flush_ts, FLUSH_NS, UD_FLUSH))
+		return -EBUSY;
+	if (o->mode == MODE_ATTACH) {
+		r->pidfd = syscall(SYS_pidfd_open, o->pid, 0);
+		if (r->pidfd >= 0 && arm_poll(r->ring, r->pidfd, UD_PIDFD, 0))
+			return -EBUSY;
+	}
+	if (o->duration_ns &&
+	    arm_timeout(r->ring, &r->deadline_ts, o->duration_ns, UD_DEADLINE))
+		return -EBUSY;
+	*what = "LWPROF_IOC_SAMPLE_START";
+	err = start(r);
+	if (err)
+		return err;
+	err = io_uring_submit(r->ring);
+	return err < 0 ? err : 0;
+}
+
+static void finish(struct run *r)
+{
+	unsigned int i;
+	int err;
+
+	err = read_usage(r);
+	if (err)
+		exp_warn(&r->e, "reading the final usage: %s", strerror(-err));
+	if (r->usage.lost)
+		exp_warn(&r->e, "%llu threads were not accounted (the module ran out of memory)",
+			 (unsigned long long)r->usage.lost);
+	drain_lost(r->d, r->e.lost_cpu);
+	for (i = 0; i < r->e.nr_cpus; i++)
+		if (r->e.lost_cpu[i])
+			exp_warn(&r->e, "%llu records lost on CPU %u (ring full): use a larger -m or a longer interval",
+				 (unsigned long long)r->e.lost_cpu[i], i);
+	r->e.finished = true;
+	err = exp_write_usage(&r->e, &r->usage);
+	if (err)
+		exp_warn(&r->e, "writing usage.txt: %s", strerror(-err));
+	exp_archive(&r->e);
+	err = exp_write_log(&r->e);
+	if (err)
+		fprintf(stderr, COLLECT ": writing %s/log.txt: %s\n", r->e.path,
+			strerror(-err));
+}
+
+static int exit_code(const struct run *r)
+{
+	if (r->o->mode != MODE_COMMAND && !r->o->argv)
+		return 0;
+	if (WIFEXITED(r->status))
+		return WEXITSTATUS(r->status);
+	if (WIFSIGNALED(r->status))
+		return 128 + WTERMSIG(r->status);
+	return 1;
+}
+
+static int open_device(struct lwprof_abi_version *abi)
+{
+	int fd = lwprof_dev_open(), err;
+
+	if (fd < 0) {
+		fprintf(stderr, COLLECT ": %s\n", lwprof_dev_strerror(fd));
+		return fd;
+	}
+	err = lwprof_dev_abi(fd, abi);
+	if (!err && !(abi->features & LWPROF_FEAT_SAMPLE)) {
+		fprintf(stderr, COLLECT ": the loaded lwprof module cannot sample (no LWPROF_FEAT_SAMPLE; it is older than ABI 1.1)\n");
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	if (err) {
+		fprintf(stderr, COLLECT ": %s\n", lwprof_dev_strerror(err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int run(struct run *r)
+{
+	sigset_t mask, old;
+	const char *what = "";
+	int gate[2] = { -1, -1 }, err, st;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	if (r->o->argv) {
+		if (pipe2(gate, O_CLOEXEC) < 0)
+			return -errno;
+		fflush(NULL);
+		r->child = fork();
+		if (r->child < 0)
+			return -errno;
+		if (!r->child) {
+			close(gate[1]);
+			child_main(gate[0], r->o->argv, &old);
+		}
+		close(gate[0]);
+	}
+	r->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	err = r->sfd < 0 ? -errno : setup(r, &what);
+	if (!err)
+		err = exp_write_log(&r->e);
+	if (!err && gate[1] >= 0 && write(gate[1], "g", 1) != 1)
+		err = -errno;
+	if (gate[1] >= 0)
+		close(gate[1]);		/* on error, the child exits */
+	if (err) {
+		if (r->attach_failed)
+			fprintf(stderr, COLLECT ": %s\n", what);
+		else
+			fprintf(stderr, COLLECT ": %s%s%s\n", what,
+				*what ? ": " : "", setup_strerror(err));
+		if (r->child > 0)
+			waitpid(r->child, &st, 0);
+		return 1;
+	}
+	loop(r);
+	finish(r);
+	fprintf(stderr, COLLECT ": %s: %llu records, %llu lost\n", r->e.path,
+		(unsigned long long)r->e.records,
+		(unsigned long long)r->e.lost);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return exit_code(r);
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	struct lwprof_abi_version abi;
+	struct collect_opts o;
+	struct run r;
+	int ret;
+
+	ret = collect_parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	r.sfd = r.pidfd = -1;
+	lwprof_usage_init(&r.usage);
+	r.devfd = open_device(&abi);
+	if (r.devfd < 0)
+		return 1;
+	if (exp_create(&r.e, &o)) {
+		close(r.devfd);
+		return 1;
+	}
+	r.e.abi = abi;
+	ret = run(&r);
+	if (ret == 1 && !r.e.finished)
+		exp_remove(&r.e);
+	exp_free(&r.e);
+	drain_destroy(r.d);
+	lwprof_usage_free(&r.usage);
+	if (r.sfd >= 0)
+		close(r.sfd);
+	if (r.pidfd >= 0)
+		close(r.pidfd);
+	close(r.devfd);
+	return ret;
+}

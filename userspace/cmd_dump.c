@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwprof dump: every record of an experiment in readable form, for tests
+ * and bug reports.  Damaged input (a cut-short file, a bad size, a wrong
+ * magic or version) gives a message naming the file and the offset; the
+ * records before it are still shown, and the exit status is 1.
+ *
+ *   lwprof dump [-s] EXPERIMENT.er | FILE.rec...
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "recfile.h"
+
+#define DUMP "lwprof dump"
+
+static const char *const ms_name[LWPROF_MS_COUNT] = {
+	"user", "system", "trap", "tflt", "dflt", "kflt", "lock", "sleep",
+	"stop", "wait",
+};
+
+static const char *const reg_name[LWPROF_NR_REGS] = {
+	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
+	"r10", "r11", "r12", "r13", "r14", "r15", "rip",
+};
+
+static const char *const task_event[] = {
+	"?", "start", "fork", "exec", "exit", "comm",
+};
+
+struct counts {
+	unsigned long long rec, type[5], other, lost;
+};
+
+static int show_stack;
+static const char *exp_path = ".";	/* for messages */
+
+static void put_time(__u64 ns)
+{
+	printf("t=%llu.%09llu", (unsigned long long)(ns / 1000000000),
+	       (unsigned long long)(ns % 1000000000));
+}
+
+static void put_comm(const char *c, size_t n)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < n && c[i]; i++) {
+		unsigned char ch = c[i];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
+			printf("\\x%02x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void dump_sample(const struct lwprof_rec_sample *s)
+{
+	static const char *const fl[] = {
+		"REGS", "TRUNC", "KMODE", "EXIT", "DEFERRED", "KTRUNC",
+	};
+	struct rec_sample_parts p;
+	const char *sep = "";
+	unsigned int i;
+
+	if (s->kind == LWPROF_SK_CLOCK)
+		printf("SAMPLE clock ");
+	else
+		printf("SAMPLE counter=%u ", s->counter);
+	put_time(s->time_ns);
+	printf(" pid=%u tid=%u cpu=%u value=%llu flags=", s->pid, s->tid,
+	       s->cpu, (unsigned long long)s->value);
+	for (i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
+		if (s->hdr.flags & (1U << i)) {
+			printf("%s%s", sep, fl[i]);
+			sep = "|";
+		}
+	if (!*sep)
+		putchar('-');
+	if (s->kind == LWPROF_SK_CLOCK)
+		for (i = 0; i < LWPROF_MS_COUNT; i++)
+			printf(" %s=%llu", ms_name[i],
+			       (unsigned long long)s->mstate_ns[i]);
+	printf(" frames=%u kframes=%u stack=%u\n", s->nr_user, s->nr_kernel,
+	       s->stack_size);
+	rec_sample_parts(s, &p);
+	if (p.regs) {
+		printf("  regs");
+		for (i = 0; i < LWPROF_NR_REGS; i++)
+			printf(" %s=0x%llx", reg_name[i],
+			       (unsigned long long)p.regs[i]);
+		putchar('\n');
+	}
+	for (i = 0; i < s->nr_user; i++)
+		printf("  ip[%u] 0x%llx\n", i, (unsigned long long)p.ips[i]);
+	for (i = 0; i < s->nr_kernel; i++)
+		printf("  kip[%u] 0x%llx\n", i, (unsigned long long)p.kips[i]);
+	for (i = 0; show_stack && i < s->stack_size; i++)
+		printf("%s%02x%s", i % 32 ? " " : "  stack ", p.stack[i],
+		       i % 32 == 31 || i + 1 == s->stack_size ? "\n" : "");
+}
+
+static void dump_task(const struct lwprof_rec_task *t)
+{
+	printf("TASK %s ", t->event < sizeof(task_event) / sizeof(task_event[0]) ?
+	       task_event[t->event] : "?");
+	put_time(t->time_ns);
+	printf(" pid=%u tid=%u ppid=%u comm=", t->pid, t->tid, t->ppid);
+	put_comm(t->comm, sizeof(t->comm));
+	if (t->event >= sizeof(task_event) / sizeof(task_event[0]) || !t->event)
+		printf(" event=%u", t->event);
+	putchar('\n');
+}
+
+static void dump_mmap(const struct lwprof_rec_mmap *m)
+{
+	printf("MMAP ");
+	put_time(m->time_ns);
+	printf(" pid=%u tid=%u start=0x%llx len=0x%llx pgoff=0x%llx dev=%u:%u ino=%llu prot=%c%c%c%s path=%s\n",
+	       m->pid, m->tid, (unsigned long long)m->start,
+	       (unsigned long long)m->len, (unsigned long long)m->pgoff,
+	       m->dev_major, m->dev_minor, (unsigned long long)m->ino,
+	       m->prot & 1 ? 'r' : '-', m->prot & 2 ? 'w' : '-',
+	       m->prot & 4 ? 'x' : '-',
+	       m->hdr.flags & LWPROF_MMAP_ANON ? " anon" : "", m->path);
+}
+
+/* Dump one .rec file; 0, or 1 when it is damaged. */
+static int dump_file(int dirfd, const char *name, struct counts *tot)
+{
+	struct counts c = { 0 };
+	const struct lwprof_rec *r;
+	struct recfile f;
+	char msg[512];
+	size_t off;
+	int ret;
+
+	if (recfile_open(&f, dirfd, name, msg, sizeof(msg))) {
+		fprintf(stderr, DUMP ": %s\n", msg);
+		return 1;
+	}
+	printf("== %s: format %u.%u, cpu %u, abi %u.%u ==\n", name,
+	       f.hdr.major, f.hdr.minor, f.hdr.cpu, f.hdr.abi_major,
+	       f.hdr.abi_minor);
+	while ((ret = recfile_next(&f, &r, &off, msg, sizeof(msg))) > 0) {
+		printf("%s+%zu: ", name, off);
+		c.rec++;
+		switch (r->type) {
+		case LWPROF_REC_SAMPLE:
+			dump_sample((const void *)r);
+			break;
+		case LWPROF_REC_TASK:
+			dump_task((const void *)r);
+			break;
+		case LWPROF_REC_MMAP:
+			dump_mmap((const void *)r);
+			break;
+		case LWPROF_REC_LOST: {
+			const struct lwprof_rec_lost *l = (const void *)r;
+
+			printf("LOST ");
+			put_time(l->time_ns);
+			printf(" cpu=%u lost=%llu\n", l->cpu,
+			       (unsigned long long)l->lost);
+			c.lost += l->lost;
+			break;
+		}
+		default:
+			printf("type=%u size=%u (unknown type, skipped)\n",
+			       r->type, r->size);
+			c.other++;
+			continue;
+		}
+		c.type[r->type]++;
+	}
+	printf("%s: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other%s\n",
+	       name, c.rec, c.type[LWPROF_REC_SAMPLE], c.type[LWPROF_REC_TASK],
+	       c.type[LWPROF_REC_MMAP], c.type[LWPROF_REC_LOST], c.lost,
+	       c.other, ret < 0 ? "; DAMAGED" : "");
+	if (ret < 0)
+		fprintf(stderr, DUMP ": %s\n", msg);
+	recfile_close(&f);
+	tot->rec += c.rec;
+	tot->other += c.other;
+	tot->lost += c.lost;
+	for (off = 0; off < 5; off++)
+		tot->type[off] += c.type[off];
+	return ret < 0;
+}
+
+/* Print a text file of the experiment as it is; 1 if it is missing. */
+static int cat(int dirfd, const char *name, int required)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (required || errno != ENOENT)
+			fprintf(stderr, DUMP ": %s/%s: %s\n", exp_path, name,
+				strerror(errno));
+		return required || errno != ENOENT;
+	}
+	printf("== %s ==\n", name);
+	fflush(stdout);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, n, stdout);
+	close(fd);
+	return 0;
+}
+
+/*
+ * log.txt's first line names the format: refuse another major version.
+ * *finished: it has end_ns, written when the recording ended.
+ */
+static int check_log(int dirfd, int *finished)
+{
+	unsigned int maj = 0, min = 0;
+	char line[256];
+	FILE *f;
+	int fd = openat(dirfd, "log.txt", O_RDONLY | O_CLOEXEC), bad;
+
+	*finished = 1;
+	if (fd < 0)
+		return 0;	/* cat() says so */
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return 1;
+	}
+	bad = !fgets(line, sizeof(line), f) ||
+	      sscanf(line, "lwprof experiment %u.%u", &maj, &min) != 2;
+	if (bad)
+		fprintf(stderr, DUMP ": %s/log.txt: offset 0: not an lwprof experiment log\n",
+			exp_path);
+	else if (maj != LWPROF_FILE_MAJOR)
+		fprintf(stderr, DUMP ": %s/log.txt: offset 0: experiment format %u.%u; this lwprof reads %u.x\n",
+			exp_path, maj, min, LWPROF_FILE_MAJOR);
+	*finished = 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "end_ns = ", 9))
+			*finished = 1;
+	if (!*finished)
+		fprintf(stderr, DUMP ": %s/log.txt: the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
+			exp_path);
+	fclose(f);
+	return bad || maj != LWPROF_FILE_MAJOR || !*finished;
+}
+
+/* Where an unfinished recording's file ends. */
+static void cut_at(const char *name)
+{
+	struct stat st;
+
+	if (!stat(name, &st))
+		fprintf(stderr, DUMP ": %s: offset %lld: the recording was cut here\n",
+			name, (long long)st.st_size);
+}
+
+static int rec_index(const struct dirent *d)
+{
+	unsigned int n;
+	char tail[8];
+
+	return sscanf(d->d_name, "cpu.%u.re%1s", &n, tail) == 2 &&
+	       !strcmp(tail, "c") && strlen(d->d_name) < 24;
+}
+
+static int rec_cmp(const struct dirent **a, const struct dirent **b)
+{
+	unsigned int x = 0, y = 0;
+
+	sscanf((*a)->d_name, "cpu.%u", &x);
+	sscanf((*b)->d_name, "cpu.%u", &y);
+	return x < y ? -1 : x > y;
+}
+
+static int dump_dir(const char *path)
+{
+	struct counts tot = { 0 };
+	struct dirent **list;
+	char name[PATH_MAX];
+	int dirfd, n, i, bad = 0, finished;
+
+	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		fprintf(stderr, DUMP ": %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	exp_path = path;
+	bad |= check_log(dirfd, &finished);
+	bad |= cat(dirfd, "log.txt", 1);
+	n = scandirat(dirfd, ".", &list, rec_index, rec_cmp);
+	if (n <= 0) {
+		fprintf(stderr, DUMP ": %s: no cpu.N.rec files\n", path);
+		bad = 1;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/%s", path, list[i]->d_name);
+		bad |= dump_file(AT_FDCWD, name, &tot);
+		if (!finished)
+			cut_at(name);
+		free(list[i]);
+	}
+	if (n > 0)
+		free(list);
+	bad |= cat(dirfd, "usage.txt", finished);
+	bad |= cat(dirfd, "archives/index.txt", 0);
+	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other\n",
+	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],
+	       tot.type[LWPROF_REC_MMAP], tot.type[LWPROF_REC_LOST], tot.lost,
+	       tot.other);
+	close(dirfd);
+	return bad;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct counts tot = { 0 };
+	struct stat st;
+	int c, i, bad = 0;
+
+	optind = 1;
+	while ((c = getopt(argc, argv, "+s")) != -1) {
+		switch (c) {
+		case 's':
+			show_stack = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: lwprof dump [-s] EXPERIMENT.er | FILE.rec...\n");
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: lwprof dump [-s] EXPERIMENT.er | FILE.rec...\n");
+		return 2;
+	}
+	for (i = optind; i < argc; i++) {
+		if (stat(argv[i], &st) < 0) {
+			fprintf(stderr, DUMP ": %s: %s\n", argv[i], strerror(errno));
+			bad = 1;
+		} else if (S_ISDIR(st.st_mode)) {
+			bad |= dump_dir(argv[i]);
+		} else {
+			bad |= dump_file(AT_FDCWD, argv[i], &tot);
+		}
+	}
+	fflush(stdout);
+	return bad;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lwprof collect: options, counters, the experiment directory, the io_uring
+ * drain of the module's rings and the archives.  Every function returns 0
+ * (or a count) or a negative errno; none exits.
+ */
+#ifndef LWPROF_COLLECT_H
+#define LWPROF_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "lwprof.h"
+
+#define COLLECT "lwprof collect"
+
+#define COLLECT_CLOCK_ON_NS	10000000ULL	/* -p on: 10 ms */
+#define COLLECT_CLOCK_HI_NS	1000000ULL	/* -p hi: 1 ms */
+#define COLLECT_CLOCK_LO_NS	100000000ULL	/* -p lo: 100 ms */
+#define COLLECT_STACK_DEFAULT	8192		/* bytes of user stack */
+
+enum collect_mode { MODE_COMMAND, MODE_ATTACH, MODE_MACHINE };
+
+/* One -h counter, resolved. */
+struct collect_counter {
+	char name[32];		/* as given (alias, perf name or r<hex>) */
+	__u32 type;		/* PERF_TYPE_* */
+	__u64 config;
+	__u64 period;
+};
+
+struct collect_opts {
+	enum collect_mode mode;
+	__u64 clock_ns;		/* -p; 0 = off */
+	unsigned int nr_counters;
+	struct collect_counter counters[LWPROF_MAX_COUNTERS];
+	const char *output;	/* -o NAME.er */
+	const char *dir;	/* -d DIR */
+	int pid;		/* -P */
+	__u64 duration_ns;	/* -t; 0 = none */
+	bool kstack;		/* -K */
+	__u32 stack_bytes;	/* -S */
+	__u32 depth;		/* --depth */
+	__u32 ring_pages;	/* -m; 0 = the module's default */
+	char **argv;		/* CMD [ARGS], or NULL */
+};
+
+/* collect_opts.c: parse argv; 0, or 2 (usage error, said) or 1. */
+int collect_parse(int argc, char **argv, struct collect_opts *o);
+void collect_usage(FILE *f);
+
+/* Parse "10ms", "2.5" (ms), "500us", "1s", "200ns" into ns. */
+int collect_parse_time(const char *s, const char *bare_unit, __u64 *ns);
+
+/* counters.c */
+/* Parse one -h argument and append its counters to o; msg on error. */
+int counters_parse(const char *arg, struct collect_opts *o, char *msg,
+		   size_t len);
+/* lwprof collect -h: the lists for this machine. */
+void counters_list(FILE *f);
+/* "cycles, insts, ..." for error messages. */
+void counters_names(FILE *f);
+
+/* The experiment (expdir.c). */
+struct experiment {
+	char *path;		/* the directory */
+	int dirfd;
+	unsigned int nr_cpus;	/* rings = cpu.N.rec files */
+	int *fds;		/* cpu.N.rec, open for writing */
+	/* For log.txt: */
+	const struct collect_opts *opts;
+	int target;
+	struct lwprof_abi_version abi;
+	__u64 start_ns, end_ns;
+	struct timespec start_rt, end_rt;
+	__u64 records, lost;
+	__u64 *lost_cpu;	/* per ring */
+	int exit_status;	/* waitpid status, or -1 */
+	bool exited;		/* the target ended (attach mode) */
+	bool core_known;
+	char **warnings;
+	size_t nr_warnings;
+	bool finished;
+};
+
+int exp_create(struct experiment *e, const struct collect_opts *o);
+int exp_open_files(struct experiment *e, unsigned int nr_cpus);
+int exp_write_log(struct experiment *e);
+void exp_warn(struct experiment *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+struct lwprof_usage_set;
+int exp_write_usage(struct experiment *e, const struct lwprof_usage_set *u);
+/* Remove a just-created experiment that never started. */
+void exp_remove(struct experiment *e);
+void exp_free(struct experiment *e);
+
+/* archive.c: copy every mapped file; warnings go to e. */
+int exp_archive(struct experiment *e);
+
+/* The drain (drain.c). */
+struct drain;
+struct io_uring;
+struct io_uring_sqe;
+
+int drain_create(struct drain **dp, int devfd, unsigned int nr_rings,
+		 size_t mmap_size, const int *fds);
+/* Queue writes for everything the rings hold; submits. */
+int drain_kick(struct drain *d);
+/* Handle a write completion (the cqe's user_data and res). */
+int drain_complete(struct drain *d, __u64 data, int res);
+/* Writes in flight. */
+unsigned int drain_busy(const struct drain *d);
+/* Bytes queued but not written: is everything out? */
+bool drain_empty(struct drain *d);
+void drain_lost(const struct drain *d, __u64 *per_ring);
+__u64 drain_bytes(const struct drain *d);
+void drain_destroy(struct drain *d);
+struct io_uring *drain_ring(struct drain *d);
+/* An SQE, submitting what is queued if the ring is full; NULL if none. */
+struct io_uring_sqe *drain_sqe(struct io_uring *ring);
+
+/* user_data of the SQEs of the collect loop: kind in the top byte. */
+#define UD_KIND(ud)	((unsigned int)((ud) >> 56))
+#define UD_MAKE(k, v)	(((__u64)(k) << 56) | (v))
+enum {
+	UD_POLL = 1, UD_SIGNAL, UD_FLUSH, UD_PIDFD, UD_DEADLINE, UD_WRITE,
+	UD_SETTLE,
+};
+
+#endif

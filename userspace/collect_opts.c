@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwprof collect's command line.  collect_parse() returns 0 to run, -1 when
+ * it already did what was asked (usage, the counter lists: exit 0), or the
+ * exit status of a usage error (2) after a one-line message.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collect.h"
+#include "usage.h"
+
+void collect_usage(FILE *f)
+{
+	struct timespec res = { 0, 1 };
+
+	clock_getres(CLOCK_MONOTONIC, &res);
+	fprintf(f,
+		"usage: lwprof collect [options] CMD [ARGS...]   record CMD and its descendants\n"
+		"       lwprof collect [options] -P PID [-t DUR]  record a running process\n"
+		"       lwprof collect [options] -a [-t DUR | CMD [ARGS...]]  the whole machine\n"
+		"       lwprof collect -h                         list the counters of this machine\n"
+		"options:\n"
+		"  -p on|hi|lo|off|INTERVAL  clock profiling: 10 ms, 1 ms, 100 ms, none, or\n"
+		"                   INTERVAL like 2.5ms, 500us, 0.1s (a bare number is ms)\n"
+		"  -h NAME[,INTERVAL][,NAME2[,INTERVAL2]...]  counter-overflow profiling\n"
+		"  -o NAME.er       the experiment's name (default: the first free test.N.er)\n"
+		"  -d DIR           put the experiment in DIR\n"
+		"  -P PID           attach to process PID (and what it creates) until it exits\n"
+		"  -t DUR           with -P or -a: stop after DUR (like INTERVAL; bare = s)\n"
+		"  -a               the whole machine (needs CAP_PERFMON or CAP_SYS_ADMIN)\n"
+		"  -K               kernel call stacks too\n"
+		"  -S, --stack-bytes N  user stack copied per sample (default %u, max %u)\n"
+		"      --depth N    frame-pointer frames per stack (default %u, max %u)\n"
+		"  -m PAGES         ring data pages per CPU, a power of two (default %u)\n"
+		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
+		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
+		LWPROF_DEPTH_MAX, LWPROF_RING_DEFAULT_PAGES,
+		LWPROF_CLOCK_MIN_NS / 1e6, LWPROF_CLOCK_MAX_NS / 1e6,
+		(res.tv_sec * 1e9 + res.tv_nsec) / 1e6);
+}
+
+static const struct {
+	const char *name;
+	__u64 ns;
+} units[] = {
+	{ "ns", 1 }, { "us", 1000 }, { "u", 1000 }, { "ms", 1000000 },
+	{ "s", 1000000000 },
+};
+
+int collect_parse_time(const char *s, const char *bare_unit, __u64 *ns)
+{
+	__u64 whole = 0, frac = 0, scale = 1, unit = 0;
+	const char *p = s;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > UINT64_MAX / 100)
+			return -ERANGE;
+		whole = whole * 10 + (*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (scale < 1000000000000ULL) {
+				frac = frac * 10 + (*p - '0');
+				scale *= 10;
+			}
+	if (!*p)
+		p = bare_unit;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(p, units[i].name))
+			unit = units[i].ns;
+	if (!unit)
+		return -EINVAL;
+	if (whole > UINT64_MAX / unit)
+		return -ERANGE;
+	*ns = whole * unit + (frac * unit + scale / 2) / scale;
+	return 0;
+}
+
+static int parse_clock(const char *s, __u64 *ns)
+{
+	int err;
+
+	if (!strcmp(s, "on"))
+		*ns = COLLECT_CLOCK_ON_NS;
+	else if (!strcmp(s, "hi"))
+		*ns = COLLECT_CLOCK_HI_NS;
+	else if (!strcmp(s, "lo"))
+		*ns = COLLECT_CLOCK_LO_NS;
+	else if (!strcmp(s, "off"))
+		*ns = 0;
+	else {
+		err = collect_parse_time(s, "ms", ns);
+		if (err)
+			return err;
+		if (*ns < LWPROF_CLOCK_MIN_NS || *ns > LWPROF_CLOCK_MAX_NS)
+			return -ERANGE;
+	}
+	return 0;
+}
+
+/* A size in bytes: N, Nk or NK (KiB). */
+static int parse_size(const char *s, unsigned long long max, __u32 *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (!strcmp(end, "k") || !strcmp(end, "K") || !strcmp(end, "KiB")) {
+		if (n > max / 1024)
+			return -ERANGE;
+		n *= 1024;
+	} else if (*end) {
+		return -EINVAL;
+	}
+	if (errno || n > max)
+		return -ERANGE;
+	*v = n;
+	return 0;
+}
+
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, COLLECT ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int check_modes(struct collect_opts *o, int machine, int has_cmd)
+{
+	if (o->pid && machine)
+		return bad("-P and -a do not go together");
+	if (o->pid && has_cmd)
+		return bad("give either -P PID or a command, not both");
+	if (o->duration_ns && has_cmd)
+		return bad("-t goes with -P or -a, not with a command");
+	if (!o->pid && !machine && !has_cmd)
+		return bad("no command given; see lwprof collect");
+	if (!o->clock_ns && !o->nr_counters)
+		return bad("-p off and no -h: nothing to record");
+	o->mode = o->pid ? MODE_ATTACH : machine ? MODE_MACHINE : MODE_COMMAND;
+	return 0;
+}
+
+int collect_parse(int argc, char **argv, struct collect_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "stack-bytes", required_argument, NULL, 'S' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char msg[512];
+	int c, machine = 0, err;
+	__u32 v;
+
+	memset(o, 0, sizeof(*o));
+	o->clock_ns = COLLECT_CLOCK_ON_NS;
+	o->stack_bytes = COLLECT_STACK_DEFAULT;
+	o->depth = LWPROF_DEPTH_DEFAULT;
+	if (argc < 2) {
+		collect_usage(stdout);
+		return -1;
+	}
+	if (argc == 2 && !strcmp(argv[1], "-h")) {
+		counters_list(stdout);
+		return -1;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:h:o:d:P:t:KS:m:a", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			err = parse_clock(optarg, &o->clock_ns);
+			if (err == -ERANGE)
+				return bad("-p: '%s' is out of range: 0.010 ms to 1000 ms (10us to 1s)",
+					   optarg);
+			if (err)
+				return bad("-p: '%s' is not on, hi, lo, off or an interval like 10ms, 2.5ms, 500us",
+					   optarg);
+			break;
+		case 'h':
+			err = counters_parse(optarg, o, msg, sizeof(msg));
+			if (err)
+				return bad("%s", msg);
+			break;
+		case 'o':
+			if (strlen(optarg) < 4 || strcmp(optarg + strlen(optarg) - 3, ".er"))
+				return bad("-o: '%s' must end in .er", optarg);
+			o->output = optarg;
+			break;
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'P':
+			if (lwprof_parse_pid(optarg, &o->pid))
+				return bad("-P: '%s' is not a process id", optarg);
+			break;
+		case 't':
+			if (collect_parse_time(optarg, "s", &o->duration_ns) ||
+			    !o->duration_ns)
+				return bad("-t: '%s' is not a duration like 10, 2.5s, 500ms",
+					   optarg);
+			break;
+		case 'K':
+			o->kstack = true;
+			break;
+		case 'S':
+			if (parse_size(optarg, LWPROF_STACK_MAX, &o->stack_bytes))
+				return bad("-S: '%s' is not a size from 0 to 65536 bytes (like 8192 or 16k)",
+					   optarg);
+			o->stack_bytes = (o->stack_bytes + 63) & ~63U;
+			break;
+		case 'D':
+			if (parse_size(optarg, LWPROF_DEPTH_MAX, &v) || !v)
+				return bad("--depth: '%s' is not a number from 1 to 1024",
+					   optarg);
+			o->depth = v;
+			break;
+		case 'm':
+			if (parse_size(optarg, 16384, &v) || !v || (v & (v - 1)))
+				return bad("-m: '%s' is not a power of two from 1 to 16384",
+					   optarg);
+			o->ring_pages = v;
+			break;
+		case 'a':
+			machine = 1;
+			break;
+		case 'H':
+			collect_usage(stdout);
+			return -1;
+		case ':':
+			if (optopt == 'h') {
+				/* -h at the end: the lists. */
+				counters_list(stdout);
+				return -1;
+			}
+			fprintf(stderr, COLLECT ": option -%c needs a value\n",
+				optopt);
+			return 2;
+		default:
+			if (optopt)
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes\n",
+					optopt);
+			else
+				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes\n",
+					argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	return check_modes(o, machine, optind < argc);
+}

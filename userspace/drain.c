@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Draining the module's per-CPU rings into the experiment's cpu.N.rec files
+ * with io_uring: each write goes straight from the mapped ring to its file
+ * offset (64-byte file header + the ring's byte position), a region that
+ * wraps around the ring's end is two writes, and the ring's tail moves
+ * (store-release) only over bytes whose write has completed, in order.
+ * The caller owns the event loop: it calls drain_kick() when the device
+ * polls readable or its flush timer fires, and drain_complete() for every
+ * completion tagged UD_WRITE.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "collect.h"
+
+#define QMAX	8	/* writes in flight per ring */
+
+struct dwrite {
+	__u64 start, end;	/* ring byte positions */
+	int done;
+};
+
+struct dring {
+	struct lwprof_ring_ctl *ctl;
+	unsigned char *data;
+	__u64 size;		/* data bytes, a power of two */
+	__u64 base;		/* the tail at the start: file offset 0 */
+	__u64 tail;		/* what we published */
+	__u64 queued;		/* bytes handed to io_uring */
+	unsigned int first, n;	/* in-flight writes: q[first..first+n) */
+	struct dwrite q[QMAX];
+};
+
+struct drain {
+	struct io_uring ring;
+	unsigned int nr;
+	size_t mmap_size;
+	__u64 bytes;		/* written to the files */
+	int error;		/* the first write error */
+	struct dring r[];
+};
+
+struct io_uring *drain_ring(struct drain *d)
+{
+	return &d->ring;
+}
+
+static unsigned int ring_entries(unsigned int nr)
+{
+	unsigned int e = 64;
+
+	while (e < nr * QMAX + 16 && e < 4096)
+		e *= 2;
+	return e;
+}
+
+int drain_create(struct drain **dp, int devfd, unsigned int nr,
+		 size_t mmap_size, const int *fds)
+{
+	struct drain *d;
+	unsigned int i;
+	int err;
+
+	d = calloc(1, sizeof(*d) + nr * sizeof(d->r[0]));
+	if (!d)
+		return -ENOMEM;
+	d->nr = nr;
+	d->mmap_size = mmap_size;
+	for (i = 0; i < nr; i++) {
+		struct dring *r = &d->r[i];
+		void *m = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, devfd, (off_t)i * mmap_size);
+
+		if (m == MAP_FAILED) {
+			err = -errno;
+			goto fail;
+		}
+		r->ctl = m;
+		r->size = r->ctl->data_size;
+		if (!r->size || (r->size & (r->size - 1)) ||
+		    r->ctl->data_offset + r->size > mmap_size) {
+			err = -EPROTO;	/* not the ring the ABI describes */
+			goto fail;
+		}
+		r->data = (unsigned char *)m + r->ctl->data_offset;
+		r->base = __atomic_load_n(&r->ctl->tail, __ATOMIC_ACQUIRE);
+		r->tail = r->queued = r->base;
+	}
+	err = io_uring_queue_init(ring_entries(nr), &d->ring, 0);
+	if (err)
+		goto fail;
+	err = io_uring_register_files(&d->ring, fds, nr);
+	if (err) {
+		io_uring_queue_exit(&d->ring);
+		goto fail;
+	}
+	*dp = d;
+	return 0;
+fail:
+	for (i = 0; i < nr; i++)
+		if (d->r[i].ctl)
+			munmap(d->r[i].ctl, mmap_size);
+	free(d);
+	return err;
+}
+
+struct io_uring_sqe *drain_sqe(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe) {
+		io_uring_submit(ring);
+		sqe = io_uring_get_sqe(ring);
+	}
+	return sqe;
+}
+
+/* Queue the write of ring bytes [w->start, w->end) (within one lap). */
+static int submit_write(struct drain *d, unsigned int ri, unsigned int slot)
+{
+	struct dring *r = &d->r[ri];
+	struct dwrite *w = &r->q[slot];
+	struct io_uring_sqe *sqe = drain_sqe(&d->ring);
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_write(sqe, ri, r->data + (w->start & (r->size - 1)),
+			    w->end - w->start,
+			    sizeof(struct lwprof_file_header) + w->start - r->base);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_WRITE, (__u64)ri << 16 | slot));
+	return 0;
+}
+
+/* Hand [queued, head) of ring ri to io_uring, split where it wraps. */
+static int kick_ring(struct drain *d, unsigned int ri)
+{
+	struct dring *r = &d->r[ri];
+	__u64 head = __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE);
+	int err;
+
+	if (head - r->tail > r->size)
+		return -EPROTO;		/* the module broke the protocol */
+	while (r->queued < head && r->n < QMAX) {
+		unsigned int slot = (r->first + r->n) % QMAX;
+		__u64 lap_end = (r->queued | (r->size - 1)) + 1;
+		struct dwrite *w = &r->q[slot];
+
+		w->start = r->queued;
+		w->end = head < lap_end ? head : lap_end;
+		w->done = 0;
+		err = submit_write(d, ri, slot);
+		if (err)
+			return err;
+		r->n++;
+		r->queued = w->end;
+	}
+	return 0;
+}
+
+int drain_kick(struct drain *d)
+{
+	unsigned int i;
+	int err, ret = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		err = kick_ring(d, i);
+		if (err && !ret)
+			ret = err;
+	}
+	err = io_uring_submit(&d->ring);
+	if (err < 0 && !ret)
+		ret = err;
+	return ret;
+}
+
+/* Publish the tail over the writes that are done, oldest first. */
+static void advance(struct dring *r)
+{
+	__u64 tail = r->tail;
+
+	while (r->n && r->q[r->first].done) {
+		tail = r->q[r->first].end;
+		r->first = (r->first + 1) % QMAX;
+		r->n--;
+	}
+	if (tail != r->tail) {
+		r->tail = tail;
+		__atomic_store_n(&r->ctl->tail, tail, __ATOMIC_RELEASE);
+	}
+}
+
+int drain_complete(struct drain *d, __u64 data, int res)
+{
+	unsigned int ri = (data >> 16) & 0xffffff, slot = data & 0xffff;
+	struct dring *r;
+	struct dwrite *w;
+	int err = 0;
+
+	if (ri >= d->nr || slot >= QMAX)
+		return -EINVAL;
+	r = &d->r[ri];
+	w = &r->q[slot];
+	if (res == -EAGAIN || res == -EINTR)
+		return submit_write(d, ri, slot);
+	if (res > 0 && (__u64)res < w->end - w->start) {
+		/* A short write: the rest goes after it. */
+		w->start += res;
+		d->bytes += res;
+		return submit_write(d, ri, slot);
+	}
+	if (res <= 0) {
+		/* The data is lost; free the ring anyway. */
+		err = res ? res : -EIO;
+		if (!d->error)
+			d->error = err;
+	} else {
+		d->bytes += res;
+	}
+	w->done = 1;
+	advance(r);
+	return err;
+}
+
+unsigned int drain_busy(const struct drain *d)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < d->nr; i++)
+		n += d->r[i].n;
+	return n;
+}
+
+bool drain_empty(struct drain *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr; i++) {
+		struct dring *r = &d->r[i];
+
+		if (r->n || r->queued !=
+		    __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE))
+			return false;
+	}
+	return true;
+}
+
+void drain_lost(const struct drain *d, __u64 *per_ring)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr; i++)
+		per_ring[i] = __atomic_load_n(&d->r[i].ctl->lost,
+					      __ATOMIC_RELAXED);
+}
+
+__u64 drain_bytes(const struct drain *d)
+{
+	return d->bytes;
+}
+
+void drain_destroy(struct drain *d)
+{
+	unsigned int i;
+
+	if (!d)
+		return;
+	io_uring_queue_exit(&d->ring);
+	for (i = 0; i < d->nr; i++)
+		munmap(d->r[i].ctl, d->mmap_size);
+	free(d);
+}
