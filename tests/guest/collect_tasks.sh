@@ -48,8 +48,9 @@ check $? -eq 0 "collect dl_late 1 exits 0 ($(cat err.txt))"
 "$LWPROF" dump dl.er >dl.dump 2>&1; check $? -eq 0 "  a sound experiment"
 crc=$(cat crc.txt)
 # (lwprof itself maps libz through libelf: the child's mapping before its
-# exec is recorded too; dl_late's is the last.)
-m=$(grep ': MMAP .* path=.*/libz\.so\.1[.0-9]*$' dl.dump | tail -n 1)
+# exec is recorded too; dl_late's is the latest, in whichever CPU's file.)
+m=$(grep ': MMAP .* path=.*/libz\.so\.1[.0-9]*$' dl.dump |
+	awk '{ t = $3; sub(/^t=/, "", t); if (t + 0 > best) { best = t + 0; line = $0 } } END { print line }')
 check -n "$m" "  a MMAP record for libz: $m"
 start=$(field start <<<"$m") len=$(field len <<<"$m")
 python3 -c "import sys; c,s,l=(int(x,16) for x in sys.argv[1:]); sys.exit(not s <= c < s + l)" "$crc" "$start" "$len"
