@@ -8,11 +8,16 @@
  * kprobe on it, registered disabled (never armed: no code is patched) and
  * removed at once.  If that fails, only
  * CAP_SYS_PTRACE callers may attach to processes other than their own.
+ *
+ * sysctl_perf_event_paranoid is not exported either (perf_allow_kernel()
+ * reads it inline); we read it as any process can, from /proc.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/string.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
 #include <asm/ibt.h>
@@ -61,4 +66,26 @@ bool lwprof_may_trace(struct task_struct *task)
 	ok = lwprof_ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS);
 	up_read(&task->signal->exec_update_lock);
 	return ok;
+}
+
+/*
+ * kernel.perf_event_paranoid as the caller sees it; the strictest level (3,
+ * Debian's "no perf for users") if it cannot be read.
+ */
+int lwprof_perf_paranoid(void)
+{
+	char buf[16] = "";
+	struct file *f;
+	loff_t pos = 0;
+	int val = 3;
+	ssize_t n;
+
+	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return val;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kstrtoint(strim(buf), 10, &val))
+		return 3;
+	return val;
 }

@@ -12,6 +12,7 @@
 
 #include <linux/version.h>
 #include <linux/build_bug.h>
+#include <linux/mm.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "lwprof needs Linux 6.1 or later"
@@ -30,5 +31,16 @@
 /* 32-bit tasks' futex system calls (arch/x86/entry/syscalls/syscall_32.tbl). */
 #define LWPROF_NR_FUTEX_COMPAT		240
 #define LWPROF_NR_FUTEX_WAITV_COMPAT	449
+
+/* vma->vm_flags became read-only (vm_flags_mod()) in 6.3. */
+static inline void lwprof_vm_flags_mod(struct vm_area_struct *vma,
+				       unsigned long set, unsigned long clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
 
 #endif /* LWPROF_COMPAT_H */

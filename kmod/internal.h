@@ -20,7 +20,7 @@
 #define LWPROF_MODULE_VERSION	"0.2.0"
 
 /* Bits of LWPROF_FEAT_* this build implements. */
-#define LWPROF_FEATURES		LWPROF_FEAT_MSTATE
+#define LWPROF_FEATURES		(LWPROF_FEAT_MSTATE | LWPROF_FEAT_SAMPLE)
 
 /* The one clock: CLOCK_MONOTONIC, NMI-safe. */
 static inline u64 lwprof_now(void)
@@ -78,6 +78,9 @@ struct lwprof_thread {
 	u64 minflt0, majflt0;		/* task counters at start */
 	u64 minflt, majflt;		/* final, at exit */
 	char comm[TASK_COMM_LEN];
+	/* sample.c: clock packets; the thread's own CPU, interrupts off */
+	u64 smp_base[LWPROF_MS_COUNT];	/* acc[] at its last clock packet */
+	u64 smp_next;			/* a packet is due from then; 0: unset */
 };
 
 struct lwprof_session {
@@ -88,6 +91,8 @@ struct lwprof_session {
 	bool machine;
 	struct pid_namespace *pid_ns;
 	atomic64_t lost;		/* threads not accounted: no memory */
+	pid_t exclude_tgid;		/* machine session without this process */
+	struct lwprof_smp *smp;		/* sample.c: rings and sampling */
 };
 
 /* thread.c: the table of accounted threads */
@@ -139,6 +144,25 @@ void lwprof_session_release(struct file *file);
 /* compat.c */
 int lwprof_compat_init(void);
 bool lwprof_may_trace(struct task_struct *task);
+int lwprof_perf_paranoid(void);
+
+/*
+ * Sampling (sample.c, ring.c, packet.c, records.c, counter.c): the hooks
+ * the state machine calls, and the file operations and ioctls.
+ */
+void lwprof_smp_user_return(struct lwprof_thread *t);
+void lwprof_smp_exit(struct lwprof_thread *t);
+void lwprof_smp_fork(struct lwprof_thread *t, struct task_struct *child);
+void lwprof_smp_exec(struct lwprof_thread *t, struct task_struct *p);
+void lwprof_smp_tp_rename(void *data, struct task_struct *task,
+			  const char *comm);
+long lwprof_smp_ring_setup(struct file *file, struct lwprof_ring_setup *req);
+long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req);
+long lwprof_smp_stop(struct file *file, struct lwprof_sample_stop *req);
+int lwprof_smp_mmap(struct file *file, struct vm_area_struct *vma);
+__poll_t lwprof_smp_poll(struct file *file, struct poll_table_struct *pt);
+void lwprof_smp_release(struct lwprof_session *s);
+void lwprof_smp_free(struct lwprof_session *s);
 
 long lwprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 

@@ -33,6 +33,8 @@ static const struct file_operations lwprof_fops = {
 	.open		= lwprof_open,
 	.release	= lwprof_release,
 	.unlocked_ioctl	= lwprof_ioctl,
+	.mmap		= lwprof_smp_mmap,
+	.poll		= lwprof_smp_poll,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 };

@@ -27,6 +27,7 @@
 #include <trace/events/sched.h>
 #include <trace/events/signal.h>
 #include <trace/events/syscalls.h>
+#include <trace/events/task.h>
 #include <asm/trace/exceptions.h>
 #include <asm/trace/irq_vectors.h>
 
@@ -208,6 +209,7 @@ static void lwprof_ms_switch_out(struct lwprof_thread *t,
 		t->end_ns = t->last_ns;
 		lwprof_thread_final(t, prev);
 		t->exited = 1;
+		lwprof_smp_exit(t);
 	} else if (READ_ONCE(prev->on_rq)) {
 		/*
 		 * Still runnable (preempted, yielded, or a signal kept it
@@ -311,6 +313,7 @@ static void lwprof_on_user_return(struct user_return_notifier *urn)
 	t->depth = 0;
 	if (t->state != LWPROF_MS_USER)
 		lwprof_ms_change(t, LWPROF_MS_USER);
+	lwprof_smp_user_return(t);
 }
 
 static DEFINE_PER_CPU(struct user_return_notifier, lwprof_urn);
@@ -485,6 +488,7 @@ static void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 	t->pid = task_tgid_nr_ns(p, t->session->pid_ns);
 	t->tid = task_pid_nr_ns(p, t->session->pid_ns);
 	lwprof_cur_write_end(t, flags);
+	lwprof_smp_exec(t, p);
 }
 
 /*
@@ -501,7 +505,7 @@ static void lwprof_tp_fork(void *data, struct task_struct *parent,
 	unsigned long flags;
 
 	s = pt ? pt->session : rcu_dereference_sched(lwprof_machine);
-	if (!s)
+	if (!s || child->tgid == s->exclude_tgid)
 		return;
 	t = lwprof_thread_alloc(GFP_ATOMIC);
 	if (!t) {
@@ -524,6 +528,7 @@ static void lwprof_tp_fork(void *data, struct task_struct *parent,
 	}
 	list_add_tail(&t->snode, &s->threads);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	lwprof_smp_fork(t, child);
 }
 
 /*
@@ -651,6 +656,7 @@ struct lwprof_tp lwprof_mstate_tps[] = {
 	TP("deferred_error_apic_entry", lwprof_tp_vector_entry, true),
 	TP("deferred_error_apic_exit", lwprof_tp_vector_exit, true),
 	TP("signal_deliver", lwprof_tp_signal_deliver, false),
+	TP("task_rename", lwprof_smp_tp_rename, false),
 	{ }
 };
 
@@ -672,6 +678,7 @@ LWPROF_CHECK_TP(softirq_exit, lwprof_tp_softirq_exit);
 LWPROF_CHECK_TP(local_timer_entry, lwprof_tp_vector_entry);
 LWPROF_CHECK_TP(local_timer_exit, lwprof_tp_vector_exit);
 LWPROF_CHECK_TP(signal_deliver, lwprof_tp_signal_deliver);
+LWPROF_CHECK_TP(task_rename, lwprof_smp_tp_rename);
 
 void lwprof_ms_urn_register(void)
 {

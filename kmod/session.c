@@ -49,6 +49,7 @@ static void lwprof_session_destroy(struct lwprof_session *s)
 	struct lwprof_thread *t, *tmp;
 	unsigned long flags;
 
+	lwprof_smp_release(s);	/* no more samples or records */
 	raw_spin_lock_irqsave(&s->lock, flags);
 	s->closing = true;	/* fork and free probes leave us alone now */
 	raw_spin_unlock_irqrestore(&s->lock, flags);
@@ -68,6 +69,7 @@ static void lwprof_session_destroy(struct lwprof_session *s)
 		list_del(&t->snode);
 		lwprof_thread_free(t);
 	}
+	lwprof_smp_free(s);
 	put_pid_ns(s->pid_ns);
 	kfree(s);
 }
@@ -100,8 +102,8 @@ static bool lwprof_adopt(struct lwprof_session *s, struct task_struct *task,
 	struct lwprof_thread *t, *old;
 	unsigned long flags;
 
-	if (task->exit_state)
-		return true;	/* past exit_notify(): not worth following */
+	if (task->exit_state || task->tgid == s->exclude_tgid)
+		return true;	/* past exit_notify(), or left out */
 	old = lwprof_thread_find(task);
 	if (old) {
 		if (old->session != s)
@@ -198,7 +200,9 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	struct lwprof_session *s;
 	int ret;
 
-	if (flags & ~LWPROF_ATTACH_MACHINE)
+	if (flags & ~(LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF))
+		return -EINVAL;
+	if ((flags & LWPROF_ATTACH_EXCLUDE_SELF) && !machine)
 		return -EINVAL;
 	if (machine ? pid != 0 : pid <= 0)
 		return -EINVAL;
@@ -223,6 +227,8 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	s = lwprof_session_new(machine);
 	if (!s)
 		goto out_unlock;
+	if (flags & LWPROF_ATTACH_EXCLUDE_SELF)
+		s->exclude_tgid = current->tgid;
 	ret = lwprof_probes_get();
 	if (ret) {
 		put_pid_ns(s->pid_ns);

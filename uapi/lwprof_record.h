@@ -68,17 +68,17 @@ struct lwprof_rec {
 #define LWPROF_REG_SP		7
 #define LWPROF_REG_IP		16
 
-/* lwprof_rec_sample.hdr.flags */
+/*
+ * lwprof_rec_sample.hdr.flags.  EXIT: the last packet of an exiting
+ * thread, without a stack: charge it where the thread's previous packet
+ * went.  DEFERRED: taken at the return to user mode that followed the
+ * interval's end.  KMODE: taken while the thread ran in the kernel.
+ */
 #define LWPROF_RS_REGS		0x0001	/* regs[] present */
 #define LWPROF_RS_TRUNC		0x0002	/* user frame walk hit max_depth */
 #define LWPROF_RS_KMODE		0x0004	/* the thread was in the kernel */
-/*
- * LWPROF_RS_EXIT: the last packet of an exiting thread: no stack; charge it
- * where the thread's previous packet went.  LWPROF_RS_DEFERRED: taken at
- * the return to user mode that followed the interval's end.
- */
-#define LWPROF_RS_EXIT		0x0008
-#define LWPROF_RS_DEFERRED	0x0010
+#define LWPROF_RS_EXIT		0x0008	/* last packet of an exiting thread */
+#define LWPROF_RS_DEFERRED	0x0010	/* at the next return to user mode */
 #define LWPROF_RS_KTRUNC	0x0020	/* kernel frame walk hit max_depth */
 
 /* lwprof_rec_sample.kind */

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampling: a session's rings, its start and stop, and clock profiling
+ * (docs/sampling.md).
+ *
+ * Clock packets follow Solaris: every nanosecond of a thread's accounted
+ * life lands in exactly one clock packet of that thread.  A packet carries
+ * the microstate times since the thread's previous packet (for the first,
+ * since accounting began).  The intervals are a grid on the monotonic
+ * clock (multiples of clock_ns) that every CPU's timer follows.  A thread
+ * owes a packet once a grid point has passed since its last one:
+ *  - the timer of the CPU it runs on takes it at once if the thread is in
+ *    user mode (the interrupted registers: where it was running);
+ *  - if the thread was in the kernel or off CPU (asleep, stopped, waiting
+ *    for a CPU) the packet is taken when it next returns to user mode
+ *    (LWPROF_RS_DEFERRED), with the user stack there: the call that took
+ *    the time.  With -K, a kernel-mode tick takes the packet at once with
+ *    the kernel stack (LWPROF_RS_KMODE) instead;
+ *  - threads that never run user code (kernel threads, io_uring workers)
+ *    are sampled at the tick, in kernel mode;
+ *  - the last packet comes at the thread's exit (LWPROF_RS_EXIT): from its
+ *    final context switch, when its totals are final.
+ * A packet that does not fit in the ring leaves the thread's baseline
+ * alone, so the next packet carries its time.
+ *
+ * A thread's packet state (smp_base, smp_next) is only touched on the CPU
+ * the thread runs on, with interrupts off: the tick (hardirq), the return
+ * to user mode (interrupts off) and the final context switch.
+ */
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/math64.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <asm/irq_regs.h>
+
+#include "sample.h"
+
+/* Guards the creation of a session's lwprof_smp (RING_SETUP). */
+static DEFINE_MUTEX(lwprof_smp_setup_mutex);
+
+static struct lwprof_smp *lwprof_file_smp(struct file *file)
+{
+	struct lwprof_session *s = READ_ONCE(file->private_data);
+
+	/* Acquire: pairs with the store-release in lwprof_smp_ring_setup(). */
+	return s ? smp_load_acquire(&s->smp) : NULL;
+}
+
+/* The sampling of t's session, if it is running. */
+struct lwprof_smp *lwprof_smp_of(struct lwprof_thread *t)
+{
+	struct lwprof_smp *smp = READ_ONCE(t->session->smp);
+
+	return lwprof_smp_active(smp) ? smp : NULL;
+}
+
+/* The first grid point after ns. */
+static u64 lwprof_grid_after(struct lwprof_smp *smp, u64 ns)
+{
+	return (div64_u64(ns, smp->clock_ns) + 1) * smp->clock_ns;
+}
+
+/* Has a grid point passed, at ref, since t's last packet (or its start)? */
+static bool lwprof_clock_due(struct lwprof_smp *smp, struct lwprof_thread *t,
+			     u64 ref)
+{
+	if (!t->smp_next)
+		t->smp_next = lwprof_grid_after(smp, t->start_ns);
+	return ref >= t->smp_next;
+}
+
+/*
+ * A clock packet for t, running on this CPU with interrupts off: charge
+ * its current state up to now (as a transition would), then send the
+ * times since its last packet.
+ */
+static void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
+				struct lwprof_pkt *pkt, u64 now, u64 ref)
+{
+	u64 delta[LWPROF_MS_COUNT], sum = 0;
+	int i;
+
+	write_seqcount_begin(&t->seq);
+	if (now > t->last_ns) {
+		t->acc[t->state] += now - t->last_ns;
+		t->last_ns = now;
+	}
+	write_seqcount_end(&t->seq);
+	for (i = 0; i < LWPROF_MS_COUNT; i++) {
+		delta[i] = t->acc[i] - t->smp_base[i];
+		sum += delta[i];
+	}
+	pkt->kind = LWPROF_SK_CLOCK;
+	pkt->value = sum;
+	pkt->mstate = delta;
+	pkt->time_ns = now;
+	pkt->pid = t->pid;
+	pkt->tid = t->tid;
+	if (lwprof_pkt_emit(smp, pkt))
+		memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
+	t->smp_next = lwprof_grid_after(smp, max(now, ref));
+}
+
+/* The tick of this CPU's timer, at grid point ref: the running thread. */
+static void lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
+{
+	struct pt_regs *regs = get_irq_regs();
+	struct lwprof_pkt pkt = { };
+	struct lwprof_thread *t;
+
+	t = lwprof_thread_find(current);
+	if (!t || t->session != smp->session || t->exited ||
+	    !lwprof_clock_due(smp, t, ref))
+		return;
+	if (!lwprof_user_task(current)) {
+		pkt.flags = LWPROF_RS_KMODE;
+		pkt.kregs = regs;
+	} else if (regs && user_mode(regs)) {
+		pkt.uregs = regs;
+	} else if (regs && smp->kdepth) {
+		pkt.flags = LWPROF_RS_KMODE;
+		pkt.uregs = task_pt_regs(current);
+		pkt.kregs = regs;
+	} else {
+		return;		/* at its return to user mode */
+	}
+	lwprof_clock_packet(smp, t, &pkt, lwprof_now(), ref);
+}
+
+static enum hrtimer_restart lwprof_clock_timer(struct hrtimer *timer)
+{
+	struct lwprof_smp_timer *st =
+		container_of(timer, struct lwprof_smp_timer, timer);
+	struct lwprof_smp *smp = st->smp;
+
+	if (!READ_ONCE(smp->clock_on))
+		return HRTIMER_NORESTART;
+	rcu_read_lock();
+	lwprof_clock_tick(smp, ktime_to_ns(hrtimer_get_expires(timer)));
+	rcu_read_unlock();
+	hrtimer_forward_now(timer, ns_to_ktime(smp->clock_ns));
+	return HRTIMER_RESTART;
+}
+
+/* On each CPU: the timer's first expiry is the next grid point. */
+static void lwprof_clock_start_cpu(void *arg)
+{
+	struct lwprof_smp *smp = arg;
+	struct lwprof_smp_timer *st = this_cpu_ptr(smp->timers);
+
+	hrtimer_start(&st->timer,
+		      ns_to_ktime(lwprof_grid_after(smp, lwprof_now())),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* Hook: t returns to user mode (interrupts off). */
+void lwprof_smp_user_return(struct lwprof_thread *t)
+{
+	struct lwprof_smp *smp = lwprof_smp_of(t);
+	struct lwprof_pkt pkt = { .flags = LWPROF_RS_DEFERRED };
+	u64 now;
+
+	if (!smp || !READ_ONCE(smp->clock_on))
+		return;
+	now = lwprof_now();
+	if (!lwprof_clock_due(smp, t, now))
+		return;
+	pkt.uregs = task_pt_regs(current);
+	lwprof_clock_packet(smp, t, &pkt, now, now);
+}
+
+/*
+ * Hook: t's final context switch (interrupts off); its totals are final.
+ * The last clock packet (no stack) and the EXIT record.
+ */
+void lwprof_smp_exit(struct lwprof_thread *t)
+{
+	struct lwprof_smp *smp = lwprof_smp_of(t);
+	struct lwprof_pkt pkt = {
+		.kind = LWPROF_SK_CLOCK,
+		.flags = LWPROF_RS_EXIT,
+	};
+	u64 delta[LWPROF_MS_COUNT];
+	int i;
+
+	if (!smp)
+		return;
+	if (READ_ONCE(smp->clock_on)) {
+		for (i = 0; i < LWPROF_MS_COUNT; i++) {
+			delta[i] = t->acc[i] - t->smp_base[i];
+			pkt.value += delta[i];
+		}
+		pkt.mstate = delta;
+		pkt.time_ns = t->end_ns;
+		pkt.pid = t->pid;
+		pkt.tid = t->tid;
+		if (lwprof_pkt_emit(smp, &pkt))
+			memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
+	}
+	lwprof_rec_task(smp, t, LWPROF_TASK_EXIT, t->comm);
+}
+
+long lwprof_smp_ring_setup(struct file *file, struct lwprof_ring_setup *req)
+{
+	struct lwprof_session *s = file->private_data;
+	u32 pages = req->data_pages ? : LWPROF_RING_DEFAULT_PAGES;
+	u64 size = (u64)pages << PAGE_SHIFT;
+	u32 watermark = req->watermark ? : size / 4;
+	struct lwprof_smp *smp;
+	int ret;
+
+	if (!s || req->flags || !is_power_of_2(pages) ||
+	    pages > LWPROF_RING_MAX_PAGES || watermark > size)
+		return -EINVAL;
+	/* perf's default locked-memory budget per CPU, unless privileged. */
+	if (pages > LWPROF_RING_USER_PAGES && !capable(CAP_IPC_LOCK) &&
+	    !perfmon_capable())
+		return -EPERM;
+
+	mutex_lock(&lwprof_smp_setup_mutex);
+	ret = -EBUSY;
+	if (s->smp)
+		goto out;
+	ret = -ENOMEM;
+	smp = kzalloc(sizeof(*smp), GFP_KERNEL);
+	if (!smp)
+		goto out;
+	smp->session = s;
+	mutex_init(&smp->mutex);
+	init_waitqueue_head(&smp->wq);
+	ret = lwprof_rings_alloc(smp, pages, watermark);
+	if (ret) {
+		kfree(smp);
+		goto out;
+	}
+	req->nr_rings = smp->nr_rings;
+	req->mmap_size = smp->mmap_size;
+	req->data_size = size;
+	/* Release: the rings are whole before mmap() or poll() find them. */
+	smp_store_release(&s->smp, smp);
+out:
+	mutex_unlock(&lwprof_smp_setup_mutex);
+	return ret;
+}
+
+/* The configuration of a run; undone by lwprof_smp_unconfig(). */
+static int lwprof_smp_config(struct lwprof_smp *smp,
+			     const struct lwprof_sample_start *req)
+{
+	size_t size;
+	int cpu;
+
+	smp->clock_ns = req->clock_ns;
+	smp->max_depth = req->max_depth ? : LWPROF_DEPTH_DEFAULT;
+	smp->kdepth = req->flags & LWPROF_SS_KSTACK ?
+		      min_t(u32, smp->max_depth, LWPROF_KDEPTH_MAX) : 0;
+	smp->stack_bytes = req->stack_bytes;
+	size = lwprof_pkt_max(smp->max_depth, smp->kdepth, smp->stack_bytes);
+	smp->scratch_size = ALIGN(max(size, lwprof_rec_mmap_max()),
+				  SMP_CACHE_BYTES);
+	smp->scratch = vmalloc(array_size(nr_cpu_ids * 2, smp->scratch_size));
+	if (!smp->scratch)
+		return -ENOMEM;
+	smp->timers = alloc_percpu(struct lwprof_smp_timer);
+	if (!smp->timers)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct lwprof_smp_timer *st = per_cpu_ptr(smp->timers, cpu);
+
+		hrtimer_init(&st->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED_HARD);
+		st->timer.function = lwprof_clock_timer;
+		st->smp = smp;
+	}
+	return 0;
+}
+
+static void lwprof_smp_unconfig(struct lwprof_smp *smp)
+{
+	free_percpu(smp->timers);
+	smp->timers = NULL;
+	vfree(smp->scratch);
+	smp->scratch = NULL;
+}
+
+static int lwprof_smp_check(struct lwprof_smp *smp,
+			    const struct lwprof_sample_start *req,
+			    bool kernel_ok)
+{
+	u32 depth = req->max_depth ? : LWPROF_DEPTH_DEFAULT;
+	u32 kdepth = req->flags & LWPROF_SS_KSTACK ? LWPROF_KDEPTH_MAX : 0;
+
+	if (req->flags & ~LWPROF_SS_KSTACK)
+		return -EINVAL;
+	if (req->clock_ns && (req->clock_ns < LWPROF_CLOCK_MIN_NS ||
+			      req->clock_ns > LWPROF_CLOCK_MAX_NS))
+		return -EINVAL;
+	if (req->max_depth > LWPROF_DEPTH_MAX ||
+	    req->stack_bytes > LWPROF_STACK_MAX || req->stack_bytes % 64)
+		return -EINVAL;
+	/* The largest sample must fit in a ring. */
+	if (lwprof_pkt_max(depth, kdepth, req->stack_bytes) > smp->rings[0].size)
+		return -EINVAL;
+	if ((req->flags & LWPROF_SS_KSTACK) && !kernel_ok)
+		return -EPERM;
+	return lwprof_counters_check(req);
+}
+
+/* Stop everything that writes records; the mutex is held. */
+static void lwprof_smp_halt(struct lwprof_smp *smp)
+{
+	int cpu;
+
+	WRITE_ONCE(smp->clock_on, false);
+	WRITE_ONCE(smp->active, false);
+	if (smp->timers)
+		for_each_possible_cpu(cpu)
+			hrtimer_cancel(&per_cpu_ptr(smp->timers, cpu)->timer);
+	lwprof_counters_stop(smp);
+	if (smp->mmap_hook)
+		lwprof_mmap_hook_put();
+	smp->mmap_hook = false;
+	/* Hooks that saw the session active have returned: counts are final. */
+	synchronize_rcu();
+	smp->state = LWPROF_SMP_STOPPED;
+	wake_up_interruptible_poll(&smp->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req)
+{
+	struct lwprof_smp *smp = lwprof_file_smp(file);
+	bool kernel_ok = perfmon_capable() || lwprof_perf_paranoid() <= 1;
+	int ret;
+
+	if (!smp)
+		return -EINVAL;		/* no RING_SETUP yet */
+	ret = lwprof_smp_check(smp, req, kernel_ok);
+	if (ret)
+		return ret;
+	mutex_lock(&smp->mutex);
+	ret = -EINVAL;
+	if (smp->state != LWPROF_SMP_SETUP)
+		goto out;		/* started already: one run per session */
+	ret = lwprof_smp_config(smp, req);
+	if (!ret)
+		ret = lwprof_counters_start(smp, req, kernel_ok);
+	if (!ret)
+		ret = lwprof_mmap_hook_get();
+	if (ret) {
+		/* Nothing ran: the caller may try again (without a counter). */
+		lwprof_counters_stop(smp);
+		lwprof_smp_unconfig(smp);
+		goto out;
+	}
+	smp->mmap_hook = true;
+	smp->state = LWPROF_SMP_RUNNING;
+	/* Release: hooks that see active see the configuration above. */
+	smp_store_release(&smp->active, true);
+	lwprof_rec_initial(smp);
+	if (smp->clock_ns) {
+		WRITE_ONCE(smp->clock_on, true);
+		cpus_read_lock();
+		on_each_cpu(lwprof_clock_start_cpu, smp, 1);
+		cpus_read_unlock();
+	}
+out:
+	mutex_unlock(&smp->mutex);
+	return ret;
+}
+
+long lwprof_smp_stop(struct file *file, struct lwprof_sample_stop *req)
+{
+	struct lwprof_smp *smp = lwprof_file_smp(file);
+	long ret = 0;
+
+	if (!smp)
+		return -EINVAL;
+	mutex_lock(&smp->mutex);
+	if (smp->state == LWPROF_SMP_SETUP)
+		ret = -EINVAL;
+	else if (smp->state == LWPROF_SMP_RUNNING)
+		lwprof_smp_halt(smp);
+	if (!ret)
+		lwprof_rings_totals(smp, &req->records, &req->lost);
+	mutex_unlock(&smp->mutex);
+	return ret;
+}
+
+int lwprof_smp_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct lwprof_smp *smp = lwprof_file_smp(file);
+
+	return smp ? lwprof_rings_mmap(smp, vma) : -EINVAL;
+}
+
+__poll_t lwprof_smp_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct lwprof_smp *smp = lwprof_file_smp(file);
+
+	if (!smp)
+		return EPOLLERR;
+	poll_wait(file, &smp->wq, pt);
+	if (lwprof_rings_ready(smp, READ_ONCE(smp->state) ==
+			       LWPROF_SMP_STOPPED))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+/* The session ends: stop sampling (its threads are still in the table). */
+void lwprof_smp_release(struct lwprof_session *s)
+{
+	struct lwprof_smp *smp = s->smp;
+
+	if (!smp)
+		return;
+	mutex_lock(&smp->mutex);
+	if (smp->state == LWPROF_SMP_RUNNING)
+		lwprof_smp_halt(smp);
+	mutex_unlock(&smp->mutex);
+}
+
+/*
+ * Live threads of the session, each with a task reference (to work on
+ * outside the session's lock); returns how many, or -ENOMEM.
+ */
+int lwprof_smp_tasks(struct lwprof_session *s, struct lwprof_task_ref **refs)
+{
+	struct lwprof_task_ref *r = NULL;
+	struct lwprof_thread *t;
+	unsigned long flags;
+	int n, max = 0;
+
+	for (;;) {
+		n = 0;
+		raw_spin_lock_irqsave(&s->lock, flags);
+		list_for_each_entry(t, &s->threads, snode) {
+			if (t->exited)
+				continue;
+			if (n < max) {
+				get_task_struct(t->task);
+				r[n].task = t->task;
+				r[n].pid = t->pid;
+				r[n].tid = t->tid;
+			}
+			n++;
+		}
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		if (n <= max)
+			break;
+		lwprof_smp_tasks_put(r, max);
+		max = n + 16;	/* threads come and go meanwhile */
+		r = kvmalloc_array(max, sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return -ENOMEM;
+	}
+	*refs = r;
+	return n;
+}
+
+void lwprof_smp_tasks_put(struct lwprof_task_ref *refs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		put_task_struct(refs[i].task);
+	kvfree(refs);
+}
+
+/* Last: no probe can reach the session any more; free what it had. */
+void lwprof_smp_free(struct lwprof_session *s)
+{
+	struct lwprof_smp *smp = s->smp;
+
+	if (!smp)
+		return;
+	lwprof_rings_free(smp);
+	lwprof_smp_unconfig(smp);
+	kfree(smp);
+	s->smp = NULL;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sampling: the per-CPU rings (ring.c), clock profiling and the session's
+ * sampling state (sample.c), sample packets and their stacks (packet.c),
+ * task and map records (records.c), counter overflows (counter.c).
+ * docs/sampling.md describes what they do together.
+ */
+#ifndef LWPROF_SAMPLE_H
+#define LWPROF_SAMPLE_H
+
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/perf_event.h>
+#include <linux/wait.h>
+#include <asm/local.h>
+
+#include "internal.h"
+
+/*
+ * One CPU's ring.  Only code running on that CPU writes it (records are
+ * built and copied with preemption off), so the reservation needs no lock,
+ * only local atomics that are safe against the interrupts (and NMIs) that
+ * may nest inside a writer; see ring.c.
+ */
+struct lwprof_ring {
+	struct lwprof_ring_ctl *ctl;	/* the mapping's first page */
+	u8 *data;			/* data_size bytes after it */
+	u64 size;			/* data bytes, a power of two */
+	local_t head;			/* reserved up to here (private) */
+	local_t nest;			/* writers inside reserve..commit */
+	local_t lost;			/* dropped since the last LOST record */
+	local_t records;		/* written, in all */
+	local_t dropped;		/* dropped, in all */
+	u64 wake_at;			/* wake the reader when head passes it */
+	u32 watermark;
+	u32 cpu;
+	struct irq_work work;		/* wakes the reader outside the writer */
+	wait_queue_head_t *wq;
+};
+
+/* One counter of lwprof_sample_start.counters[]: the handler's context. */
+struct lwprof_smp_counter {
+	struct lwprof_smp *smp;
+	u32 index;
+	struct perf_event_attr attr;
+};
+
+/* A CPU's clock-profiling timer. */
+struct lwprof_smp_timer {
+	struct hrtimer timer;
+	struct lwprof_smp *smp;
+};
+
+enum lwprof_smp_state {
+	LWPROF_SMP_SETUP,		/* rings allocated, not started */
+	LWPROF_SMP_RUNNING,
+	LWPROF_SMP_STOPPED,		/* rings still readable */
+};
+
+/* A session's sampling: hangs off lwprof_session.smp from RING_SETUP on. */
+struct lwprof_smp {
+	struct lwprof_session *session;
+	struct mutex mutex;		/* setup, start, stop */
+	enum lwprof_smp_state state;	/* under mutex */
+	bool active;			/* hooks write records (READ_ONCE) */
+	bool clock_on;			/* clock packets (READ_ONCE) */
+	wait_queue_head_t wq;		/* poll() on the file */
+	unsigned int nr_rings;
+	u64 mmap_size;
+	struct lwprof_ring *rings;
+
+	/* What SAMPLE_START asked for; fixed while running. */
+	u64 clock_ns;
+	u32 max_depth;			/* user frames */
+	u32 kdepth;			/* kernel frames, 0 without -K */
+	u32 stack_bytes;
+	u32 nr_counters;
+	struct lwprof_smp_counter counters[LWPROF_MAX_COUNTERS];
+
+	/* Per-CPU scratch space to build a record in: [cpu][nmi]. */
+	u8 *scratch;
+	size_t scratch_size;
+
+	struct lwprof_smp_timer __percpu *timers;
+	struct perf_event **events;
+	unsigned int nr_events;
+	bool mmap_hook;			/* holds the mmap kprobe */
+};
+
+/* The largest kernel stack a sample carries (frames). */
+#define LWPROF_KDEPTH_MAX	128
+
+/* Ring sizes (data pages): the ABI's limit, and without CAP_IPC_LOCK. */
+#define LWPROF_RING_MAX_PAGES	16384
+#define LWPROF_RING_USER_PAGES	128
+
+/* Threads of a session, with a reference, for work outside its lock. */
+struct lwprof_task_ref {
+	struct task_struct *task;
+	u32 pid, tid;
+};
+
+/* ring.c */
+int lwprof_rings_alloc(struct lwprof_smp *smp, u32 data_pages, u32 watermark);
+void lwprof_rings_free(struct lwprof_smp *smp);
+bool lwprof_ring_write(struct lwprof_smp *smp, const void *rec, u32 size);
+bool lwprof_rings_ready(struct lwprof_smp *smp, bool stopped);
+void lwprof_rings_totals(struct lwprof_smp *smp, u64 *records, u64 *lost);
+int lwprof_rings_mmap(struct lwprof_smp *smp, struct vm_area_struct *vma);
+
+/* packet.c */
+struct lwprof_pkt {
+	u16 kind;			/* LWPROF_SK_* */
+	u16 counter;
+	u16 flags;			/* LWPROF_RS_* known beforehand */
+	u64 value;
+	u64 time_ns;
+	u32 pid, tid;
+	const u64 *mstate;		/* clock deltas, or NULL */
+	struct pt_regs *uregs;		/* user registers, or NULL */
+	struct pt_regs *kregs;		/* kernel stack from here, or NULL */
+};
+
+void *lwprof_scratch(struct lwprof_smp *smp);
+u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt,
+		     void *buf);
+bool lwprof_pkt_emit(struct lwprof_smp *smp, struct lwprof_pkt *pkt);
+struct pt_regs *lwprof_user_regs(struct pt_regs *regs);
+bool lwprof_user_task(struct task_struct *task);
+size_t lwprof_pkt_max(u32 max_depth, u32 kdepth, u32 stack_bytes);
+
+/* records.c */
+void lwprof_rec_task(struct lwprof_smp *smp, struct lwprof_thread *t,
+		     u32 event, const char *comm);
+void lwprof_rec_initial(struct lwprof_smp *smp);
+int lwprof_mmap_hook_get(void);
+void lwprof_mmap_hook_put(void);
+size_t lwprof_rec_mmap_max(void);
+
+/* counter.c */
+int lwprof_counters_check(const struct lwprof_sample_start *req);
+int lwprof_counters_start(struct lwprof_smp *smp,
+			  const struct lwprof_sample_start *req, bool kernel_ok);
+void lwprof_counters_stop(struct lwprof_smp *smp);
+
+/* sample.c */
+struct lwprof_smp *lwprof_smp_of(struct lwprof_thread *t);
+int lwprof_smp_tasks(struct lwprof_session *s, struct lwprof_task_ref **refs);
+void lwprof_smp_tasks_put(struct lwprof_task_ref *refs, int n);
+static inline bool lwprof_smp_active(struct lwprof_smp *smp)
+{
+	return smp && READ_ONCE(smp->active);
+}
+
+#endif /* LWPROF_SAMPLE_H */
