@@ -70,6 +70,26 @@ cmp -s "dl.er/archives/$(awk '{ print $5 }' <<<"$line")" "$lib"
 check $? -eq 0 "  an identical copy"
 check -z "$(grep '^warning' dl.er/log.txt)" "  no warnings ($(grep '^warning' dl.er/log.txt | head -n 3))"
 
+# Counter overflow profiling, page-faults every fault: the target's packets
+# after its exec match perf stat's count of the same faults (perf runs it,
+# under collect), within 2%.  Without stack copies (-S 0): perf's start-up
+# faults thousands of times in a burst, and 8 KiB copies would overflow
+# the rings.
+"$LWPROF" collect -o pf.er -p off -S 0 -h page-faults,1 perf stat -e page-faults \
+	-x, -o pf.stat -- "$progs/touch_pages" 5000 >pid.txt 2>err.txt
+check $? -eq 0 "collect -p off -h page-faults,1 exits 0 ($(cat err.txt))"
+check "$(key pf.er counter)" = "page-faults,1,1,0x2" "  log: counter = page-faults,1,1,0x2"
+check "$(key pf.er lost)" = 0 "  lost 0"
+"$LWPROF" dump pf.er >pf.dump 2>&1; check $? -eq 0 "  a sound experiment"
+pid=$(cat pid.txt)
+tx=$(grep ": TASK exec .* pid=$pid tid=$pid " pf.dump | field t | tail -n 1)
+n=$(grep ": SAMPLE counter=0 t=[0-9.]* pid=$pid " pf.dump | field t |
+	awk -v x="$tx" '$1 + 0 >= x + 0' | wc -l)
+ps=$(awk -F, '$3 == "page-faults" || $3 ~ /^page-faults/ { print $1 }' pf.stat)
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
+within "$n" "$ps" 2; check $? -eq 0 "  $n page-fault packets after exec, perf stat counted $ps (+- 2%)"
+check "$(grep -c ': SAMPLE clock ' pf.dump)" -eq 0 "  -p off: no clock packets"
+
 # The whole machine for 1 s, with a busy program: it is recorded, the
 # recorder (and its io_uring workers) are not.
 "$progs/spin" 3 & spid=$!
