@@ -90,6 +90,18 @@ within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = 
 within "$n" "$ps" 2; check $? -eq 0 "  $n page-fault packets after exec, perf stat counted $ps (+- 2%)"
 check "$(grep -c ': SAMPLE clock ' pf.dump)" -eq 0 "  -p off: no clock packets"
 
+# -K: packets taken in the kernel (dd reading /dev/zero) carry kernel
+# frames, all kernel addresses; without -K none do.
+"$LWPROF" collect -o k.er -K -p 1ms dd if=/dev/zero of=/dev/null bs=1M count=300 2>err.txt
+check $? -eq 0 "collect -K dd exits 0"
+check "$(key k.er kernel_stacks)" = 1 "  log: kernel_stacks = 1"
+"$LWPROF" dump k.er >k.dump 2>&1
+n=$(grep -c ': SAMPLE clock .* flags=[A-Z|]*KMODE.* kframes=[1-9]' k.dump)
+check "$n" -ge 10 "  $n packets in the kernel with kernel frames"
+n=$(sed -n 's/^  kip\[[0-9]*\] //p' k.dump | grep -vc '^0xffff[89a-f]')
+check "$n" -eq 0 "  every kernel frame is a kernel address"
+grep -q '^  kip' dl.dump; check $? -ne 0 "without -K: no kernel frames"
+
 # The whole machine for 1 s, with a busy program: it is recorded, the
 # recorder (and its io_uring workers) are not.
 "$progs/spin" 3 & spid=$!
