@@ -50,13 +50,15 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/ring.h
+$(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/ring.h \
+		tests/lib/peer.h
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)
 
 # Sampling tests and their workloads know their call chains: frame
 # pointers, and symbols for dladdr().
 $(B)/tests/guest/sample_% $(B)/tests/progs/smp_%: CFLAGS += -fno-omit-frame-pointer -rdynamic
+$(B)/tests/guest/sample_life: TEST_LDLIBS = -luring
 
 # A 32 MiB file for the page-fault tests; the guest reads it from the host
 # (9p), so dropping the guest's page cache makes it cold again.

@@ -151,6 +151,7 @@ int lwprof_perf_paranoid(void);
  * the state machine calls, and the file operations and ioctls.
  */
 void lwprof_smp_user_return(struct lwprof_thread *t);
+void lwprof_smp_switch_in(struct lwprof_thread *t);
 void lwprof_smp_exit(struct lwprof_thread *t);
 void lwprof_smp_fork(struct lwprof_thread *t, struct task_struct *child);
 void lwprof_smp_exec(struct lwprof_thread *t, struct task_struct *p);

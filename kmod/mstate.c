@@ -259,8 +259,10 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 		lwprof_ms_switch_out(t, prev, prev_state, now);
 	t = lwprof_thread_find(next);
 	c->cur = t;
-	if (t)
+	if (t) {
 		lwprof_ms_switch_in(t, now);
+		lwprof_smp_switch_in(t);
+	}
 }
 
 /* Context: rq lock held; p is not running.  Ignore threads not asleep. */

@@ -7,8 +7,10 @@
  * life lands in exactly one clock packet of that thread.  A packet carries
  * the microstate times since the thread's previous packet (for the first,
  * since accounting began).  The intervals are a grid on the monotonic
- * clock (multiples of clock_ns) that every CPU's timer follows.  A thread
- * owes a packet once a grid point has passed since its last one:
+ * clock (multiples of clock_ns) that every CPU's timer follows, while a
+ * thread of the session runs there (armed at switch-in, it stops itself
+ * when it finds another task).  A thread owes a packet once a grid point
+ * has passed since its last one:
  *  - the timer of the CPU it runs on takes it at once if the thread is in
  *    user mode (the interrupted registers: where it was running);
  *  - if the thread was in the kernel or off CPU (asleep, stopped, waiting
@@ -103,17 +105,21 @@ static void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 	t->smp_next = lwprof_grid_after(smp, max(now, ref));
 }
 
-/* The tick of this CPU's timer, at grid point ref: the running thread. */
-static void lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
+/*
+ * The tick of this CPU's timer, at grid point ref: the running thread.
+ * False if that is no thread of the session: the timer may stop.
+ */
+static bool lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 {
 	struct pt_regs *regs = get_irq_regs();
 	struct lwprof_pkt pkt = { };
 	struct lwprof_thread *t;
 
 	t = lwprof_thread_find(current);
-	if (!t || t->session != smp->session || t->exited ||
-	    !lwprof_clock_due(smp, t, ref))
-		return;
+	if (!t || t->session != smp->session)
+		return false;
+	if (t->exited || !lwprof_clock_due(smp, t, ref))
+		return true;
 	if (!lwprof_user_task(current)) {
 		pkt.flags = LWPROF_RS_KMODE;
 		pkt.kregs = regs;
@@ -124,9 +130,10 @@ static void lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 		pkt.uregs = task_pt_regs(current);
 		pkt.kregs = regs;
 	} else {
-		return;		/* at its return to user mode */
+		return true;	/* at its return to user mode */
 	}
 	lwprof_clock_packet(smp, t, &pkt, lwprof_now(), ref);
+	return true;
 }
 
 static enum hrtimer_restart lwprof_clock_timer(struct hrtimer *timer)
@@ -134,25 +141,48 @@ static enum hrtimer_restart lwprof_clock_timer(struct hrtimer *timer)
 	struct lwprof_smp_timer *st =
 		container_of(timer, struct lwprof_smp_timer, timer);
 	struct lwprof_smp *smp = st->smp;
+	bool ours;
 
-	if (!READ_ONCE(smp->clock_on))
-		return HRTIMER_NORESTART;
 	rcu_read_lock();
-	lwprof_clock_tick(smp, ktime_to_ns(hrtimer_get_expires(timer)));
+	ours = READ_ONCE(smp->clock_on) &&
+	       lwprof_clock_tick(smp, ktime_to_ns(hrtimer_get_expires(timer)));
 	rcu_read_unlock();
+	if (!ours) {
+		st->armed = false;	/* until one of ours comes back */
+		return HRTIMER_NORESTART;
+	}
 	hrtimer_forward_now(timer, ns_to_ktime(smp->clock_ns));
 	return HRTIMER_RESTART;
 }
 
-/* On each CPU: the timer's first expiry is the next grid point. */
-static void lwprof_clock_start_cpu(void *arg)
+/* Arm this CPU's timer for the next grid point; interrupts off. */
+static void lwprof_clock_arm(struct lwprof_smp *smp)
 {
-	struct lwprof_smp *smp = arg;
 	struct lwprof_smp_timer *st = this_cpu_ptr(smp->timers);
 
+	if (st->armed)
+		return;
+	st->armed = true;
 	hrtimer_start(&st->timer,
 		      ns_to_ktime(lwprof_grid_after(smp, lwprof_now())),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+static void lwprof_clock_start_cpu(void *arg)
+{
+	lwprof_clock_arm(arg);
+}
+
+/*
+ * Hook: t is switched in on this CPU (sched_switch: runqueue lock held,
+ * interrupts off; the scheduler's own hrtick timer starts there too).
+ */
+void lwprof_smp_switch_in(struct lwprof_thread *t)
+{
+	struct lwprof_smp *smp = lwprof_smp_of(t);
+
+	if (smp && READ_ONCE(smp->clock_on))
+		lwprof_clock_arm(smp);
 }
 
 /* Hook: t returns to user mode (interrupts off). */
@@ -315,15 +345,18 @@ static void lwprof_smp_halt(struct lwprof_smp *smp)
 
 	WRITE_ONCE(smp->clock_on, false);
 	WRITE_ONCE(smp->active, false);
-	if (smp->timers)
-		for_each_possible_cpu(cpu)
-			hrtimer_cancel(&per_cpu_ptr(smp->timers, cpu)->timer);
 	lwprof_counters_stop(smp);
 	if (smp->mmap_hook)
 		lwprof_mmap_hook_put();
 	smp->mmap_hook = false;
-	/* Hooks that saw the session active have returned: counts are final. */
+	/*
+	 * Hooks that saw the session active have returned: counts are final,
+	 * and no switch-in can arm a timer any more: cancel them now.
+	 */
 	synchronize_rcu();
+	if (smp->timers)
+		for_each_possible_cpu(cpu)
+			hrtimer_cancel(&per_cpu_ptr(smp->timers, cpu)->timer);
 	smp->state = LWPROF_SMP_STOPPED;
 	wake_up_interruptible_poll(&smp->wq, EPOLLIN | EPOLLRDNORM);
 }

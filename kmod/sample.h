@@ -45,10 +45,16 @@ struct lwprof_smp_counter {
 	struct perf_event_attr attr;
 };
 
-/* A CPU's clock-profiling timer. */
+/*
+ * A CPU's clock-profiling timer.  It runs while threads of the session run
+ * on the CPU: armed when one is switched in, it stops itself when it finds
+ * another task (idle, say).  armed is only touched on its CPU, with
+ * interrupts off.
+ */
 struct lwprof_smp_timer {
 	struct hrtimer timer;
 	struct lwprof_smp *smp;
+	bool armed;
 };
 
 enum lwprof_smp_state {

@@ -49,34 +49,18 @@ static unsigned long long out_value(const char *key, int base)
 	return v;
 }
 
-static int collect(struct lwr *r, char **argv, uint64_t clock_ns, int *pid)
+static void collect(struct lwr *r, char **argv, uint64_t clock_ns, int *pid)
 {
 	struct lwprof_sample_start ss;
-	struct lwr_usage us = { 0 };
 	struct lwr_child c;
 	int ret;
 
-	if (lwr_spawn(&c, run_prog, argv))
-		t_fatal("fork");
-	*pid = c.pid;
-	ret = lwr_open(r, 0, c.pid, 512);
-	if (ret) {
-		errno = -ret;
-		t_fatal("attach, ring setup and mmap");
-	}
 	lwr_clock_req(&ss, clock_ns, 0);
-	ret = lwr_start(r, &ss);
+	ret = lwr_begin(r, &c, run_prog, argv, 512, &ss);
 	t_check(ret == 0, "SAMPLE_START (%s)", strerror(-ret));
-	lwr_go(&c);
-	ret = lwr_wait(r, &c);
+	*pid = c.pid;
+	ret = lwr_finish(r, &c, NULL, NULL);
 	t_check(WIFEXITED(ret) && !WEXITSTATUS(ret), "%s exited 0", argv[0]);
-	lwr_usage_final(r, &us, 5000);
-	t_check(us.n && !us.live, "all %u threads exited", us.n);
-	free(us.u);
-	lwr_stop(r, NULL);
-	t_check(lwr_lost(r) == 0 && lwr_check(r) == 0,
-		"nothing lost, whole records");
-	return 0;
 }
 
 static const struct lwprof_rec *recs[65536];
@@ -274,15 +258,8 @@ out:
 
 int main(void)
 {
-	int ret = lwr_module_load();
-
-	if (ret) {
-		errno = -ret;
-		t_fatal("load lwprof.ko");
-	}
+	lwr_test_begin();
 	tasks();
 	dlopen_map();
-	ret = lwr_module_unload();
-	t_check(ret == 0, "lwprof.ko unloads (%s)", strerror(-ret));
-	return t_done();
+	return lwr_test_end();
 }

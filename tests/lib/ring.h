@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 
 #include "lwprof.h"
+#include "test.h"
 
 /*
  * Load lwprof.ko ($LWPROF_KO) for a test, unless it is loaded; the test
@@ -53,6 +54,25 @@ static inline int lwr_module_load(void)
 static inline int lwr_module_unload(void)
 {
 	return syscall(SYS_delete_module, "lwprof", O_NONBLOCK) ? -errno : 0;
+}
+
+/* A test's first and last steps: load the module; unload it, a check. */
+static inline void lwr_test_begin(void)
+{
+	int ret = lwr_module_load();
+
+	if (ret) {
+		errno = -ret;
+		t_fatal("load lwprof.ko");
+	}
+}
+
+static inline int lwr_test_end(void)
+{
+	int ret = lwr_module_unload();
+
+	t_check(ret == 0, "lwprof.ko unloads (%s)", strerror(-ret));
+	return t_done();
 }
 
 struct lwr_buf {
@@ -477,6 +497,56 @@ lwr_usage_tid(struct lwr_usage *us, unsigned int tid)
 		if (us->u[k].tid == tid)
 			return &us->u[k];
 	return NULL;
+}
+
+/*
+ * A run of fn(arg) in a child under a sampling session.  lwr_begin():
+ * spawn it, attach to it before it runs, rings of pages pages, SAMPLE_START
+ * with ss; -errno if SAMPLE_START failed (the child is gone then), other
+ * failures end the test.  lwr_finish(): let it go, drain until it exits,
+ * read its threads' usage until all have exited (into us if not NULL),
+ * SAMPLE_STOP (into st if not NULL), check that nothing was lost and the
+ * records are whole; returns the child's wait status.
+ */
+static inline int lwr_begin(struct lwr *r, struct lwr_child *c,
+			    int (*fn)(void *), void *arg, unsigned int pages,
+			    struct lwprof_sample_start *ss)
+{
+	int ret;
+
+	if (lwr_spawn(c, fn, arg))
+		t_fatal("fork");
+	ret = lwr_open(r, 0, c->pid, pages);
+	if (ret) {
+		errno = -ret;
+		t_fatal("attach, ring setup and mmap");
+	}
+	ret = lwr_start(r, ss);
+	if (ret) {
+		kill(c->pid, SIGKILL);
+		lwr_go(c);
+		waitpid(c->pid, NULL, 0);
+	}
+	return ret;
+}
+
+static inline int lwr_finish(struct lwr *r, struct lwr_child *c,
+			     struct lwr_usage *us, struct lwprof_sample_stop *st)
+{
+	struct lwr_usage tmp = { 0 };
+	int status, ret;
+
+	lwr_go(c);
+	status = lwr_wait(r, c);
+	ret = lwr_usage_final(r, us ? us : &tmp, 5000);
+	t_check(ret > 0 && !(us ? us : &tmp)->live,
+		"the session's %d threads all exited", ret);
+	free(tmp.u);
+	ret = lwr_stop(r, st);
+	t_check(ret == 0, "SAMPLE_STOP (%s)", strerror(-ret));
+	t_check(lwr_lost(r) == 0 && lwr_check(r) == 0,
+		"nothing lost, whole records");
+	return status;
 }
 
 #endif
