@@ -6,22 +6,12 @@
 # statuses, a target killed by SIGSEGV, and a recorder SIGKILLed mid-run
 # (the module frees its session; dump shows the records up to the cut).
 . "$(dirname "$0")/../lib/test.sh"
-. "$(dirname "$0")/../lib/session.sh"
+. "$(dirname "$0")/../lib/collect.sh"
 
-progs=$LWPROF_BUILD/tests/progs
-load_lwprof
-"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
-	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
-# The experiments go to the guest's tmpfs; a failing run's logs are kept.
-work=$(mktemp -d /tmp/collect_run.XXXXXX) || exit 1
-keep=$LWPROF_OUT/collect_run
-rm -rf "$keep"
-cd "$work" || exit 1
+collect_setup collect_run
 
-key() { sed -n "s/^$2 = //p" "$1/log.txt"; }
 # clock PID TID DUMP: the clock packets of thread TID of process PID.
 clock() { grep -c ": SAMPLE clock t=[0-9.]* pid=$1 tid=$2 " "$3"; }
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
 # sums EXP DUMP: for every exited thread of usage.txt, "tid OK|MISMATCH":
 # its clock packets' ten microstates summed, against its final totals.
 sums() {
@@ -120,9 +110,4 @@ check $? -eq 0 "  naming file and offset"
 n=$(clock "$t" "$t" cut.dump)
 check "$n" -ge 20 "  $n clock packets were flushed before the kill"
 
-if [ $t_failed -ne 0 ]; then
-	mkdir -p "$keep" && cp -r "$work"/* "$keep"/ 2>/dev/null
-	echo "# experiments kept in $keep"
-fi
-rm -rf "$work"
-done_testing
+collect_done
