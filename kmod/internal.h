@@ -81,6 +81,7 @@ struct lwprof_thread {
 	/* sample.c: clock packets; the thread's own CPU, interrupts off */
 	u64 smp_base[LWPROF_MS_COUNT];	/* acc[] at its last clock packet */
 	u64 smp_next;			/* a packet is due from then; 0: unset */
+	u8 smp_due;			/* take it at the return to user mode */
 };
 
 struct lwprof_session {
@@ -151,7 +152,7 @@ int lwprof_perf_paranoid(void);
  * the state machine calls, and the file operations and ioctls.
  */
 void lwprof_smp_user_return(struct lwprof_thread *t);
-void lwprof_smp_switch_in(struct lwprof_thread *t);
+void lwprof_smp_switch_in(struct lwprof_thread *t, u64 now);
 void lwprof_smp_exit(struct lwprof_thread *t);
 void lwprof_smp_fork(struct lwprof_thread *t, struct task_struct *child);
 void lwprof_smp_exec(struct lwprof_thread *t, struct task_struct *p);

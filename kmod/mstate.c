@@ -261,7 +261,7 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	c->cur = t;
 	if (t) {
 		lwprof_ms_switch_in(t, now);
-		lwprof_smp_switch_in(t);
+		lwprof_smp_switch_in(t, now);
 	}
 }
 

@@ -13,8 +13,9 @@
  * has passed since its last one:
  *  - the timer of the CPU it runs on takes it at once if the thread is in
  *    user mode (the interrupted registers: where it was running);
- *  - if the thread was in the kernel or off CPU (asleep, stopped, waiting
- *    for a CPU) the packet is taken when it next returns to user mode
+ *  - if the thread was in the kernel (the tick says so) or off CPU
+ *    (asleep, stopped, waiting for a CPU: its switch-in says so) the
+ *    packet is taken when it next returns to user mode
  *    (LWPROF_RS_DEFERRED), with the user stack there: the call that took
  *    the time.  With -K, a kernel-mode tick takes the packet at once with
  *    the kernel stack (LWPROF_RS_KMODE) instead;
@@ -25,9 +26,9 @@
  * A packet that does not fit in the ring leaves the thread's baseline
  * alone, so the next packet carries its time.
  *
- * A thread's packet state (smp_base, smp_next) is only touched on the CPU
- * the thread runs on, with interrupts off: the tick (hardirq), the return
- * to user mode (interrupts off) and the final context switch.
+ * A thread's packet state (smp_base, smp_next, smp_due) is only touched
+ * on the CPU the thread runs on, with interrupts off: the tick (hardirq),
+ * its switch-in, its return to user mode and its final context switch.
  */
 #include <linux/capability.h>
 #include <linux/cpu.h>
@@ -103,6 +104,7 @@ static void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 	if (lwprof_pkt_emit(smp, pkt))
 		memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
 	t->smp_next = lwprof_grid_after(smp, max(now, ref));
+	t->smp_due = 0;
 }
 
 /*
@@ -130,7 +132,8 @@ static bool lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 		pkt.uregs = task_pt_regs(current);
 		pkt.kregs = regs;
 	} else {
-		return true;	/* at its return to user mode */
+		t->smp_due = 1;	/* at its return to user mode */
+		return true;
 	}
 	lwprof_clock_packet(smp, t, &pkt, lwprof_now(), ref);
 	return true;
@@ -155,16 +158,23 @@ static enum hrtimer_restart lwprof_clock_timer(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-/* Arm this CPU's timer for the next grid point; interrupts off. */
+/*
+ * Arm this CPU's timer; interrupts off.  CPUs tick at their own phase
+ * after each grid point (CPU c at c / nr_cpu_ids of the interval), so
+ * that they do not all take their interrupts at once; a tick stands for
+ * the grid point just before it.
+ */
 static void lwprof_clock_arm(struct lwprof_smp *smp)
 {
 	struct lwprof_smp_timer *st = this_cpu_ptr(smp->timers);
+	u64 phase = div_u64(smp->clock_ns * smp_processor_id(), nr_cpu_ids);
 
 	if (st->armed)
 		return;
 	st->armed = true;
 	hrtimer_start(&st->timer,
-		      ns_to_ktime(lwprof_grid_after(smp, lwprof_now())),
+		      ns_to_ktime(lwprof_grid_after(smp, lwprof_now() - phase) +
+				  phase),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
@@ -174,29 +184,38 @@ static void lwprof_clock_start_cpu(void *arg)
 }
 
 /*
- * Hook: t is switched in on this CPU (sched_switch: runqueue lock held,
- * interrupts off; the scheduler's own hrtick timer starts there too).
+ * Hook: t is switched in on this CPU at now (sched_switch: runqueue lock
+ * held, interrupts off; the scheduler's own hrtick timer starts there
+ * too).  A grid point passed while it was off CPU: its packet is due at
+ * its return to user mode.
  */
-void lwprof_smp_switch_in(struct lwprof_thread *t)
+void lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
 {
 	struct lwprof_smp *smp = lwprof_smp_of(t);
-
-	if (smp && READ_ONCE(smp->clock_on))
-		lwprof_clock_arm(smp);
-}
-
-/* Hook: t returns to user mode (interrupts off). */
-void lwprof_smp_user_return(struct lwprof_thread *t)
-{
-	struct lwprof_smp *smp = lwprof_smp_of(t);
-	struct lwprof_pkt pkt = { .flags = LWPROF_RS_DEFERRED };
-	u64 now;
 
 	if (!smp || !READ_ONCE(smp->clock_on))
 		return;
-	now = lwprof_now();
-	if (!lwprof_clock_due(smp, t, now))
+	if (lwprof_clock_due(smp, t, now))
+		t->smp_due = 1;
+	lwprof_clock_arm(smp);
+}
+
+/*
+ * Hook: t returns to user mode (interrupts off).  Only a flag to test on
+ * this hot path: the tick or the switch-in found the packet due.
+ */
+void lwprof_smp_user_return(struct lwprof_thread *t)
+{
+	struct lwprof_pkt pkt = { .flags = LWPROF_RS_DEFERRED };
+	struct lwprof_smp *smp;
+	u64 now;
+
+	if (likely(!t->smp_due))
 		return;
+	smp = lwprof_smp_of(t);
+	if (!smp || !READ_ONCE(smp->clock_on))
+		return;
+	now = lwprof_now();
 	pkt.uregs = task_pt_regs(current);
 	lwprof_clock_packet(smp, t, &pkt, now, now);
 }
