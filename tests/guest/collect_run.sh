@@ -39,8 +39,9 @@ sums() {
 # runs, and a TCG guest on a busy host stalls at times, so it loses ticks
 # that no profiler can take: perf's cpu-clock sampling the same thread at
 # the same period (perf runs the loop, under collect) tells whether the
-# guest kept time.  If perf's count is off by more than 5%, the count is
-# only reported.  (lwprof's packets against perf's samples is the module's
+# guest kept time.  The guest is trusted when perf's count is within 2% of
+# nominal (lost ticks alone then cannot push lwprof out of its 5%); if not,
+# lwprof's count is only reported.  (lwprof's packets against perf's samples is the module's
 # own test, guest/sample_clock; here they differ by design: a packet also
 # carries the time the thread did not run, e.g. its wait for perf to let
 # it exec.)  Whatever the timing, nothing may be lost on the way to the
@@ -57,10 +58,10 @@ for p in 10ms:200:10000000 1ms:2000:1000000; do
 	check $? -eq 0 "  dump reads it cleanly"
 	n=$(clock "$pid" "$pid" $e.dump)
 	pn=$(perf script -i $e.perf -F tid 2>/dev/null | awk -v t="$pid" '$1 == t' | wc -l)
-	if within "$pn" "$want" 5; then
+	if within "$pn" "$want" 2; then
 		within "$n" "$want" 5; check $? -eq 0 "  $n clock packets, $want +- 5% (perf's cpu-clock: $pn)"
 	else
-		echo "# the guest lost ticks: perf took $pn samples, not $want +- 5%; lwprof made $n packets"
+		echo "# the guest lost ticks: perf took $pn samples, not $want +- 2%; lwprof made $n packets"
 	fi
 	check "$(key $e records)" -eq "$(sed -n 's/^total: \([0-9]*\) records.*/\1/p' $e.dump)" \
 		"  the files hold every record the module wrote ($(key $e records))"
