@@ -108,8 +108,9 @@ static void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 }
 
 /*
- * The tick of this CPU's timer, at grid point ref: the running thread.
- * False if that is no thread of the session: the timer may stop.
+ * The tick of this CPU's timer at ref (its phase after a grid point): the
+ * running thread.  False if that is no thread of the session: the timer
+ * may stop.
  */
 static bool lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 {
