@@ -217,7 +217,12 @@ static void archive_one(struct experiment *e, int adir, FILE *idx,
 			 a->path);
 		goto out;
 	}
-	if (st.st_ino != a->ino) {
+	/*
+	 * Replaced since it was mapped?  Only the same file system can tell:
+	 * on a stacked one (overlayfs) the mapping names the inode of the
+	 * layer below, while stat() shows the overlay's numbers.
+	 */
+	if (st.st_ino != a->ino && st.st_dev == makedev(a->maj, a->min)) {
 		exp_warn(e, "archives: %s not archived: it is not the file that was mapped (inode %llu, mapped %llu)",
 			 a->path, (unsigned long long)st.st_ino,
 			 (unsigned long long)a->ino);

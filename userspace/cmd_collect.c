@@ -261,9 +261,17 @@ static void loop(struct run *r)
 			n++;
 		}
 		io_uring_cq_advance(r->ring, n);
-		if (r->state == STOPPING && !drain_busy(r->d) &&
-		    drain_empty(r->d))
+		if (r->state != STOPPING || drain_busy(r->d))
+			continue;
+		if (!drain_empty(r->d))
+			kick(r);
+		if (drain_empty(r->d)) {
 			r->state = DONE;
+		} else if (!drain_busy(r->d)) {
+			/* Nothing in flight and nothing more can go: give up. */
+			exp_warn(&r->e, "the rings could not be written out completely");
+			r->state = DONE;
+		}
 	}
 }
 

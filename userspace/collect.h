@@ -20,6 +20,12 @@
 #define COLLECT_CLOCK_HI_NS	1000000ULL	/* -p hi: 1 ms */
 #define COLLECT_CLOCK_LO_NS	100000000ULL	/* -p lo: 100 ms */
 #define COLLECT_STACK_DEFAULT	8192		/* bytes of user stack */
+/*
+ * Ring data pages per CPU: 1 MiB, four times the module's default, since
+ * a sample with its 8 KiB stack copy is about 8.5 KB: bursts of counter
+ * overflows (page faults at exec) would fill 256 KiB in a few hundred us.
+ */
+#define COLLECT_RING_PAGES	256
 
 enum collect_mode { MODE_COMMAND, MODE_ATTACH, MODE_MACHINE };
 
@@ -43,7 +49,7 @@ struct collect_opts {
 	bool kstack;		/* -K */
 	__u32 stack_bytes;	/* -S */
 	__u32 depth;		/* --depth */
-	__u32 ring_pages;	/* -m; 0 = the module's default */
+	__u32 ring_pages;	/* -m */
 	char **argv;		/* CMD [ARGS], or NULL */
 };
 

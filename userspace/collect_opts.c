@@ -41,7 +41,7 @@ void collect_usage(FILE *f)
 		"  -m PAGES         ring data pages per CPU, a power of two (default %u)\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
-		LWPROF_DEPTH_MAX, LWPROF_RING_DEFAULT_PAGES,
+		LWPROF_DEPTH_MAX, COLLECT_RING_PAGES,
 		LWPROF_CLOCK_MIN_NS / 1e6, LWPROF_CLOCK_MAX_NS / 1e6,
 		(res.tv_sec * 1e9 + res.tv_nsec) / 1e6);
 }
@@ -176,6 +176,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 	o->clock_ns = COLLECT_CLOCK_ON_NS;
 	o->stack_bytes = COLLECT_STACK_DEFAULT;
 	o->depth = LWPROF_DEPTH_DEFAULT;
+	o->ring_pages = COLLECT_RING_PAGES;
 	if (argc < 2) {
 		collect_usage(stdout);
 		return -1;

@@ -6,22 +6,12 @@
 # statuses, a target killed by SIGSEGV, and a recorder SIGKILLed mid-run
 # (the module frees its session; dump shows the records up to the cut).
 . "$(dirname "$0")/../lib/test.sh"
-. "$(dirname "$0")/../lib/session.sh"
+. "$(dirname "$0")/../lib/collect.sh"
 
-progs=$LWPROF_BUILD/tests/progs
-load_lwprof
-"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
-	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
-# The experiments go to the guest's tmpfs; a failing run's logs are kept.
-work=$(mktemp -d /tmp/collect_run.XXXXXX) || exit 1
-keep=$LWPROF_OUT/collect_run
-rm -rf "$keep"
-cd "$work" || exit 1
+collect_setup collect_run
 
-key() { sed -n "s/^$2 = //p" "$1/log.txt"; }
 # clock PID TID DUMP: the clock packets of thread TID of process PID.
 clock() { grep -c ": SAMPLE clock t=[0-9.]* pid=$1 tid=$2 " "$3"; }
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100) }'; }
 # sums EXP DUMP: for every exited thread of usage.txt, "tid OK|MISMATCH":
 # its clock packets' ten microstates summed, against its final totals.
 sums() {
@@ -44,17 +34,37 @@ sums() {
 	' "$2" "$1/usage.txt"
 }
 
-# Rates: a 2 s CPU loop; its thread's packets = its time / the interval.
+# Rates: a 2 s CPU loop; its thread's packets = its time / the interval,
+# 200 at 10 ms and 2000 at 1 ms, +- 5%.  A timer ticks only while the vCPU
+# runs, and a TCG guest on a busy host stalls at times, so it loses ticks
+# that no profiler can take: perf's cpu-clock sampling the same thread at
+# the same period (perf runs the loop, under collect) tells whether the
+# guest kept time.  The guest is trusted when perf's count is within 2% of
+# nominal (lost ticks alone then cannot push lwprof out of its 5%); if not,
+# lwprof's count is only reported.  (lwprof's packets against perf's samples is the module's
+# own test, guest/sample_clock; here they differ by design: a packet also
+# carries the time the thread did not run, e.g. its wait for perf to let
+# it exec.)  Whatever the timing, nothing may be lost on the way to the
+# files, and each thread's packets sum to its final totals.
+command -v perf >/dev/null || skip "no perf in the guest"
 for p in 10ms:200:10000000 1ms:2000:1000000; do
 	IFS=: read -r iv want ns <<<"$p"
 	e=rate$iv.er
-	"$LWPROF" collect -o $e -p $iv "$progs/cpu_burn" 2 >pid.txt 2>err.txt
+	"$LWPROF" collect -o $e -p $iv perf record -q -e cpu-clock -c "$ns" \
+		-o $e.perf -- "$progs/cpu_burn" 2 >pid.txt 2>err.txt
 	rc=$?; pid=$(cat pid.txt)
-	check $rc -eq 0 "collect -p $iv cpu_burn 2 exits 0"
+	check $rc -eq 0 "collect -p $iv perf record cpu_burn 2 exits 0"
 	"$LWPROF" dump $e >$e.dump 2>$e.err
 	check $? -eq 0 "  dump reads it cleanly"
 	n=$(clock "$pid" "$pid" $e.dump)
-	within "$n" "$want" 5; check $? -eq 0 "  $n clock packets, $want +- 5%"
+	pn=$(perf script -i $e.perf -F tid 2>/dev/null | awk -v t="$pid" '$1 == t' | wc -l)
+	if within "$pn" "$want" 2; then
+		within "$n" "$want" 5; check $? -eq 0 "  $n clock packets, $want +- 5% (perf's cpu-clock: $pn)"
+	else
+		echo "# the guest lost ticks: perf took $pn samples, not $want +- 2%; lwprof made $n packets"
+	fi
+	check "$(key $e records)" -eq "$(sed -n 's/^total: \([0-9]*\) records.*/\1/p' $e.dump)" \
+		"  the files hold every record the module wrote ($(key $e records))"
 	check "$(key $e lost)" = 0 "  lost 0"
 	check -z "$(grep '^warning' $e/log.txt)" "  no warnings"
 	check "$(key $e exit)" = "status 0" "  exit = status 0"
@@ -101,9 +111,4 @@ check $? -eq 0 "  naming file and offset"
 n=$(clock "$t" "$t" cut.dump)
 check "$n" -ge 20 "  $n clock packets were flushed before the kill"
 
-if [ $t_failed -ne 0 ]; then
-	mkdir -p "$keep" && cp -r "$work"/* "$keep"/ 2>/dev/null
-	echo "# experiments kept in $keep"
-fi
-rm -rf "$work"
-done_testing
+collect_done
