@@ -14,7 +14,9 @@
  * timer loses ticks that no profiler can take (perf loses them too).  So
  * the same thread is also sampled by perf's cpu-clock at the same period,
  * at the same time: lwprof's packets must be within 5% of perf's samples,
- * and within 5% of the nominal count whenever perf's are.
+ * and within 5% of the nominal count whenever perf's are within 2% of it
+ * (the guest kept its ticks; with perf itself 4% short the nominal count
+ * is not the truth, as in guest/collect_run).
  */
 #include "peer.h"
 #include "ring.h"
@@ -104,13 +106,13 @@ static void run(uint64_t clock_ns)
 	t_check(within(ticks + deferred, perf_n, 5),
 		"%u clock packets at %.1f ms: perf's cpu-clock took %u samples of the same thread (+- 5%%)",
 		ticks + deferred, clock_ns / 1e6, perf_n);
-	if (within(perf_n, expect, 5))
+	if (within(perf_n, expect, 2))
 		t_check(within(ticks + deferred, expect, 5),
 			"%u clock packets for a %.1f s spin at %.1f ms: %u +- 5%%",
 			ticks + deferred, SPIN_NS / 1e9, clock_ns / 1e6,
 			expect);
 	else
-		printf("# the guest lost ticks: perf took %u samples, not %u +- 5%%\n",
+		printf("# the guest lost ticks: perf took %u samples, not %u +- 2%%\n",
 		       perf_n, expect);
 	t_check(ticks > deferred,
 		"most (%u of %u) taken at the tick in user mode", ticks,
