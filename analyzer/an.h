@@ -41,7 +41,7 @@ void *an_vec_push(struct an_vec *v);	/* zeroed new element or NULL */
 struct an_hslot {
 	uint64_t hash;		/* 0: empty */
 	uint32_t id;
-	uint32_t pad;
+	uint32_t aux;		/* the owner's: see an->raws_t */
 };
 
 struct an_htab {
@@ -53,7 +53,12 @@ typedef bool (*an_eq_fn)(void *ctx, uint32_t id, const void *key);
 /* id of key, or UINT32_MAX */
 uint32_t an_htab_find(struct an_htab *h, uint64_t hash, an_eq_fn eq,
 		      void *ctx, const void *key);
-int an_htab_add(struct an_htab *h, uint64_t hash, uint32_t id);
+int an_htab_add_aux(struct an_htab *h, uint64_t hash, uint32_t id,
+		    uint32_t aux);
+static inline int an_htab_add(struct an_htab *h, uint64_t hash, uint32_t id)
+{
+	return an_htab_add_aux(h, hash, id, 0);
+}
 void an_htab_free(struct an_htab *h);
 
 uint64_t an_hash(const void *p, size_t len, uint64_t seed);
@@ -219,23 +224,6 @@ struct an_raw {
 #define AN_RAW_NOPROG	0x2	/* collector_not_program_related */
 #define AN_RAW_UNKNOWN	0x4	/* no stack at all */
 
-/*
- * The raw stacks' hash table: each slot keeps the hash, the raw id and the
- * word offset of the entry in an->rawips (its header, then the ips), so a
- * lookup touches the slot and one run of the pool, and both can be
- * prefetched ahead of the sample that needs them.
- */
-struct an_rslot {
-	uint64_t hash;		/* 0: empty */
-	uint32_t id;
-	uint32_t off;		/* words: the pool stays under 32 GiB */
-};
-
-struct an_rawtab {
-	struct an_rslot *s;
-	size_t n, cap;
-};
-
 
 /* Base metrics: the ten microstates, wall, then the counters. */
 #define AN_BM_WALL	LWPROF_MS_COUNT
@@ -272,7 +260,13 @@ struct an {
 	struct an_vec nodes;	/* struct an_node */
 	struct an_htab nodes_h;
 	struct an_vec raws;	/* struct an_raw */
-	struct an_rawtab raws_t;
+	/*
+	 * The raw stacks' table: a slot's aux is the word offset of the
+	 * stack's entry in rawips (its header, then the ips; the pool stays
+	 * under 32 GiB), so a lookup touches the slot and one run of the
+	 * pool, and both can be prefetched ahead of the sample needing them.
+	 */
+	struct an_htab raws_t;
 	struct an_vec rawips;	/* uint64_t: per raw stack 2 header words, ips */
 	struct an_vec deferred;	/* struct an_unw_ref: samples to unwind */
 	struct an_vec exits;	/* uint32_t sample indexes of EXIT packets */
@@ -345,7 +339,6 @@ uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
 void an_raw_prefetch(struct an *an, uint64_t hash, int stage);
 uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 			 const uint64_t *ips, uint32_t n, uint32_t flags);
-void an_rawtab_free(struct an_rawtab *t);
 
 
 /* obj.c: load objects and functions */

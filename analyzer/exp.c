@@ -112,7 +112,7 @@ void an_free(struct an *an)
 	an_htab_free(&an->lines_h);
 	an_htab_free(&an->pcs_h);
 	an_htab_free(&an->nodes_h);
-	an_rawtab_free(&an->raws_t);
+	an_htab_free(&an->raws_t);
 	free(an->s.time);
 	free(an->s.stack);
 	free(an->s.thr);

@@ -19,31 +19,11 @@ uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
 	return an_hash(ips, n * 8, ((uint64_t)as << 8) | flags);
 }
 
-static int rawtab_grow(struct an_rawtab *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024, i, j;
-	struct an_rslot *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		if (!t->s[i].hash)
-			continue;
-		for (j = t->s[i].hash & (cap - 1); s[j].hash; j = (j + 1) & (cap - 1))
-			;
-		s[j] = t->s[i];
-	}
-	free(t->s);
-	t->s = s;
-	t->cap = cap;
-	return 0;
-}
-
 /* stage 0: the slot; stage 1: the pool entry the slot points at */
 void an_raw_prefetch(struct an *an, uint64_t hash, int stage)
 {
-	struct an_rawtab *t = &an->raws_t;
-	const struct an_rslot *s;
+	struct an_htab *t = &an->raws_t;
+	const struct an_hslot *s;
 
 	if (!t->cap)
 		return;
@@ -53,7 +33,7 @@ void an_raw_prefetch(struct an *an, uint64_t hash, int stage)
 		return;
 	}
 	if (s->hash == hash) {
-		const uint64_t *p = &AN_VEC(an->rawips, uint64_t, s->off);
+		const uint64_t *p = &AN_VEC(an->rawips, uint64_t, s->aux);
 
 		__builtin_prefetch(p);
 		__builtin_prefetch(p + 8);
@@ -63,7 +43,7 @@ void an_raw_prefetch(struct an *an, uint64_t hash, int stage)
 uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 			 const uint64_t *ips, uint32_t n, uint32_t flags)
 {
-	struct an_rawtab *t = &an->raws_t;
+	struct an_htab *t = &an->raws_t;
 	uint64_t h0 = ((uint64_t)as << 32) | n, *p;
 	struct an_raw *r;
 	size_t j, off;
@@ -73,15 +53,9 @@ uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 	     j = (j + 1) & (t->cap - 1)) {
 		if (t->s[j].hash != hash)
 			continue;
-		p = &AN_VEC(an->rawips, uint64_t, t->s[j].off);
+		p = &AN_VEC(an->rawips, uint64_t, t->s[j].aux);
 		if (p[0] == h0 && p[1] == flags && !memcmp(p + 2, ips, n * 8))
 			return t->s[j].id;
-	}
-	if ((t->n + 1) * 4 >= t->cap * 3) {
-		if (rawtab_grow(t))
-			return UINT32_MAX;
-		for (j = hash & (t->cap - 1); t->s[j].hash; j = (j + 1) & (t->cap - 1))
-			;
 	}
 	off = an->rawips.n;
 	if (off + n + 2 > UINT32_MAX || an_vec_grow(&an->rawips, off + n + 2))
@@ -99,10 +73,11 @@ uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 	r->off = off + 2;
 	r->flags = flags;
 	r->node = UINT32_MAX;
-	t->s[j].hash = hash;
-	t->s[j].id = an->raws.n - 1;
-	t->s[j].off = off;
-	t->n++;
+	if (an_htab_add_aux(t, hash, an->raws.n - 1, off)) {
+		an->raws.n--;
+		an->rawips.n = off;
+		return UINT32_MAX;
+	}
 	return an->raws.n - 1;
 }
 
@@ -113,8 +88,3 @@ uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 			       flags);
 }
 
-void an_rawtab_free(struct an_rawtab *t)
-{
-	free(t->s);
-	memset(t, 0, sizeof(*t));
-}

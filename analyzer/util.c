@@ -92,7 +92,8 @@ uint32_t an_htab_find(struct an_htab *h, uint64_t hash, an_eq_fn eq,
 	return UINT32_MAX;
 }
 
-int an_htab_add(struct an_htab *h, uint64_t hash, uint32_t id)
+int an_htab_add_aux(struct an_htab *h, uint64_t hash, uint32_t id,
+		    uint32_t aux)
 {
 	size_t j;
 	int err;
@@ -107,6 +108,7 @@ int an_htab_add(struct an_htab *h, uint64_t hash, uint32_t id)
 		;
 	h->s[j].hash = hash;
 	h->s[j].id = id;
+	h->s[j].aux = aux;
 	h->n++;
 	return 0;
 }
