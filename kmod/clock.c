@@ -6,10 +6,9 @@
  *
  * Where the kernel keeps time with the TSC, the TSC is scaled to ns with a
  * multiply and a shift, and anchored to CLOCK_MONOTONIC when the probes
- * are attached.
- * It then differs from CLOCK_MONOTONIC only by NTP's frequency correction
- * since the anchor (parts per million).  Elsewhere it is
- * ktime_get_mono_fast_ns(), several times dearer.
+ * are attached.  It then differs from CLOCK_MONOTONIC only by NTP's
+ * frequency correction since the anchor (parts per million).  Elsewhere
+ * it is ktime_get_mono_fast_ns(), several times dearer.
  *
  * The anchor changes only in lwprof_clock_anchor(), called while no probe
  * is attached and no session exists, so no reader sees it move.

@@ -4,19 +4,19 @@
  * it.  lwprof_probes_get()/put() count the users; the caller holds
  * lwprof_sessions_mutex.
  *
- * Order on the way in: per-CPU state reset, tracepoints (the probes arm
- * the one-shot user-return notifiers as they need them).  On the way out:
- * tracepoints, tracepoint_synchronize_unregister() so that no probe is
- * still running when sessions free their threads, then the notifiers that
- * are still armed.
+ * Order on the way in: per-CPU state reset, the clock's anchor,
+ * tracepoints (sched_switch then arms each CPU's user-return notifier
+ * while an accounted thread runs there).  On the way out: tracepoints,
+ * tracepoint_synchronize_unregister() so that no probe is still running
+ * when sessions free their threads, then the notifiers still armed.
  *
  * Registering a tracepoint flips its static key, which patches kernel text
  * on every CPU.  So that back-to-back sessions (ptime in a loop) do not
  * patch and unpatch each time, the probes stay for linger_ms after the
  * last session ends; with no session and nothing lingering, no probe is
- * registered and lwprof costs nothing.  Only tracepoints and the
- * user-return notifier are used: no kprobes (fault ends come from the
- * fault counters, see mstate.c).
+ * registered and lwprof costs nothing.  The state machine uses only
+ * tracepoints and the user-return notifier: no kprobes (fault ends come
+ * from the fault counters, see mstate.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
