@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * archives/: a copy of every file named by an MMAP record, keyed by its GNU
- * build-id (archives/BUILDID/BASENAME) or, without one, by device and inode
- * (archives/nobuildid/MAJOR-MINOR-INODE/BASENAME), and index.txt, one line
- * per mapped file:
+ * Copying one load object into archives/: keyed by its GNU build-id
+ * (archives/BUILDID/BASENAME) or, without one, by device and inode
+ * (archives/nobuildid/MAJOR-MINOR-INODE/BASENAME); the vDSO as
+ * archives/BUILDID/vdso.so.  The result is the object's index.txt line
+ * (archiver.c writes the file):
  *   BUILDID|-  MAJOR:MINOR  INODE  SIZE  ARCHIVED_NAME  ORIGINAL_PATH
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,80 +20,10 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "recfile.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
 #endif
-
-struct amap {
-	__u32 maj, min;
-	__u64 ino;
-	char *path;
-};
-
-struct amaps {
-	struct amap *v;
-	size_t n, cap;
-};
-
-static int add_map(struct amaps *m, const struct lwprof_rec_mmap *r)
-{
-	struct amap *a;
-	size_t i;
-
-	if ((r->hdr.flags & LWPROF_MMAP_ANON) || r->path[0] != '/')
-		return 0;	/* //anon, [vdso]: no file */
-	for (i = 0; i < m->n; i++)
-		if (m->v[i].ino == r->ino && m->v[i].maj == r->dev_major &&
-		    m->v[i].min == r->dev_minor && !strcmp(m->v[i].path, r->path))
-			return 0;
-	if (m->n == m->cap) {
-		a = realloc(m->v, (m->cap ? m->cap * 2 : 32) * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		m->v = a;
-		m->cap = m->cap ? m->cap * 2 : 32;
-	}
-	a = &m->v[m->n];
-	a->path = strdup(r->path);
-	if (!a->path)
-		return -ENOMEM;
-	a->maj = r->dev_major;
-	a->min = r->dev_minor;
-	a->ino = r->ino;
-	m->n++;
-	return 0;
-}
-
-/* Every distinct mapped file named in the experiment's records. */
-static int scan_maps(struct experiment *e, struct amaps *m)
-{
-	const struct lwprof_rec *rec;
-	struct recfile f;
-	char name[32], msg[256];
-	unsigned int i;
-	size_t off;
-	int ret;
-
-	for (i = 0; i < e->nr_cpus; i++) {
-		snprintf(name, sizeof(name), "cpu.%u.rec", i);
-		if (recfile_open(&f, e->dirfd, name, msg, sizeof(msg))) {
-			exp_warn(e, "archives: %s", msg);
-			continue;
-		}
-		while ((ret = recfile_next(&f, &rec, &off, msg, sizeof(msg))) > 0)
-			if (rec->type == LWPROF_REC_MMAP &&
-			    add_map(m, (const void *)rec)) {
-				recfile_close(&f);
-				return -ENOMEM;
-			}
-		if (ret < 0)
-			exp_warn(e, "archives: %s", msg);
-		recfile_close(&f);
-	}
-	return 0;
-}
 
 static int note_build_id(Elf_Data *d, char *hex, size_t len)
 {
@@ -197,9 +129,60 @@ static int copy(int in, int dirfd, const char *rel)
 	return err;
 }
 
-/* Archive one mapped file; its index line goes to idx. */
-static void archive_one(struct experiment *e, int adir, FILE *idx,
-			const struct amap *a)
+static char *xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* Copy fd to adir/rel unless it is there already (same build-id). */
+static int store(int fd, int adir, char *rel)
+{
+	int err;
+
+	if (!faccessat(adir, rel, F_OK, 0))
+		return 0;
+	err = mkdirs(adir, rel);
+	return err ? err : copy(fd, adir, rel);
+}
+
+/*
+ * The mapped file itself, through /proc/PID/map_files (the kernel allows
+ * it to CAP_SYS_ADMIN), while the process that mapped it lives: for a file
+ * deleted or replaced since.
+ */
+static int open_mapped(const struct amap *a, struct stat *st)
+{
+	char p[96];
+	int fd;
+
+	if (!a->pid)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", a->pid,
+		 (unsigned long long)a->start, (unsigned long long)a->end);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, st) < 0 || st->st_ino != a->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Replaced since it was mapped?  Only the same file system can tell: on a
+ * stacked one (overlayfs) the mapping names the inode of the layer below,
+ * while stat() shows the overlay's numbers.
+ */
+void archive_one(int adir, struct amap *a)
 {
 	char id[2 * 64 + 1], rel[PATH_MAX], base[NAME_MAX + 1];
 	struct stat st;
@@ -207,25 +190,27 @@ static void archive_one(struct experiment *e, int adir, FILE *idx,
 	int fd, err, has_id;
 
 	fd = open(a->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		exp_warn(e, "archives: %s not archived: %s", a->path,
-			 strerror(errno));
-		goto out;
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    (st.st_ino != a->ino && st.st_dev == makedev(a->maj, a->min))) {
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		fd = open_mapped(a, &st);
+		if (fd < 0 && err) {
+			a->warn = xasprintf("archives: %s not archived: %s",
+					    a->path, strerror(err));
+			goto out;
+		}
+		if (fd < 0) {
+			a->warn = xasprintf("archives: %s not archived: it is not the file that was mapped (mapped inode %llu)",
+					    a->path,
+					    (unsigned long long)a->ino);
+			goto out;
+		}
 	}
 	if (!S_ISREG(st.st_mode)) {
-		exp_warn(e, "archives: %s not archived: not a regular file",
-			 a->path);
-		goto out;
-	}
-	/*
-	 * Replaced since it was mapped?  Only the same file system can tell:
-	 * on a stacked one (overlayfs) the mapping names the inode of the
-	 * layer below, while stat() shows the overlay's numbers.
-	 */
-	if (st.st_ino != a->ino && st.st_dev == makedev(a->maj, a->min)) {
-		exp_warn(e, "archives: %s not archived: it is not the file that was mapped (inode %llu, mapped %llu)",
-			 a->path, (unsigned long long)st.st_ino,
-			 (unsigned long long)a->ino);
+		a->warn = xasprintf("archives: %s not archived: not a regular file",
+				    a->path);
 		goto out;
 	}
 	snprintf(base, sizeof(base), "%s", strrchr(a->path, '/') + 1);
@@ -238,62 +223,70 @@ static void archive_one(struct experiment *e, int adir, FILE *idx,
 	else
 		snprintf(rel, sizeof(rel), "nobuildid/%u-%u-%llu/%s", a->maj,
 			 a->min, (unsigned long long)a->ino, base);
-	if (faccessat(adir, rel, F_OK, 0)) {
-		err = mkdirs(adir, rel);
-		if (!err)
-			err = copy(fd, adir, rel);
-		if (err) {
-			exp_warn(e, "archives: %s not archived: %s", a->path,
-				 strerror(-err));
-			goto out;
-		}
+	err = store(fd, adir, rel);
+	if (err) {
+		a->warn = xasprintf("archives: %s not archived: %s", a->path,
+				    strerror(-err));
+		goto out;
 	}
-	fprintf(idx, "%s  %u:%u  %llu  %lld  %s  %s\n", has_id ? id : "-",
-		a->maj, a->min, (unsigned long long)a->ino,
-		(long long)st.st_size, rel, a->path);
+	a->line = xasprintf("%s  %u:%u  %llu  %lld  %s  %s", has_id ? id : "-",
+			    a->maj, a->min, (unsigned long long)a->ino,
+			    (long long)st.st_size, rel, a->path);
 out:
 	if (fd >= 0)
 		close(fd);
 }
 
-int exp_archive(struct experiment *e)
+/*
+ * The vDSO is no file: its image is the same in every 64-bit process of
+ * this kernel, so the recorder copies its own (the [vdso] line of
+ * /proc/self/maps) as BUILDID/vdso.so, index path "[vdso]".
+ */
+void archive_vdso(int adir, struct amap *a)
 {
-	struct amaps m = { 0 };
-	int adir = -1, fd, err;
-	FILE *idx = NULL;
-	size_t i;
+	unsigned long lo = 0, hi = 0;
+	char line[512], id[2 * 64 + 1], rel[PATH_MAX];
+	char tmp[] = "/tmp/lwprof-vdso.XXXXXX";
+	size_t len;
+	FILE *f;
+	int fd, err;
 
-	err = scan_maps(e, &m);
-	if (!err && mkdirat(e->dirfd, "archives", 0755) < 0 && errno != EEXIST)
-		err = -errno;
-	if (!err) {
-		adir = openat(e->dirfd, "archives", O_RDONLY | O_DIRECTORY |
-			      O_CLOEXEC);
-		fd = adir < 0 ? -1 : openat(adir, ".index.txt.tmp",
-					    O_WRONLY | O_CREAT | O_TRUNC |
-					    O_CLOEXEC, 0644);
-		idx = fd < 0 ? NULL : fdopen(fd, "w");
-		if (!idx) {
-			err = -errno;
-			if (fd >= 0)
-				close(fd);
-		}
+	f = fopen("/proc/self/maps", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	if (f)
+		fclose(f);
+	len = hi > lo ? hi - lo : 0;
+	if (!len) {
+		a->warn = xasprintf("archives: [vdso] not archived: not in /proc/self/maps");
+		return;
 	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || write(fd, (const void *)lo, len) != (ssize_t)len) {
+		err = errno ? errno : EIO;
+		goto fail;
+	}
+	unlink(tmp);
+	if (!build_id(fd, id, sizeof(id))) {
+		close(fd);
+		a->warn = xasprintf("archives: [vdso] not archived: no build-id");
+		return;
+	}
+	snprintf(rel, sizeof(rel), "%s/vdso.so", id);
+	err = -store(fd, adir, rel);
+	close(fd);
 	if (err) {
-		exp_warn(e, "archives: %s", strerror(-err));
-	} else {
-		for (i = 0; i < m.n; i++)
-			archive_one(e, adir, idx, &m.v[i]);
-		if (fclose(idx) || renameat(adir, ".index.txt.tmp", adir,
-					    "index.txt") < 0) {
-			err = -errno;
-			exp_warn(e, "archives: index.txt: %s", strerror(errno));
-		}
+		fd = -1;
+		goto fail;
 	}
-	if (adir >= 0)
-		close(adir);
-	for (i = 0; i < m.n; i++)
-		free(m.v[i].path);
-	free(m.v);
-	return err;
+	a->line = xasprintf("%s  0:0  0  %zu  %s  [vdso]", id, len, rel);
+	return;
+fail:
+	if (fd >= 0) {
+		unlink(tmp);
+		close(fd);
+	}
+	a->warn = xasprintf("archives: [vdso] not archived: %s", strerror(err));
 }

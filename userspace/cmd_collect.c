@@ -43,6 +43,7 @@ struct run {
 	struct collect_opts *o;
 	struct experiment e;
 	struct drain *d;
+	struct archiver *arch;
 	struct io_uring *ring;
 	struct lwprof_usage_set usage;
 	struct lwprof_ring_setup rs;
@@ -100,6 +101,12 @@ static int read_usage(struct run *r)
 	if (err && err != -ENOMEM)
 		return err;
 	return 0;
+}
+
+/* A new mapping: archive its file now, while it is surely there. */
+static void on_mmap(void *arg, const struct lwprof_rec *rec)
+{
+	archiver_mmap(arg, (const struct lwprof_rec_mmap *)rec);
 }
 
 static void kick(struct run *r)
@@ -367,6 +374,11 @@ static int setup(struct run *r, const char **what)
 	if (err)
 		return err;
 	r->ring = drain_ring(r->d);
+	*what = "creating archives/";
+	err = archiver_start(&r->e, &r->arch);
+	if (err)
+		return err;
+	drain_watch(r->d, LWPROF_REC_MMAP, on_mmap, r->arch);
 	*what = "arming io_uring";
 	if (arm_poll(r->ring, r->devfd, UD_POLL, 1) ||
 	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
@@ -408,7 +420,8 @@ static void finish(struct run *r)
 	err = exp_write_usage(&r->e, &r->usage);
 	if (err)
 		exp_warn(&r->e, "writing usage.txt: %s", strerror(-err));
-	exp_archive(&r->e);
+	archiver_finish(r->arch);
+	r->arch = NULL;
 	err = exp_write_log(&r->e);
 	if (err)
 		fprintf(stderr, COLLECT ": writing %s/log.txt: %s\n", r->e.path,
@@ -526,6 +539,7 @@ int cmd_collect(int argc, char **argv)
 	if (ret == 1 && !r.e.finished)
 		exp_remove(&r.e);
 	exp_free(&r.e);
+	archiver_cancel(r.arch);
 	drain_destroy(r.d);
 	lwprof_usage_free(&r.usage);
 	if (r.sfd >= 0)

@@ -102,8 +102,31 @@ int exp_write_usage(struct experiment *e, const struct lwprof_usage_set *u);
 void exp_remove(struct experiment *e);
 void exp_free(struct experiment *e);
 
-/* archive.c: copy every mapped file; warnings go to e. */
-int exp_archive(struct experiment *e);
+/* archive.c: copying one load object into archives/. */
+struct amap {
+	__u32 maj, min;
+	__u64 ino;
+	char *path;		/* as mapped; "[vdso]" for the vDSO */
+	__u32 pid;		/* a process that mapped it, at ... */
+	__u64 start, end;	/* ... these addresses */
+	char *line;		/* its index.txt line, once archived */
+	char *warn;		/* or why it was not */
+};
+/* Set a->line, or a->warn; adir is the archives/ directory. */
+void archive_one(int adir, struct amap *a);
+void archive_vdso(int adir, struct amap *a);
+
+/*
+ * archiver.c: archives/ filled during the run by a worker thread.  start
+ * (archives/ and the vDSO), mmap (a record the drain saw; drain thread),
+ * finish (the rest, the final index.txt, warnings to e; frees), cancel
+ * (stop and free, for a run that never started).
+ */
+struct archiver;
+int archiver_start(struct experiment *e, struct archiver **ap);
+void archiver_mmap(struct archiver *a, const struct lwprof_rec_mmap *r);
+int archiver_finish(struct archiver *a);
+void archiver_cancel(struct archiver *a);
 
 /* The drain (drain.c). */
 struct drain;
@@ -112,6 +135,14 @@ struct io_uring_sqe;
 
 int drain_create(struct drain **dp, int devfd, unsigned int nr_rings,
 		 size_t mmap_size, const int *fds);
+/*
+ * Call fn(arg, rec) for each record of this type as the drain first sees
+ * it (before its write is queued), rec whole even where it wraps at the
+ * ring's end.
+ */
+void drain_watch(struct drain *d, unsigned int type,
+		 void (*fn)(void *arg, const struct lwprof_rec *rec),
+		 void *arg);
 /* Queue writes for everything the rings hold; submits. */
 int drain_kick(struct drain *d);
 /* Handle a write completion (the cqe's user_data and res). */

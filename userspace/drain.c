@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <liburing.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,6 +32,7 @@ struct dring {
 	__u64 base;		/* the tail at the start: file offset 0 */
 	__u64 tail;		/* what we published */
 	__u64 queued;		/* bytes handed to io_uring */
+	__u64 seen;		/* records up to here were watched */
 	unsigned int first, n;	/* in-flight writes: q[first..first+n) */
 	struct dwrite q[QMAX];
 };
@@ -41,6 +43,9 @@ struct drain {
 	size_t mmap_size;
 	__u64 bytes;		/* written to the files */
 	int error;		/* the first write error */
+	unsigned int watch_type;
+	void (*watch)(void *arg, const struct lwprof_rec *rec);
+	void *watch_arg;
 	struct dring r[];
 };
 
@@ -88,7 +93,7 @@ int drain_create(struct drain **dp, int devfd, unsigned int nr,
 		}
 		r->data = (unsigned char *)m + r->ctl->data_offset;
 		r->base = __atomic_load_n(&r->ctl->tail, __ATOMIC_ACQUIRE);
-		r->tail = r->queued = r->base;
+		r->tail = r->queued = r->seen = r->base;
 	}
 	err = io_uring_queue_init(ring_entries(nr), &d->ring, 0);
 	if (err)
@@ -136,6 +141,51 @@ static int submit_write(struct drain *d, unsigned int ri, unsigned int slot)
 	return 0;
 }
 
+void drain_watch(struct drain *d, unsigned int type,
+		 void (*fn)(void *arg, const struct lwprof_rec *rec),
+		 void *arg)
+{
+	d->watch_type = type;
+	d->watch = fn;
+	d->watch_arg = arg;
+}
+
+/*
+ * Show the watcher the records in [seen, head).  Headers are 8 bytes at
+ * 8-byte positions, so one never wraps; a record that does is copied out
+ * whole.  A size the protocol forbids ends the watching of this ring (the
+ * writes still go out: the file shows the damage).
+ */
+static void watch_ring(struct drain *d, struct dring *r, __u64 head)
+{
+	union {
+		struct lwprof_rec hdr;
+		unsigned char b[8192];
+	} buf;
+	const struct lwprof_rec *h;
+	__u64 mask = r->size - 1, first;
+
+	while (r->seen < head) {
+		h = (const void *)(r->data + (r->seen & mask));
+		if (h->size < sizeof(*h) || h->size % 8 ||
+		    h->size > head - r->seen) {
+			r->seen = UINT64_MAX;
+			return;
+		}
+		if (h->type == d->watch_type) {
+			first = r->size - (r->seen & mask);
+			if (first >= h->size) {
+				d->watch(d->watch_arg, h);
+			} else if (h->size <= sizeof(buf)) {
+				memcpy(buf.b, h, first);
+				memcpy(buf.b + first, r->data, h->size - first);
+				d->watch(d->watch_arg, &buf.hdr);
+			}
+		}
+		r->seen += h->size;
+	}
+}
+
 /* Hand [queued, head) of ring ri to io_uring, split where it wraps. */
 static int kick_ring(struct drain *d, unsigned int ri)
 {
@@ -145,6 +195,8 @@ static int kick_ring(struct drain *d, unsigned int ri)
 
 	if (head - r->tail > r->size)
 		return -EPROTO;		/* the module broke the protocol */
+	if (d->watch && r->seen != UINT64_MAX)
+		watch_ring(d, r, head);
 	while (r->queued < head && r->n < QMAX) {
 		unsigned int slot = (r->first + r->n) % QMAX;
 		__u64 lap_end = (r->queued | (r->size - 1)) + 1;

@@ -96,9 +96,11 @@ check $? -eq 0 "the copy is identical"
 check "$(awk '{ print $2, $3 }' <<<"$line")" = \
 	"$(stat -c '%Hd:%Ld %i' "$fake")" "index line: device and inode"
 grep -q " $LWPROF\$" $idx; check $? -eq 0 "the lwprof binary is archived"
-grep -q "vdso" $idx; check $? -ne 0 "[vdso] is not a file: not archived"
-n=$(grep -c ': MMAP .* path=/' dump.txt)
-check "$(wc -l <$idx)" -eq "$n" "one index line per mapped file"
+v=$(grep '  \[vdso\]$' $idx)
+check -n "$v" "[vdso] is archived (the recorder's own image): $v"
+check "$(awk '{ print $5 }' <<<"$v")" = "${v%% *}/vdso.so" "  as BUILDID/vdso.so"
+n=$(grep -c ': MMAP .* path=\(/\|\[vdso\]$\)' dump.txt)
+check "$(wc -l <$idx)" -eq "$n" "one index line per mapped file and the vDSO"
 
 # Options reach the module; counter samples; kernel frames.
 rm -f done ring.* fake.log

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# archives/ is filled while the run goes on: a program that deletes its
+# own executable at start, and a library it deletes right after dlopen,
+# are both archived (identical copies), their samples resolve to their
+# functions after the files are gone, and the vDSO is archived with its
+# symbols.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/collect.sh"
+
+collect_setup collect_archive
+
+libz=$(readlink -f /lib/x86_64-linux-gnu/libz.so.1)
+[ -f "$libz" ] || skip "no libz.so.1"
+mkdir gone
+cp "$progs/dl_late" gone/gone_exe && cp "$libz" gone/libgone.so || exit 1
+"$LWPROF" collect -o g.er gone/gone_exe 1 "$work/gone/libgone.so" >/dev/null 2>err.txt
+check $? -eq 0 "collect of a program that deletes its files exits 0 ($(cat err.txt))"
+check ! -e gone/gone_exe -a ! -e gone/libgone.so "  both files are gone"
+idx=g.er/archives/index.txt
+exe=$(grep '  [^ ]*/gone_exe$' "$idx")
+check -n "$exe" "  the deleted executable is in index.txt: $exe"
+cmp -s "g.er/archives/$(awk '{ print $5 }' <<<"$exe")" "$progs/dl_late"
+check $? -eq 0 "  an identical copy of it"
+lib=$(grep '  [^ ]*/libgone.so$' "$idx")
+check -n "$lib" "  the deleted library is in index.txt: $lib"
+cmp -s "g.er/archives/$(awk '{ print $5 }' <<<"$lib")" "$libz"
+check $? -eq 0 "  an identical copy of it"
+check -z "$(grep '^warning.*gone' g.er/log.txt)" "  no warning about them ($(grep '^warning' g.er/log.txt | head -n 2))"
+
+# Half the CPU time is in crc32 of the deleted library (crc32_z, the
+# function crc32 calls, may get most of it), half in main of the deleted
+# program: the analyzer resolves both from the archives.
+"$LWPROF" print -metrics e.totalcpu -sort e.totalcpu -printmode csv \
+	-functions g.er >fn.csv 2>err.txt
+check $? -eq 0 "  lwprof print -functions works ($(cat err.txt))"
+share() {	# the functions' exclusive CPU as a percentage of <Total>
+	awk -F, -v f="^($1)\$" '$NF ~ /<Total>/ { t = $1 } $NF ~ f { v += $1 }
+		END { if (t > 0) printf "%.0f", 100 * v / t; else print 0 }' fn.csv
+}
+c=$(share "crc32|crc32_z") m=$(share main)
+check "$c" -ge 35 -a "$c" -le 65 "  crc32 has ${c}% of the CPU time (1 s of 2)"
+check "$m" -ge 35 -a "$m" -le 65 "  main has ${m}% of the CPU time (1 s of 2)"
+
+# The vDSO: one index line, an ELF image with the vDSO's symbols.
+v=$(grep '  \[vdso\]$' "$idx")
+check -n "$v" "  [vdso] is in index.txt: $v"
+readelf -Ws "g.er/archives/$(awk '{ print $5 }' <<<"$v")" 2>/dev/null |
+	grep -q ' __vdso_clock_gettime'
+check $? -eq 0 "  the archived vDSO has __vdso_clock_gettime"
+collect_done
