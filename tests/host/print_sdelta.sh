@@ -53,6 +53,14 @@ for b in lost stale; do
 	check "$(incl "$exp" main)" = "" "  and nothing is made up above it"
 done
 
+# Format 1.0 (no deltas) still reads.
+exp=$(printf 'capture %s\nusage auto\n' "$cap" | gen_exp old -)
+printf '\0' | dd of="$exp/cpu.0.rec" bs=1 seek=12 conv=notrunc status=none
+sed -i '1s/.*/lwprof experiment 1.0/' "$exp/log.txt"
+check "$("$LWPROF" dump "$exp" | sed -n 's/.*cpu.0.rec: format \([0-9.]*\),.*/\1/p')" = 1.0 \
+	"a format 1.0 file"
+check "$(incl "$exp" main)" = 0.010 "  reads and unwinds as before"
+
 exp=$(printf 'capture %s deltas=1 damage=1\nusage auto\n' "$cap" | gen_exp damage -)
 out=$("$LWPROF" dump "$exp" 2>&1 >/dev/null)
 check $? -ne 0 "damaged delta: dump fails"
