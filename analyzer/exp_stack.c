@@ -236,20 +236,26 @@ static struct sd_slot *slot_get(struct an_sd *sd, uint32_t exp,
 	return s;
 }
 
+/* Is h (the fixed part of a sample) laid out as its size says? */
+static bool sane(const struct lwprof_rec_sample *h, uint32_t tid)
+{
+	uint64_t need;
+
+	if (h->hdr.type != LWPROF_REC_SAMPLE || h->tid != tid ||
+	    h->hdr.size > REC_MAX || !(h->hdr.flags & LWPROF_RS_REGS))
+		return false;
+	need = sizeof(*h) + LWPROF_NR_REGS * 8 + 8ULL * (h->nr_user + h->nr_kernel) +
+	       ((h->stack_size + 7ULL) & ~7ULL);
+	return need == h->hdr.size;
+}
+
 /* The sample record at off, whole as it is in the file, checked a little. */
 static uint8_t *read_raw(int fd, uint64_t off, uint32_t tid)
 {
 	struct lwprof_rec_sample h;
-	uint64_t need;
 	uint8_t *buf;
 
-	if (pread(fd, &h, sizeof(h), off) != sizeof(h) ||
-	    h.hdr.type != LWPROF_REC_SAMPLE || h.tid != tid ||
-	    h.hdr.size > REC_MAX || !(h.hdr.flags & LWPROF_RS_REGS))
-		return NULL;
-	need = sizeof(h) + LWPROF_NR_REGS * 8 + 8ULL * (h.nr_user + h.nr_kernel) +
-	       ((h.stack_size + 7ULL) & ~7ULL);
-	if (need != h.hdr.size)
+	if (pread(fd, &h, sizeof(h), off) != sizeof(h) || !sane(&h, tid))
 		return NULL;
 	buf = malloc(h.hdr.size);
 	if (buf && pread(fd, buf, h.hdr.size, off) != h.hdr.size) {
@@ -376,6 +382,10 @@ uint8_t *an_rec_read(struct an *an, const struct an_unw_ref *r, int *fd_cache,
 	if (!rec || h.size < sizeof(*s) ||
 	    !(s->hdr.flags & (LWPROF_RS_SDELTA | LWPROF_RS_SBASE)))
 		return rec;
+	if (!sane(s, s->tid)) {
+		free(rec);
+		return NULL;	/* the file changed since it was read */
+	}
 	sd = sd_of(an);
 	slot = sd ? slot_get(sd, r->exp, r->file, s->tid) : NULL;
 	if (!(s->hdr.flags & LWPROF_RS_SDELTA)) {
