@@ -290,6 +290,7 @@ struct an {
 	uint64_t nwarn;
 	unsigned long nruns;	/* commands run */
 	unsigned long unwind_ok, unwind_fail, unwind_cached;
+	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
 };
 
 /* Task events that shape address spaces: exec (new), fork (inherit). */
@@ -306,6 +307,23 @@ struct an_unw_ref {
 	uint32_t as;
 	uint32_t flags;
 };
+
+/* exp_stack.c: stack copies, whole or delta */
+struct an_sd_scan {
+	struct an_vec bases;	/* per tid, in the file being read */
+	struct an_htab h;
+	uint64_t missing;	/* deltas without their base */
+};
+
+int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
+		 uint32_t file, uint64_t off, const struct lwprof_rec_sample *r,
+		 const uint8_t *stack, uint32_t max_size, const char **msg,
+		 uint64_t *at);
+void an_sd_scan_end(struct an *an, struct an_sd_scan *sc, const char *path);
+/* The sample record of r whole (a delta rebuilt), malloc'd; NULL if not. */
+uint8_t *an_rec_read(struct an *an, const struct an_unw_ref *r, int *fd_cache,
+		     uint32_t *cache_key);
+void an_sd_free(struct an *an);
 
 int an_errf(struct an *an, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -103,6 +103,7 @@ void an_free(struct an *an)
 	free(an->raws.p);
 	free(an->rawips.p);
 	free(an->deferred.p);
+	an_sd_free(an);
 	free(an->exits.p);
 	free(an->tasks.p);
 	free(an->strs.s.p);

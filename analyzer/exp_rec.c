@@ -33,6 +33,7 @@ struct rec_ctx {
 	uint64_t la1_off, la1_hash, la2_off, la2_hash;
 	bool cur_ok;
 	uint64_t cur_hash;
+	struct an_sd_scan sd;	/* delta stack copies: the bases */
 };
 
 static uint32_t raw_flags(const struct lwprof_rec_sample *r)
@@ -179,7 +180,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	uint16_t mask = 0;
 	int nv = 0;
 
-	if (r->hdr.flags & ~0x3f)
+	if (r->hdr.flags & ~0xff)
 		return bad(c, 2, "unknown sample flags 0x%x", r->hdr.flags);
 	want = sizeof(*r) + (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0) +
 	       8ULL * (r->nr_user + r->nr_kernel) + ((r->stack_size + 7ULL) & ~7ULL);
@@ -270,7 +271,20 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		th->last_clock_ns = r->time_ns;
 	}
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_EXIT)) {
+		const uint8_t *stack = (const uint8_t *)(ips + r->nr_user + r->nr_kernel);
 		struct an_unw_ref *u;
+		const char *msg;
+		uint64_t at;
+		int ok;
+
+		ok = an_sd_sample(an, &c->sd, c->exp, c->cpu, c->off, r, stack,
+				  e->stack_bytes, &msg, &at);
+		if (ok == -ENOMEM)
+			return an_errf(an, -ENOMEM, "out of memory");
+		if (ok < 0)
+			return bad(c, at, "%s", msg);
+		if (!ok)
+			goto no_copy;
 
 		an->deferred.esz = sizeof(*u);
 		u = an_vec_push(&an->deferred);
@@ -283,6 +297,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		u->as = as;
 		u->flags = flags;
 	}
+no_copy:
 	if (!th->nsamples || r->time_ns < th->first_ns)
 		th->first_ns = r->time_ns;
 	if (r->time_ns > th->last_ns)
@@ -489,7 +504,7 @@ int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
 {
 	struct rec_ctx c = { an, &AN_VEC(an->exps, struct an_exp, exp), exp, cpu,
 			     path, 0, false, 0, 0, 0, 0,
-			     0, 0, 0, 0, false, 0 };
+			     0, 0, 0, 0, false, 0, { { 0 }, { 0 }, 0 } };
 	const size_t fh = sizeof(struct lwprof_file_header);
 	size_t cap = BUF_SIZE, have = 0, pos = 0, avail, need;
 	uint64_t base = 0;	/* file offset of buf[0] */
@@ -570,5 +585,6 @@ int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
 	}
 	close(fd);
 	free(buf);
+	an_sd_scan_end(an, &c.sd, path);
 	return err;
 }

@@ -161,35 +161,6 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
 	return d;
 }
 
-/* Read one record whole from its file. */
-static uint8_t *read_record(struct an *an, struct an_unw_ref *r, int *fd_cache,
-			    uint32_t *cache_key)
-{
-	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
-	struct lwprof_rec h;
-	uint32_t key = r->exp * 65536 + r->file;
-	char path[4200];
-	uint8_t *buf;
-
-	if (*fd_cache < 0 || *cache_key != key) {
-		if (*fd_cache >= 0)
-			close(*fd_cache);
-		snprintf(path, sizeof(path), "%s/cpu.%u.rec", e->dir, r->file);
-		*fd_cache = open(path, O_RDONLY | O_CLOEXEC);
-		*cache_key = key;
-		if (*fd_cache < 0)
-			return NULL;
-	}
-	if (pread(*fd_cache, &h, sizeof(h), r->off) != sizeof(h))
-		return NULL;
-	buf = malloc(h.size);
-	if (buf && pread(*fd_cache, buf, h.size, r->off) != h.size) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 static bool noframes_eq(void *ctx, uint32_t id, const void *key)
 {
 	return true;
@@ -214,7 +185,7 @@ int an_unwind_all(struct an *an)
 		struct an_unw_ref *r = &AN_VEC(an->deferred, struct an_unw_ref, i);
 		struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
 		const struct lwprof_rec_sample *s;
-		uint8_t *rec = read_record(an, r, &fd, &cache_key);
+		uint8_t *rec = an_rec_read(an, r, &fd, &cache_key);
 		uint64_t h;
 		uint32_t raw;
 		Dwfl *d;

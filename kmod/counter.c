@@ -92,6 +92,7 @@ static void lwprof_counter_overflow(struct perf_event *event,
 		pkt.pid = t->pid;
 		pkt.tid = t->tid;
 		pkt.uregs = lwprof_user_regs(regs);
+		pkt.thr = t;
 		if (!user_mode(regs)) {
 			pkt.flags = LWPROF_RS_KMODE;
 			pkt.kregs = regs;

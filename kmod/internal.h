@@ -24,7 +24,8 @@
 #define LWPROF_MODULE_VERSION	"0.2.0"
 
 /* Bits of LWPROF_FEAT_* this build implements. */
-#define LWPROF_FEATURES		(LWPROF_FEAT_MSTATE | LWPROF_FEAT_SAMPLE)
+#define LWPROF_FEATURES		(LWPROF_FEAT_MSTATE | LWPROF_FEAT_SAMPLE | \
+				 LWPROF_FEAT_SDELTA)
 
 /*
  * The one clock (clock.c): ns on CLOCK_MONOTONIC's time line, NMI-safe.
@@ -103,6 +104,7 @@ struct lwprof_thread {
 	u64 smp_base[LWPROF_MS_COUNT];	/* acc[] at its last clock packet */
 	u64 smp_next;			/* a packet is due from then; 0: unset */
 	u8 smp_due;			/* take it at the return to user mode */
+	struct lwprof_sdelta_state *sd;	/* sdelta.c: the last stack copy */
 };
 
 struct lwprof_session {
@@ -116,6 +118,10 @@ struct lwprof_session {
 	pid_t exclude_tgid;		/* machine session without this process */
 	struct lwprof_smp *smp;		/* sample.c: rings and sampling */
 };
+
+/* sdelta.c */
+struct lwprof_sdelta_state;
+void lwprof_sd_free(struct lwprof_sdelta_state *sd);
 
 /* thread.c: the table of accounted threads */
 #define LWPROF_HASH_BITS	12

@@ -2,7 +2,8 @@
 /*
  * Sample packets (struct lwprof_rec_sample): the fixed part, the user
  * registers, the frame-pointer walk of the user stack, the kernel stack
- * (-K) and a copy of the top of the user stack, in that order.
+ * (-K) and a copy of the top of the user stack (whole, or as a delta
+ * against the thread's previous copy: sdelta.c), in that order.
  *
  * A packet is built in a per-CPU scratch buffer, then copied into the ring
  * at its exact size: how much stack could be read is only known once it is
@@ -145,7 +146,7 @@ static u32 lwprof_kernel_frames(struct pt_regs *regs, u64 *ips, u32 max,
 }
 
 /* Copy up to want bytes of user stack from sp, a page at a time. */
-static u32 lwprof_user_stack(struct pt_regs *regs, u8 *dst, u32 want)
+u32 lwprof_user_stack(struct pt_regs *regs, u8 *dst, u32 want)
 {
 	unsigned long sp = regs->sp;
 	u32 got = 0, chunk;
@@ -195,8 +196,7 @@ u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt, void *buf)
 		p += n;
 	}
 	if (pkt->uregs && smp->stack_bytes) {
-		stack = lwprof_user_stack(pkt->uregs, (u8 *)p,
-					  smp->stack_bytes);
+		stack = lwprof_sd_stack(smp, pkt, (u8 *)p, &flags);
 		rec->stack_size = stack;
 		memset((u8 *)p + stack, 0, ALIGN(stack, 8) - stack);
 		p = (u64 *)((u8 *)p + ALIGN(stack, 8));
@@ -220,6 +220,7 @@ bool lwprof_pkt_emit(struct lwprof_smp *smp, struct lwprof_pkt *pkt)
 	local_irq_save(flags);
 	buf = lwprof_scratch(smp);
 	ok = lwprof_ring_write(smp, buf, lwprof_pkt_build(smp, pkt, buf));
+	lwprof_sd_done(pkt, ok);
 	local_irq_restore(flags);
 	return ok;
 }

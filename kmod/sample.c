@@ -101,6 +101,7 @@ static void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 	pkt->time_ns = now;
 	pkt->pid = t->pid;
 	pkt->tid = t->tid;
+	pkt->thr = t;
 	if (lwprof_pkt_emit(smp, pkt))
 		memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
 	t->smp_next = lwprof_grid_after(smp, max(now, ref));
@@ -307,6 +308,7 @@ static int lwprof_smp_config(struct lwprof_smp *smp,
 	smp->kdepth = req->flags & LWPROF_SS_KSTACK ?
 		      min_t(u32, smp->max_depth, LWPROF_KDEPTH_MAX) : 0;
 	smp->stack_bytes = req->stack_bytes;
+	smp->sdelta = req->flags & LWPROF_SS_SDELTA;
 	size = lwprof_pkt_max(smp->max_depth, smp->kdepth, smp->stack_bytes);
 	smp->scratch_size = ALIGN(max(size, lwprof_rec_mmap_max()),
 				  SMP_CACHE_BYTES);
@@ -342,7 +344,7 @@ static int lwprof_smp_check(struct lwprof_smp *smp,
 	u32 depth = req->max_depth ? : LWPROF_DEPTH_DEFAULT;
 	u32 kdepth = req->flags & LWPROF_SS_KSTACK ? LWPROF_KDEPTH_MAX : 0;
 
-	if (req->flags & ~LWPROF_SS_KSTACK)
+	if (req->flags & ~(LWPROF_SS_KSTACK | LWPROF_SS_SDELTA))
 		return -EINVAL;
 	if (req->clock_ns && (req->clock_ns < LWPROF_CLOCK_MIN_NS ||
 			      req->clock_ns > LWPROF_CLOCK_MAX_NS))

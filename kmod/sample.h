@@ -80,6 +80,7 @@ struct lwprof_smp {
 	u32 max_depth;			/* user frames */
 	u32 kdepth;			/* kernel frames, 0 without -K */
 	u32 stack_bytes;
+	bool sdelta;			/* LWPROF_SS_SDELTA */
 	u32 nr_counters;
 	struct lwprof_smp_counter counters[LWPROF_MAX_COUNTERS];
 
@@ -125,6 +126,8 @@ struct lwprof_pkt {
 	const u64 *mstate;		/* clock deltas, or NULL */
 	struct pt_regs *uregs;		/* user registers, or NULL */
 	struct pt_regs *kregs;		/* kernel stack from here, or NULL */
+	struct lwprof_thread *thr;	/* for delta stack copies, or NULL */
+	struct lwprof_sdelta_state *sd;	/* set by lwprof_sd_stack() */
 };
 
 void *lwprof_scratch(struct lwprof_smp *smp);
@@ -134,6 +137,12 @@ bool lwprof_pkt_emit(struct lwprof_smp *smp, struct lwprof_pkt *pkt);
 struct pt_regs *lwprof_user_regs(struct pt_regs *regs);
 bool lwprof_user_task(struct task_struct *task);
 size_t lwprof_pkt_max(u32 max_depth, u32 kdepth, u32 stack_bytes);
+u32 lwprof_user_stack(struct pt_regs *regs, u8 *dst, u32 want);
+
+/* sdelta.c */
+u32 lwprof_sd_stack(struct lwprof_smp *smp, struct lwprof_pkt *pkt, u8 *dst,
+		    u16 *flags);
+void lwprof_sd_done(struct lwprof_pkt *pkt, bool ok);
 
 /* records.c */
 void lwprof_rec_task(struct lwprof_smp *smp, struct lwprof_thread *t,

@@ -23,8 +23,10 @@ struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp)
 
 static void lwprof_thread_free_rcu(struct rcu_head *head)
 {
-	kmem_cache_free(lwprof_thread_cache,
-			container_of(head, struct lwprof_thread, rcu));
+	struct lwprof_thread *t = container_of(head, struct lwprof_thread, rcu);
+
+	lwprof_sd_free(t->sd);
+	kmem_cache_free(lwprof_thread_cache, t);
 }
 
 /* Free after a grace period: probes may still hold a pointer from a lookup. */

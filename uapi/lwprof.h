@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	1
+#define LWPROF_ABI_MINOR	2
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -54,6 +54,7 @@ struct lwprof_abi_version {
 /* Bits of lwprof_abi_version.features. */
 #define LWPROF_FEAT_MSTATE	_BITULL(0)	/* microstate accounting */
 #define LWPROF_FEAT_SAMPLE	_BITULL(1)	/* rings, clock and counter samples (1.1) */
+#define LWPROF_FEAT_SDELTA	_BITULL(2)	/* delta stack copies (1.2) */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -223,6 +224,7 @@ struct lwprof_counter {
 
 /* lwprof_sample_start.flags */
 #define LWPROF_SS_KSTACK	_BITUL(0)	/* kernel stacks too (-K) */
+#define LWPROF_SS_SDELTA	_BITUL(1)	/* 1.2: delta stack copies */
 
 #define LWPROF_CLOCK_MIN_NS	10000ULL	/* 10 us */
 #define LWPROF_CLOCK_MAX_NS	1000000000ULL	/* 1 s */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * lwprof records (ABI 1.1): what the module writes into its per-CPU rings,
+ * lwprof records (ABI 1.1, 1.2: delta stack copies): what the module writes into its per-CPU rings,
  * and what the recorder copies, byte for byte, into an experiment's
  * cpu.N.rec files (after a struct lwprof_file_header).  The rules of
  * lwprof.h apply; also:
@@ -80,6 +80,8 @@ struct lwprof_rec {
 #define LWPROF_RS_EXIT		0x0008	/* last packet of an exiting thread */
 #define LWPROF_RS_DEFERRED	0x0010	/* at the next return to user mode */
 #define LWPROF_RS_KTRUNC	0x0020	/* kernel frame walk hit max_depth */
+#define LWPROF_RS_SDELTA	0x0040	/* 1.2: stack[] is a struct lwprof_sdelta */
+#define LWPROF_RS_SBASE		0x0080	/* 1.2: this copy is the next delta's base */
 
 /* lwprof_rec_sample.kind */
 #define LWPROF_SK_CLOCK		1
@@ -104,7 +106,9 @@ struct lwprof_rec {
  *   __u64 ips[nr_user]             user frames, leaf (the pc) first
  *   __u64 kips[nr_kernel]          kernel frames, leaf first
  *   __u8  stack[stack_size]        user memory from regs[LWPROF_REG_SP]
- *                                  upward, padded to 8 bytes
+ *                                  upward, padded to 8 bytes; with
+ *                                  LWPROF_RS_SDELTA a struct lwprof_sdelta
+ *                                  (stack_size: the bytes of that area)
  */
 struct lwprof_rec_sample {
 	struct lwprof_rec hdr;
@@ -119,6 +123,32 @@ struct lwprof_rec_sample {
 	__u16 nr_user;
 	__u16 nr_kernel;
 	__u32 stack_size;	/* bytes of stack[] before padding */
+};
+
+/*
+ * A delta stack copy (ABI 1.2, with LWPROF_SS_SDELTA; experiment format
+ * 1.1).  The full copy covers [sp, sp + size).  It is cut into blocks of
+ * LWPROF_SDELTA_BLOCK bytes aligned on user addresses: block i covers
+ * [(sp & ~63) + 64 * i, + 64) clipped to the copy, for i < nr_blocks.
+ * After this header come DIV_ROUND_UP(nr_blocks, 64) __u64 bitmap words
+ * (bit i % 64 of word i / 64 set: block i is literal; bits past nr_blocks
+ * zero), then the bytes of the nr_literal literal blocks, in order, each
+ * clipped as above.  Every other block equals the bytes at the same
+ * addresses in the base: the previous record of the same tid in the same
+ * ring (cpu.N.rec file) that has LWPROF_RS_SBASE, whose time_ns is
+ * base_time_ns; those addresses lie inside the base's copy.  A record
+ * with SBASE but without SDELTA is a full copy and a base.  Records
+ * without SBASE (taken in an NMI, say) are never a base.
+ */
+#define LWPROF_SDELTA_BLOCK	64
+
+struct lwprof_sdelta {
+	__u64 sp;		/* address of the copy's first byte */
+	__u64 base_time_ns;	/* time_ns of the base record */
+	__u32 size;		/* bytes of the full copy */
+	__u16 nr_blocks;
+	__u16 nr_literal;
+	/* __u64 bitmap[]; __u8 literal[]; */
 };
 
 /* lwprof_rec_task.event */
@@ -177,7 +207,7 @@ struct lwprof_rec_lost {
  */
 #define LWPROF_FILE_MAGIC	"LWPROFR"	/* 8 bytes with its NUL */
 #define LWPROF_FILE_MAJOR	1
-#define LWPROF_FILE_MINOR	0
+#define LWPROF_FILE_MINOR	1	/* 1.1: delta stack copies */
 #define LWPROF_FILE_LE		0x01020304	/* byte_order as written */
 
 struct lwprof_file_header {

@@ -307,6 +307,9 @@ static int start(struct run *r)
 
 	memset(&ss, 0, sizeof(ss));
 	ss.flags = o->kstack ? LWPROF_SS_KSTACK : 0;
+	/* An older module sends full copies only. */
+	if (!o->no_sdelta && (r->e.abi.features & LWPROF_FEAT_SDELTA))
+		ss.flags |= LWPROF_SS_SDELTA;
 	ss.max_depth = o->depth;
 	ss.clock_ns = o->clock_ns;
 	ss.stack_bytes = o->stack_bytes;

@@ -20,6 +20,7 @@
 
 #include "cmds.h"
 #include "recfile.h"
+#include "../analyzer/sdelta.h"
 
 #define DUMP "lwprof dump"
 
@@ -66,10 +67,47 @@ static void put_comm(const char *c, size_t n)
 	putchar('"');
 }
 
+/*
+ * A delta stack copy (checked by recfile_next): the full copy's extent,
+ * the base's time, how many blocks are literal and how many reused; with
+ * -s the literal blocks, each at its address.
+ */
+static void dump_sdelta(const struct lwprof_rec_sample *s,
+			const unsigned char *area)
+{
+	const __u64 bs = LWPROF_SDELTA_BLOCK;
+	const unsigned char *lit;
+	__u64 a, lo, hi, end;
+	struct sdelta d;
+	__u32 at, i;
+
+	if (sdelta_parse(area, s->stack_size, &d, &at))
+		return;
+	printf("  sdelta sp=0x%llx size=%u base=", (unsigned long long)d.sp,
+	       d.size);
+	put_time(d.base_time_ns);
+	printf(" blocks=%u literal=%u (%u bytes) reused=%u\n", d.nr_blocks,
+	       d.nr_literal, d.lit_bytes, d.nr_blocks - d.nr_literal);
+	lit = d.lit;
+	end = d.sp + d.size;
+	for (i = 0; show_stack && i < d.nr_blocks; i++) {
+		if (!sdelta_literal(&d, i))
+			continue;
+		lo = (d.sp & ~(bs - 1)) + i * bs;
+		hi = lo + bs < end ? lo + bs : end;
+		lo = lo < d.sp ? d.sp : lo;
+		printf("  literal 0x%llx", (unsigned long long)lo);
+		for (a = lo; a < hi; a++)
+			printf(" %02x", *lit++);
+		putchar('\n');
+	}
+}
+
 static void dump_sample(const struct lwprof_rec_sample *s)
 {
 	static const char *const fl[] = {
 		"REGS", "TRUNC", "KMODE", "EXIT", "DEFERRED", "KTRUNC",
+		"SDELTA", "SBASE",
 	};
 	struct rec_sample_parts p;
 	const char *sep = "";
@@ -107,6 +145,10 @@ static void dump_sample(const struct lwprof_rec_sample *s)
 		printf("  ip[%u] 0x%llx\n", i, (unsigned long long)p.ips[i]);
 	for (i = 0; i < s->nr_kernel; i++)
 		printf("  kip[%u] 0x%llx\n", i, (unsigned long long)p.kips[i]);
+	if (s->hdr.flags & LWPROF_RS_SDELTA) {
+		dump_sdelta(s, p.stack);
+		return;
+	}
 	for (i = 0; show_stack && i < s->stack_size; i++)
 		printf("%s%02x%s", i % 32 ? " " : "  stack ", p.stack[i],
 		       i % 32 == 31 || i + 1 == s->stack_size ? "\n" : "");

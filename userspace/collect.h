@@ -48,6 +48,7 @@ struct collect_opts {
 	__u64 duration_ns;	/* -t; 0 = none */
 	bool kstack;		/* -K */
 	__u32 stack_bytes;	/* -S */
+	bool no_sdelta;		/* --stack-delta off */
 	__u32 depth;		/* --depth */
 	__u32 ring_pages;	/* -m */
 	char **argv;		/* CMD [ARGS], or NULL */

@@ -38,6 +38,8 @@ void collect_usage(FILE *f)
 		"  -K               kernel call stacks too\n"
 		"  -S, --stack-bytes N  user stack copied per sample (default %u, max %u)\n"
 		"      --depth N    frame-pointer frames per stack (default %u, max %u)\n"
+		"      --stack-delta on|off  send each stack copy as the blocks that\n"
+		"                   changed since the thread's last one (default on)\n"
 		"  -m PAGES         ring data pages per CPU, a power of two (default %u)\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
@@ -165,6 +167,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'S' },
 		{ "depth", required_argument, NULL, 'D' },
+		{ "stack-delta", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -237,6 +240,12 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 					   optarg);
 			o->depth = v;
 			break;
+		case 'E':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return bad("--stack-delta: '%s' is not on or off",
+					   optarg);
+			o->no_sdelta = !strcmp(optarg, "off");
+			break;
 		case 'm':
 			if (parse_size(optarg, 16384, &v) || !v || (v & (v - 1)))
 				return bad("-m: '%s' is not a power of two from 1 to 16384",
@@ -260,10 +269,10 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			return 2;
 		default:
 			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes\n",
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta\n",
 					optopt);
 			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes\n",
+				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta\n",
 					argv[optind - 1]);
 			return 2;
 		}

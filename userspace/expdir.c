@@ -246,6 +246,8 @@ static void put_log(FILE *f, const struct experiment *e)
 			(unsigned long long)o->counters[i].config);
 	fprintf(f, "max_depth = %u\nstack_bytes = %u\nkernel_stacks = %d\n",
 		o->depth, o->stack_bytes, o->kstack);
+	fprintf(f, "stack_delta = %d\n", !o->no_sdelta &&
+		!!(e->abi.features & LWPROF_FEAT_SDELTA));
 	fprintf(f, "abi = %u.%u\nmodule_version = %.*s\n", e->abi.major,
 		e->abi.minor, (int)sizeof(e->abi.module_version),
 		e->abi.module_version);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "recfile.h"
+#include "../analyzer/sdelta.h"
 
 static int damaged(const struct recfile *f, size_t off, char *msg,
 		   size_t len, const char *fmt, ...)
@@ -117,6 +118,18 @@ static int check(const struct recfile *f, const struct lwprof_rec *r,
 		if (s->kind != LWPROF_SK_CLOCK && s->kind != LWPROF_SK_COUNTER)
 			return damaged(f, off, msg, len, "SAMPLE record of unknown kind %u",
 				       s->kind);
+		if (s->hdr.flags & LWPROF_RS_SDELTA) {
+			struct rec_sample_parts p;
+			struct sdelta d;
+			const char *why;
+			__u32 at;
+
+			rec_sample_parts(s, &p);
+			why = sdelta_parse(p.stack, s->stack_size, &d, &at);
+			if (why)
+				return damaged(f, off + (p.stack - (const unsigned char *)s) + at,
+					       msg, len, "%s", why);
+		}
 		return 0;
 	case LWPROF_REC_TASK:
 		if (r->size < sizeof(struct lwprof_rec_task))

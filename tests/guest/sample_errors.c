@@ -159,7 +159,7 @@ int main(void)
 
 	printf("# SAMPLE_START\n");
 	ss = req();
-	ss->flags = 2;
+	ss->flags = 4;	/* after KSTACK and SDELTA */
 	t_errno(start(ss), EINVAL, "an unknown flag");
 	ss = req();
 	ss->clock_ns = LWPROF_CLOCK_MIN_NS - 1;

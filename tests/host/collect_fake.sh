@@ -61,7 +61,7 @@ check "$(grep -c '^total: ' dump.txt)" -eq 1 "a total line"
 # log.txt
 log=$e/log.txt
 key() { sed -n "s/^$1 = //p" $log; }
-check "$(head -n 1 $log)" = "lwprof experiment 1.0" "log.txt names the format"
+check "$(head -n 1 $log)" = "lwprof experiment 1.1" "log.txt names the format"
 check "$(key mode)" = command "mode = command"
 check "$(key command)" = "sh -c 'until [ -e \"\$0\" ]; do sleep 0.01; done; exit 3' $tmp/done" \
 	"command, shell-quoted"
@@ -71,7 +71,7 @@ check "$(key lost.cpu0)/$(key lost.cpu1)" = 7/7 "lost per CPU"
 check "$(key records)" -eq "$(sed -n 's/^total: \([0-9]*\) records.*/\1/p' dump.txt)" \
 	"records = what the files hold"
 check "$(key clock_interval_ns)" -eq 10000000 "clock_interval_ns"
-check "$(key abi)" = 1.1 "abi"
+check "$(key abi)" = 1.2 "abi"
 check "$(key cpus_possible)" -eq 2 "cpus_possible = rings"
 check "$(grep -c '^warning = 7 records lost on CPU' $log)" -eq 2 "a warning per CPU that lost records"
 start=$(key start_ns); end=$(key end_ns)

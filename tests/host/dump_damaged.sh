@@ -54,7 +54,7 @@ fresh; printf 'XXXXXXX' | dd of=bad.er/cpu.0.rec conv=notrunc status=none; dump_
 check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: offset 0: bad magic: not an lwprof record file" "bad magic"
 check "$(grep -c '^bad.er/cpu.1.rec+' out.txt)" -eq "$(grep -c '^good.er/cpu.1.rec+' good.txt)" \
 	"the other file is still dumped"
-fresh; poke32 bad.er/cpu.0.rec 2 8; dump_bad
+fresh; poke32 bad.er/cpu.0.rec 2 8; poke32 bad.er/cpu.0.rec 0 12; dump_bad
 check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: offset 8: format version 2.0; this lwprof reads 1.x" "another major version"
 fresh; poke32 bad.er/cpu.0.rec $((0x04030201)) 16; dump_bad
 grep -q "offset 16: byte order 0x04030201" err.txt; check $? -eq 0 "another byte order"

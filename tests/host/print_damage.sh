@@ -38,9 +38,9 @@ check "$(awk '/<Total>/ { print $1 }' <<<"$out")" = 31.500 "and the 63 whole sam
 
 e=$(fresh); poke "$e/$rec" 0 88; run "$e"
 expect 1 "^lwprof print: $e/$rec: byte 0: not an lwprof record file" "bad magic"
-e=$(fresh); poke "$e/$rec" 8 2; run "$e"
+e=$(fresh); poke "$e/$rec" 8 2; poke "$e/$rec" 12 0; run "$e"
 expect 1 "^lwprof print: $e/$rec: byte 8: format version 2.0; this lwprof reads 1.x" "wrong file version"
-e=$(fresh); sed -i '1s/1\.0/2.0/' "$e/log.txt"; run "$e"
+e=$(fresh); sed -i '1s/experiment 1\.[0-9]*/experiment 2.0/' "$e/log.txt"; run "$e"
 expect 1 "^lwprof print: $e/log.txt: byte 18: experiment format 2.0" "wrong log version"
 e=$(fresh); poke "$e/$rec" 16 1 2 3 4; run "$e"
 expect 1 "byte 16: byte order 0x04030201 is not this machine's" "other byte order"

@@ -25,6 +25,18 @@
  *   capture FILE               a tests/progs/qsort_unwind dump: its
  *                              mappings and one sample with registers and
  *                              the stack copy (no frame-pointer frames)
+ *   capture FILE deltas=N [base=ok|lost|stale] [damage=1]
+ *                              the same as delta stack copies: a full copy
+ *                              with its odd 64-byte blocks spoiled (in
+ *                              sleep time: no user time), then N samples
+ *                              of 10 ms user time whose copies are deltas,
+ *                              each against the one before: the first
+ *                              puts the spoiled blocks right, the second
+ *                              reuses everything, the others carry their
+ *                              first block.  base=lost leaves the full
+ *                              copy out, base=stale gives it another time;
+ *                              damage=1 miscounts the first delta's
+ *                              literal blocks
  *   usage auto                 usage.txt from the sampled sums per thread
  *   usage PID TID SCALE        ... that thread's precise totals x SCALE
  *   random n=N paths=P depth=D seed=S pid=P threads=T [cpu_spread=C]

@@ -92,6 +92,12 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 	       const uint64_t *ips, int nips, const uint64_t *regs,
 	       const uint8_t *stack, uint32_t stack_size);
 int gen_capture(struct gen *g, const char *file);
+struct lwprof_capture;
+int gen_capture_read(struct gen *g, const char *file, struct lwprof_capture *c,
+		     uint8_t **stack);
+
+/* gen_sdelta.c */
+int gen_capture_delta(struct gen *g, char **kv, int nkv);
 int gen_random(struct gen *g, char **kv, int nkv);
 
 #endif

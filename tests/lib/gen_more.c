@@ -57,38 +57,56 @@ static int capture_maps(struct gen *g, uint32_t pid, char *maps)
 	return 0;
 }
 
-int gen_capture(struct gen *g, const char *file)
+/*
+ * Read a capture: its mappings become MMAP records, *c its header, *stack
+ * (malloc'd) its c->stack_size bytes of stack.
+ */
+int gen_capture_read(struct gen *g, const char *file, struct lwprof_capture *c,
+		     uint8_t **stack)
 {
 	FILE *f = fopen(file, "r");
-	struct lwprof_capture c;
-	uint64_t ms[LWPROF_MS_COUNT] = { 10000000 };
-	uint8_t *stack = NULL;
 	char *maps = NULL;
 	size_t mlen = 0;
 	int err = -EINVAL;
 
+	*stack = NULL;
 	if (!f)
 		return -errno;
-	if (fread(&c, sizeof(c), 1, f) != 1 || memcmp(c.magic, CAPTURE_MAGIC, 8) ||
-	    c.stack_size > (1u << 20))
+	if (fread(c, sizeof(*c), 1, f) != 1 || memcmp(c->magic, CAPTURE_MAGIC, 8) ||
+	    c->stack_size > (1u << 20))
 		goto out;
-	stack = malloc(c.stack_size + 1);
+	*stack = malloc(c->stack_size + 1);
 	maps = calloc(1, 1 << 20);
-	if (!stack || !maps || fread(stack, 1, c.stack_size, f) != c.stack_size)
+	if (!*stack || !maps || fread(*stack, 1, c->stack_size, f) != c->stack_size)
 		goto out;
 	mlen = fread(maps, 1, (1 << 20) - 1, f);
 	maps[mlen] = 0;
-	err = capture_maps(g, c.pid, maps);
-	if (!err && !gen_thread(g, c.pid, c.tid))
+	err = capture_maps(g, c->pid, maps);
+	if (!err && !gen_thread(g, c->pid, c->tid))
 		err = -ENOMEM;
+out:
+	if (err) {
+		free(*stack);
+		*stack = NULL;
+	}
+	free(maps);
+	fclose(f);
+	return err;
+}
+
+int gen_capture(struct gen *g, const char *file)
+{
+	uint64_t ms[LWPROF_MS_COUNT] = { 10000000 };
+	struct lwprof_capture c;
+	uint8_t *stack;
+	int err;
+
+	err = gen_capture_read(g, file, &c, &stack);
 	if (!err)
 		err = gen_sample(g, 0, c.pid, c.tid, g->start_ns + 1000000, ms, -1, 0,
 				 0, &c.regs[LWPROF_REG_IP], 1, c.regs, stack,
 				 c.stack_size);
-out:
 	free(stack);
-	free(maps);
-	fclose(f);
 	return err;
 }
 

@@ -336,6 +336,8 @@ static int statement(struct gen *g, char **w, int n)
 		return usage(g, w, n);
 	if (!strcmp(w[0], "capture") && n == 2)
 		return gen_capture(g, w[1]);
+	if (!strcmp(w[0], "capture") && n > 2)
+		return gen_capture_delta(g, w + 1, n - 1);
 	if (!strcmp(w[0], "random"))
 		return gen_random(g, w + 1, n - 1);
 	return -EINVAL;

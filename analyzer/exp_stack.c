@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user stack copies of samples (docs/experiment-format.md, "Delta
+ * stack copies").  A copy is whole, or (LWPROF_RS_SDELTA) the blocks that
+ * changed since the base: the previous record of the same tid in the same
+ * cpu.N.rec file with LWPROF_RS_SBASE, named by its time.
+ *
+ * While a file is read (an_sd_sample()) the bases are followed per tid:
+ * a delta whose base is not there (records lost, a damaged file) or does
+ * not cover its reused blocks has no usable copy: the sample keeps its
+ * frame-pointer stack, and the file gets one warning with the count.
+ * Each usable delta's base record offset is kept (the links, in file
+ * order).  an_rec_read() hands the unwinder a record whole, as the module
+ * would have written it without deltas: a delta is rebuilt from the last
+ * copy rebuilt for that thread (the unwinder goes in file order, so that
+ * is its base), else by following the links back to a full copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "an.h"
+#include "sdelta.h"
+
+#define REC_MAX		(16u << 20)
+
+struct sd_link {
+	uint32_t exp, file;
+	uint64_t off, base_off;
+};
+
+/* The last copy rebuilt of a thread in a file. */
+struct sd_slot {
+	uint32_t exp, file, tid;
+	bool valid;
+	uint64_t off, sp;
+	uint32_t size;
+	uint8_t *bytes;		/* LWPROF_STACK_MAX */
+};
+
+struct an_sd {
+	struct an_vec links;	/* struct sd_link */
+	bool sorted;
+	struct an_vec slots;	/* struct sd_slot */
+	struct an_htab slot_h;
+	uint8_t *tmp;		/* LWPROF_STACK_MAX: a copy being rebuilt */
+};
+
+/* Per file while it is read: the base of each tid. */
+struct sd_base {
+	uint32_t tid;
+	bool ok;		/* its copy is usable */
+	uint64_t time, off, sp;
+	uint32_t size;
+};
+
+static struct an_sd *sd_of(struct an *an)
+{
+	if (!an->sd) {
+		an->sd = calloc(1, sizeof(*an->sd));
+		if (an->sd && !(an->sd->tmp = malloc(LWPROF_STACK_MAX))) {
+			free(an->sd);
+			an->sd = NULL;
+		}
+		if (an->sd) {
+			an->sd->links.esz = sizeof(struct sd_link);
+			an->sd->slots.esz = sizeof(struct sd_slot);
+		}
+	}
+	return an->sd;
+}
+
+void an_sd_free(struct an *an)
+{
+	struct an_sd *sd = an->sd;
+	size_t i;
+
+	if (!sd)
+		return;
+	for (i = 0; i < sd->slots.n; i++)
+		free(AN_VEC(sd->slots, struct sd_slot, i).bytes);
+	free(sd->slots.p);
+	free(sd->links.p);
+	free(sd->tmp);
+	an_htab_free(&sd->slot_h);
+	free(sd);
+	an->sd = NULL;
+}
+
+static bool base_eq(void *ctx, uint32_t id, const void *key)
+{
+	return AN_VEC(*(struct an_vec *)ctx, struct sd_base, id).tid ==
+	       *(const uint32_t *)key;
+}
+
+static struct sd_base *base_get(struct an_sd_scan *sc, uint32_t tid, bool add)
+{
+	uint64_t h = an_mix(0x5d, tid);
+	uint32_t id = an_htab_find(&sc->h, h, base_eq, &sc->bases, &tid);
+	struct sd_base *b;
+
+	if (id != UINT32_MAX)
+		return &AN_VEC(sc->bases, struct sd_base, id);
+	if (!add)
+		return NULL;
+	sc->bases.esz = sizeof(*b);
+	b = an_vec_push(&sc->bases);
+	if (!b || an_htab_add(&sc->h, h, sc->bases.n - 1))
+		return NULL;
+	b->tid = tid;
+	return b;
+}
+
+void an_sd_scan_end(struct an *an, struct an_sd_scan *sc, const char *path)
+{
+	if (sc->missing)
+		an_warn(an, "%s: %" PRIu64 " delta stack copies without their base (records lost or damaged): those samples keep their frame-pointer stacks",
+			path, sc->missing);
+	free(sc->bases.p);
+	an_htab_free(&sc->h);
+	memset(sc, 0, sizeof(*sc));
+}
+
+int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
+		 uint32_t file, uint64_t off, const struct lwprof_rec_sample *r,
+		 const uint8_t *stack, uint32_t max_size, const char **msg,
+		 uint64_t *at)
+{
+	const uint64_t *regs = (const uint64_t *)(r + 1);
+	uint16_t flags = r->hdr.flags;
+	uint32_t size = r->stack_size, a;
+	struct sd_base *b;
+	struct sd_link *l;
+	struct an_sd *sd;
+	struct sdelta d;
+	bool ok = true;
+
+	if (flags & LWPROF_RS_SDELTA) {
+		*msg = sdelta_parse(stack, r->stack_size, &d, &a);
+		*at = stack - (const uint8_t *)r + a;
+		if (*msg)
+			return -EINVAL;
+		if (d.sp != regs[LWPROF_REG_SP]) {
+			*msg = "delta stack copy's sp is not the sample's";
+			return -EINVAL;
+		}
+		if (max_size && d.size > max_size) {
+			*msg = "delta stack copy larger than log.txt's stack_bytes";
+			return -EINVAL;
+		}
+		size = d.size;
+		b = base_get(sc, r->tid, false);
+		ok = b && b->ok && b->time == d.base_time_ns &&
+		     sdelta_fits(&d, b->sp, b->size);
+		if (ok) {
+			sd = sd_of(an);
+			l = sd ? an_vec_push(&sd->links) : NULL;
+			if (!l)
+				return -ENOMEM;
+			*l = (struct sd_link){ exp, file, off, b->off };
+		} else {
+			sc->missing++;
+		}
+	}
+	if (flags & LWPROF_RS_SBASE) {
+		b = base_get(sc, r->tid, true);
+		if (!b)
+			return -ENOMEM;
+		*b = (struct sd_base){ r->tid, ok, r->time_ns, off,
+				       regs[LWPROF_REG_SP], size };
+	}
+	return ok;
+}
+
+static int link_cmp(const void *a, const void *b)
+{
+	const struct sd_link *x = a, *y = b;
+
+	if (x->exp != y->exp)
+		return x->exp < y->exp ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The base of the delta at off, or NULL: a full copy. */
+static const struct sd_link *link_find(struct an_sd *sd, uint32_t exp,
+				       uint32_t file, uint64_t off)
+{
+	struct sd_link key = { exp, file, off, 0 };
+	size_t i;
+
+	if (!sd->sorted) {
+		for (i = 1; i < sd->links.n; i++)
+			if (link_cmp(&AN_VEC(sd->links, struct sd_link, i - 1),
+				     &AN_VEC(sd->links, struct sd_link, i)) > 0)
+				break;
+		if (i < sd->links.n)
+			qsort(sd->links.p, sd->links.n, sizeof(key), link_cmp);
+		sd->sorted = true;
+	}
+	return bsearch(&key, sd->links.p, sd->links.n, sizeof(key), link_cmp);
+}
+
+static bool slot_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct sd_slot *s = &AN_VEC(*(struct an_vec *)ctx,
+					  struct sd_slot, id);
+	const struct sd_slot *k = key;
+
+	return s->exp == k->exp && s->file == k->file && s->tid == k->tid;
+}
+
+static struct sd_slot *slot_get(struct an_sd *sd, uint32_t exp,
+				uint32_t file, uint32_t tid)
+{
+	struct sd_slot key = { .exp = exp, .file = file, .tid = tid }, *s;
+	uint64_t h = an_mix(an_mix(an_mix(0x51, exp), file), tid);
+	uint32_t id = an_htab_find(&sd->slot_h, h, slot_eq, &sd->slots, &key);
+
+	if (id != UINT32_MAX)
+		return &AN_VEC(sd->slots, struct sd_slot, id);
+	s = an_vec_push(&sd->slots);
+	if (!s)
+		return NULL;
+	*s = key;
+	s->bytes = malloc(LWPROF_STACK_MAX);
+	if (!s->bytes || an_htab_add(&sd->slot_h, h, sd->slots.n - 1)) {
+		sd->slots.n--;
+		free(s->bytes);
+		return NULL;
+	}
+	return s;
+}
+
+/* Is h (the fixed part of a sample) laid out as its size says? */
+static bool sane(const struct lwprof_rec_sample *h, uint32_t tid)
+{
+	uint64_t need;
+
+	if (h->hdr.type != LWPROF_REC_SAMPLE || h->tid != tid ||
+	    h->hdr.size > REC_MAX || !(h->hdr.flags & LWPROF_RS_REGS))
+		return false;
+	need = sizeof(*h) + LWPROF_NR_REGS * 8 + 8ULL * (h->nr_user + h->nr_kernel) +
+	       ((h->stack_size + 7ULL) & ~7ULL);
+	return need == h->hdr.size;
+}
+
+/* The sample record at off, whole as it is in the file, checked a little. */
+static uint8_t *read_raw(int fd, uint64_t off, uint32_t tid)
+{
+	struct lwprof_rec_sample h;
+	uint8_t *buf;
+
+	if (pread(fd, &h, sizeof(h), off) != sizeof(h) || !sane(&h, tid))
+		return NULL;
+	buf = malloc(h.hdr.size);
+	if (buf && pread(fd, buf, h.hdr.size, off) != h.hdr.size) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static uint8_t *rec_stack(const struct lwprof_rec_sample *s)
+{
+	return (uint8_t *)s + sizeof(*s) + LWPROF_NR_REGS * 8 +
+	       8 * (s->nr_user + s->nr_kernel);
+}
+
+#define NO_BASE		UINT64_MAX
+
+/*
+ * Put the copy of rec (read from off) into s: a full copy, or a delta
+ * whose base (the record at base) s holds.
+ */
+static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
+		     uint64_t off, uint64_t base)
+{
+	const struct lwprof_rec_sample *r = (const void *)rec;
+	const uint64_t *regs = (const uint64_t *)(r + 1);
+	struct sdelta d;
+	uint32_t at;
+
+	if (!(r->hdr.flags & LWPROF_RS_SDELTA)) {
+		s->valid = false;
+		if (r->stack_size > LWPROF_STACK_MAX)
+			return false;
+		memcpy(s->bytes, rec_stack(r), r->stack_size);
+		s->sp = regs[LWPROF_REG_SP];
+		s->size = r->stack_size;
+	} else {
+		if (base == NO_BASE || !s->valid || s->off != base)
+			return false;
+		s->valid = false;
+		if (sdelta_parse(rec_stack(r), r->stack_size, &d, &at) ||
+		    !sdelta_apply(&d, s->bytes, s->sp, s->size, sd->tmp))
+			return false;
+		memcpy(s->bytes, sd->tmp, d.size);
+		s->sp = d.sp;
+		s->size = d.size;
+	}
+	s->off = off;
+	s->valid = true;
+	return true;
+}
+
+/*
+ * Rebuild in s the copy of rec, the record at off: from the copy s holds
+ * if that is its base, else from the full copy the links lead back to.
+ * Bases come before their deltas in a file, so the walk ends.
+ */
+static bool rebuild(struct an_sd *sd, struct sd_slot *s, int fd,
+		    const struct an_unw_ref *r, uint32_t tid,
+		    const uint8_t *rec)
+{
+	const struct sd_link *l;
+	uint64_t *chain = NULL, *nc, o = r->off;
+	size_t n = 0;
+	bool ok = true;
+	uint8_t *b;
+
+	while (!(s->valid && s->off == o)) {
+		nc = realloc(chain, (n + 1) * sizeof(*chain));
+		if (!nc) {
+			free(chain);
+			return false;
+		}
+		chain = nc;
+		chain[n++] = o;
+		l = link_find(sd, r->exp, r->file, o);
+		if (!l)
+			break;	/* a full copy, or a delta without a base */
+		o = l->base_off;
+	}
+	while (ok && n--) {
+		o = chain[n];
+		l = link_find(sd, r->exp, r->file, o);
+		b = o == r->off ? (uint8_t *)rec : read_raw(fd, o, tid);
+		ok = b && slot_put(sd, s, b, o, l ? l->base_off : NO_BASE);
+		if (b != rec)
+			free(b);
+	}
+	free(chain);
+	return ok;
+}
+
+uint8_t *an_rec_read(struct an *an, const struct an_unw_ref *r, int *fd_cache,
+		     uint32_t *cache_key)
+{
+	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
+	uint32_t key = r->exp * 65536 + r->file, fixed;
+	const struct lwprof_rec_sample *s;
+	struct lwprof_rec_sample *out;
+	struct sd_slot *slot;
+	struct an_sd *sd;
+	char path[4200];
+	struct lwprof_rec h;
+	uint8_t *rec;
+
+	if (*fd_cache < 0 || *cache_key != key) {
+		if (*fd_cache >= 0)
+			close(*fd_cache);
+		snprintf(path, sizeof(path), "%s/cpu.%u.rec", e->dir, r->file);
+		*fd_cache = open(path, O_RDONLY | O_CLOEXEC);
+		*cache_key = key;
+		if (*fd_cache < 0)
+			return NULL;
+	}
+	if (pread(*fd_cache, &h, sizeof(h), r->off) != sizeof(h) ||
+	    h.size > REC_MAX)
+		return NULL;
+	rec = malloc(h.size);
+	if (rec && pread(*fd_cache, rec, h.size, r->off) != h.size) {
+		free(rec);
+		return NULL;
+	}
+	s = (const void *)rec;
+	if (!rec || h.size < sizeof(*s) ||
+	    !(s->hdr.flags & (LWPROF_RS_SDELTA | LWPROF_RS_SBASE)))
+		return rec;
+	if (!sane(s, s->tid)) {
+		free(rec);
+		return NULL;	/* the file changed since it was read */
+	}
+	sd = sd_of(an);
+	slot = sd ? slot_get(sd, r->exp, r->file, s->tid) : NULL;
+	if (!(s->hdr.flags & LWPROF_RS_SDELTA)) {
+		/* a full copy and a base: the next delta starts from it */
+		if (slot)
+			slot_put(sd, slot, rec, r->off, NO_BASE);
+		return rec;
+	}
+	if (!slot || !rebuild(sd, slot, *fd_cache, r, s->tid, rec)) {
+		free(rec);
+		return NULL;
+	}
+	fixed = rec_stack(s) - rec;
+	out = malloc(fixed + ((slot->size + 7) & ~7u));
+	if (out) {
+		memcpy(out, rec, fixed);
+		out->hdr.flags &= ~(LWPROF_RS_SDELTA | LWPROF_RS_SBASE);
+		out->stack_size = slot->size;
+		out->hdr.size = fixed + ((slot->size + 7) & ~7u);
+		memcpy((uint8_t *)out + fixed, slot->bytes, slot->size);
+		memset((uint8_t *)out + fixed + slot->size, 0,
+		       out->hdr.size - fixed - slot->size);
+	}
+	free(rec);
+	return (uint8_t *)out;
+}
