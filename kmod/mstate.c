@@ -264,7 +264,7 @@ struct lwprof_tp lwprof_mstate_tps[] = {
 	TP("sched_process_fork", lwprof_tp_fork, false),
 	TP("sched_process_exec", lwprof_tp_exec, false),
 	TP("sched_process_free", lwprof_tp_free, false),
-	TP("sys_enter", lwprof_tp_sys_enter, false),
+	{ .name = "sys_enter", .probe = lwprof_tp_sys_enter, .syscall = true },
 	TP("page_fault_user", lwprof_tp_page_fault_user, false),
 	TP("page_fault_kernel", lwprof_tp_page_fault_kernel, false),
 	TP("irq_handler_entry", lwprof_tp_irq_entry, false),

@@ -4,6 +4,10 @@
  * call is a futex wait (USER_LOCK when it sleeps), for running threads and
  * for threads an attach finds asleep in a call.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/task_stack.h>
 #include <asm/syscall.h>
 #include <uapi/linux/futex.h>
@@ -74,17 +78,125 @@ void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task)
 		t->state = LWPROF_MS_SLEEP;
 }
 
-void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
+/* The running thread enters the kernel for system call nr. */
+static __always_inline void lwprof_sys_enter(struct pt_regs *regs, long nr)
 {
 	unsigned long flags;
 	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
 
 	if (!t)
-		return;
+		return;		/* not accounted: this one check is all */
 	t->depth = 1;
-	t->ctx[0] = lwprof_futex_wait(current, regs, id, in_ia32_syscall()) ?
+	t->ctx[0] = lwprof_futex_wait(current, regs, nr, in_ia32_syscall()) ?
 		    LWPROF_CTX_LOCK : LWPROF_CTX_SYSCALL;
 	t->syscalls++;
 	lwprof_ms_set(t, LWPROF_MS_SYSTEM, lwprof_now());
 	lwprof_cur_write_end(t, flags);
+}
+
+/* The fallback: the sys_enter tracepoint (slow system-call path for all). */
+void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	lwprof_sys_enter(regs, id);
+}
+
+/*
+ * The hook: an ftrace callback at the entry of the system-call table's
+ * dispatcher, x64_sys_call(regs, nr) (and its ia32/x32 twins, see
+ * lwprof_compat_sys_filter()), called by the entry code only for a valid
+ * system call number, with interrupts on, after seccomp and ptrace have
+ * had their say.  Unlike the tracepoint, it puts no thread on the slow
+ * system-call path; the trampoline saves only the argument registers
+ * (DYNAMIC_FTRACE_WITH_ARGS, no FTRACE_OPS_FL_SAVE_REGS).
+ *
+ * Recursion: ftrace_test_recursion_trylock() rather than
+ * FTRACE_OPS_FL_RECURSION, which would send every call through
+ * ftrace_ops_assist_func(), an extra indirect call.  Nothing the callback
+ * calls enters a system call, so it cannot recurse today; the lock keeps
+ * it safe if a filtered function ever could, and it disables preemption,
+ * which makes the callback an RCU-sched reader (the thread entry it finds
+ * is not freed under it) and keeps it on one CPU for lwprof_cur().
+ *
+ * Threads nobody accounts pay the trampoline, the lock and one check
+ * (lwprof_cur_write_begin(): is this CPU's cached entry current's?).
+ */
+static void notrace lwprof_ft_sys_call(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	lwprof_sys_enter((struct pt_regs *)lwprof_fregs_arg(fregs, 0),
+			 (unsigned int)lwprof_fregs_arg(fregs, 1));
+	ftrace_test_recursion_unlock(bit);
+}
+
+/*
+ * PERMANENT: registering fails while function tracing is switched off
+ * (sysctl kernel.ftrace_enabled = 0), and it cannot be switched off while
+ * we are registered; without it, system calls would silently go
+ * unaccounted.
+ */
+static struct ftrace_ops lwprof_sys_ops = {
+	.func = lwprof_ft_sys_call,
+	.flags = FTRACE_OPS_FL_PERMANENT,
+};
+
+static bool lwprof_sys_filtered;
+
+static bool sys_tracepoint;
+module_param(sys_tracepoint, bool, 0644);
+MODULE_PARM_DESC(sys_tracepoint,
+		 "account system calls with the sys_enter tracepoint, not the ftrace hook");
+
+/* At load: can the hook be used?  Else the tracepoint will be. */
+void lwprof_ms_sys_init(void)
+{
+	int ret = lwprof_compat_sys_filter(&lwprof_sys_ops);
+
+	lwprof_sys_filtered = !ret;
+	if (ret)
+		pr_info("no ftrace hook on the system-call table (%d): using the sys_enter tracepoint\n",
+			ret);
+}
+
+/*
+ * Attach the hook; false if the tracepoint must do instead (told by the
+ * module parameter, or ftrace refused: e.g. function tracing is off).
+ */
+bool lwprof_ms_sys_hook_on(void)
+{
+	int ret;
+
+	if (!lwprof_sys_filtered || READ_ONCE(sys_tracepoint))
+		return false;
+	ret = register_ftrace_function(&lwprof_sys_ops);
+	if (ret) {
+		pr_warn_ratelimited("cannot hook the system-call table (%d): using the sys_enter tracepoint\n",
+				    ret);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * For an ops of a module (FTRACE_OPS_FL_DYNAMIC), unregistering waits for
+ * every CPU to leave the trampoline and, the kernel being preemptible,
+ * for an RCU-tasks grace period: when it returns no callback is running
+ * or can start, and the module may go.
+ */
+void lwprof_ms_sys_hook_off(void)
+{
+	WARN_ON_ONCE(unregister_ftrace_function(&lwprof_sys_ops));
+}
+
+/* At unload, after the last lwprof_ms_sys_hook_off(). */
+void lwprof_ms_sys_exit(void)
+{
+	if (lwprof_sys_filtered)
+		ftrace_free_filter(&lwprof_sys_ops);
 }
