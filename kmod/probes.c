@@ -150,7 +150,6 @@ static void lwprof_probes_linger_end(struct work_struct *work)
 	if (!lwprof_probe_users)
 		lwprof_probes_off_locked();
 	mutex_unlock(&lwprof_probes_mutex);
-	lwprof_ms_sys_exit();
 }
 
 int lwprof_probes_get(void)
