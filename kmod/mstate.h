@@ -72,6 +72,18 @@ static __always_inline struct lwprof_thread *lwprof_cur(void)
 }
 
 /*
+ * Could the running thread be accounted?  One load, for the hooks that
+ * every thread of the machine runs: safe with preemption on, because the
+ * cached entry of whichever CPU current runs on at the load is current's
+ * if current is accounted (sched_switch or an attach's IPI set it).  So
+ * false means "not accounted"; true means "look, with interrupts off".
+ */
+static __always_inline bool lwprof_cur_maybe(void)
+{
+	return raw_cpu_read(lwprof_cpu.cur);
+}
+
+/*
  * The running thread's entry, with interrupts off (an IRQ probe could
  * interleave) and its seqcount open for writing; NULL, with nothing held,
  * if the thread is not accounted.  Close with lwprof_cur_write_end().

@@ -85,7 +85,7 @@ static __always_inline void lwprof_sys_enter(struct pt_regs *regs, long nr)
 	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
 
 	if (!t)
-		return;		/* not accounted: this one check is all */
+		return;
 	t->depth = 1;
 	t->ctx[0] = lwprof_futex_wait(current, regs, nr, in_ia32_syscall()) ?
 		    LWPROF_CTX_LOCK : LWPROF_CTX_SYSCALL;
@@ -97,7 +97,8 @@ static __always_inline void lwprof_sys_enter(struct pt_regs *regs, long nr)
 /* The fallback: the sys_enter tracepoint (slow system-call path for all). */
 void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	lwprof_sys_enter(regs, id);
+	if (lwprof_cur_maybe())
+		lwprof_sys_enter(regs, id);
 }
 
 /*
@@ -109,30 +110,30 @@ void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
  * system-call path; the trampoline saves only the argument registers
  * (DYNAMIC_FTRACE_WITH_ARGS, no FTRACE_OPS_FL_SAVE_REGS).
  *
- * Recursion: ftrace_test_recursion_trylock() rather than
- * FTRACE_OPS_FL_RECURSION, which would send every call through
- * ftrace_ops_assist_func(), an extra indirect call.  Nothing the callback
- * calls enters a system call, so it cannot recurse today; the lock keeps
- * it safe if a filtered function ever could, and it disables preemption,
- * which makes the callback an RCU-sched reader (the thread entry it finds
- * is not freed under it) and keeps it on one CPU for lwprof_cur().
+ * Threads nobody accounts (most of the machine's) leave after one load,
+ * lwprof_cur_maybe(): they pay the trampoline and that.
  *
- * Threads nobody accounts pay the trampoline, the lock and one check
- * (lwprof_cur_write_begin(): is this CPU's cached entry current's?).
+ * Recursion: neither ftrace_test_recursion_trylock() nor
+ * FTRACE_OPS_FL_RECURSION, because the callback cannot recurse: the ops
+ * fires only in the three dispatchers, which nothing the callback calls
+ * (nor an interrupt or NMI taken in it) can enter, as they are reached
+ * only by a system call from user mode.  Other ftrace users tracing the
+ * functions the callback calls have their own protection.  What the lock
+ * would also give is had otherwise: the entry is read with interrupts off
+ * (lwprof_cur_write_begin(): one CPU, an RCU-sched reader, so the entry
+ * is not freed under us), and the unlocked first load is exact
+ * (lwprof_cur_maybe()).  The lock costs 32 instructions per call, one
+ * seventh of the whole accounting of a null system call
+ * (docs/benchmarks.md, scripts/bench-syshook).
  */
 static void notrace lwprof_ft_sys_call(unsigned long ip,
 				       unsigned long parent_ip,
 				       struct ftrace_ops *op,
 				       struct ftrace_regs *fregs)
 {
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	lwprof_sys_enter((struct pt_regs *)lwprof_fregs_arg(fregs, 0),
-			 (unsigned int)lwprof_fregs_arg(fregs, 1));
-	ftrace_test_recursion_unlock(bit);
+	if (lwprof_cur_maybe())
+		lwprof_sys_enter((struct pt_regs *)lwprof_fregs_arg(fregs, 0),
+				 (unsigned int)lwprof_fregs_arg(fregs, 1));
 }
 
 /*
