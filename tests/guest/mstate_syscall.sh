@@ -6,7 +6,9 @@
 # (module parameter sys_tracepoint=1; no ftrace hook).  Each way: thread
 # "caller" makes 20000 getppid() calls, all counted (SCL) and none missed;
 # thread "compat" makes 2000 32-bit calls (int $0x80), all counted, and a
-# 32-bit futex wait of 300 ms that is USER_LOCK.
+# 32-bit futex wait of 300 ms that is USER_LOCK.  The hook is permanent
+# (kernel.ftrace_enabled cannot be cleared under it), and with function
+# tracing off the module falls back to the tracepoint, counting the same.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 
@@ -50,13 +52,29 @@ echo 60000 >/sys/module/lwprof/parameters/linger_ms
 run "ftrace hook"
 check "$(hooked)" = "ia32_sys_call x32_sys_call x64_sys_call " \
 	"the ftrace hook is on the three dispatchers (got: $(hooked))"
+check -n "$(echo 0 2>&1 >/proc/sys/kernel/ftrace_enabled)" \
+	"kernel.ftrace_enabled cannot be cleared while the hook is on"
+check "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 "kernel.ftrace_enabled is still 1"
+
+# again NAME: a fresh $ms_dir for the module just loaded; probes linger.
+again() {
+	ms_dir=$LWPROF_OUT/mstate/$1
+	rm -rf "$ms_dir"
+	mkdir -p "$ms_dir"
+	echo 60000 >/sys/module/lwprof/parameters/linger_ms
+}
+
+rmmod lwprof
+insmod "$LWPROF_KO" || { echo "FAIL: insmod"; exit 1; }
+again syscall_noftrace
+echo 0 >/proc/sys/kernel/ftrace_enabled
+run "function tracing off"
+echo 1 >/proc/sys/kernel/ftrace_enabled
+check -z "$(hooked)" "no ftrace hook with function tracing off (got: $(hooked))"
 
 rmmod lwprof
 insmod "$LWPROF_KO" sys_tracepoint=1 || { echo "FAIL: insmod sys_tracepoint=1"; exit 1; }
-echo 60000 >/sys/module/lwprof/parameters/linger_ms
-ms_dir=$LWPROF_OUT/mstate/syscall_tp
-rm -rf "$ms_dir"
-mkdir -p "$ms_dir"
+again syscall_tp
 run "sys_enter tracepoint"
 check -z "$(hooked)" "no ftrace hook with sys_tracepoint=1 (got: $(hooked))"
 done_testing
