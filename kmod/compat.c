@@ -11,11 +11,17 @@
  *
  * sysctl_perf_event_paranoid is not exported either (perf_allow_kernel()
  * reads it inline); we read it as any process can, from /proc.
+ *
+ * System calls enter through x64_sys_call(regs, nr), ia32_sys_call() for
+ * 32-bit tasks and x32_sys_call() for x32 ones (since 6.9, and in stable
+ * kernels from the 2024 branch-history-injection fixes, Debian's 6.1.0-2x
+ * on).  Older kernels index the table directly: no function to hook.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/string.h>
 #include <linux/ptrace.h>
@@ -88,4 +94,40 @@ int lwprof_perf_paranoid(void)
 	if (n <= 0 || kstrtoint(strim(buf), 10, &val))
 		return 3;
 	return val;
+}
+
+/*
+ * Filter ops to the system-call dispatchers, all of those the kernel
+ * needs: a 32-bit task's calls must not go unseen.  Returns -ENOENT (or
+ * another negative errno) when the kernel has no such function, ftrace
+ * cannot hook it, or ftrace_regs do not carry arguments without
+ * FTRACE_OPS_FL_SAVE_REGS: then the sys_enter tracepoint is used.
+ */
+int lwprof_compat_sys_filter(struct ftrace_ops *ops)
+{
+	static const char * const fns[] = {
+		"x64_sys_call",
+#ifdef CONFIG_IA32_EMULATION
+		"ia32_sys_call",
+#endif
+#ifdef CONFIG_X86_X32_ABI
+		"x32_sys_call",
+#endif
+	};
+	char buf[16];
+	unsigned int i;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_ARGS))
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		/* ftrace_set_filter() may write into its buffer. */
+		strscpy(buf, fns[i], sizeof(buf));
+		ret = ftrace_set_filter(ops, buf, strlen(buf), !i);
+		if (ret) {
+			ftrace_free_filter(ops);
+			return ret == -EINVAL ? -ENOENT : ret;
+		}
+	}
+	return 0;
 }

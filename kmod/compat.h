@@ -13,6 +13,8 @@
 #include <linux/version.h>
 #include <linux/build_bug.h>
 #include <linux/mm.h>
+#include <linux/ftrace.h>
+#include <asm/ptrace.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "lwprof needs Linux 6.1 or later"
@@ -31,6 +33,25 @@
 /* 32-bit tasks' futex system calls (arch/x86/entry/syscalls/syscall_32.tbl). */
 #define LWPROF_NR_FUTEX_COMPAT		240
 #define LWPROF_NR_FUTEX_WAITV_COMPAT	449
+
+/*
+ * Argument n of the function an ftrace callback was called for.
+ * ftrace_regs_get_argument() came after 6.1; on 6.1's x86 with
+ * DYNAMIC_FTRACE_WITH_ARGS, ftrace_regs wraps a pt_regs in which the
+ * trampoline saved the argument registers.
+ */
+static __always_inline unsigned long
+lwprof_fregs_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+#ifdef ftrace_regs_get_argument
+	return ftrace_regs_get_argument(fregs, n);
+#else
+	return regs_get_kernel_argument(&fregs->regs, n);
+#endif
+}
+
+/* compat.c: aim an ftrace_ops at the system-call table's dispatchers. */
+int lwprof_compat_sys_filter(struct ftrace_ops *ops);
 
 /* vma->vm_flags became read-only (vm_flags_mod()) in 6.3. */
 static inline void lwprof_vm_flags_mod(struct vm_area_struct *vma,

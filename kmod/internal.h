@@ -158,20 +158,23 @@ struct lwprof_tp {
 	const char *name;
 	void *probe;
 	bool optional;		/* absent on some configurations */
+	bool syscall;		/* not needed while the ftrace hook is on */
 	struct tracepoint *tp;
 	bool registered;
 };
 
-/* mstate.c: the state machine */
+/* mstate*.c: the state machine */
 extern struct lwprof_tp lwprof_mstate_tps[];
 void lwprof_ms_urn_disarm(void);
 extern atomic_t lwprof_adopting;
 void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task);
-void lwprof_ms_fork(struct task_struct *parent, struct task_struct *child);
-void lwprof_ms_free(struct task_struct *task);
 void lwprof_ms_cpu_adopt(void *unused);
 void lwprof_ms_cpu_forget(struct lwprof_session *s);
 void lwprof_ms_cpu_reset(void *unused);
+void lwprof_ms_sys_init(void);
+bool lwprof_ms_sys_hook_on(void);
+void lwprof_ms_sys_hook_off(void);
+void lwprof_ms_sys_exit(void);
 extern struct lwprof_session __rcu *lwprof_machine;
 
 /* probes.c: attaching the state machine to the kernel */

@@ -59,10 +59,10 @@ static int __init lwprof_init(void)
 		return ret;
 	ret = lwprof_compat_init();
 	if (ret)
-		return ret;
+		goto err_probes;
 	ret = lwprof_threads_init();
 	if (ret)
-		return ret;
+		goto err_probes;
 	ret = misc_register(&lwprof_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", LWPROF_DEVICE_NAME, ret);
@@ -74,6 +74,8 @@ static int __init lwprof_init(void)
 
 err_threads:
 	lwprof_threads_exit();
+err_probes:
+	lwprof_probes_exit();
 	return ret;
 }
 

@@ -4,19 +4,35 @@
  * it.  lwprof_probes_get()/put() count the users; the caller holds
  * lwprof_sessions_mutex.
  *
- * Order on the way in: per-CPU state reset, the clock's anchor,
- * tracepoints (sched_switch then arms each CPU's user-return notifier
- * while an accounted thread runs there).  On the way out: tracepoints,
- * tracepoint_synchronize_unregister() so that no probe is still running
- * when sessions free their threads, then the notifiers still armed.
+ * System-call entries come from an ftrace hook on the system-call
+ * table's dispatchers (mstate_sys.c), or, where the kernel has none or
+ * the module parameter sys_tracepoint says so, from the sys_enter
+ * tracepoint, which puts every thread of the machine on the slow
+ * system-call path while it is registered.
+ *
+ * Order on the way in: per-CPU state reset, the clock's anchor, the
+ * ftrace hook, tracepoints (sched_switch then arms each CPU's user-return
+ * notifier while an accounted thread runs there).  The hook does nothing
+ * before sched_switch has cached an accounted thread on some CPU.
+ *
+ * On the way out:
+ *  1. the ftrace hook: unregister_ftrace_function() returns only when no
+ *     CPU is in its trampoline or callback (our ops is a module's, hence
+ *     FTRACE_OPS_FL_DYNAMIC: ftrace waits for an RCU-tasks grace period,
+ *     the kernel being preemptible, and frees the trampoline);
+ *  2. tracepoints, then tracepoint_synchronize_unregister(): no probe is
+ *     still running when sessions free their threads or the module goes;
+ *  3. the user-return notifiers still armed (no probe can arm one again).
+ * At unload, lwprof_probes_exit() also frees the hook's filter.
  *
  * Registering a tracepoint flips its static key, which patches kernel text
- * on every CPU.  So that back-to-back sessions (ptime in a loop) do not
- * patch and unpatch each time, the probes stay for linger_ms after the
- * last session ends; with no session and nothing lingering, no probe is
- * registered and lwprof costs nothing.  The state machine uses only
- * tracepoints and the user-return notifier: no kprobes (fault ends come
- * from the fault counters, see mstate.c).
+ * on every CPU (so does the hook).  So that back-to-back sessions (ptime
+ * in a loop) do not patch and unpatch each time, the probes stay for
+ * linger_ms after the last session ends; with no session and nothing
+ * lingering, no probe is registered and lwprof costs nothing.  The state
+ * machine uses only tracepoints, the ftrace hook and the user-return
+ * notifier: no kprobes (fault ends come from the fault counters, see
+ * mstate_events.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,6 +49,7 @@ MODULE_PARM_DESC(linger_ms, "keep probes this long after the last session (ms)")
 
 static unsigned int lwprof_probe_users;
 static bool lwprof_probes_on;
+static bool lwprof_sys_hooked;	/* the ftrace hook stands for sys_enter */
 static DEFINE_MUTEX(lwprof_probes_mutex);
 
 static void lwprof_probes_linger_end(struct work_struct *work);
@@ -59,6 +76,7 @@ int lwprof_probes_init(void)
 			return -ENOENT;
 		}
 	}
+	lwprof_ms_sys_init();
 	return 0;
 }
 
@@ -81,7 +99,7 @@ static int lwprof_tps_register(void)
 	int ret;
 
 	for (p = lwprof_mstate_tps; p->name; p++) {
-		if (!p->tp)
+		if (!p->tp || (p->syscall && lwprof_sys_hooked))
 			continue;
 		ret = tracepoint_probe_register(p->tp, p->probe, NULL);
 		if (ret) {
@@ -103,8 +121,11 @@ static int lwprof_probes_on_locked(void)
 	/* Per-CPU state may be stale from probes of an earlier round. */
 	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
 	lwprof_clock_anchor();	/* no probe, no session: nobody reads it */
+	lwprof_sys_hooked = lwprof_ms_sys_hook_on();
 	ret = lwprof_tps_register();
 	if (ret) {
+		if (lwprof_sys_hooked)
+			lwprof_ms_sys_hook_off();
 		lwprof_ms_urn_disarm();
 		return ret;
 	}
@@ -116,6 +137,8 @@ static void lwprof_probes_off_locked(void)
 {
 	if (!lwprof_probes_on)
 		return;
+	if (lwprof_sys_hooked)
+		lwprof_ms_sys_hook_off();	/* waits for running callbacks */
 	lwprof_tps_unregister();
 	lwprof_ms_urn_disarm();	/* no probe can arm one again */
 	lwprof_probes_on = false;
@@ -157,4 +180,5 @@ void lwprof_probes_exit(void)
 	mutex_lock(&lwprof_probes_mutex);
 	lwprof_probes_off_locked();
 	mutex_unlock(&lwprof_probes_mutex);
+	lwprof_ms_sys_exit();
 }

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Microstate events other than the scheduler's and system calls': page
+ * faults, interrupts (TRAP), signals, and the life of a thread (fork,
+ * exec, free).  The rules on who may write an entry are in mstate.c.
+ */
+#include <linux/interrupt.h>
+#include <linux/mm.h>
+#include <asm/trap_pf.h>
+
+#include "mstate.h"
+
+/*
+ * Page faults.  A fault opens a fault context; a sleep while it is the
+ * innermost context is fault time.  The kernel counts a fault in the
+ * task's min_flt/maj_flt only once it has completed (not when it must be
+ * retried), so a fault context whose count has moved is over: that is how
+ * its end is found without a probe on the fault handler.  A user fault's
+ * context also ends at the return to user mode.
+ */
+static void lwprof_fault_push(struct lwprof_thread *t, u8 ctx)
+{
+	if (t->depth && lwprof_ctx_is_fault(t->ctx[t->depth - 1]))
+		t->depth--;	/* the previous fault is over */
+	if (t->depth < LWPROF_CTX_MAX)
+		t->ctx[t->depth++] = ctx;
+	t->fault_cnt = lwprof_fault_count(t->task);
+}
+
+/* A user fault: TFAULT if it fetched an instruction, else DFAULT. */
+void lwprof_tp_page_fault_user(void *data, unsigned long address,
+			       struct pt_regs *regs,
+			       unsigned long error_code)
+{
+	unsigned long flags;
+	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
+
+	if (!t)
+		return;
+	t->depth = 0;
+	lwprof_fault_push(t, (error_code & X86_PF_INSTR) || regs->ip == address ?
+			  LWPROF_CTX_TFAULT : LWPROF_CTX_DFAULT);
+	if (t->state == LWPROF_MS_USER)
+		lwprof_ms_set(t, LWPROF_MS_SYSTEM, lwprof_now());
+	lwprof_cur_write_end(t, flags);
+}
+
+/*
+ * A kernel-mode fault on user memory (copy_to_user() and friends) is
+ * KFAULT.  Faults on kernel addresses and those taken with page faults
+ * disabled (nofault copies, ours included) are not faults of the thread.
+ */
+void lwprof_tp_page_fault_kernel(void *data, unsigned long address,
+				 struct pt_regs *regs,
+				 unsigned long error_code)
+{
+	struct lwprof_thread *t;
+
+	if (address >= TASK_SIZE_MAX || pagefault_disabled())
+		return;
+	t = lwprof_cur();
+	if (t)
+		lwprof_fault_push(t, LWPROF_CTX_KFAULT);
+}
+
+/*
+ * Interrupts: time in the outermost hard or soft interrupt handler is TRAP
+ * for the thread it interrupted.  The preempt count tells the outermost:
+ * a hardirq not nested in another one nor in a softirq being served, or a
+ * softirq outside any hardirq.
+ */
+static void lwprof_trap_enter(void)
+{
+	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
+	struct lwprof_thread *t = c->cur;
+	unsigned long flags;
+
+	if (!t || c->trapped)
+		return;
+	local_irq_save(flags);
+	c->trapped = true;
+	c->trap_resume = t->state;
+	lwprof_ms_change(t, LWPROF_MS_TRAP);
+	local_irq_restore(flags);
+}
+
+static void lwprof_trap_exit(void)
+{
+	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
+	struct lwprof_thread *t = c->cur;
+	unsigned long flags;
+
+	if (!c->trapped)
+		return;
+	local_irq_save(flags);
+	c->trapped = false;
+	if (t)
+		lwprof_ms_change(t, c->trap_resume);
+	local_irq_restore(flags);
+}
+
+static inline bool lwprof_outer_hardirq(void)
+{
+	return hardirq_count() == HARDIRQ_OFFSET && !in_serving_softirq();
+}
+
+void lwprof_tp_irq_entry(void *data, int irq, struct irqaction *action)
+{
+	if (lwprof_outer_hardirq())
+		lwprof_trap_enter();
+}
+
+void lwprof_tp_irq_exit(void *data, int irq, struct irqaction *action,
+			int ret)
+{
+	if (lwprof_outer_hardirq())
+		lwprof_trap_exit();
+}
+
+void lwprof_tp_vector_entry(void *data, int vector)
+{
+	if (lwprof_outer_hardirq())
+		lwprof_trap_enter();
+}
+
+void lwprof_tp_vector_exit(void *data, int vector)
+{
+	if (lwprof_outer_hardirq())
+		lwprof_trap_exit();
+}
+
+void lwprof_tp_softirq_entry(void *data, unsigned int vec_nr)
+{
+	if (!hardirq_count())
+		lwprof_trap_enter();
+}
+
+void lwprof_tp_softirq_exit(void *data, unsigned int vec_nr)
+{
+	if (!hardirq_count())
+		lwprof_trap_exit();
+}
+
+void lwprof_tp_signal_deliver(void *data, int sig,
+			      struct kernel_siginfo *info,
+			      struct k_sigaction *ka)
+{
+	unsigned long flags;
+	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
+
+	if (!t)
+		return;
+	t->signals++;
+	lwprof_cur_write_end(t, flags);
+}
+
+/* exec may give the thread its process's pid (de_thread()). */
+void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
+		    struct linux_binprm *bprm)
+{
+	unsigned long flags;
+	struct lwprof_thread *t = lwprof_cur_write_begin(&flags);
+
+	if (!t)
+		return;
+	t->pid = task_tgid_nr_ns(p, t->session->pid_ns);
+	t->tid = task_pid_nr_ns(p, t->session->pid_ns);
+	lwprof_cur_write_end(t, flags);
+	lwprof_smp_exec(t, p);
+}
+
+/*
+ * A new thread or process: it joins its creator's session (or the machine
+ * session).  It is runnable from the start and begins in the kernel.
+ * Called before the child is woken, so nothing else touches it yet.
+ */
+void lwprof_tp_fork(void *data, struct task_struct *parent,
+		    struct task_struct *child)
+{
+	struct lwprof_thread *pt = lwprof_thread_find(parent);
+	struct lwprof_session *s;
+	struct lwprof_thread *t;
+	unsigned long flags;
+
+	s = pt ? pt->session : rcu_dereference_sched(lwprof_machine);
+	if (!s || child->tgid == s->exclude_tgid)
+		return;
+	t = lwprof_thread_alloc(GFP_ATOMIC);
+	if (!t) {
+		atomic64_inc(&s->lost);
+		return;
+	}
+	lwprof_thread_init(t, child, s, lwprof_now());
+	if (child->tgid != parent->tgid)
+		t->ppid = task_tgid_nr_ns(parent, s->pid_ns);
+	else if (pt)
+		t->ppid = pt->ppid;
+	t->state = LWPROF_MS_WAIT_CPU;
+	t->resume = LWPROF_MS_SYSTEM;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (s->closing || lwprof_thread_hash(t)) {
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+		lwprof_thread_free(t);
+		return;
+	}
+	list_add_tail(&t->snode, &s->threads);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	lwprof_smp_fork(t, child);
+}
+
+/*
+ * The task is being freed (RCU callback): its entry leaves the table.  The
+ * final record stays on the session's list until its owner has read it.
+ */
+void lwprof_tp_free(void *data, struct task_struct *p)
+{
+	struct lwprof_thread *t = lwprof_thread_find(p);
+	struct lwprof_session *s;
+	unsigned long flags;
+	bool gone = false;
+
+	if (!t)
+		return;
+	s = t->session;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	if (!s->closing) {
+		lwprof_thread_unhash(t);
+		if (!t->exited) {	/* never switched out dead: close now */
+			write_seqcount_begin(&t->seq);
+			t->end_ns = t->last_ns;
+			lwprof_thread_final(t, p);
+			t->exited = 1;
+			write_seqcount_end(&t->seq);
+		}
+		t->flags |= LWPROF_T_FREED;
+		if (t->flags & LWPROF_T_REPORTED) {
+			list_del(&t->snode);
+			gone = true;
+		}
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	if (gone)
+		lwprof_thread_free(t);
+}
