@@ -290,6 +290,13 @@ struct an {
 	uint64_t nwarn;
 	unsigned long nruns;	/* commands run */
 	unsigned long unwind_ok, unwind_fail, unwind_cached;
+	/* the per-pc CFI cache (unwcache.c): steps made, frames stepped,
+	 * samples given to libdwfl, and with LWPROF_UNWIND=check the
+	 * samples whose cached and libdwfl frames differ */
+	unsigned long unwind_steps, unwind_lookups, unwind_libdwfl;
+	unsigned long unwind_differ;
+	bool unwind_check;
+	double unwind_secs;	/* CPU time of an_unwind_all */
 };
 
 /* Task events that shape address spaces: exec (new), fork (inherit). */

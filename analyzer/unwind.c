@@ -17,23 +17,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "an.h"
-
-#define UNW_MAX 256
-
-struct unw {
-	struct an *an;
-	struct an_as *as;
-	const uint64_t *regs;
-	const uint8_t *stack;
-	uint64_t sp, stack_size;
-	uint64_t ips[UNW_MAX];
-	uint32_t n;
-	pid_t tid;
-	bool given;
-};
+#include "unwind.h"
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
@@ -72,22 +59,24 @@ static bool file_read(struct unw *u, uint64_t addr, uint64_t *val)
 	return false;
 }
 
+bool unw_read(struct unw *u, uint64_t addr, uint64_t *val)
+{
+	if (addr >= u->sp && addr + 8 <= u->sp + u->stack_size) {
+		memcpy(val, u->stack + (addr - u->sp), 8);
+		return true;
+	}
+	return file_read(u, addr, val);
+}
+
 static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			    void *arg)
 {
-	struct unw *u = arg;
 	uint64_t v;
 
-	if (addr >= u->sp && addr + 8 <= u->sp + u->stack_size) {
-		memcpy(&v, u->stack + (addr - u->sp), 8);
-		*result = v;
-		return true;
-	}
-	if (file_read(u, addr, &v)) {
-		*result = v;
-		return true;
-	}
-	return false;
+	if (!unw_read(arg, addr, &v))
+		return false;
+	*result = v;
+	return true;
 }
 
 static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -195,20 +184,71 @@ static bool noframes_eq(void *ctx, uint32_t id, const void *key)
 	return true;
 }
 
+/*
+ * One sample: with the per-pc cache, else (or where the cache gives up)
+ * with libdwfl.  LWPROF_UNWIND=check does both and counts the samples
+ * whose frames differ (the cache's test): all of them, or where the cache
+ * gave up, those it had found.
+ */
+static int unwind_one(struct an *an, struct an_ucache *c, Dwfl *d,
+		      uint32_t as, struct unw *u)
+{
+	uint64_t ips[UNW_MAX];
+	uint32_t n;
+	int err = 1;
+
+	if (c && d) {
+		err = an_ucache_walk(c, d, as, u);
+		if (err < 0)
+			return err;
+	}
+	if (err == 1 || an->unwind_check) {
+		/* what the cache did: all frames, or those before it gave up */
+		n = c && d ? u->n : 0;
+		memcpy(ips, u->ips, n * 8);
+		u->n = 0;
+		u->given = false;
+		if (d)
+			dwfl_getthread_frames(d, u->tid, frame_cb, u);
+		if (an->unwind_check && ((!err && n != u->n) || n > u->n ||
+					 memcmp(ips, u->ips, n * 8)))
+			an->unwind_differ++;
+		if (err == 1)
+			an->unwind_libdwfl++;
+	}
+	return 0;
+}
+
+static double cpu_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int an_unwind_all(struct an *an)
 {
+	const char *mode = getenv("LWPROF_UNWIND");
 	struct an_htab nocfi = { 0 };
+	struct an_ucache *c = NULL;
 	uint32_t cache_key = 0;
+	double t0 = cpu_secs();
 	struct unw *u;
-	int fd = -1;
+	int fd = -1, err = 0;
 	size_t i;
 
 	if (!an->deferred.n)
 		return 0;
+	an->unwind_check = mode && !strcmp(mode, "check");
 	/* one state for all sessions: dwfl_attach_state keeps its pointer */
 	u = calloc(1, sizeof(*u));
-	if (!u)
+	if (!mode || strcmp(mode, "nocache"))
+		c = an_ucache_new();
+	if (!u || (!c && (!mode || strcmp(mode, "nocache")))) {
+		free(u);
 		return an_errf(an, -ENOMEM, "out of memory");
+	}
 
 	for (i = 0; i < an->deferred.n; i++) {
 		struct an_unw_ref *r = &AN_VEC(an->deferred, struct an_unw_ref, i);
@@ -217,7 +257,6 @@ int an_unwind_all(struct an *an)
 		uint8_t *rec = read_record(an, r, &fd, &cache_key);
 		uint64_t h;
 		uint32_t raw;
-		Dwfl *d;
 
 		if (!rec) {
 			an->unwind_fail++;
@@ -240,21 +279,24 @@ int an_unwind_all(struct an *an)
 			free(rec);
 			continue;
 		}
-		d = as_dwfl(an, a, u);
-		if (d)
-			dwfl_getthread_frames(d, u->tid, frame_cb, u);
+		err = unwind_one(an, c, as_dwfl(an, a, u), r->as, u);
 		free(rec);
+		if (err)
+			break;
 		if (u->n <= 1) {
 			/* no CFI here: keep the frame-pointer stack, and remember */
 			an->unwind_fail++;
-			if (an_htab_add(&nocfi, h, 0))
+			err = an_htab_add(&nocfi, h, 0);
+			if (err)
 				break;
 			continue;
 		}
 		raw = an_raw_intern(an, r->as, u->ips, u->n,
 				    r->flags & ~AN_RAW_UNKNOWN);
+		err = -ENOMEM;
 		if (raw == UINT32_MAX)
 			break;
+		err = 0;
 		an->s.stack[r->sample] = raw;
 		an->unwind_ok++;
 	}
@@ -262,7 +304,18 @@ int an_unwind_all(struct an *an)
 		close(fd);
 	an_htab_free(&nocfi);
 	free(u);
-	if (i < an->deferred.n)
+	an->unwind_secs = cpu_secs() - t0;
+	if (c)
+		an_ucache_counts(c, &an->unwind_steps, &an->unwind_lookups);
+	an_ucache_free(c);
+	if (getenv("LWPROF_UNWIND_STATS"))
+		fprintf(stderr, "lwprof print: unwind %s: %zu samples, %.3f s CPU, %lu unwound, %lu kept frame pointers (%lu known pcs without CFI), %lu cached steps for %lu frames, %lu samples by libdwfl, %lu differ\n",
+			c ? (an->unwind_check ? "check" : "cache") : "nocache",
+			an->deferred.n, an->unwind_secs, an->unwind_ok,
+			an->unwind_fail + an->unwind_cached, an->unwind_cached,
+			an->unwind_steps, an->unwind_lookups, an->unwind_libdwfl,
+			an->unwind_differ);
+	if (err)
 		return an_errf(an, -ENOMEM, "out of memory");
 	return 0;
 }

@@ -22,9 +22,11 @@
  *     the return address after its call to the frame before), FUNC#K
  *     (the K-th such call), FUNC+OFF (that address), or 0xADDR (raw).
  *     STATE: user system trap tflt dflt kflt lock sleep stop wait.
- *   capture FILE               a tests/progs/qsort_unwind dump: its
- *                              mappings and one sample with registers and
- *                              the stack copy (no frame-pointer frames)
+ *   capture FILE [n=N]         a tests/progs/qsort_unwind or unwind_sampler
+ *                              dump: its mappings and a sample per snapshot
+ *                              with registers and the stack copy (no
+ *                              frame-pointer frames); n=N: N samples
+ *                              cycling through the snapshots, 1 ms apart
  *   usage auto                 usage.txt from the sampled sums per thread
  *   usage PID TID SCALE        ... that thread's precise totals x SCALE
  *   random n=N paths=P depth=D seed=S pid=P threads=T [cpu_spread=C]

@@ -7,6 +7,8 @@
 #include "gen_exp.h"
 #include "capture.h"
 
+static int stream(struct gen *g);
+
 static int capture_maps(struct gen *g, uint32_t pid, char *maps)
 {
 	char *save, *l;
@@ -57,36 +59,71 @@ static int capture_maps(struct gen *g, uint32_t pid, char *maps)
 	return 0;
 }
 
-int gen_capture(struct gen *g, const char *file)
+/*
+ * One or more snapshots (each a header and its stack bytes), then the
+ * maps text.  With n > 0, n samples cycle through the snapshots (the
+ * unwinding benchmark), streamed to the files; else one sample each.
+ */
+int gen_capture(struct gen *g, const char *file, uint64_t n)
 {
 	FILE *f = fopen(file, "r");
-	struct lwprof_capture c;
 	uint64_t ms[LWPROF_MS_COUNT] = { 10000000 };
-	uint8_t *stack = NULL;
+	struct lwprof_capture *c = NULL;
+	uint8_t **stack = NULL;
+	size_t ns = 0, i;
 	char *maps = NULL;
 	size_t mlen = 0;
 	int err = -EINVAL;
 
 	if (!f)
 		return -errno;
-	if (fread(&c, sizeof(c), 1, f) != 1 || memcmp(c.magic, CAPTURE_MAGIC, 8) ||
-	    c.stack_size > (1u << 20))
-		goto out;
-	stack = malloc(c.stack_size + 1);
+	for (;;) {
+		long at = ftell(f);
+		void *p;
+
+		p = realloc(c, (ns + 1) * sizeof(*c));
+		if (!p)
+			goto out;
+		c = p;
+		p = realloc(stack, (ns + 1) * sizeof(*stack));
+		if (!p)
+			goto out;
+		stack = p;
+		stack[ns] = NULL;
+		if (fread(&c[ns], sizeof(*c), 1, f) != 1 ||
+		    memcmp(c[ns].magic, CAPTURE_MAGIC, 8)) {
+			fseek(f, at, SEEK_SET);
+			break;
+		}
+		if (c[ns].stack_size > (1u << 20))
+			goto out;
+		stack[ns] = malloc(c[ns].stack_size + 1);
+		if (!stack[ns++] ||
+		    fread(stack[ns - 1], 1, c[ns - 1].stack_size, f) != c[ns - 1].stack_size)
+			goto out;
+	}
 	maps = calloc(1, 1 << 20);
-	if (!stack || !maps || fread(stack, 1, c.stack_size, f) != c.stack_size)
+	if (!ns || !maps)
 		goto out;
 	mlen = fread(maps, 1, (1 << 20) - 1, f);
 	maps[mlen] = 0;
-	err = capture_maps(g, c.pid, maps);
-	if (!err && !gen_thread(g, c.pid, c.tid))
+	err = capture_maps(g, c[0].pid, maps);
+	if (!err && !gen_thread(g, c[0].pid, c[0].tid))
 		err = -ENOMEM;
-	if (!err)
-		err = gen_sample(g, 0, c.pid, c.tid, g->start_ns + 1000000, ms, -1, 0,
-				 0, &c.regs[LWPROF_REG_IP], 1, c.regs, stack,
-				 c.stack_size);
+	if (!err && n)
+		err = stream(g);
+	for (i = 0; !err && i < (n ? n : ns); i++) {
+		struct lwprof_capture *s = &c[i % ns];
+
+		err = gen_sample(g, 0, s->pid, s->tid, g->start_ns + 1000000 * (i + 1),
+				 ms, -1, 0, 0, &s->regs[LWPROF_REG_IP], 1, s->regs,
+				 stack[i % ns], s->stack_size);
+	}
 out:
+	for (i = 0; stack && i < ns; i++)
+		free(stack[i]);
 	free(stack);
+	free(c);
 	free(maps);
 	fclose(f);
 	return err;

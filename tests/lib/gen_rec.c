@@ -335,7 +335,9 @@ static int statement(struct gen *g, char **w, int n)
 	if (!strcmp(w[0], "usage"))
 		return usage(g, w, n);
 	if (!strcmp(w[0], "capture") && n == 2)
-		return gen_capture(g, w[1]);
+		return gen_capture(g, w[1], 0);
+	if (!strcmp(w[0], "capture") && n == 3 && !strncmp(w[2], "n=", 2))
+		return gen_capture(g, w[1], strtoull(w[2] + 2, NULL, 0));
 	if (!strcmp(w[0], "random"))
 		return gen_random(g, w + 1, n - 1);
 	return -EINVAL;
