@@ -6,7 +6,9 @@
  * dwfl_report_elf at their load bias, and dwfl_attach_state with callbacks
  * that serve the current sample: set_initial_registers from the record's
  * registers (already in DWARF order), memory_read from the stack copy,
- * else from the mapped files.  libdwfl keeps each module's CFI, and a leaf
+ * else from the mapped files.  Each step is taken from the per-pc cache of
+ * CFI rules (unwcache.c) where it can say it, else libdwfl walks the
+ * sample.  libdwfl keeps each module's CFI, and a leaf
  * pc with no CFI is remembered so its samples keep their frame-pointer
  * stack without another try.  A walk that yields less than the frame
  * pointers did keeps the frame-pointer stack.
@@ -150,33 +152,74 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
 	return d;
 }
 
-/* Read one record whole from its file. */
-static uint8_t *read_record(struct an *an, struct an_unw_ref *r, int *fd_cache,
-			    uint32_t *cache_key)
+/*
+ * The records are read again through a window of their file: the
+ * deferred samples come in file order, so one read serves hundreds.
+ */
+struct rdwin {
+	int fd;
+	uint32_t key;
+	uint64_t off;		/* of buf[0] in the file */
+	size_t len, cap;
+	uint8_t *buf;
+};
+
+#define RDWIN_BYTES (4u << 20)
+
+static bool win_fill(struct rdwin *w, uint64_t off, size_t need)
+{
+	ssize_t n;
+
+	if (need > w->cap) {
+		uint8_t *p = realloc(w->buf, need);
+
+		if (!p)
+			return false;
+		w->buf = p;
+		w->cap = need;
+	}
+	n = pread(w->fd, w->buf, w->cap, off);
+	w->off = off;
+	w->len = n > 0 ? n : 0;
+	return w->len >= need;
+}
+
+/* One record whole from its file, in the window; NULL if unreadable. */
+static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
+				  struct rdwin *w)
 {
 	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
-	struct lwprof_rec h;
 	uint32_t key = r->exp * 65536 + r->file;
+	const struct lwprof_rec *h;
 	char path[4200];
-	uint8_t *buf;
+	uint32_t size;
 
-	if (*fd_cache < 0 || *cache_key != key) {
-		if (*fd_cache >= 0)
-			close(*fd_cache);
+	if (w->fd < 0 || w->key != key) {
+		if (w->fd >= 0)
+			close(w->fd);
 		snprintf(path, sizeof(path), "%s/cpu.%u.rec", e->dir, r->file);
-		*fd_cache = open(path, O_RDONLY | O_CLOEXEC);
-		*cache_key = key;
-		if (*fd_cache < 0)
+		w->fd = open(path, O_RDONLY | O_CLOEXEC);
+		w->key = key;
+		w->len = 0;
+		if (w->fd < 0)
 			return NULL;
 	}
-	if (pread(*fd_cache, &h, sizeof(h), r->off) != sizeof(h))
-		return NULL;
-	buf = malloc(h.size);
-	if (buf && pread(*fd_cache, buf, h.size, r->off) != h.size) {
-		free(buf);
-		return NULL;
+	if (r->off < w->off || r->off + sizeof(*h) > w->off + w->len) {
+		win_fill(w, r->off, w->cap > RDWIN_BYTES ? w->cap : RDWIN_BYTES);
+		if (w->len < sizeof(*h))
+			return NULL;
 	}
-	return buf;
+	h = (const void *)(w->buf + (r->off - w->off));
+	size = h->size;
+	if (size < sizeof(*h))
+		return NULL;
+	if (r->off + size > w->off + w->len) {
+		win_fill(w, r->off, size > w->cap ? size : w->cap);
+		if (w->len < size)
+			return NULL;
+		h = (const void *)w->buf;
+	}
+	return (const uint8_t *)h;
 }
 
 static bool noframes_eq(void *ctx, uint32_t id, const void *key)
@@ -232,10 +275,11 @@ int an_unwind_all(struct an *an)
 	const char *mode = getenv("LWPROF_UNWIND");
 	struct an_htab nocfi = { 0 };
 	struct an_ucache *c = NULL;
-	uint32_t cache_key = 0;
-	double t0 = cpu_secs();
+	struct rdwin w = { .fd = -1 };
+	double t0 = cpu_secs(), walk = 0;
+	struct timespec w0, w1;
 	struct unw *u;
-	int fd = -1, err = 0;
+	int err = 0;
 	size_t i;
 
 	if (!an->deferred.n)
@@ -254,7 +298,7 @@ int an_unwind_all(struct an *an)
 		struct an_unw_ref *r = &AN_VEC(an->deferred, struct an_unw_ref, i);
 		struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
 		const struct lwprof_rec_sample *s;
-		uint8_t *rec = read_record(an, r, &fd, &cache_key);
+		const uint8_t *rec = read_record(an, r, &w);
 		uint64_t h;
 		uint32_t raw;
 
@@ -276,11 +320,12 @@ int an_unwind_all(struct an *an)
 		h = an_mix(r->as, u->regs[LWPROF_REG_IP]);
 		if (an_htab_find(&nocfi, h, noframes_eq, NULL, NULL) != UINT32_MAX) {
 			an->unwind_cached++;
-			free(rec);
 			continue;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &w0);
 		err = unwind_one(an, c, as_dwfl(an, a, u), r->as, u);
-		free(rec);
+		clock_gettime(CLOCK_MONOTONIC, &w1);
+		walk += (w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9;
 		if (err)
 			break;
 		if (u->n <= 1) {
@@ -300,8 +345,9 @@ int an_unwind_all(struct an *an)
 		an->s.stack[r->sample] = raw;
 		an->unwind_ok++;
 	}
-	if (fd >= 0)
-		close(fd);
+	if (w.fd >= 0)
+		close(w.fd);
+	free(w.buf);
 	an_htab_free(&nocfi);
 	free(u);
 	an->unwind_secs = cpu_secs() - t0;
@@ -309,9 +355,9 @@ int an_unwind_all(struct an *an)
 		an_ucache_counts(c, &an->unwind_steps, &an->unwind_lookups);
 	an_ucache_free(c);
 	if (getenv("LWPROF_UNWIND_STATS"))
-		fprintf(stderr, "lwprof print: unwind %s: %zu samples, %.3f s CPU, %lu unwound, %lu kept frame pointers (%lu known pcs without CFI), %lu cached steps for %lu frames, %lu samples by libdwfl, %lu differ\n",
+		fprintf(stderr, "lwprof print: unwind %s: %zu samples, %.3f s CPU, walks %.3f s elapsed, %lu unwound, %lu kept frame pointers (%lu known pcs without CFI), %lu cached steps for %lu frames, %lu samples by libdwfl, %lu differ\n",
 			c ? (an->unwind_check ? "check" : "cache") : "nocache",
-			an->deferred.n, an->unwind_secs, an->unwind_ok,
+			an->deferred.n, an->unwind_secs, walk, an->unwind_ok,
 			an->unwind_fail + an->unwind_cached, an->unwind_cached,
 			an->unwind_steps, an->unwind_lookups, an->unwind_libdwfl,
 			an->unwind_differ);
