@@ -38,7 +38,7 @@ static const struct pcmd pcmds[] = {
 	{ "limit", 1, "N: show at most N items (0: all)" },
 	{ "thread_list", 0, "threads, numbered for thread_select" },
 	{ "cpu_list", 0, "CPUs with samples" },
-	{ "sample_list", 0, "samples (one per experiment)" },
+	{ "sample_list", 0, "samples: each second of each run, its packets and times" },
 	{ "experiment_list", 0, "the experiments loaded" },
 	{ "thread_select", 1, "LIST: all, or thread numbers like 1,3-4" },
 	{ "cpu_select", 1, "LIST: all, or CPU numbers like 0,2-3" },
