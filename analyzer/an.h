@@ -202,7 +202,22 @@ struct an_pc {
 	uint32_t ifunc;			/* innermost inlined function or func */
 	uint32_t ret;			/* 1: a return address, 2: pseudo */
 	uint64_t addr;			/* vaddr in obj (display address) */
+	/*
+	 * -inline on: a frame in inlined code is followed (ids pc + 1 ..
+	 * pc + inl_n) by one pc per inlined call, outermost first; such a
+	 * pc has inl = its level (1..), ifunc = the inlined function
+	 */
+	uint32_t inl, inl_n;
 };
+
+/* One inlined call at a pc (src.c): the function, and where it was called. */
+struct an_inl {
+	uint32_t func;
+	uint32_t file;		/* string id of the call's file, or UINT32_MAX */
+	uint32_t line;		/* the call's line */
+};
+
+#define AN_INL_MAX 16
 
 /* A call stack: a node of the pc trie (root side parent). */
 struct an_node {
@@ -366,6 +381,9 @@ uint32_t an_obj_fname(struct an *an, uint32_t obj, const char *full,
 uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 		    uint32_t func, uint32_t *ifunc);
 const char *an_line_file(struct an *an, uint32_t line);
+int an_pc_inlines(struct an *an, uint32_t obj, uint64_t vaddr,
+		  struct an_inl *out);
+uint32_t an_inl_line(struct an *an, uint32_t func, const struct an_inl *call);
 int an_func_src(struct an *an, uint32_t f, const char **file, int *line);
 
 /* resolve.c: stacks */

@@ -50,7 +50,7 @@ static const struct pcmd pcmds[] = {
 	{ "outfile", 1, "FILE: write what follows to FILE (- is standard output)" },
 	{ "script", 1, "FILE: run the commands in FILE" },
 	{ "name", 1, "long | short: function names" },
-	{ "inline", 1, "on | off: charge inlined code to the inlined function (command line only)" },
+	{ "inline", 1, "on | off: inlined calls as frames of their own (command line only)" },
 	{ "help", 0, "this list" },
 	{ "quit", 0, "stop reading commands" },
 	{ "exit", 0, "stop reading commands" },

@@ -27,8 +27,9 @@ static bool pc_eq(void *ctx, uint32_t id, const void *key)
 	return p->obj == k->obj && p->addr == k->vaddr && p->ret == k->ret;
 }
 
-static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
-		       uint32_t func, uint32_t line, uint32_t ifunc)
+/* A new pc, not hashed (an inline level), or UINT32_MAX. */
+static uint32_t pc_push(struct an *an, const struct pc_key *k, uint32_t func,
+			uint32_t line, uint32_t ifunc)
 {
 	struct an_pc *p = an_vec_push(&an->pcs);
 
@@ -40,8 +41,48 @@ static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
 	p->func = func;
 	p->line = line;
 	p->ifunc = ifunc;
-	return an_htab_add(&an->pcs_h, h, an->pcs.n - 1) ? UINT32_MAX :
-		an->pcs.n - 1;
+	return an->pcs.n - 1;
+}
+
+static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
+		       uint32_t func, uint32_t line, uint32_t ifunc)
+{
+	uint32_t id = pc_push(an, k, func, line, ifunc);
+
+	if (id == UINT32_MAX || an_htab_add(&an->pcs_h, h, id))
+		return UINT32_MAX;
+	return id;
+}
+
+/*
+ * -inline on: the frame's own pc (the function of the symbol, on the line
+ * of the outermost inlined call), then a pc per inlined call, outermost
+ * first, each on the line of the next call in, the innermost on the
+ * line-table's line (line).  Those follow it in an->pcs, not hashed.
+ */
+static uint32_t inline_pcs(struct an *an, const struct pc_key *k, uint64_t h,
+			   uint32_t func, uint32_t line, uint64_t look)
+{
+	struct an_inl inl[AN_INL_MAX];
+	int n = an_pc_inlines(an, k->obj, look, inl), lv;
+	uint32_t base, ln, id;
+
+	if (!n)
+		return pc_new(an, k, h, func, line, func);
+	base = pc_new(an, k, h, func, an_inl_line(an, func, &inl[n - 1]), func);
+	if (base == UINT32_MAX)
+		return base;
+	for (lv = 1; lv <= n; lv++) {
+		int j = n - lv;
+
+		ln = j ? an_inl_line(an, inl[j].func, &inl[j - 1]) : line;
+		id = pc_push(an, k, func, ln, inl[j].func);
+		if (id == UINT32_MAX)
+			return id;
+		AN_VEC(an->pcs, struct an_pc, id).inl = lv;
+	}
+	AN_VEC(an->pcs, struct an_pc, base).inl_n = n;
+	return base;
 }
 
 /* A pc of obj at vaddr; ret: a return address (look up vaddr - 1). */
@@ -65,6 +106,8 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 		if (func == UINT32_MAX)
 			return UINT32_MAX;
 		line = an_pc_line(an, obj, look, func, &ifunc);
+		if (an->inline_funcs)
+			return inline_pcs(an, &k, h, func, line, look);
 	}
 	return pc_new(an, &k, h, func, line, ifunc);
 }
@@ -153,7 +196,7 @@ static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 {
 	const uint64_t *ips = &AN_VEC(an->rawips, uint64_t, r->off);
 	struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
-	uint32_t parent = UINT32_MAX, pc, n = r->n;
+	uint32_t parent = UINT32_MAX, pc, n = r->n, lv;
 
 	if (r->flags & AN_RAW_NOPROG)
 		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_noprog));
@@ -171,6 +214,9 @@ static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 		if (pc == UINT32_MAX)
 			return pc;
 		parent = node_intern(an, parent, pc);
+		for (lv = 1; parent != UINT32_MAX &&
+		     lv <= AN_VEC(an->pcs, struct an_pc, pc).inl_n; lv++)
+			parent = node_intern(an, parent, pc + lv);
 		if (parent == UINT32_MAX)
 			return parent;
 	}

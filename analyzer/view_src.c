@@ -318,6 +318,11 @@ int an_view_disasm(struct an *an, const char *what)
 
 		if (!f.seen[i] || p->obj != fn->obj || p->ret == 2)
 			continue;
+		/* -inline on: an instruction's frames are its pc and one per
+		 * inlined call; the innermost one stands for all */
+		if (p->inl_n || (p->inl && p->inl !=
+				 AN_VEC(an->pcs, struct an_pc, i - p->inl).inl_n))
+			continue;
 		for (j = 0; j < np; j++)
 			for (k = 0; k < parts[j].count; k++) {
 				cs_insn *x = &parts[j].insn[k];
