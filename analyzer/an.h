@@ -238,6 +238,9 @@ struct an_raw {
 #define AN_RAW_TRUNC	0x1
 #define AN_RAW_NOPROG	0x2	/* collector_not_program_related */
 #define AN_RAW_UNKNOWN	0x4	/* no stack at all */
+/* flags >> AN_RAW_KSHIFT: the last that many ips are kernel frames (kips,
+ * leaf first), after the user ones */
+#define AN_RAW_KSHIFT	16
 
 
 /* Base metrics: the ten microstates, wall, then the counters. */
@@ -292,6 +295,8 @@ struct an {
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	uint32_t o_unknown;
+	uint32_t o_kernel;	/* [kernel.kallsyms], made on first use */
+	struct an_vec ksyms;	/* kernel.c */
 	int nbase;		/* AN_BM_CTR0 + counters */
 	char ctr_names[AN_MAX_COUNTERS][64];
 	double ctr_mhz[AN_MAX_COUNTERS];	/* > 0: cycles shown as time */
@@ -389,6 +394,11 @@ int an_func_src(struct an *an, uint32_t f, const char **file, int *line);
 /* resolve.c: stacks */
 int an_resolve(struct an *an);
 uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret);
+
+/* kernel.c: kernel frames */
+uint32_t an_kernel_obj(struct an *an);
+uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret);
+void an_kernel_free(struct an *an);
 
 /* unwind.c */
 int an_unwind_all(struct an *an);

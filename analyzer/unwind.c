@@ -300,7 +300,7 @@ int an_unwind_all(struct an *an)
 		const struct lwprof_rec_sample *s;
 		const uint8_t *rec = read_record(an, r, &w);
 		uint64_t h;
-		uint32_t raw;
+		uint32_t raw, nk;
 
 		if (!rec) {
 			an->unwind_fail++;
@@ -336,7 +336,11 @@ int an_unwind_all(struct an *an)
 				break;
 			continue;
 		}
-		raw = an_raw_intern(an, r->as, u->ips, u->n,
+		/* -K: the record's kernel frames stay below the user leaf */
+		nk = r->flags >> AN_RAW_KSHIFT;
+		memcpy(u->ips + u->n, rec + sizeof(*s) + LWPROF_NR_REGS * 8 +
+		       8 * s->nr_user, 8 * nk);
+		raw = an_raw_intern(an, r->as, u->ips, u->n + nk,
 				    r->flags & ~AN_RAW_UNKNOWN);
 		err = -ENOMEM;
 		if (raw == UINT32_MAX)

@@ -18,7 +18,7 @@ struct unw {
 	const uint64_t *regs;
 	const uint8_t *stack;
 	uint64_t sp, stack_size;
-	uint64_t ips[UNW_MAX];
+	uint64_t ips[UNW_MAX + UINT16_MAX];	/* then the record's kips */
 	uint32_t n;
 	pid_t tid;
 	bool given;

@@ -256,6 +256,35 @@ out:
 		close(fd);
 }
 
+/*
+ * With kernel stacks (-K): /proc/kallsyms as archives/kallsyms, for the
+ * analyzer's kernel function names; not when it shows only zero addresses
+ * (kptr_restrict, no CAP_SYSLOG): the analyzer then names frames by address.
+ */
+static void archive_kallsyms(struct experiment *e, int adir)
+{
+	char line[64];
+	FILE *f;
+	int err;
+
+	if (!e->opts || !e->opts->kstack)
+		return;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f) {
+		exp_warn(e, "archives: /proc/kallsyms: %s", strerror(errno));
+		return;
+	}
+	if (!fgets(line, sizeof(line), f) || strtoull(line, NULL, 16) == 0) {
+		exp_warn(e, "archives: /proc/kallsyms shows no addresses (kptr_restrict): kernel frames are named by address");
+		fclose(f);
+		return;
+	}
+	err = copy(fileno(f), adir, "kallsyms");
+	if (err)
+		exp_warn(e, "archives: kallsyms: %s", strerror(-err));
+	fclose(f);
+}
+
 int exp_archive(struct experiment *e)
 {
 	struct amaps m = { 0 };
@@ -284,6 +313,7 @@ int exp_archive(struct experiment *e)
 	} else {
 		for (i = 0; i < m.n; i++)
 			archive_one(e, adir, idx, &m.v[i]);
+		archive_kallsyms(e, adir);
 		if (fclose(idx) || renameat(adir, ".index.txt.tmp", adir,
 					    "index.txt") < 0) {
 			err = -errno;

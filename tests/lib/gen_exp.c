@@ -17,7 +17,7 @@
  *   task EVENT PID TID PPID COMM [t=NS]   EVENT: start fork exec exit comm
  *   sample [cpu=N] pid=P tid=T [t=NS] [n=K] [dt=NS] [ms=STATE:NS,...]
  *          [counter=I value=V] [flags=trunc,exit,deferred,kmode]
- *          stack=LEAF,CALLER,...,ROOT
+ *          stack=LEAF,CALLER,...,ROOT [kstack=KLEAF,...] (kernel frames, hex)
  *     a frame is FUNC (the leaf: an instruction in its middle; a caller:
  *     the return address after its call to the frame before), FUNC#K
  *     (the K-th such call), FUNC+OFF (that address), or 0xADDR (raw).
@@ -27,6 +27,7 @@
  *                              with registers and the stack copy (no
  *                              frame-pointer frames); n=N: N samples
  *                              cycling through the snapshots, 1 ms apart
+ *   kallsyms ADDR TYPE NAME [MODULE]   a line of archives/kallsyms
  *   usage auto                 usage.txt from the sampled sums per thread
  *   usage PID TID SCALE        ... that thread's precise totals x SCALE
  *   random n=N paths=P depth=D seed=S pid=P threads=T [cpu_spread=C]

@@ -69,6 +69,8 @@ struct gen {
 	double cpu_mhz;
 	int ncounters;
 	unsigned long line;
+	const uint64_t *kips;	/* the next sample's kernel frames (kstack=) */
+	int nkips;
 };
 
 void gen_init(struct gen *g);
