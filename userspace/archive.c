@@ -263,7 +263,8 @@ out:
  */
 static void archive_kallsyms(struct experiment *e, int adir)
 {
-	char line[64];
+	char line[256];
+	bool shown = false;
 	FILE *f;
 	int err;
 
@@ -274,7 +275,10 @@ static void archive_kallsyms(struct experiment *e, int adir)
 		exp_warn(e, "archives: /proc/kallsyms: %s", strerror(errno));
 		return;
 	}
-	if (!fgets(line, sizeof(line), f) || strtoull(line, NULL, 16) == 0) {
+	/* per-CPU symbols are at 0 anyway: look for any other address */
+	while (!shown && fgets(line, sizeof(line), f))
+		shown = strtoull(line, NULL, 16) != 0;
+	if (!shown) {
 		exp_warn(e, "archives: /proc/kallsyms shows no addresses (kptr_restrict): kernel frames are named by address");
 		fclose(f);
 		return;

@@ -117,7 +117,7 @@ check "$(grep -c ': SAMPLE counter=1 .* value=10000000 ' dump2.txt)" -eq 4 \
 check "$(grep -c '^  kip\[1\] 0xffffffff81000010$' dump2.txt)" -eq 80 "-K: kernel frames in every sample"
 # -K: /proc/kallsyms copied for the analyzer's kernel names, when it shows
 # addresses to this user (else a warning says the frames go by address)
-if [ "$(head -c 16 /proc/kallsyms)" != 0000000000000000 ]; then
+if awk '$1 !~ /^0+$/ { found = 1; exit } END { exit !found }' /proc/kallsyms; then
 	# (BPF programs come and go on a shared host: the core's symbols and
 	# the size must match)
 	cmp -s <(head -n 1000 opt.er/archives/kallsyms) <(head -n 1000 /proc/kallsyms)
