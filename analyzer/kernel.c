@@ -48,12 +48,15 @@ static int load_file(struct an *an, struct an_exp *e)
 		    (type != 'T' && type != 't' && type != 'W' && type != 'w'))
 			continue;
 		k = an_vec_push(&an->ksyms);
-		if (!k || !(k->name = strdup(name)))
+		if (!k) {
 			err = -ENOMEM;
-		else {
-			k->addr = a;
-			k->func = UINT32_MAX;
+			break;
 		}
+		k->addr = a;
+		k->func = UINT32_MAX;
+		k->name = strdup(name);
+		if (!k->name)
+			err = -ENOMEM;
 	}
 	fclose(f);
 	if (!err)
@@ -91,8 +94,10 @@ uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret)
 			hi = mid;
 	}
 	if (!lo || lo == an->ksyms.n) {
-		/* no symbols, or below the first / past the last one: the
-		 * frame's address as recorded */
+		/*
+		 * no symbols, or below the first / past the last one: the
+		 * frame's address as recorded
+		 */
 		snprintf(name, sizeof(name), "0x%" PRIx64, ip);
 		return an_obj_fname(an, an->o_kernel, name, ip, 0);
 	}

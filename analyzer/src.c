@@ -152,9 +152,11 @@ int an_pc_inlines(struct an *an, uint32_t obj, uint64_t vaddr,
 			break;
 		x->file = UINT32_MAX;
 		x->line = 0;
+		nm = NULL;
 		if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &at) &&
-		    !dwarf_formudata(&at, &w) && w < nfiles &&
-		    (nm = dwarf_filesrc(files, w, NULL, NULL)))
+		    !dwarf_formudata(&at, &w) && w < nfiles)
+			nm = dwarf_filesrc(files, w, NULL, NULL);
+		if (nm)
 			x->file = an_str_intern(&an->strs, nm);
 		if (dwarf_attr(&scopes[i], DW_AT_call_line, &at) &&
 		    !dwarf_formudata(&at, &w))

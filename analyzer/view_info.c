@@ -307,7 +307,7 @@ int an_view_sample_list(struct an *an)
 	if (!row)
 		goto oom;
 	for (i = 0; i < an->s.n; i++) {
-		unsigned m = an->s.mask[i];
+		unsigned int m = an->s.mask[i];
 		uint32_t ex = AN_VEC(an->threads, struct an_thread, an->s.thr[i]).exp;
 		uint64_t t = an->s.time[i] > start[ex] ? an->s.time[i] - start[ex] : 0;
 		uint64_t *r;

@@ -318,8 +318,10 @@ int an_view_disasm(struct an *an, const char *what)
 
 		if (!f.seen[i] || p->obj != fn->obj || p->ret == 2)
 			continue;
-		/* -inline on: an instruction's frames are its pc and one per
-		 * inlined call; the innermost one stands for all */
+		/*
+		 * -inline on: an instruction's frames are its pc and one per
+		 * inlined call; the innermost one stands for all
+		 */
 		if (p->inl_n || (p->inl && p->inl !=
 				 AN_VEC(an->pcs, struct an_pc, i - p->inl).inl_n))
 			continue;

@@ -33,7 +33,7 @@ static struct snap snaps[MAX_SNAP];
 static volatile int nsnap;
 static int want = 64;
 static uint64_t stack_top;
-static volatile unsigned sink;
+static volatile unsigned int sink;
 
 /* DWARF x86_64 register numbers 0..16 from the ucontext's gregs. */
 static const int dwarf_greg[17] = {
@@ -71,9 +71,9 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static __attribute__((noinline)) unsigned mix(unsigned *v, int n, int d)
+static __attribute__((noinline)) unsigned int mix(unsigned int *v, int n, int d)
 {
-	unsigned h = d;
+	unsigned int h = d;
 
 	if (d > 0)
 		h += mix(v + 1, n - 1, d - 1) * 31;
@@ -84,14 +84,14 @@ static __attribute__((noinline)) unsigned mix(unsigned *v, int n, int d)
 
 static __attribute__((noinline)) void work(double *a, int n, char *buf)
 {
-	unsigned v[64];
+	unsigned int v[64];
 
 	for (int i = 0; i < n; i++)
 		a[i] = (double)rand() / RAND_MAX;
 	qsort(a, n, sizeof(a[0]), cmp);
 	for (int i = 0; i < 64; i++) {
 		snprintf(buf, 64, "%.17g", a[i * (n / 64)]);
-		v[i] = (unsigned)(strtod(buf, NULL) * 1e9);
+		v[i] = (unsigned int)(strtod(buf, NULL) * 1e9);
 	}
 	memmove(a + 1, a, (n - 1) * sizeof(a[0]));
 	sink += mix(v, 64, 8);
