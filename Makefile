@@ -79,8 +79,8 @@ $(B)/tests/data/cold.bin:
 # Workloads of the analyzer's tests: the seed's worked example keeps every
 # call's frame; the unwinding target has no frame pointers; the lines
 # target is DWARF 5 (gcc 12's default, said explicitly) and a DWARF 4 copy.
-$(B)/tests/progs/seed_example: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
-$(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse: CFLAGS += -fomit-frame-pointer
+$(B)/tests/progs/seed_example $(B)/tests/progs/zero_reader: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
+$(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse $(B)/tests/progs/unwind_sampler: CFLAGS += -fomit-frame-pointer
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<

@@ -202,7 +202,22 @@ struct an_pc {
 	uint32_t ifunc;			/* innermost inlined function or func */
 	uint32_t ret;			/* 1: a return address, 2: pseudo */
 	uint64_t addr;			/* vaddr in obj (display address) */
+	/*
+	 * -inline on: a frame in inlined code is followed (ids pc + 1 ..
+	 * pc + inl_n) by one pc per inlined call, outermost first; such a
+	 * pc has inl = its level (1..), ifunc = the inlined function
+	 */
+	uint32_t inl, inl_n;
 };
+
+/* One inlined call at a pc (src.c): the function, and where it was called. */
+struct an_inl {
+	uint32_t func;
+	uint32_t file;		/* string id of the call's file, or UINT32_MAX */
+	uint32_t line;		/* the call's line */
+};
+
+#define AN_INL_MAX 16
 
 /* A call stack: a node of the pc trie (root side parent). */
 struct an_node {
@@ -223,6 +238,9 @@ struct an_raw {
 #define AN_RAW_TRUNC	0x1
 #define AN_RAW_NOPROG	0x2	/* collector_not_program_related */
 #define AN_RAW_UNKNOWN	0x4	/* no stack at all */
+/* flags >> AN_RAW_KSHIFT: the last that many ips are kernel frames (kips,
+ * leaf first), after the user ones */
+#define AN_RAW_KSHIFT	16
 
 
 /* Base metrics: the ten microstates, wall, then the counters. */
@@ -277,6 +295,8 @@ struct an {
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	uint32_t o_unknown;
+	uint32_t o_kernel;	/* [kernel.kallsyms], made on first use */
+	struct an_vec ksyms;	/* kernel.c */
 	int nbase;		/* AN_BM_CTR0 + counters */
 	char ctr_names[AN_MAX_COUNTERS][64];
 	double ctr_mhz[AN_MAX_COUNTERS];	/* > 0: cycles shown as time */
@@ -291,6 +311,13 @@ struct an {
 	unsigned long nruns;	/* commands run */
 	unsigned long unwind_ok, unwind_fail, unwind_cached;
 	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
+	/* the per-pc CFI cache (unwcache.c): steps made, frames stepped,
+	 * samples given to libdwfl, and with LWPROF_UNWIND=check the
+	 * samples whose cached and libdwfl frames differ */
+	unsigned long unwind_steps, unwind_lookups, unwind_libdwfl;
+	unsigned long unwind_differ;
+	bool unwind_check;
+	double unwind_secs;	/* CPU time of an_unwind_all */
 };
 
 /* Task events that shape address spaces: exec (new), fork (inherit). */
@@ -320,9 +347,14 @@ int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
 		 const uint8_t *stack, uint32_t max_size, const char **msg,
 		 uint64_t *at);
 void an_sd_scan_end(struct an *an, struct an_sd_scan *sc, const char *path);
-/* The sample record of r whole (a delta rebuilt), malloc'd; NULL if not. */
-uint8_t *an_rec_read(struct an *an, const struct an_unw_ref *r, int *fd_cache,
-		     uint32_t *cache_key);
+/*
+ * The sample record rec (read from r's file, open as fd) whole, as the
+ * module would have written it without deltas: rec itself when it has no
+ * delta, else a malloc'd rebuilt record (*owned, for the caller to free);
+ * NULL if it cannot be rebuilt.
+ */
+const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r, int fd,
+			    const uint8_t *rec, uint8_t **owned);
 void an_sd_free(struct an *an);
 
 int an_errf(struct an *an, int err, const char *fmt, ...)
@@ -377,11 +409,19 @@ uint32_t an_obj_fname(struct an *an, uint32_t obj, const char *full,
 uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 		    uint32_t func, uint32_t *ifunc);
 const char *an_line_file(struct an *an, uint32_t line);
+int an_pc_inlines(struct an *an, uint32_t obj, uint64_t vaddr,
+		  struct an_inl *out);
+uint32_t an_inl_line(struct an *an, uint32_t func, const struct an_inl *call);
 int an_func_src(struct an *an, uint32_t f, const char **file, int *line);
 
 /* resolve.c: stacks */
 int an_resolve(struct an *an);
 uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret);
+
+/* kernel.c: kernel frames */
+uint32_t an_kernel_obj(struct an *an);
+uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret);
+void an_kernel_free(struct an *an);
 
 /* unwind.c */
 int an_unwind_all(struct an *an);

@@ -35,6 +35,7 @@ int an_init(struct an *an)
 	an->tasks.esz = sizeof(struct an_task_ev);
 	an->obj_keys.esz = sizeof(char *);
 	an->tmin = UINT64_MAX;
+	an->o_kernel = UINT32_MAX;
 	elf_version(EV_CURRENT);
 	if (an_objs_init(an))
 		return -ENOMEM;
@@ -79,6 +80,7 @@ void an_free(struct an *an)
 	size_t i;
 
 	an_unwind_free(an);
+	an_kernel_free(an);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)

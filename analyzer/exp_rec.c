@@ -42,9 +42,9 @@ static uint32_t raw_flags(const struct lwprof_rec_sample *r)
 
 	if (r->hdr.flags & LWPROF_RS_TRUNC)
 		flags |= AN_RAW_TRUNC;
-	if (!r->nr_user)
+	if (!r->nr_user && !r->nr_kernel)
 		flags |= r->kind == LWPROF_SK_COUNTER ? AN_RAW_NOPROG : AN_RAW_UNKNOWN;
-	return flags;
+	return flags | (uint32_t)r->nr_kernel << AN_RAW_KSHIFT;
 }
 
 static const uint64_t *raw_ips(const struct lwprof_rec_sample *r)
@@ -83,10 +83,11 @@ static void lookahead(struct rec_ctx *c, const uint8_t *buf, size_t pos,
 	if (r->hdr.type != LWPROF_REC_SAMPLE || r->hdr.size < sizeof(*r) ||
 	    p2 + r->hdr.size > have || r->pid != c->last_pid || !c->last_pid ||
 	    sizeof(*r) + (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0) +
-	    8ULL * r->nr_user > r->hdr.size)
+	    8ULL * (r->nr_user + r->nr_kernel) > r->hdr.size)
 		return;
 	c->la2_off = o + (p2 - pos);
-	c->la2_hash = an_raw_hash(c->last_as, raw_ips(r), r->nr_user, raw_flags(r));
+	c->la2_hash = an_raw_hash(c->last_as, raw_ips(r), r->nr_user + r->nr_kernel,
+				  raw_flags(r));
 	an_raw_prefetch(c->an, c->la2_hash, 0);
 }
 
@@ -252,8 +253,8 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	ips = raw_ips(r);
 	flags = raw_flags(r);
 	raw = an_raw_intern_h(an, c->cur_ok && as == c->last_as ? c->cur_hash :
-			      an_raw_hash(as, ips, r->nr_user, flags),
-			      as, ips, r->nr_user, flags);
+			      an_raw_hash(as, ips, r->nr_user + r->nr_kernel, flags),
+			      as, ips, r->nr_user + r->nr_kernel, flags);
 	if (raw == UINT32_MAX)
 		return an_errf(an, -ENOMEM, "out of memory");
 	if (r->kind == LWPROF_SK_CLOCK && (r->hdr.flags & LWPROF_RS_EXIT)) {

@@ -10,7 +10,7 @@
  * not cover its reused blocks has no usable copy: the sample keeps its
  * frame-pointer stack, and the file gets one warning with the count.
  * Each usable delta's base record offset is kept (the links, in file
- * order).  an_rec_read() hands the unwinder a record whole, as the module
+ * order).  an_rec_whole() hands the unwinder a record whole, as the module
  * would have written it without deltas: a delta is rebuilt from the last
  * copy rebuilt for that thread (the unwinder goes in file order, so that
  * is its base), else by following the links back to a full copy.
@@ -265,9 +265,9 @@ static uint8_t *read_raw(int fd, uint64_t off, uint32_t tid)
 	return buf;
 }
 
-static uint8_t *rec_stack(const struct lwprof_rec_sample *s)
+static const uint8_t *rec_stack(const struct lwprof_rec_sample *s)
 {
-	return (uint8_t *)s + sizeof(*s) + LWPROF_NR_REGS * 8 +
+	return (const uint8_t *)s + sizeof(*s) + LWPROF_NR_REGS * 8 +
 	       8 * (s->nr_user + s->nr_kernel);
 }
 
@@ -348,44 +348,21 @@ static bool rebuild(struct an_sd *sd, struct sd_slot *s, int fd,
 	return ok;
 }
 
-uint8_t *an_rec_read(struct an *an, const struct an_unw_ref *r, int *fd_cache,
-		     uint32_t *cache_key)
+const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r, int fd,
+			    const uint8_t *rec, uint8_t **owned)
 {
-	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
-	uint32_t key = r->exp * 65536 + r->file, fixed;
-	const struct lwprof_rec_sample *s;
+	const struct lwprof_rec_sample *s = (const void *)rec;
 	struct lwprof_rec_sample *out;
 	struct sd_slot *slot;
 	struct an_sd *sd;
-	char path[4200];
-	struct lwprof_rec h;
-	uint8_t *rec;
+	uint32_t fixed;
 
-	if (*fd_cache < 0 || *cache_key != key) {
-		if (*fd_cache >= 0)
-			close(*fd_cache);
-		snprintf(path, sizeof(path), "%s/cpu.%u.rec", e->dir, r->file);
-		*fd_cache = open(path, O_RDONLY | O_CLOEXEC);
-		*cache_key = key;
-		if (*fd_cache < 0)
-			return NULL;
-	}
-	if (pread(*fd_cache, &h, sizeof(h), r->off) != sizeof(h) ||
-	    h.size > REC_MAX)
-		return NULL;
-	rec = malloc(h.size);
-	if (rec && pread(*fd_cache, rec, h.size, r->off) != h.size) {
-		free(rec);
-		return NULL;
-	}
-	s = (const void *)rec;
-	if (!rec || h.size < sizeof(*s) ||
+	*owned = NULL;
+	if (s->hdr.size < sizeof(*s) ||
 	    !(s->hdr.flags & (LWPROF_RS_SDELTA | LWPROF_RS_SBASE)))
 		return rec;
-	if (!sane(s, s->tid)) {
-		free(rec);
+	if (!sane(s, s->tid))
 		return NULL;	/* the file changed since it was read */
-	}
 	sd = sd_of(an);
 	slot = sd ? slot_get(sd, r->exp, r->file, s->tid) : NULL;
 	if (!(s->hdr.flags & LWPROF_RS_SDELTA)) {
@@ -394,21 +371,19 @@ uint8_t *an_rec_read(struct an *an, const struct an_unw_ref *r, int *fd_cache,
 			slot_put(sd, slot, rec, r->off, NO_BASE);
 		return rec;
 	}
-	if (!slot || !rebuild(sd, slot, *fd_cache, r, s->tid, rec)) {
-		free(rec);
+	if (!slot || !rebuild(sd, slot, fd, r, s->tid, rec))
 		return NULL;
-	}
 	fixed = rec_stack(s) - rec;
 	out = malloc(fixed + ((slot->size + 7) & ~7u));
-	if (out) {
-		memcpy(out, rec, fixed);
-		out->hdr.flags &= ~(LWPROF_RS_SDELTA | LWPROF_RS_SBASE);
-		out->stack_size = slot->size;
-		out->hdr.size = fixed + ((slot->size + 7) & ~7u);
-		memcpy((uint8_t *)out + fixed, slot->bytes, slot->size);
-		memset((uint8_t *)out + fixed + slot->size, 0,
-		       out->hdr.size - fixed - slot->size);
-	}
-	free(rec);
-	return (uint8_t *)out;
+	if (!out)
+		return NULL;
+	memcpy(out, rec, fixed);
+	out->hdr.flags &= ~(LWPROF_RS_SDELTA | LWPROF_RS_SBASE);
+	out->stack_size = slot->size;
+	out->hdr.size = fixed + ((slot->size + 7) & ~7u);
+	memcpy((uint8_t *)out + fixed, slot->bytes, slot->size);
+	memset((uint8_t *)out + fixed + slot->size, 0,
+	       out->hdr.size - fixed - slot->size);
+	*owned = (uint8_t *)out;
+	return *owned;
 }

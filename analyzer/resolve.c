@@ -5,7 +5,8 @@
  * as a pc (object, vaddr, function, line).  A caller frame's ip is a return
  * address: its function and line are those of ip - 1, the call.  Stacks
  * cut at the depth limit hang under <Truncated-stack>; counter samples with
- * no stack are collector_not_program_related, clock ones <Unknown>.
+ * no stack are collector_not_program_related, clock ones <Unknown>.  Kernel
+ * frames (-K) hang below the user leaf, in [kernel.kallsyms] (kernel.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,8 +28,9 @@ static bool pc_eq(void *ctx, uint32_t id, const void *key)
 	return p->obj == k->obj && p->addr == k->vaddr && p->ret == k->ret;
 }
 
-static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
-		       uint32_t func, uint32_t line, uint32_t ifunc)
+/* A new pc, not hashed (an inline level), or UINT32_MAX. */
+static uint32_t pc_push(struct an *an, const struct pc_key *k, uint32_t func,
+			uint32_t line, uint32_t ifunc)
 {
 	struct an_pc *p = an_vec_push(&an->pcs);
 
@@ -40,8 +42,48 @@ static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
 	p->func = func;
 	p->line = line;
 	p->ifunc = ifunc;
-	return an_htab_add(&an->pcs_h, h, an->pcs.n - 1) ? UINT32_MAX :
-		an->pcs.n - 1;
+	return an->pcs.n - 1;
+}
+
+static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
+		       uint32_t func, uint32_t line, uint32_t ifunc)
+{
+	uint32_t id = pc_push(an, k, func, line, ifunc);
+
+	if (id == UINT32_MAX || an_htab_add(&an->pcs_h, h, id))
+		return UINT32_MAX;
+	return id;
+}
+
+/*
+ * -inline on: the frame's own pc (the function of the symbol, on the line
+ * of the outermost inlined call), then a pc per inlined call, outermost
+ * first, each on the line of the next call in, the innermost on the
+ * line-table's line (line).  Those follow it in an->pcs, not hashed.
+ */
+static uint32_t inline_pcs(struct an *an, const struct pc_key *k, uint64_t h,
+			   uint32_t func, uint32_t line, uint64_t look)
+{
+	struct an_inl inl[AN_INL_MAX];
+	int n = an_pc_inlines(an, k->obj, look, inl), lv;
+	uint32_t base, ln, id;
+
+	if (!n)
+		return pc_new(an, k, h, func, line, func);
+	base = pc_new(an, k, h, func, an_inl_line(an, func, &inl[n - 1]), func);
+	if (base == UINT32_MAX)
+		return base;
+	for (lv = 1; lv <= n; lv++) {
+		int j = n - lv;
+
+		ln = j ? an_inl_line(an, inl[j].func, &inl[j - 1]) : line;
+		id = pc_push(an, k, func, ln, inl[j].func);
+		if (id == UINT32_MAX)
+			return id;
+		AN_VEC(an->pcs, struct an_pc, id).inl = lv;
+	}
+	AN_VEC(an->pcs, struct an_pc, base).inl_n = n;
+	return base;
 }
 
 /* A pc of obj at vaddr; ret: a return address (look up vaddr - 1). */
@@ -55,8 +97,11 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 	if (id != UINT32_MAX)
 		return id;
 	look = ret && vaddr ? vaddr - 1 : vaddr;
-	if (obj == an->o_unknown) {
-		func = an->f_unknown;
+	if (obj == an->o_unknown || obj == an->o_kernel) {
+		func = obj == an->o_kernel ? an_kernel_func(an, vaddr, ret) :
+			an->f_unknown;
+		if (func == UINT32_MAX)
+			return UINT32_MAX;
 		line = UINT32_MAX;
 		ifunc = func;
 	} else {
@@ -65,6 +110,8 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 		if (func == UINT32_MAX)
 			return UINT32_MAX;
 		line = an_pc_line(an, obj, look, func, &ifunc);
+		if (an->inline_funcs)
+			return inline_pcs(an, &k, h, func, line, look);
 	}
 	return pc_new(an, &k, h, func, line, ifunc);
 }
@@ -149,31 +196,59 @@ static uint32_t ip_pc(struct an *an, struct an_as *a, uint64_t ip, bool ret)
 	return an_pc_intern(an, m->obj, vaddr, ret);
 }
 
+/*
+ * Frames ips[n - 1] (root) .. ips[0] under *parent (UINT32_MAX: the root);
+ * -inline on adds levels.  -ENOMEM, or 0 and *parent the leaf's node.
+ */
+static int add_frames(struct an *an, struct an_as *a, uint32_t *parent,
+		      const uint64_t *ips, uint32_t n, bool kernel)
+{
+	uint32_t pc, lv, node = *parent;
+
+	while (n--) {
+		if (kernel && !ips[n])
+			continue;
+		pc = kernel ? an_pc_intern(an, an->o_kernel, ips[n], n > 0) :
+			ip_pc(an, a, ips[n], n > 0);
+		if (pc == UINT32_MAX)
+			return -ENOMEM;
+		node = node_intern(an, node, pc);
+		for (lv = 1; node != UINT32_MAX &&
+		     lv <= AN_VEC(an->pcs, struct an_pc, pc).inl_n; lv++)
+			node = node_intern(an, node, pc + lv);
+		if (node == UINT32_MAX)
+			return -ENOMEM;
+	}
+	*parent = node;
+	return 0;
+}
+
 static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 {
 	const uint64_t *ips = &AN_VEC(an->rawips, uint64_t, r->off);
 	struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
-	uint32_t parent = UINT32_MAX, pc, n = r->n;
+	uint32_t parent = UINT32_MAX, nk = r->flags >> AN_RAW_KSHIFT;
+	uint32_t n = r->n - nk;
 
 	if (r->flags & AN_RAW_NOPROG)
 		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_noprog));
 	while (n > 1 && (!ips[n - 1] || ips[n - 1] == UINT64_MAX))
 		n--;	/* end-of-stack markers */
-	if (!n)
+	if (nk && an_kernel_obj(an) == UINT32_MAX)
+		return UINT32_MAX;
+	if (!n && !nk)
 		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
 	if (r->flags & AN_RAW_TRUNC) {
 		parent = node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_trunc));
 		if (parent == UINT32_MAX)
 			return parent;
 	}
-	while (n--) {
-		pc = ip_pc(an, a, ips[n], n > 0);
-		if (pc == UINT32_MAX)
-			return pc;
-		parent = node_intern(an, parent, pc);
-		if (parent == UINT32_MAX)
-			return parent;
-	}
+	/* the user frames, then the kernel's below the user leaf */
+	if (add_frames(an, a, &parent, ips, n, false) ||
+	    add_frames(an, a, &parent, ips + (r->n - nk), nk, true))
+		return UINT32_MAX;
+	if (parent == UINT32_MAX)	/* only zero kernel frames */
+		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
 	return parent;
 }
 

@@ -4,7 +4,8 @@
  * line its instruction came from, which for inlined code is the line in the
  * inlined body.  The function stays the caller's (the symbol), unless
  * inline functions are asked for (-inline on): then the innermost
- * DW_TAG_inlined_subroutine names it.
+ * DW_TAG_inlined_subroutine names it, and an_pc_inlines gives the chain
+ * of inlined calls for the frames resolve.c adds.
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -106,6 +107,72 @@ uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 	if (fid == UINT32_MAX)
 		return UINT32_MAX;
 	return line_intern(an, *ifunc, fid, lineno);
+}
+
+/*
+ * The inlined calls at vaddr, innermost first (at most AN_INL_MAX): each
+ * DW_TAG_inlined_subroutine scope's function (its abstract origin's name)
+ * and its DW_AT_call_file / DW_AT_call_line.  0 when none.
+ */
+int an_pc_inlines(struct an *an, uint32_t obj, uint64_t vaddr,
+		  struct an_inl *out)
+{
+	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
+	Dwarf_Addr bias, maddr = vaddr + o->mod_bias;
+	Dwarf_Die *cu, *scopes = NULL, origin;
+	Dwarf_Attribute at;
+	Dwarf_Files *files = NULL;
+	Dwarf_Word w;
+	size_t nfiles = 0;
+	const char *nm;
+	int n = 0, ns, i;
+
+	if (o->pseudo || o->failed || !o->mod)
+		return 0;
+	cu = dwfl_module_addrdie(o->mod, maddr, &bias);
+	if (!cu)
+		return 0;
+	ns = dwarf_getscopes(cu, maddr - bias, &scopes);
+	if (ns > 0 && dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (i = 0; i < ns && n < AN_INL_MAX; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		struct an_inl *x = &out[n];
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;	/* a lexical block */
+		if (!dwarf_attr_integrate(&scopes[i], DW_AT_abstract_origin, &at) ||
+		    !dwarf_formref_die(&at, &origin))
+			break;
+		nm = dwarf_diename(&origin);
+		x->func = nm ? an_obj_fname(an, obj, nm, 0, 0) : UINT32_MAX;
+		if (x->func == UINT32_MAX)
+			break;
+		x->file = UINT32_MAX;
+		x->line = 0;
+		nm = NULL;
+		if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &at) &&
+		    !dwarf_formudata(&at, &w) && w < nfiles)
+			nm = dwarf_filesrc(files, w, NULL, NULL);
+		if (nm)
+			x->file = an_str_intern(&an->strs, nm);
+		if (dwarf_attr(&scopes[i], DW_AT_call_line, &at) &&
+		    !dwarf_formudata(&at, &w))
+			x->line = w;
+		n++;
+	}
+	free(scopes);
+	return n;
+}
+
+/* The line of an inlined call, in the function it was inlined into. */
+uint32_t an_inl_line(struct an *an, uint32_t func, const struct an_inl *call)
+{
+	if (call->file == UINT32_MAX || !call->line)
+		return UINT32_MAX;
+	return line_intern(an, func, call->file, call->line);
 }
 
 const char *an_line_file(struct an *an, uint32_t line)

@@ -6,7 +6,9 @@
  * dwfl_report_elf at their load bias, and dwfl_attach_state with callbacks
  * that serve the current sample: set_initial_registers from the record's
  * registers (already in DWARF order), memory_read from the stack copy,
- * else from the mapped files.  libdwfl keeps each module's CFI, and a leaf
+ * else from the mapped files.  Each step is taken from the per-pc cache of
+ * CFI rules (unwcache.c) where it can say it, else libdwfl walks the
+ * sample.  libdwfl keeps each module's CFI, and a leaf
  * pc with no CFI is remembered so its samples keep their frame-pointer
  * stack without another try.  A walk that yields less than the frame
  * pointers did keeps the frame-pointer stack.
@@ -17,23 +19,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "an.h"
-
-#define UNW_MAX 256
-
-struct unw {
-	struct an *an;
-	struct an_as *as;
-	const uint64_t *regs;
-	const uint8_t *stack;
-	uint64_t sp, stack_size;
-	uint64_t ips[UNW_MAX];
-	uint32_t n;
-	pid_t tid;
-	bool given;
-};
+#include "unwind.h"
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
@@ -72,22 +61,24 @@ static bool file_read(struct unw *u, uint64_t addr, uint64_t *val)
 	return false;
 }
 
+bool unw_read(struct unw *u, uint64_t addr, uint64_t *val)
+{
+	if (addr >= u->sp && addr + 8 <= u->sp + u->stack_size) {
+		memcpy(val, u->stack + (addr - u->sp), 8);
+		return true;
+	}
+	return file_read(u, addr, val);
+}
+
 static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			    void *arg)
 {
-	struct unw *u = arg;
 	uint64_t v;
 
-	if (addr >= u->sp && addr + 8 <= u->sp + u->stack_size) {
-		memcpy(&v, u->stack + (addr - u->sp), 8);
-		*result = v;
-		return true;
-	}
-	if (file_read(u, addr, &v)) {
-		*result = v;
-		return true;
-	}
-	return false;
+	if (!unw_read(arg, addr, &v))
+		return false;
+	*result = v;
+	return true;
 }
 
 static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -161,79 +152,232 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
 	return d;
 }
 
+/*
+ * The records are read again through a window of their file: the
+ * deferred samples come in file order, so one read serves hundreds.
+ */
+struct rdwin {
+	int fd;
+	uint32_t key;
+	uint64_t off;		/* of buf[0] in the file */
+	size_t len, cap;
+	uint8_t *buf;
+};
+
+#define RDWIN_BYTES (4u << 20)
+
+static bool win_fill(struct rdwin *w, uint64_t off, size_t need)
+{
+	ssize_t n;
+
+	if (need > w->cap) {
+		uint8_t *p = realloc(w->buf, need);
+
+		if (!p)
+			return false;
+		w->buf = p;
+		w->cap = need;
+	}
+	n = pread(w->fd, w->buf, w->cap, off);
+	w->off = off;
+	w->len = n > 0 ? n : 0;
+	return w->len >= need;
+}
+
+/* One record whole from its file, in the window; NULL if unreadable. */
+static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
+				  struct rdwin *w)
+{
+	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
+	uint32_t key = r->exp * 65536 + r->file;
+	const struct lwprof_rec *h;
+	char path[4200];
+	uint32_t size;
+
+	if (w->fd < 0 || w->key != key) {
+		if (w->fd >= 0)
+			close(w->fd);
+		snprintf(path, sizeof(path), "%s/cpu.%u.rec", e->dir, r->file);
+		w->fd = open(path, O_RDONLY | O_CLOEXEC);
+		w->key = key;
+		w->len = 0;
+		if (w->fd < 0)
+			return NULL;
+	}
+	if (r->off < w->off || r->off + sizeof(*h) > w->off + w->len) {
+		win_fill(w, r->off, w->cap > RDWIN_BYTES ? w->cap : RDWIN_BYTES);
+		if (w->len < sizeof(*h))
+			return NULL;
+	}
+	h = (const void *)(w->buf + (r->off - w->off));
+	size = h->size;
+	if (size < sizeof(*h))
+		return NULL;
+	if (r->off + size > w->off + w->len) {
+		win_fill(w, r->off, size > w->cap ? size : w->cap);
+		if (w->len < size)
+			return NULL;
+		h = (const void *)w->buf;
+	}
+	return (const uint8_t *)h;
+}
+
 static bool noframes_eq(void *ctx, uint32_t id, const void *key)
 {
 	return true;
 }
 
+/*
+ * One sample: with the per-pc cache, else (or where the cache gives up)
+ * with libdwfl.  LWPROF_UNWIND=check does both and counts the samples
+ * whose frames differ (the cache's test): all of them, or where the cache
+ * gave up, those it had found.
+ */
+static int unwind_one(struct an *an, struct an_ucache *c, Dwfl *d,
+		      uint32_t as, struct unw *u)
+{
+	uint64_t ips[UNW_MAX];
+	uint32_t n;
+	int err = 1;
+
+	if (c && d) {
+		err = an_ucache_walk(c, d, as, u);
+		if (err < 0)
+			return err;
+	}
+	if (err == 1 || an->unwind_check) {
+		/* what the cache did: all frames, or those before it gave up */
+		n = c && d ? u->n : 0;
+		memcpy(ips, u->ips, n * 8);
+		u->n = 0;
+		u->given = false;
+		if (d)
+			dwfl_getthread_frames(d, u->tid, frame_cb, u);
+		if (an->unwind_check && ((!err && n != u->n) || n > u->n ||
+					 memcmp(ips, u->ips, n * 8)))
+			an->unwind_differ++;
+		if (err == 1)
+			an->unwind_libdwfl++;
+	}
+	return 0;
+}
+
+static double cpu_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Unwind the sample of r from rec, its record whole. */
+static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
+		      struct an_htab *nocfi, const struct an_unw_ref *r,
+		      const uint8_t *rec, double *walk)
+{
+	struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
+	const struct lwprof_rec_sample *s;
+	struct timespec w0, w1;
+	uint32_t raw, nk;
+	uint64_t h;
+	int err;
+
+	s = (const void *)rec;
+	u->an = an;
+	u->as = a;
+	u->n = 0;
+	u->given = false;
+	u->regs = (const uint64_t *)(rec + sizeof(*s));
+	u->stack = rec + sizeof(*s) + LWPROF_NR_REGS * 8 +
+		   8 * (s->nr_user + s->nr_kernel);
+	u->sp = u->regs[LWPROF_REG_SP];
+	u->stack_size = s->stack_size;
+	u->tid = s->tid;
+	h = an_mix(r->as, u->regs[LWPROF_REG_IP]);
+	if (an_htab_find(nocfi, h, noframes_eq, NULL, NULL) != UINT32_MAX) {
+		an->unwind_cached++;
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	err = unwind_one(an, c, as_dwfl(an, a, u), r->as, u);
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	*walk += (w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9;
+	if (err)
+		return err;
+	if (u->n <= 1) {
+		/* no CFI here: keep the frame-pointer stack, and remember */
+		an->unwind_fail++;
+		return an_htab_add(nocfi, h, 0);
+	}
+	/* -K: the record's kernel frames stay below the user leaf */
+	nk = r->flags >> AN_RAW_KSHIFT;
+	memcpy(u->ips + u->n, rec + sizeof(*s) + LWPROF_NR_REGS * 8 +
+	       8 * s->nr_user, 8 * nk);
+	raw = an_raw_intern(an, r->as, u->ips, u->n + nk,
+			    r->flags & ~AN_RAW_UNKNOWN);
+	if (raw == UINT32_MAX)
+		return -ENOMEM;
+	an->s.stack[r->sample] = raw;
+	an->unwind_ok++;
+	return 0;
+}
+
 int an_unwind_all(struct an *an)
 {
+	const char *mode = getenv("LWPROF_UNWIND");
 	struct an_htab nocfi = { 0 };
-	uint32_t cache_key = 0;
+	struct an_ucache *c = NULL;
+	struct rdwin w = { .fd = -1 };
+	double t0 = cpu_secs(), walk = 0;
 	struct unw *u;
-	int fd = -1;
+	int err = 0;
 	size_t i;
 
 	if (!an->deferred.n)
 		return 0;
+	an->unwind_check = mode && !strcmp(mode, "check");
 	/* one state for all sessions: dwfl_attach_state keeps its pointer */
 	u = calloc(1, sizeof(*u));
-	if (!u)
+	if (!mode || strcmp(mode, "nocache"))
+		c = an_ucache_new();
+	if (!u || (!c && (!mode || strcmp(mode, "nocache")))) {
+		free(u);
 		return an_errf(an, -ENOMEM, "out of memory");
+	}
 
 	for (i = 0; i < an->deferred.n; i++) {
 		struct an_unw_ref *r = &AN_VEC(an->deferred, struct an_unw_ref, i);
-		struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
-		const struct lwprof_rec_sample *s;
-		uint8_t *rec = an_rec_read(an, r, &fd, &cache_key);
-		uint64_t h;
-		uint32_t raw;
-		Dwfl *d;
+		const uint8_t *rec = read_record(an, r, &w);
+		uint8_t *owned = NULL;
 
+		if (rec)	/* a delta copy rebuilt (exp_stack.c) */
+			rec = an_rec_whole(an, r, w.fd, rec, &owned);
 		if (!rec) {
 			an->unwind_fail++;
 			continue;
 		}
-		s = (const void *)rec;
-		u->an = an;
-		u->as = a;
-		u->n = 0;
-		u->given = false;
-		u->regs = (const uint64_t *)(rec + sizeof(*s));
-		u->stack = rec + sizeof(*s) + LWPROF_NR_REGS * 8 +
-			   8 * (s->nr_user + s->nr_kernel);
-		u->sp = u->regs[LWPROF_REG_SP];
-		u->stack_size = s->stack_size;
-		u->tid = s->tid;
-		h = an_mix(r->as, u->regs[LWPROF_REG_IP]);
-		if (an_htab_find(&nocfi, h, noframes_eq, NULL, NULL) != UINT32_MAX) {
-			an->unwind_cached++;
-			free(rec);
-			continue;
-		}
-		d = as_dwfl(an, a, u);
-		if (d)
-			dwfl_getthread_frames(d, u->tid, frame_cb, u);
-		free(rec);
-		if (u->n <= 1) {
-			/* no CFI here: keep the frame-pointer stack, and remember */
-			an->unwind_fail++;
-			if (an_htab_add(&nocfi, h, 0))
-				break;
-			continue;
-		}
-		raw = an_raw_intern(an, r->as, u->ips, u->n,
-				    r->flags & ~AN_RAW_UNKNOWN);
-		if (raw == UINT32_MAX)
+		err = unwind_rec(an, c, u, &nocfi, r, rec, &walk);
+		free(owned);
+		if (err)
 			break;
-		an->s.stack[r->sample] = raw;
-		an->unwind_ok++;
 	}
-	if (fd >= 0)
-		close(fd);
+	if (w.fd >= 0)
+		close(w.fd);
+	free(w.buf);
 	an_htab_free(&nocfi);
 	free(u);
-	if (i < an->deferred.n)
+	an->unwind_secs = cpu_secs() - t0;
+	if (c)
+		an_ucache_counts(c, &an->unwind_steps, &an->unwind_lookups);
+	an_ucache_free(c);
+	if (getenv("LWPROF_UNWIND_STATS"))
+		fprintf(stderr, "lwprof print: unwind %s: %zu samples, %.3f s CPU, walks %.3f s elapsed, %lu unwound, %lu kept frame pointers (%lu known pcs without CFI), %lu cached steps for %lu frames, %lu samples by libdwfl, %lu differ\n",
+			c ? (an->unwind_check ? "check" : "cache") : "nocache",
+			an->deferred.n, an->unwind_secs, walk, an->unwind_ok,
+			an->unwind_fail + an->unwind_cached, an->unwind_cached,
+			an->unwind_steps, an->unwind_lookups, an->unwind_libdwfl,
+			an->unwind_differ);
+	if (err)
 		return an_errf(an, -ENOMEM, "out of memory");
 	return 0;
 }

@@ -252,20 +252,116 @@ int an_view_cpu_list(struct an *an)
 	return 0;
 }
 
+/*
+ * lwprof writes no global sample packets; Oracle's collector writes one a
+ * second by default, so the run is divided the same way: sample N of an
+ * experiment covers [N - 1, N) seconds from its start, and shows the
+ * packets in it and their sampled microstate times (the process's timing
+ * data).  Unfiltered, like the packets themselves.
+ */
+#define SAMPLE_NS 1000000000ULL
+#define SAMPLE_MAX 1000000	/* rows per experiment; later packets go to the last */
+
 int an_view_sample_list(struct an *an)
 {
-	size_t i;
+	static const char *const st[LWPROF_MS_COUNT] = {
+		"User", "System", "Trap", "TextPF", "DataPF", "KernPF", "Lock",
+		"Sleep", "Stop", "Wait",
+	};
+	const uint64_t *v = an->s.vals;
+	size_t i, e, k, nrow = 0, *first;
+	uint64_t *row, *start, *stop = NULL, used = 0;
+	int b;
 
-	fprintf(an->out, "lwprof records no global sample packets: sample N is experiment N's whole run.\n");
-	fprintf(an->out, "%6s %12s %12s %10s  %s\n", "Sample", "Start (s)", "End (s)",
-		"Samples", "Experiment");
-	for (i = 0; i < an->exps.n; i++) {
-		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
+	first = calloc(an->exps.n + 1, sizeof(*first));
+	start = calloc(an->exps.n + 1, sizeof(*start));
+	stop = calloc(an->exps.n + 1, sizeof(*stop));
+	if (!first || !start || !stop)
+		goto oom;
+	/* the run as the log says, else as the packets say */
+	for (e = 0; e < an->exps.n; e++)
+		start[e] = UINT64_MAX;
+	for (i = 0; i < an->s.n; i++) {
+		uint32_t ex = AN_VEC(an->threads, struct an_thread, an->s.thr[i]).exp;
 
-		fprintf(an->out, "%6zu %12.6f %12.6f %10" PRIu64 "  %s\n", i + 1,
-			e->start_ns >= an->tmin ? (e->start_ns - an->tmin) / 1e9 : 0.0,
-			e->end_ns >= an->tmin ? (e->end_ns - an->tmin) / 1e9 : 0.0,
-			e->nsamples, e->name);
+		if (an->s.time[i] < start[ex])
+			start[ex] = an->s.time[i];
+		if (an->s.time[i] > stop[ex])
+			stop[ex] = an->s.time[i];
 	}
+	for (e = 0; e < an->exps.n; e++) {
+		struct an_exp *x = &AN_VEC(an->exps, struct an_exp, e);
+		uint64_t n;
+
+		if (x->start_ns || start[e] == UINT64_MAX)
+			start[e] = x->start_ns;
+		if (x->end_ns > start[e] || stop[e] < start[e])
+			stop[e] = x->end_ns > start[e] ? x->end_ns : start[e];
+		n = (stop[e] - start[e] + SAMPLE_NS - 1) / SAMPLE_NS;
+		first[e] = nrow;
+		nrow += n < 1 ? 1 : n > SAMPLE_MAX ? SAMPLE_MAX : n;
+	}
+	first[e] = nrow;
+	/* per row: packets, then the ten microstates */
+	row = calloc(nrow * (LWPROF_MS_COUNT + 1), sizeof(*row));
+	if (!row)
+		goto oom;
+	for (i = 0; i < an->s.n; i++) {
+		unsigned int m = an->s.mask[i];
+		uint32_t ex = AN_VEC(an->threads, struct an_thread, an->s.thr[i]).exp;
+		uint64_t t = an->s.time[i] > start[ex] ? an->s.time[i] - start[ex] : 0;
+		uint64_t *r;
+
+		k = t / SAMPLE_NS < first[ex + 1] - first[ex] ?
+		    first[ex] + t / SAMPLE_NS : first[ex + 1];
+		if (k >= first[ex + 1])
+			k = first[ex + 1] - 1;
+		r = row + k * (LWPROF_MS_COUNT + 1);
+		r[0]++;
+		while (m) {
+			b = __builtin_ctz(m);
+			if (b < LWPROF_MS_COUNT) {
+				r[1 + b] += *v;
+				used |= 1ULL << b;
+			}
+			v++;
+			m &= m - 1;
+		}
+	}
+	fprintf(an->out, "lwprof records no global sample packets: a sample is a second of an experiment's run (Oracle's default sampling interval), with its packets' sampled times (s).\n");
+	fprintf(an->out, "%4s %6s %10s %10s %8s %9s", "Exp", "Sample", "Start", "End",
+		"Packets", "Total");
+	for (b = 0; b < LWPROF_MS_COUNT; b++)
+		if (used & 1ULL << b)
+			fprintf(an->out, " %9s", st[b]);
+	fputc('\n', an->out);
+	for (e = 0; e < an->exps.n; e++) {
+		uint64_t t0 = start[e] >= an->tmin ? start[e] - an->tmin : 0;
+
+		for (k = first[e]; k < first[e + 1]; k++) {
+			uint64_t *r = row + k * (LWPROF_MS_COUNT + 1), tot = 0;
+			uint64_t s0 = t0 + (k - first[e]) * SAMPLE_NS, s1 = s0 + SAMPLE_NS;
+
+			if (k + 1 == first[e + 1])
+				s1 = stop[e] - start[e] + t0;
+			for (b = 0; b < LWPROF_MS_COUNT; b++)
+				tot += r[1 + b];
+			fprintf(an->out, "%4zu %6zu %10.3f %10.3f %8" PRIu64 " %9.3f", e + 1,
+				k - first[e] + 1, s0 / 1e9, s1 / 1e9, r[0], tot / 1e9);
+			for (b = 0; b < LWPROF_MS_COUNT; b++)
+				if (used & 1ULL << b)
+					fprintf(an->out, " %9.3f", r[1 + b] / 1e9);
+			fputc('\n', an->out);
+		}
+	}
+	free(row);
+	free(first);
+	free(start);
+	free(stop);
 	return 0;
+oom:
+	free(first);
+	free(start);
+	free(stop);
+	return an_errf(an, -ENOMEM, "out of memory");
 }

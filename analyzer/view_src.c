@@ -186,30 +186,72 @@ out:
 	return err;
 }
 
-/* The function's bytes from its object's file. */
-static uint8_t *func_bytes(struct an *an, struct an_func *fn, size_t *len)
+/* The bytes of [addr, addr + size) of an object's file. */
+static uint8_t *obj_bytes(struct an_obj *o, uint64_t addr, uint64_t size)
 {
-	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, fn->obj);
 	uint8_t *buf;
 	size_t i;
 
-	if (o->pseudo || o->failed || o->fd < 0 || !fn->size || fn->size > (64u << 20))
+	if (o->pseudo || o->failed || o->fd < 0 || !size || size > (64u << 20))
 		return NULL;
 	for (i = 0; i < o->phdrs.n; i++) {
 		struct an_seg *s = &AN_VEC(o->phdrs, struct an_seg, i);
 
-		if (fn->addr < s->vaddr || fn->addr + fn->size > s->vaddr + s->filesz)
+		if (addr < s->vaddr || addr + size > s->vaddr + s->filesz)
 			continue;
-		buf = malloc(fn->size);
-		if (buf && pread(o->fd, buf, fn->size, fn->addr - s->vaddr + s->offset) ==
-		    (ssize_t)fn->size) {
-			*len = fn->size;
+		buf = malloc(size);
+		if (buf && pread(o->fd, buf, size, addr - s->vaddr + s->offset) ==
+		    (ssize_t)size)
 			return buf;
-		}
 		free(buf);
 		return NULL;
 	}
 	return NULL;
+}
+
+#define MAX_PARTS 16
+
+/* One part of a function: the body, or a clone such as foo.cold. */
+struct part {
+	uint64_t addr, size;
+	cs_insn *insn;
+	size_t count, first;	/* first: index over all parts' insns */
+};
+
+/*
+ * The parts of function id: its own symbol first, then the others of its
+ * name (.cold, .part.N, ...) by address.
+ */
+static int func_parts(struct an *an, uint32_t id, csh cs, struct part *p,
+		      size_t *total)
+{
+	struct an_func *fn = &AN_VEC(an->funcs, struct an_func, id);
+	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, fn->obj);
+	int n = 0;
+	size_t i;
+
+	p[n++] = (struct part){ .addr = fn->addr, .size = fn->size };
+	for (i = 0; i < o->syms.n && n < MAX_PARTS; i++) {
+		struct an_sym *s = &AN_VEC(o->syms, struct an_sym, i);
+
+		if (s->func != id || !s->size)
+			continue;
+		if (s->addr == fn->addr)
+			p[0].size = s->size;
+		else
+			p[n++] = (struct part){ .addr = s->addr, .size = s->size };
+	}
+	*total = 0;
+	for (i = 0; i < (size_t)n; i++) {
+		uint8_t *b = obj_bytes(o, p[i].addr, p[i].size);
+
+		p[i].first = *total;
+		if (b)
+			p[i].count = cs_disasm(cs, b, p[i].size, p[i].addr, 0, &p[i].insn);
+		free(b);
+		*total += p[i].count;
+	}
+	return n;
 }
 
 /* " <name>" for a direct call or jump to another function, else "". */
@@ -231,37 +273,38 @@ static const char *target_name(struct an *an, uint32_t obj, const cs_insn *in,
 
 int an_view_disasm(struct an *an, const char *what)
 {
+	struct part parts[MAX_PARTS];
 	struct an_agg g;
 	struct an_flat f;
 	struct an_mlist ml;
 	struct an_table t;
 	struct an_func *fn;
-	cs_insn *insn = NULL;
+	struct an_obj *o;
 	uint64_t *ex = NULL, *in = NULL;
-	size_t len = 0, count = 0, i, k, nb;
-	uint8_t *bytes;
+	size_t count = 0, i, k, nb;
 	csh cs;
-	int nf, err;
+	int nf, np, j, err;
 	uint32_t id = an_func_find(an, what, &nf);
 	char tgt[600];
+	const char *part_name;
 
 	if (id == UINT32_MAX)
 		return an_errf(an, -ENOENT, "no function named '%s'", what);
 	fn = &AN_VEC(an->funcs, struct an_func, id);
-	bytes = func_bytes(an, fn, &len);
-	if (!bytes)
-		return an_errf(an, -ENOENT, "'%s': no instructions to show (no object file or size)",
-			       what);
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-		free(bytes);
+	o = &AN_VEC(an->objs, struct an_obj, fn->obj);
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return an_errf(an, -EINVAL, "capstone: cannot open x86-64");
+	np = func_parts(an, id, cs, parts, &count);
+	if (!parts[0].count) {
+		err = an_errf(an, -ENOENT, "'%s': no instructions to show (no object file or size)",
+			      what);
+		goto out0;
 	}
-	count = cs_disasm(cs, bytes, len, fn->addr, 0, &insn);
 	err = an_aggregate(an, &g);
 	if (!err)
 		err = an_flat(an, &g, AN_K_PC, &f);
 	if (err)
-		goto out0;
+		goto out1;
 	nb = f.nb;
 	an_cols_effective(an, &g, &ml, false);
 	ex = calloc((count + 1) * nb, sizeof(*ex));
@@ -275,31 +318,53 @@ int an_view_disasm(struct an *an, const char *what)
 
 		if (!f.seen[i] || p->obj != fn->obj || p->ret == 2)
 			continue;
-		for (k = 0; k < count; k++) {
-			uint64_t at = p->ret ? insn[k].address + insn[k].size :
-				      insn[k].address;
+		/*
+		 * -inline on: an instruction's frames are its pc and one per
+		 * inlined call; the innermost one stands for all
+		 */
+		if (p->inl_n || (p->inl && p->inl !=
+				 AN_VEC(an->pcs, struct an_pc, i - p->inl).inl_n))
+			continue;
+		for (j = 0; j < np; j++)
+			for (k = 0; k < parts[j].count; k++) {
+				cs_insn *x = &parts[j].insn[k];
+				uint64_t at = p->ret ? x->address + x->size : x->address;
 
-			if (at != p->addr)
-				continue;
-			add_item(&f, i, ex, in, k);
-			break;
-		}
+				if (at != p->addr)
+					continue;
+				add_item(&f, i, ex, in, parts[j].first + k);
+				j = np;
+				break;
+			}
 	}
 	fprintf(an->out, "Annotated disassembly of %s (%s, %d:0x%08" PRIx64 ", %" PRIu64 " bytes)\n\n",
-		an_func_name(an, id), AN_VEC(an->objs, struct an_obj, fn->obj).name,
-		AN_VEC(an->objs, struct an_obj, fn->obj).num, fn->addr, fn->size);
-	for (k = 0; k < count; k++) {
-		size_t row = an_table_row(&t);
-		uint32_t ifn, line = an_pc_line(an, fn->obj, insn[k].address, id, &ifn);
-		uint32_t lno = line == UINT32_MAX ? 0 :
-			AN_VEC(an->lines, struct an_line, line).line;
+		an_func_name(an, id), o->name, o->num, fn->addr, fn->size);
+	for (j = 0; j < np; j++) {
+		for (k = 0; k < parts[j].count; k++) {
+			size_t row = an_table_row(&t), at = parts[j].first + k;
+			cs_insn *x = &parts[j].insn[k];
+			uint32_t ifn, line = an_pc_line(an, fn->obj, x->address, id, &ifn);
+			uint32_t lno = line == UINT32_MAX ? 0 :
+				AN_VEC(an->lines, struct an_line, line).line;
 
-		if (row == SIZE_MAX)
-			break;
-		listing_row(an, &ml, &t, row, ex + k * nb, in + k * nb);
-		an_table_cell(&t, row, t.ncol - 1, "[%5u] %8" PRIx64 ":  %-7s %s%s",
-			      lno, insn[k].address, insn[k].mnemonic, insn[k].op_str,
-			      target_name(an, fn->obj, &insn[k], tgt, sizeof(tgt)));
+			if (row == SIZE_MAX)
+				break;
+			if (j && !k) {
+				/* a clone's part: its symbol's name as a heading */
+				part_name = o->mod ? dwfl_module_addrname(o->mod,
+						x->address + o->mod_bias) : NULL;
+				an_table_cell(&t, row, t.ncol - 1, "<%s: %" PRIx64 ", %" PRIu64 " bytes>",
+					      part_name ? part_name : "part", x->address,
+					      parts[j].size);
+				row = an_table_row(&t);
+				if (row == SIZE_MAX)
+					break;
+			}
+			listing_row(an, &ml, &t, row, ex + at * nb, in + at * nb);
+			an_table_cell(&t, row, t.ncol - 1, "[%5u] %8" PRIx64 ":  %-7s %s%s",
+				      lno, x->address, x->mnemonic, x->op_str,
+				      target_name(an, fn->obj, x, tgt, sizeof(tgt)));
+		}
 	}
 	an_table_print(an, &t, an->out);
 	an_table_free(&t);
@@ -307,11 +372,12 @@ out:
 	free(ex);
 	free(in);
 	an_flat_free(&f);
-out0:
+out1:
 	an_agg_free(&g);
-	if (insn)
-		cs_free(insn, count);
+out0:
+	for (j = 0; j < np; j++)
+		if (parts[j].insn)
+			cs_free(parts[j].insn, parts[j].count);
 	cs_close(&cs);
-	free(bytes);
 	return err;
 }

@@ -290,3 +290,36 @@ fail:
 	}
 	a->warn = xasprintf("archives: [vdso] not archived: %s", strerror(err));
 }
+
+/*
+ * With kernel stacks (-K): /proc/kallsyms as archives/kallsyms, for the
+ * analyzer's kernel function names; not when it shows only zero addresses
+ * (kptr_restrict, no CAP_SYSLOG): the analyzer then names frames by address.
+ */
+void archive_kallsyms(struct experiment *e, int adir)
+{
+	char line[256];
+	bool shown = false;
+	FILE *f;
+	int err;
+
+	if (!e->opts || !e->opts->kstack)
+		return;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f) {
+		exp_warn(e, "archives: /proc/kallsyms: %s", strerror(errno));
+		return;
+	}
+	/* per-CPU symbols are at 0 anyway: look for any other address */
+	while (!shown && fgets(line, sizeof(line), f))
+		shown = strtoull(line, NULL, 16) != 0;
+	if (!shown) {
+		exp_warn(e, "archives: /proc/kallsyms shows no addresses (kptr_restrict): kernel frames are named by address");
+		fclose(f);
+		return;
+	}
+	err = copy(fileno(f), adir, "kallsyms");
+	if (err)
+		exp_warn(e, "archives: kallsyms: %s", strerror(-err));
+	fclose(f);
+}

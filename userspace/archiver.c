@@ -256,6 +256,7 @@ int archiver_finish(struct archiver *a)
 	if (!a)
 		return 0;
 	scan_files(a);
+	archive_kallsyms(a->e, a->adir);
 	join(a);
 	err = write_index(a);
 	if (err)

@@ -116,6 +116,8 @@ struct amap {
 /* Set a->line, or a->warn; adir is the archives/ directory. */
 void archive_one(int adir, struct amap *a);
 void archive_vdso(int adir, struct amap *a);
+/* With -K: /proc/kallsyms as archives/kallsyms; warnings go to e. */
+void archive_kallsyms(struct experiment *e, int adir);
 
 /*
  * archiver.c: archives/ filled during the run by a worker thread.  start

@@ -47,6 +47,15 @@ check "$(csv_field "$f" ns::Widget::spin 1)" = 0.300 "after its exec, the child'
 f=$("$LWPROF" print -printmode csv -metrics i.total:name -filters 'PID == 101' -functions "$exp")
 check "$(csv_field "$f" '<Total>' 1)" = 0.500 "PID == 101: the child's 0.5 s"
 exp=$PRINT_OUT/filters.er
+# -sample_list: a sample is a second of the run; thread 500 ran the first
+# (10 packets of 0.1 s user), 501 the second (10 clock packets of 0.06 s
+# user + 0.04 s lock, 10 counter packets)
+sl=$("$LWPROF" print -sample_list "$exp")
+check "$(awk '$1 == 1 && $2 == 1 { print $5, $6, $7, $8 }' <<<"$sl")" = "10 1.000 1.000 0.000" \
+	"sample 1: 10 packets, 1 s of user time"
+check "$(awk '$1 == 1 && $2 == 2 { print $5, $6, $7, $8 }' <<<"$sl")" = "20 1.000 0.600 0.400" \
+	"sample 2: 20 packets, 0.6 s user, 0.4 s lock"
+check "$(awk '$1 ~ /^[0-9]+$/' <<<"$sl" | wc -l)" = 2 "two samples in a run of 1.9 s"
 golden filters.threads "$LWPROF" print -thread_list -cpu_list -sample_list "$exp"
 golden filters.overview "$LWPROF" print -thread_select 2 -overview "$exp"
 golden filters.functions "$LWPROF" print -functions "$exp"

@@ -11,6 +11,7 @@
 src=$LWPROF_TOP/tests/progs/lines_example.c
 body=$(grep -n 'LINE:body' "$src" | cut -d: -f1)
 after=$(grep -n 'LINE:after' "$src" | cut -d: -f1)
+call=$(grep -n '= hot_loop(n);' "$src" | cut -d: -f1)
 for v in 5 4; do
 	bin=lines_dw$v.bin
 	readelf --debug-dump=info "$DATA/$bin" | grep -q "Version: *$v\$"
@@ -27,6 +28,19 @@ for v in 5 4; do
 		"DWARF $v, -inline on: the body's line belongs to hot_loop"
 	check "$(grep ',hot_loop$' <<<"$l" | cut -d, -f1)/$(grep ',outer$' <<<"$l" | cut -d, -f1)" \
 		= 0.900/0.100 "DWARF $v, -inline on: hot_loop 0.9 s, outer 0.1 s"
+	# -inline on adds the inlined call as a frame under outer, which keeps
+	# the samples inclusive, on the line of the call
+	l=$("$LWPROF" print -inline on -printmode csv -metrics e.user:i.user:name -functions -lines "$exp")
+	check "$(grep ',outer$' <<<"$l" | cut -d, -f1,2)" = 0.100,1.000 \
+		"DWARF $v, -inline on: outer excl 0.1, incl 1.0 (its inlined hot_loop's too)"
+	check "$(grep -F "outer, line $call in" <<<"$l" | cut -d, -f1,2)" = 0.000,0.900 \
+		"DWARF $v, -inline on: outer's line $call (the call of hot_loop) incl 0.9"
+	t=$("$LWPROF" print -inline on -metrics i.user:name -calltree "$exp")
+	check "$(sed -n 's/^ *[0-9.]* *[| ]*+-//p' <<<"$t" | tr '\n' ' ')" = "main outer hot_loop " \
+		"DWARF $v, -inline on: main -> outer -> hot_loop"
+	d=$("$LWPROF" print -inline on -metrics e.user:i.user:name -disasm outer "$exp")
+	check "$(awk '$3 ~ /^\[/ { e += $1; if ($2 > i) i = $2 } END { printf "%.3f %.3f", e, i }' <<<"$d")" \
+		= "1.000 0.900" "DWARF $v, -inline on: -disasm counts each instruction once"
 	s=$("$LWPROF" print -metrics e.user:name -source outer "$exp")
 	grep -Eq "^ *0\.900 +## +$body\. .*LINE:body" <<<"$s"
 	check $? -eq 0 "DWARF $v: -source marks line $body, 0.9 s"

@@ -21,6 +21,14 @@ check "$(csv_field "$f" scale 1)" = 0.020 "scale.constprop.0 shows as scale"
 check "$(csv_field "$f" alias_name 1)$(csv_field "$f" real_impl 1)" = 0.020 "two names, one row"
 check "$(csv_field "$f" helper 1)/$(csv_field "$f" helper 2)" = 0.010/0.020 "static helper: excl 1, incl 2"
 check "$(csv_field "$f" strlen@plt 1)" = 0.010 "the PLT stub: strlen@plt"
+# -disasm: the body, then the .cold part (elsewhere in .text) with its own 2
+d=$("$LWPROF" print -metrics e.user:name -disasm with_cold "$exp")
+body=$(sed -n '/<with_cold.cold: /q; /^ *[0-9.]* *\[/p' <<<"$d")
+cold=$(sed -n '/<with_cold.cold: /,$p' <<<"$d" | sed 1d)
+check "$(awk '{ s += $1 } END { printf "%.3f", s }' <<<"$body")" = 0.030 "-disasm: the body's 3 samples"
+check "$(awk '{ s += $1 } END { printf "%.3f", s }' <<<"$cold")" = 0.020 "then the .cold part with its 2"
+check "$(grep -c 'abort@plt' <<<"$cold")" -ge 1 "the .cold part's own instructions (abort@plt)"
+check "$(grep -c '<with_cold.cold: ' <<<"$d")" = 1 ".cold after the body, once"
 f=$("$LWPROF" print -name long -printmode csv -metrics e.user:name -functions "$exp")
 check "$(csv_field "$f" '"ns::Widget::spin(int)"' 1)$(csv_field "$f" 'ns::Widget::spin(int)' 1)" \
 	= 0.040 "-name long: ns::Widget::spin(int)"

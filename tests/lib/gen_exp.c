@@ -17,26 +17,29 @@
  *   task EVENT PID TID PPID COMM [t=NS]   EVENT: start fork exec exit comm
  *   sample [cpu=N] pid=P tid=T [t=NS] [n=K] [dt=NS] [ms=STATE:NS,...]
  *          [counter=I value=V] [flags=trunc,exit,deferred,kmode]
- *          stack=LEAF,CALLER,...,ROOT
+ *          stack=LEAF,CALLER,...,ROOT [kstack=KLEAF,...] (kernel frames, hex)
  *     a frame is FUNC (the leaf: an instruction in its middle; a caller:
  *     the return address after its call to the frame before), FUNC#K
  *     (the K-th such call), FUNC+OFF (that address), or 0xADDR (raw).
  *     STATE: user system trap tflt dflt kflt lock sleep stop wait.
- *   capture FILE               a tests/progs/qsort_unwind dump: its
- *                              mappings and one sample with registers and
- *                              the stack copy (no frame-pointer frames)
+ *   capture FILE [n=N]         a tests/progs/qsort_unwind or unwind_sampler
+ *                              dump: its mappings and a sample per snapshot
+ *                              with registers and the stack copy (no
+ *                              frame-pointer frames); n=N: N samples
+ *                              cycling through the snapshots, 1 ms apart
  *   capture FILE deltas=N [base=ok|lost|stale] [damage=1]
- *                              the same as delta stack copies: a full copy
- *                              with its odd 64-byte blocks spoiled (in
- *                              sleep time: no user time), then N samples
- *                              of 10 ms user time whose copies are deltas,
- *                              each against the one before: the first
- *                              puts the spoiled blocks right, the second
- *                              reuses everything, the others carry their
- *                              first block.  base=lost leaves the full
- *                              copy out, base=stale gives it another time;
- *                              damage=1 miscounts the first delta's
+ *                              the first snapshot as delta stack copies: a
+ *                              full copy with its odd 64-byte blocks
+ *                              spoiled (in sleep time: no user time), then
+ *                              N samples of 10 ms user time whose copies
+ *                              are deltas, each against the one before:
+ *                              the first puts the spoiled blocks right, the
+ *                              second reuses everything, the others carry
+ *                              their first block.  base=lost leaves the
+ *                              full copy out, base=stale gives it another
+ *                              time; damage=1 miscounts the first delta's
  *                              literal blocks
+ *   kallsyms ADDR TYPE NAME [MODULE]   a line of archives/kallsyms
  *   usage auto                 usage.txt from the sampled sums per thread
  *   usage PID TID SCALE        ... that thread's precise totals x SCALE
  *   random n=N paths=P depth=D seed=S pid=P threads=T [cpu_spread=C]

@@ -69,6 +69,8 @@ struct gen {
 	double cpu_mhz;
 	int ncounters;
 	unsigned long line;
+	const uint64_t *kips;	/* the next sample's kernel frames (kstack=) */
+	int nkips;
 };
 
 void gen_init(struct gen *g);
@@ -91,7 +93,7 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 	       const uint64_t *ms, int counter, uint64_t cvalue, uint16_t flags,
 	       const uint64_t *ips, int nips, const uint64_t *regs,
 	       const uint8_t *stack, uint32_t stack_size);
-int gen_capture(struct gen *g, const char *file);
+int gen_capture(struct gen *g, const char *file, uint64_t n);
 struct lwprof_capture;
 int gen_capture_read(struct gen *g, const char *file, struct lwprof_capture *c,
 		     uint8_t **stack);

@@ -7,6 +7,8 @@
 #include "gen_exp.h"
 #include "capture.h"
 
+static int stream(struct gen *g);
+
 static int capture_maps(struct gen *g, uint32_t pid, char *maps)
 {
 	char *save, *l;
@@ -58,55 +60,127 @@ static int capture_maps(struct gen *g, uint32_t pid, char *maps)
 }
 
 /*
- * Read a capture: its mappings become MMAP records, *c its header, *stack
- * (malloc'd) its c->stack_size bytes of stack.
+ * Load a capture: one or more snapshots (each a header and its stack
+ * bytes), then the maps text, which becomes MMAP records.  *cp and *sp
+ * (each of *nsp entries) are malloc'd.
  */
-int gen_capture_read(struct gen *g, const char *file, struct lwprof_capture *c,
-		     uint8_t **stack)
+static int capture_load(struct gen *g, const char *file,
+			struct lwprof_capture **cp, uint8_t ***sp, size_t *nsp)
 {
 	FILE *f = fopen(file, "r");
+	struct lwprof_capture *c = NULL;
+	uint8_t **stack = NULL;
+	size_t ns = 0, i;
 	char *maps = NULL;
 	size_t mlen = 0;
 	int err = -EINVAL;
 
-	*stack = NULL;
 	if (!f)
 		return -errno;
-	if (fread(c, sizeof(*c), 1, f) != 1 || memcmp(c->magic, CAPTURE_MAGIC, 8) ||
-	    c->stack_size > (1u << 20))
-		goto out;
-	*stack = malloc(c->stack_size + 1);
+	for (;;) {
+		long at = ftell(f);
+		void *p;
+
+		p = realloc(c, (ns + 1) * sizeof(*c));
+		if (!p)
+			goto out;
+		c = p;
+		p = realloc(stack, (ns + 1) * sizeof(*stack));
+		if (!p)
+			goto out;
+		stack = p;
+		stack[ns] = NULL;
+		if (fread(&c[ns], sizeof(*c), 1, f) != 1 ||
+		    memcmp(c[ns].magic, CAPTURE_MAGIC, 8)) {
+			fseek(f, at, SEEK_SET);
+			break;
+		}
+		if (c[ns].stack_size > (1u << 20))
+			goto out;
+		stack[ns] = malloc(c[ns].stack_size + 1);
+		if (!stack[ns++] ||
+		    fread(stack[ns - 1], 1, c[ns - 1].stack_size, f) != c[ns - 1].stack_size)
+			goto out;
+	}
 	maps = calloc(1, 1 << 20);
-	if (!*stack || !maps || fread(*stack, 1, c->stack_size, f) != c->stack_size)
+	if (!ns || !maps)
 		goto out;
 	mlen = fread(maps, 1, (1 << 20) - 1, f);
 	maps[mlen] = 0;
-	err = capture_maps(g, c->pid, maps);
-	if (!err && !gen_thread(g, c->pid, c->tid))
+	err = capture_maps(g, c[0].pid, maps);
+	if (!err && !gen_thread(g, c[0].pid, c[0].tid))
 		err = -ENOMEM;
 out:
 	if (err) {
-		free(*stack);
-		*stack = NULL;
+		for (i = 0; stack && i < ns; i++)
+			free(stack[i]);
+		free(stack);
+		free(c);
+	} else {
+		*cp = c;
+		*sp = stack;
+		*nsp = ns;
 	}
 	free(maps);
 	fclose(f);
 	return err;
 }
 
-int gen_capture(struct gen *g, const char *file)
+static void capture_free(struct lwprof_capture *c, uint8_t **stack, size_t ns)
 {
-	uint64_t ms[LWPROF_MS_COUNT] = { 10000000 };
-	struct lwprof_capture c;
-	uint8_t *stack;
+	size_t i;
+
+	for (i = 0; i < ns; i++)
+		free(stack[i]);
+	free(stack);
+	free(c);
+}
+
+/* The first snapshot of a capture: *c its header, *stack its bytes. */
+int gen_capture_read(struct gen *g, const char *file, struct lwprof_capture *c,
+		     uint8_t **stack)
+{
+	struct lwprof_capture *cs;
+	uint8_t **ss;
+	size_t ns;
 	int err;
 
-	err = gen_capture_read(g, file, &c, &stack);
-	if (!err)
-		err = gen_sample(g, 0, c.pid, c.tid, g->start_ns + 1000000, ms, -1, 0,
-				 0, &c.regs[LWPROF_REG_IP], 1, c.regs, stack,
-				 c.stack_size);
-	free(stack);
+	*stack = NULL;
+	err = capture_load(g, file, &cs, &ss, &ns);
+	if (err)
+		return err;
+	*c = cs[0];
+	*stack = ss[0];
+	ss[0] = NULL;
+	capture_free(cs, ss, ns);
+	return 0;
+}
+
+/*
+ * A sample per snapshot; with n > 0, n samples cycle through the snapshots
+ * (the unwinding benchmark), streamed to the files.
+ */
+int gen_capture(struct gen *g, const char *file, uint64_t n)
+{
+	uint64_t ms[LWPROF_MS_COUNT] = { 10000000 };
+	struct lwprof_capture *c;
+	uint8_t **stack;
+	size_t ns, i;
+	int err;
+
+	err = capture_load(g, file, &c, &stack, &ns);
+	if (err)
+		return err;
+	if (n)
+		err = stream(g);
+	for (i = 0; !err && i < (n ? n : ns); i++) {
+		struct lwprof_capture *s = &c[i % ns];
+
+		err = gen_sample(g, 0, s->pid, s->tid, g->start_ns + 1000000 * (i + 1),
+				 ms, -1, 0, 0, &s->regs[LWPROF_REG_IP], 1, s->regs,
+				 stack[i % ns], s->stack_size);
+	}
+	capture_free(c, stack, ns);
 	return err;
 }
 

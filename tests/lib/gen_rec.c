@@ -110,7 +110,7 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 	       const uint8_t *stack, uint32_t stack_size)
 {
 	size_t size = sizeof(struct lwprof_rec_sample) + (regs ? LWPROF_NR_REGS * 8 : 0) +
-		      8 * nips + ((stack_size + 7) & ~7U);
+		      8 * (nips + g->nkips) + ((stack_size + 7) & ~7U);
 	uint8_t *buf = calloc(1, size), *p;
 	struct lwprof_rec_sample *s = (void *)buf;
 	struct gen_thr *th = gen_thread(g, pid, tid);
@@ -140,6 +140,7 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 		}
 	}
 	s->nr_user = nips;
+	s->nr_kernel = g->nkips;
 	s->stack_size = stack_size;
 	p = buf + sizeof(*s);
 	if (regs) {
@@ -148,6 +149,9 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 	}
 	memcpy(p, ips, 8 * nips);
 	p += 8 * nips;
+	if (g->nkips)
+		memcpy(p, g->kips, 8 * g->nkips);
+	p += 8 * g->nkips;
 	if (stack_size)
 		memcpy(p, stack, stack_size);
 	if (!th->first || t < th->first)
@@ -196,11 +200,30 @@ static int task(struct gen *g, char **w, int n)
 	return gen_rec(g, 0, &r, sizeof(r));
 }
 
+/* "kallsyms ADDR TYPE NAME [MODULE]": a line of archives/kallsyms */
+static int kallsyms(struct gen *g, char **w, int n)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/archives", g->out);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/archives/kallsyms", g->out);
+	f = fopen(path, "a");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s %s %s%s%s\n", w[1], w[2], w[3], n > 4 ? "\t" : "",
+		n > 4 ? w[4] : "");
+	return fclose(f) ? -errno : 0;
+}
+
 static int sample(struct gen *g, char **w, int n)
 {
 	uint64_t ms[LWPROF_MS_COUNT] = { 0 }, t = 0, dt = 10000000, cval = 0;
-	uint64_t ips[512];
+	uint64_t ips[512], kips[512];
 	char *frames[512];
+	int nk = 0;
 	int cpu = 0, reps = 1, counter = -1, nf = 0, i, err;
 	uint32_t pid = 0, tid = 0;
 	uint16_t flags = 0;
@@ -248,6 +271,9 @@ static int sample(struct gen *g, char **w, int n)
 					 !strcmp(s, "exit") ? LWPROF_RS_EXIT :
 					 !strcmp(s, "deferred") ? LWPROF_RS_DEFERRED :
 					 !strcmp(s, "kmode") ? LWPROF_RS_KMODE : 0;
+		} else if (!strcmp(w[i], "kstack")) {
+			for (char *s = strtok(v, ","); s && nk < 512; s = strtok(NULL, ","))
+				kips[nk++] = strtoull(s, NULL, 16);
 		} else if (!strcmp(w[i], "stack")) {
 			for (char *s = strtok(v, ","); s && nf < 512; s = strtok(NULL, ","))
 				frames[nf++] = s;
@@ -263,13 +289,13 @@ static int sample(struct gen *g, char **w, int n)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < reps; i++) {
+	g->kips = kips;
+	g->nkips = nk;
+	for (i = 0, err = 0; !err && i < reps; i++)
 		err = gen_sample(g, cpu, pid, tid, g->start_ns + t + i * dt, ms, counter,
 				 cval, flags, ips, nf, NULL, NULL, 0);
-		if (err)
-			return err;
-	}
-	return 0;
+	g->nkips = 0;
+	return err;
 }
 
 static int usage(struct gen *g, char **w, int n)
@@ -302,6 +328,8 @@ static int statement(struct gen *g, char **w, int n)
 	}
 	if (!g->out[0])
 		return -EINVAL;
+	if (!strcmp(w[0], "kallsyms") && n >= 4)
+		return kallsyms(g, w, n);
 	if (!strcmp(w[0], "cpus") && n == 2) {
 		g->ncpu = atoi(w[1]);
 		return g->ncpu > 0 && g->ncpu <= GEN_MAX_CPU ? 0 : -EINVAL;
@@ -335,7 +363,9 @@ static int statement(struct gen *g, char **w, int n)
 	if (!strcmp(w[0], "usage"))
 		return usage(g, w, n);
 	if (!strcmp(w[0], "capture") && n == 2)
-		return gen_capture(g, w[1]);
+		return gen_capture(g, w[1], 0);
+	if (!strcmp(w[0], "capture") && n == 3 && !strncmp(w[2], "n=", 2))
+		return gen_capture(g, w[1], strtoull(w[2] + 2, NULL, 0));
 	if (!strcmp(w[0], "capture") && n > 2)
 		return gen_capture_delta(g, w + 1, n - 1);
 	if (!strcmp(w[0], "random"))

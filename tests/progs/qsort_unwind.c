@@ -57,7 +57,6 @@ int main(int argc, char **argv)
 {
 	static int a[4096];
 	static char maps[65536];
-	char line[512];
 	size_t mlen;
 	FILE *f;
 
@@ -65,12 +64,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: qsort_unwind FILE\n");
 		return 2;
 	}
-	f = fopen("/proc/self/maps", "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[stack]"))
-			stack_top = strtoull(strchr(line, '-') + 1, NULL, 16);
-	if (f)
-		fclose(f);
+	stack_top = capture_stack_top();
 	srand(1);
 	for (int i = 0; i < 4096; i++)
 		a[i] = rand();

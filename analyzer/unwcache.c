@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A per-pc cache of DWARF CFI steps.  libdwfl looks up and interprets the
+ * CFI again for every frame of every sample; most samples of a profile hit
+ * a few hundred pcs, so here each (address space, lookup pc) gets its
+ * rules once, from the same tables libdwfl uses (the module's .eh_frame,
+ * then its .debug_frame, via dwarf_cfi_addrframe): the CFA as register +
+ * offset, and for each of the 17 x86_64 DWARF registers one of undefined,
+ * same value, saved at CFA + N, CFA + N, or another register.  A walk
+ * applies them to the sample's registers and stack copy exactly as
+ * libdwfl's frame_unwind would: the lookup pc is the pc for the first
+ * frame and the return address - 1 above it; an unset register stays
+ * unset; the walk ends where the return address is undefined, unreadable
+ * or 0.  Whatever the rules cannot say (no module or no FDE, where libdwfl
+ * would try the frame-pointer heuristic; a CFA or register expression; a
+ * signal frame; another return address column) marks the pc, and the
+ * caller unwinds that sample with libdwfl itself.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind.h"
+
+#define NREG LWPROF_NR_REGS
+#define RA LWPROF_REG_IP
+
+enum { R_UNSET, R_SAME, R_AT_CFA, R_CFA, R_REG };
+
+struct step {
+	uint64_t pc;
+	uint32_t as;
+	uint8_t libdwfl;	/* the cache cannot express it */
+	uint8_t cfa_reg;
+	uint8_t kind[NREG];
+	uint8_t reg[NREG];	/* R_REG: the source register */
+	int64_t cfa_off;
+	int64_t off[NREG];	/* R_AT_CFA, R_CFA: N */
+};
+
+struct an_ucache {
+	struct an_vec steps;	/* struct step */
+	struct an_htab h;
+	unsigned long lookups;
+};
+
+struct an_ucache *an_ucache_new(void)
+{
+	struct an_ucache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->steps.esz = sizeof(struct step);
+	return c;
+}
+
+void an_ucache_free(struct an_ucache *c)
+{
+	if (!c)
+		return;
+	free(c->steps.p);
+	an_htab_free(&c->h);
+	free(c);
+}
+
+void an_ucache_counts(struct an_ucache *c, unsigned long *steps,
+		      unsigned long *lookups)
+{
+	*steps = c->steps.n;
+	*lookups = c->lookups;
+}
+
+/* One register's rule, as dwarf_frame_register states it; false: none. */
+static bool reg_rule(Dwarf_Frame *fr, int r, struct step *s)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops, i = 0;
+
+	if (dwarf_frame_register(fr, r, mem, &ops, &nops)) {
+		s->kind[r] = R_UNSET;	/* libdwfl leaves it unset */
+		return true;
+	}
+	if (!nops) {
+		/* ops == mem: undefined; NULL: same value; else invalid */
+		s->kind[r] = ops == NULL ? R_SAME : R_UNSET;
+		return true;
+	}
+	if (ops[0].atom == DW_OP_regx && nops == 1 && ops[0].number < NREG) {
+		s->kind[r] = R_REG;
+		s->reg[r] = ops[0].number;
+		return true;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	s->off[r] = 0;
+	s->kind[r] = R_AT_CFA;
+	i = 1;
+	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+		s->off[r] = (int64_t)ops[i++].number;
+	if (i < nops && ops[i].atom == DW_OP_stack_value) {
+		s->kind[r] = R_CFA;
+		i++;
+	}
+	return i == nops;
+}
+
+/* The rules of one CFI table at pc; 1: no FDE there. */
+static int cfi_step(Dwarf_CFI *cfi, uint64_t pc, struct step *s)
+{
+	Dwarf_Frame *fr;
+	Dwarf_Addr start, end;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool sig;
+	int r, ra;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc, &fr))
+		return 1;
+	ra = dwarf_frame_info(fr, &start, &end, &sig);
+	s->libdwfl = 1;
+	if (ra != RA || sig || dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 ||
+	    ops[0].atom != DW_OP_bregx || ops[0].number >= NREG)
+		goto out;
+	s->cfa_reg = ops[0].number;
+	s->cfa_off = (int64_t)ops[0].number2;
+	for (r = 0; r < NREG; r++)
+		if (!reg_rule(fr, r, s))
+			goto out;
+	s->libdwfl = 0;
+out:
+	free(fr);
+	return 0;
+}
+
+/* What libdwfl's __libdwfl_frame_unwind would use at this lookup pc. */
+static void make_step(Dwfl *d, uint64_t pc, struct step *s)
+{
+	Dwfl_Module *m = dwfl_addrmodule(d, pc);
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+
+	s->libdwfl = 1;
+	if (!m)
+		return;
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (!cfi_step(cfi, pc - bias, s))
+		return;
+	cfi = dwfl_module_dwarf_cfi(m, &bias);
+	cfi_step(cfi, pc - bias, s);
+}
+
+struct key {
+	uint64_t pc;
+	uint32_t as;
+};
+
+static bool step_eq(void *ctx, uint32_t id, const void *k)
+{
+	const struct step *s = &AN_VEC(*(struct an_vec *)ctx, struct step, id);
+	const struct key *key = k;
+
+	return s->pc == key->pc && s->as == key->as;
+}
+
+static const struct step *get_step(struct an_ucache *c, Dwfl *d, uint32_t as,
+				   uint64_t pc)
+{
+	struct key k = { pc, as };
+	uint64_t h = an_mix(an_mix(0x5c0fe, as), pc);
+	uint32_t id = an_htab_find(&c->h, h, step_eq, &c->steps, &k);
+	struct step *s;
+
+	c->lookups++;
+	if (id != UINT32_MAX)
+		return &AN_VEC(c->steps, struct step, id);
+	s = an_vec_push(&c->steps);
+	if (!s)
+		return NULL;
+	s->pc = pc;
+	s->as = as;
+	make_step(d, pc, s);
+	if (an_htab_add(&c->h, h, c->steps.n - 1)) {
+		c->steps.n--;
+		return NULL;
+	}
+	return s;
+}
+
+int an_ucache_walk(struct an_ucache *c, Dwfl *d, uint32_t as, struct unw *u)
+{
+	uint64_t regs[NREG], nregs[NREG];
+	uint32_t set = (1u << NREG) - 1, nset;
+	uint64_t pc = u->regs[RA];
+	bool initial = true;
+
+	memcpy(regs, u->regs, sizeof(regs));
+	u->n = 0;
+	while (pc && u->n < UNW_MAX) {
+		const struct step *s;
+		uint64_t cfa, v;
+		int r;
+
+		u->ips[u->n++] = pc;
+		s = get_step(c, d, as, initial ? pc : pc - 1);
+		if (!s)
+			return -ENOMEM;
+		if (s->libdwfl)
+			return 1;
+		nset = 0;
+		for (r = 0; r < NREG; r++) {
+			switch (s->kind[r]) {
+			case R_UNSET:
+				continue;
+			case R_SAME:
+				if (!(set & 1u << r))
+					continue;
+				v = regs[r];
+				break;
+			case R_REG:
+				if (!(set & 1u << s->reg[r]))
+					continue;
+				v = regs[s->reg[r]];
+				break;
+			default:
+				if (!(set & 1u << s->cfa_reg))
+					continue;
+				cfa = regs[s->cfa_reg] + (uint64_t)s->cfa_off;
+				v = cfa + (uint64_t)s->off[r];
+				if (s->kind[r] == R_AT_CFA && !unw_read(u, v, &v))
+					continue;
+				break;
+			}
+			nregs[r] = v;
+			nset |= 1u << r;
+		}
+		/* the return address: undefined, unreadable or 0 ends it */
+		if (!(nset & 1u << RA))
+			return 0;
+		pc = nregs[RA];
+		memcpy(regs, nregs, sizeof(regs));
+		set = nset;
+		initial = false;
+	}
+	return 0;
+}

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The per-pc CFI cache on what the recorder really writes: lwprof collect
+# of Debian's gzip (built -O2 without frame pointers) compressing 4 MiB,
+# every packet with registers and a copy of the user stack.  Each sample is
+# unwound both with the cache and with libdwfl (LWPROF_UNWIND=check): none
+# may differ; the cache must do the walking (few samples left to libdwfl);
+# and the walk must reach gzip's main through its own code: at least 90%
+# of the samples have main on the stack.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+
+load_lwprof
+"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
+	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+command -v gzip >/dev/null || skip "no gzip"
+work=$(mktemp -d /tmp/print_unwind_real.XXXXXX) || exit 1
+cd "$work" || exit 1
+head -c 4M "$LWPROF_BUILD/tests/data/cold.bin" >in.bin
+"$LWPROF" collect -p 1ms -o gz.er gzip -9 -c in.bin >/dev/null
+check $? -eq 0 "collect gzip -9 (4 MiB)"
+stats=$(LWPROF_UNWIND=check LWPROF_UNWIND_STATS=1 "$LWPROF" print -functions gz.er 2>&1 >/dev/null)
+echo "$stats"
+num() { sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p" <<<"$stats"; }
+n=$(sed -n 's/.*: \([0-9]*\) samples,.*/\1/p' <<<"$stats")
+check "${n:-0}" -ge 100 "at least 100 samples with stack copies ($n)"
+check "$(num differ)" -eq 0 "cached and libdwfl stacks identical in every sample"
+check "$(num 'samples by libdwfl')" -le $((n / 10)) "at most 10% left to libdwfl ($(num 'samples by libdwfl') of $n)"
+f=$("$LWPROF" print -printmode csv -metrics i.total:name -functions gz.er)
+echo "$f" | head -12
+tot=$(awk -F, '$NF == "<Total>" { print $1 }' <<<"$f")
+lsm=$(awk -F, '$NF == "__libc_start_call_main" { print $1 }' <<<"$f")
+awk -v m="$lsm" -v t="$tot" 'BEGIN { exit !(m >= 0.9 * t) }'
+check $? -eq 0 "the walks reach gzip's main: __libc_start_call_main has $lsm of $tot s"
+rm -rf "$LWPROF_OUT/print_unwind_real.er"; cp -r gz.er "$LWPROF_OUT/print_unwind_real.er" 2>/dev/null
+done_testing
