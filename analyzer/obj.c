@@ -2,7 +2,8 @@
 /*
  * Load objects and their functions.  A mapped file is read from the
  * experiment's archives/ copy when there is one (by device and inode, then
- * by path), else from its original path.  Functions come from the symbol
+ * by path), else from its original path; the vDSO from its archived image
+ * (archives/BUILDID/vdso.so), else it is one pseudo function.  Functions come from the symbol
  * table through libdwfl (which also finds separate debug files), with:
  * aliases collapsed to one name (global before weak before local), clones
  * (.cold, .part.N, .isra.N, .constprop.N, ...) under their parent's name,
@@ -71,7 +72,15 @@ uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
 	uint32_t id;
 	size_t i;
 
-	for (i = 0; !anon && i < e->archives.n; i++) {
+	/* The vDSO is no file, but the recorder archives its image. */
+	for (i = 0; anon && i < e->archives.n; i++) {
+		x = &AN_VEC(e->archives, struct an_archive, i);
+		if (!strcmp(path, "[vdso]") && !strcmp(x->orig, path)) {
+			a = x;
+			anon = false;
+		}
+	}
+	for (i = 0; !anon && !a && i < e->archives.n; i++) {
 		x = &AN_VEC(e->archives, struct an_archive, i);
 		if (x->ino == ino && x->dev_major == maj && x->dev_minor == min) {
 			a = x;

@@ -4,7 +4,7 @@
 # own executable at start, and a library it deletes right after dlopen,
 # are both archived (identical copies), their samples resolve to their
 # functions after the files are gone, and the vDSO is archived with its
-# symbols.
+# symbols, which name the time spent in it.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"
 
@@ -48,4 +48,15 @@ check -n "$v" "  [vdso] is in index.txt: $v"
 readelf -Ws "g.er/archives/$(awk '{ print $5 }' <<<"$v")" 2>/dev/null |
 	grep -q ' __vdso_clock_gettime'
 check $? -eq 0 "  the archived vDSO has __vdso_clock_gettime"
+
+# A loop of clock_gettime(CLOCK_MONOTONIC) spends its time in the vDSO:
+# the analyzer names it from the archived image, not as one "[vdso]".
+"$LWPROF" collect -o v.er "$progs/vdso_loop" 1 2>err.txt
+check $? -eq 0 "collect vdso_loop 1 exits 0 ($(cat err.txt))"
+"$LWPROF" print -metrics e.totalcpu -sort e.totalcpu -printmode csv \
+	-functions v.er >fn.csv 2>err.txt
+check $? -eq 0 "  lwprof print -functions works ($(cat err.txt))"
+c=$(share "__vdso_clock_gettime|clock_gettime") v=$(share "[[]vdso[]]")
+check "$c" -ge 60 "  __vdso_clock_gettime has ${c}% of the CPU time (most)"
+check "$v" -eq 0 "  no time is left on a nameless [vdso] (${v}%)"
 collect_done

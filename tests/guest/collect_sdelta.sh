@@ -5,7 +5,9 @@
 # walk finds only the pc) recurses 30 to 49 rec_a/rec_b pairs deep and
 # spins in leaf_spin; its call graph is known: leaf_spin <- rec_b <- rec_a
 # <- {rec_b, descend}, descend <- main (for a recursive function csingle
-# lists the caller of its innermost call: rec_a <- rec_b).  Collected with delta copies on
+# lists the caller of its innermost call: rec_a <- rec_b, or descend for a
+# sample taken while the recursion is one level deep, as it is for a moment
+# each time its depth changes).  Collected with delta copies on
 # and off, the analyzer's DWARF unwinding must find exactly those callers
 # both ways, with main on the stack of nearly all the time, and no delta
 # without its base; the experiment with deltas must be much smaller per
@@ -23,6 +25,11 @@ callers() {
 	"$LWPROF" print -printmode csv -metrics a.user:name -csingle "$2" "$1" \
 		2>/dev/null | awk -F, 'NR > 1 { if ($2 ~ /^\* /) exit; print $2 }' |
 		sort | tr '\n' ' '
+}
+# attr EXP FUNC CALLER: CALLER's attributed user time in FUNC's csingle.
+attr() {
+	"$LWPROF" print -printmode csv -metrics a.user:name -csingle "$2" "$1" \
+		2>/dev/null | awk -F, -v c="^$3\$" '$2 ~ c { print $1; exit }'
 }
 callees() {
 	"$LWPROF" print -printmode csv -metrics a.user:name -csingle "$2" "$1" \
@@ -67,7 +74,11 @@ for d in on off; do
 	check $? -eq 0 "  main is on the stack of >= 95% of the user time ($main of $total s)"
 	check "$(callers $e leaf_spin)" = "rec_b " "  leaf_spin <- rec_b only"
 	check "$(callers $e rec_b)" = "rec_a " "  rec_b <- rec_a only"
-	check "$(callers $e rec_a)" = "rec_b " "  rec_a <- rec_b (recursion)"
+	c=$(callers $e rec_a)
+	check "${c/descend /}" = "rec_b " "  rec_a <- rec_b (recursion), or descend ($c)"
+	a=$(attr $e rec_a rec_b) t=$(attr $e rec_a '[*] rec_a')
+	awk -v a="$a" -v t="$t" 'BEGIN { exit !(t > 0 && a >= 0.95 * t) }'
+	check $? -eq 0 "  rec_b has >= 95% of rec_a's attributed time ($a of $t s)"
 	check "$(callees $e descend)" = "rec_a " "  descend -> rec_a"
 	check "$(callers $e descend)" = "main " "  descend <- main"
 done
