@@ -22,9 +22,8 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 LWPROF_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Iuapi -Iuserspace -MMD -MP
-# lwprof collect drains the rings with io_uring, reads build-ids with libelf
-# and archives load objects from a thread.
-LDLIBS := -luring -lelf -lpthread
+# lwprof collect drains the rings with io_uring and reads build-ids with libelf.
+LDLIBS := -luring -lelf
 
 USER_SRCS := $(sort $(wildcard userspace/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)

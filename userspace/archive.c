@@ -178,10 +178,32 @@ static int open_mapped(const struct amap *a, struct stat *st)
 }
 
 /*
+ * Open the file a maps, keeping it open in a->fd so that it can be copied
+ * later even if it is deleted or replaced meanwhile; a->err says why not.
  * Replaced since it was mapped?  Only the same file system can tell: on a
  * stacked one (overlayfs) the mapping names the inode of the layer below,
  * while stat() shows the overlay's numbers.
  */
+void archive_pin(struct amap *a)
+{
+	struct stat st;
+	int fd;
+
+	a->err = 0;
+	fd = open(a->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    (st.st_ino != a->ino && st.st_dev == makedev(a->maj, a->min))) {
+		a->err = fd < 0 ? errno : ESTALE;
+		if (fd >= 0)
+			close(fd);
+		fd = open_mapped(a, &st);
+		if (fd >= 0)
+			a->err = 0;
+	}
+	a->fd = fd;
+}
+
+/* Copy the file a maps (pinned, or opened now) into adir. */
 void archive_one(int adir, struct amap *a)
 {
 	char id[2 * 64 + 1], rel[PATH_MAX], base[NAME_MAX + 1];
@@ -189,24 +211,19 @@ void archive_one(int adir, struct amap *a)
 	char *p;
 	int fd, err, has_id;
 
-	fd = open(a->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 ||
-	    (st.st_ino != a->ino && st.st_dev == makedev(a->maj, a->min))) {
-		err = fd < 0 ? errno : 0;
-		if (fd >= 0)
-			close(fd);
-		fd = open_mapped(a, &st);
-		if (fd < 0 && err) {
-			a->warn = xasprintf("archives: %s not archived: %s",
-					    a->path, strerror(err));
-			goto out;
-		}
-		if (fd < 0) {
-			a->warn = xasprintf("archives: %s not archived: it is not the file that was mapped (mapped inode %llu)",
-					    a->path,
-					    (unsigned long long)a->ino);
-			goto out;
-		}
+	if (a->fd < 0 && !a->err)
+		archive_pin(a);
+	fd = a->fd;
+	a->fd = -1;
+	if (fd < 0 && a->err == ESTALE) {
+		a->warn = xasprintf("archives: %s not archived: it is not the file that was mapped (mapped inode %llu)",
+				    a->path, (unsigned long long)a->ino);
+		goto out;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		a->warn = xasprintf("archives: %s not archived: %s", a->path,
+				    strerror(fd < 0 ? a->err : errno));
+		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		a->warn = xasprintf("archives: %s not archived: not a regular file",

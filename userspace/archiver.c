@@ -1,25 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The archiver: copies each load object into archives/ while the run goes
- * on, as soon as the drain sees its MMAP record, so that a program or
- * library deleted or replaced during the run is still there to analyse.
+ * The archiver: a copy in archives/ of every load object the experiment's
+ * MMAP records name, so that analysis works after the binaries change or
+ * vanish.
  *
- * One worker thread does the copying (files can be large; the drain must
- * not wait for them).  The drain's thread adds maps under the mutex; the
- * worker takes them in order, copies without the lock, and after each
- * batch rewrites archives/index.txt (a temporary file renamed over it), so
- * a recorder killed mid-run still leaves an index of what it copied.  At
- * the end, archiver_finish() scans the record files for any map the drain
- * did not see (a record cut at the ring's end, say), waits for the worker
- * and writes the final index.  Warnings are kept with each map and given
- * to exp_warn() from the caller's thread at the end.
+ * During the run it only pins: when the drain first sees a mapping, its
+ * file is opened (by path, or through /proc/PID/map_files when the path
+ * leads elsewhere) and the descriptor kept.  That costs one open() per
+ * object, and a program or library deleted or replaced later in the run
+ * is still there to copy.  The copies are made when the run ends, when
+ * they can no longer take CPU time from the program being profiled (on a
+ * machine whose CPUs it keeps busy, a copying thread would).  Before that,
+ * the record files are scanned for any mapping the drain did not see (a
+ * record cut at the ring's end, a file the descriptor limit left
+ * unpinned); those are opened then.  Warnings go to exp_warn() at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,19 +30,11 @@
 struct archiver {
 	struct experiment *e;
 	int adir;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	pthread_t worker;
-	bool threaded;
-	bool stop;
-	bool dirty;		/* index.txt is behind */
 	struct amap *v;
 	size_t n, cap;
-	size_t next;		/* the first map not taken by the worker */
 };
 
-/* Called with a->mu held. */
-static int add(struct archiver *a, const struct amap *key)
+static int add(struct archiver *a, const struct amap *key, bool pin)
 {
 	struct amap *m;
 	size_t i;
@@ -59,15 +52,20 @@ static int add(struct archiver *a, const struct amap *key)
 	}
 	m = &a->v[a->n];
 	*m = *key;
+	m->fd = -1;
 	m->path = strdup(key->path);
 	if (!m->path)
 		return -ENOMEM;
 	a->n++;
-	pthread_cond_signal(&a->cv);
+	if (pin && strcmp(m->path, "[vdso]"))
+		archive_pin(m);
+	if (m->fd < 0 && m->err == EMFILE)
+		m->err = 0;	/* out of descriptors: open it at the end */
 	return 0;
 }
 
-static int add_rec(struct archiver *a, const struct lwprof_rec_mmap *r)
+static int add_rec(struct archiver *a, const struct lwprof_rec_mmap *r,
+		   bool pin)
 {
 	size_t max = r->hdr.size - sizeof(*r);
 	struct amap key = {
@@ -79,96 +77,27 @@ static int add_rec(struct archiver *a, const struct lwprof_rec_mmap *r)
 	if (!memchr(r->path, 0, max))
 		return 0;
 	if (!strcmp(r->path, "[vdso]"))
-		return add(a, &(struct amap){ .path = "[vdso]" });
+		return add(a, &(struct amap){ .path = "[vdso]" }, false);
 	if ((r->hdr.flags & LWPROF_MMAP_ANON) || r->path[0] != '/')
 		return 0;	/* //anon: no file */
-	return add(a, &key);
+	return add(a, &key, pin);
 }
 
 void archiver_mmap(struct archiver *a, const struct lwprof_rec_mmap *r)
 {
-	pthread_mutex_lock(&a->mu);
-	add_rec(a, r);		/* out of memory: the final scan retries */
-	pthread_mutex_unlock(&a->mu);
-}
-
-/* index.txt from the maps archived so far; called with a->mu held. */
-static int write_index(struct archiver *a)
-{
-	FILE *f;
-	size_t i;
-	int fd, err = 0;
-
-	fd = openat(a->adir, ".index.txt.tmp", O_WRONLY | O_CREAT | O_TRUNC |
-		    O_CLOEXEC, 0644);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
-	for (i = 0; i < a->n; i++)
-		if (a->v[i].line)
-			fprintf(f, "%s\n", a->v[i].line);
-	if (fclose(f) || renameat(a->adir, ".index.txt.tmp", a->adir,
-				  "index.txt") < 0)
-		err = -errno;
-	a->dirty = false;
-	return err;
-}
-
-/*
- * Archive the maps not yet taken.  The copy runs without the lock on a
- * private struct amap: add() may move a->v meanwhile.
- */
-static void work(struct archiver *a)
-{
-	struct amap m;
-	size_t i;
-
-	pthread_mutex_lock(&a->mu);
-	for (;;) {
-		if (a->next < a->n) {
-			i = a->next++;
-			m = a->v[i];
-			pthread_mutex_unlock(&a->mu);
-			if (!strcmp(m.path, "[vdso]"))
-				archive_vdso(a->adir, &m);
-			else
-				archive_one(a->adir, &m);
-			pthread_mutex_lock(&a->mu);
-			a->v[i].line = m.line;
-			a->v[i].warn = m.warn;
-			a->dirty = true;
-			continue;
-		}
-		if (a->dirty)
-			write_index(a);	/* the final one reports errors */
-		if (a->stop)
-			break;
-		pthread_cond_wait(&a->cv, &a->mu);
-	}
-	pthread_mutex_unlock(&a->mu);
-}
-
-static void *worker_main(void *arg)
-{
-	work(arg);
-	return NULL;
+	add_rec(a, r, true);	/* out of memory: the final scan retries */
 }
 
 int archiver_start(struct experiment *e, struct archiver **ap)
 {
 	struct archiver *a;
+	struct rlimit rl;
 	int err;
 
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	a->e = e;
-	pthread_mutex_init(&a->mu, NULL);
-	pthread_cond_init(&a->cv, NULL);
 	if (mkdirat(e->dirfd, "archives", 0755) < 0 && errno != EEXIST) {
 		err = -errno;
 		goto fail;
@@ -179,12 +108,14 @@ int archiver_start(struct experiment *e, struct archiver **ap)
 		err = -errno;
 		goto fail;
 	}
-	/* Without the thread, archiver_finish() does all the work. */
-	a->threaded = !pthread_create(&a->worker, NULL, worker_main, a);
+	/* A descriptor per load object: as many as we are allowed. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	*ap = a;
 	return 0;
 fail:
-	free(a->v);
 	free(a);
 	return err;
 }
@@ -206,17 +137,39 @@ static void scan_files(struct archiver *a)
 			exp_warn(e, "archives: %s", msg);
 			continue;
 		}
-		pthread_mutex_lock(&a->mu);
 		while ((ret = recfile_next(&f, &rec, &off, msg,
 					   sizeof(msg))) > 0)
 			if (rec->type == LWPROF_REC_MMAP &&
-			    add_rec(a, (const void *)rec))
+			    add_rec(a, (const void *)rec, false))
 				exp_warn(e, "archives: out of memory");
-		pthread_mutex_unlock(&a->mu);
 		if (ret < 0)
 			exp_warn(e, "archives: %s", msg);
 		recfile_close(&f);
 	}
+}
+
+static int write_index(struct archiver *a)
+{
+	FILE *f;
+	size_t i;
+	int fd, err = 0;
+
+	fd = openat(a->adir, ".index.txt.tmp", O_WRONLY | O_CREAT | O_TRUNC |
+		    O_CLOEXEC, 0644);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].line)
+			fprintf(f, "%s\n", a->v[i].line);
+	if (fclose(f) || renameat(a->adir, ".index.txt.tmp", a->adir,
+				  "index.txt") < 0)
+		err = -errno;
+	return err;
 }
 
 static void release(struct archiver *a)
@@ -224,28 +177,15 @@ static void release(struct archiver *a)
 	size_t i;
 
 	for (i = 0; i < a->n; i++) {
+		if (a->v[i].fd >= 0)
+			close(a->v[i].fd);
 		free(a->v[i].path);
 		free(a->v[i].line);
 		free(a->v[i].warn);
 	}
 	free(a->v);
 	close(a->adir);
-	pthread_mutex_destroy(&a->mu);
-	pthread_cond_destroy(&a->cv);
 	free(a);
-}
-
-static void join(struct archiver *a)
-{
-	pthread_mutex_lock(&a->mu);
-	a->stop = true;
-	pthread_cond_signal(&a->cv);
-	pthread_mutex_unlock(&a->mu);
-	if (a->threaded)
-		pthread_join(a->worker, NULL);
-	else
-		work(a);
-	a->threaded = false;
 }
 
 int archiver_finish(struct archiver *a)
@@ -257,28 +197,23 @@ int archiver_finish(struct archiver *a)
 		return 0;
 	scan_files(a);
 	archive_kallsyms(a->e, a->adir);
-	join(a);
+	for (i = 0; i < a->n; i++) {
+		if (!strcmp(a->v[i].path, "[vdso]"))
+			archive_vdso(a->adir, &a->v[i]);
+		else
+			archive_one(a->adir, &a->v[i]);
+		if (a->v[i].warn)
+			exp_warn(a->e, "%s", a->v[i].warn);
+	}
 	err = write_index(a);
 	if (err)
 		exp_warn(a->e, "archives: index.txt: %s", strerror(-err));
-	for (i = 0; i < a->n; i++)
-		if (a->v[i].warn)
-			exp_warn(a->e, "%s", a->v[i].warn);
 	release(a);
 	return err;
 }
 
 void archiver_cancel(struct archiver *a)
 {
-	if (!a)
-		return;
-	if (a->threaded) {
-		pthread_mutex_lock(&a->mu);
-		a->stop = true;
-		a->next = a->n;		/* copy nothing more */
-		pthread_cond_signal(&a->cv);
-		pthread_mutex_unlock(&a->mu);
-		pthread_join(a->worker, NULL);
-	}
-	release(a);
+	if (a)
+		release(a);
 }

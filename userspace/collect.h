@@ -110,9 +110,13 @@ struct amap {
 	char *path;		/* as mapped; "[vdso]" for the vDSO */
 	__u32 pid;		/* a process that mapped it, at ... */
 	__u64 start, end;	/* ... these addresses */
+	int fd;			/* the file, held open; or -1 */
+	int err;		/* why it could not be opened, or 0 */
 	char *line;		/* its index.txt line, once archived */
 	char *warn;		/* or why it was not */
 };
+/* Open a's file now and keep it (a->fd), or say why not (a->err). */
+void archive_pin(struct amap *a);
 /* Set a->line, or a->warn; adir is the archives/ directory. */
 void archive_one(int adir, struct amap *a);
 void archive_vdso(int adir, struct amap *a);
@@ -120,10 +124,9 @@ void archive_vdso(int adir, struct amap *a);
 void archive_kallsyms(struct experiment *e, int adir);
 
 /*
- * archiver.c: archives/ filled during the run by a worker thread.  start
- * (archives/ and the vDSO), mmap (a record the drain saw; drain thread),
- * finish (the rest, the final index.txt, warnings to e; frees), cancel
- * (stop and free, for a run that never started).
+ * archiver.c: archives/.  start (archives/), mmap (a record the drain
+ * saw: its file is opened and held), finish (copy every file, index.txt,
+ * warnings to e; frees), cancel (free, for a run that never started).
  */
 struct archiver;
 int archiver_start(struct experiment *e, struct archiver **ap);
