@@ -53,14 +53,18 @@ void lwprof_clock_anchor(void)
 	u64 mono, cyc;
 
 	if (lwprof_tsc_trusted()) {
-		/* kHz to ns per cycle: exact enough over a second's range. */
-		clocks_calc_mult_shift(&c.mult, &c.shift, tsc_khz,
-				       NSEC_PER_MSEC, 1);
+		/*
+		 * kHz to ns per cycle, rounded, in 32.32 fixed point: within
+		 * half a unit of 2^-32 ns per cycle, under a part per billion
+		 * for any TSC from a few MHz to tens of GHz.
+		 */
+		c.mult = div_u64(((u64)NSEC_PER_MSEC << LWPROF_CLOCK_SHIFT) +
+				 tsc_khz / 2, tsc_khz);
 		local_irq_save(flags);
 		cyc = rdtsc_ordered();
 		mono = ktime_get_mono_fast_ns();
 		local_irq_restore(flags);
-		c.offset = mono - mul_u64_u32_shr(cyc, c.mult, c.shift);
+		c.offset = mono - lwprof_tsc_ns(cyc, c.mult);
 		c.tsc = true;
 	}
 	lwprof_clock = c;

@@ -5,6 +5,7 @@
 
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/mutex.h>
@@ -33,20 +34,27 @@
  * the instructions around it, which no accounting can see.
  */
 struct lwprof_clock {
-	u32 mult;
-	u32 shift;
+	u64 mult;		/* ns per cycle << LWPROF_CLOCK_SHIFT */
 	u64 offset;		/* wraps: CLOCK_MONOTONIC minus scaled TSC */
 	bool tsc;		/* else ktime_get_mono_fast_ns() */
 };
 
+/* A constant shift: a multiply and one shrd, no shift count to load. */
+#define LWPROF_CLOCK_SHIFT	32
+
 extern struct lwprof_clock lwprof_clock;
 void lwprof_clock_anchor(void);
+
+static __always_inline u64 lwprof_tsc_ns(u64 cyc, u64 mult)
+{
+	return mul_u64_u64_shr(cyc, mult, LWPROF_CLOCK_SHIFT);
+}
 
 static inline u64 lwprof_now(void)
 {
 	if (likely(lwprof_clock.tsc))
-		return mul_u64_u32_shr(rdtsc(), lwprof_clock.mult,
-				       lwprof_clock.shift) + lwprof_clock.offset;
+		return lwprof_tsc_ns(rdtsc(), lwprof_clock.mult) +
+		       lwprof_clock.offset;
 	return ktime_get_mono_fast_ns();
 }
 
@@ -197,8 +205,31 @@ int lwprof_perf_paranoid(void);
  * Sampling (sample.c, ring.c, packet.c, records.c, counter.c): the hooks
  * the state machine calls, and the file operations and ioctls.
  */
-void lwprof_smp_user_return(struct lwprof_thread *t);
-void lwprof_smp_switch_in(struct lwprof_thread *t, u64 now);
+void __lwprof_smp_user_return(struct lwprof_thread *t);
+void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now);
+
+/*
+ * On while some session takes clock packets: until then the two hooks
+ * the hottest probes call (every return to user mode and switch-in of
+ * an accounted thread) are a patched-out jump.
+ */
+DECLARE_STATIC_KEY_FALSE(lwprof_clock_key);
+
+/* Interrupts off: t returns to user mode; is a clock packet due? */
+static __always_inline void lwprof_smp_user_return(struct lwprof_thread *t)
+{
+	if (static_branch_unlikely(&lwprof_clock_key) && unlikely(t->smp_due))
+		__lwprof_smp_user_return(t);
+}
+
+/* sched_switch: t is switched in at now. */
+static __always_inline void lwprof_smp_switch_in(struct lwprof_thread *t,
+						 u64 now)
+{
+	if (static_branch_unlikely(&lwprof_clock_key))
+		__lwprof_smp_switch_in(t, now);
+}
+
 void lwprof_smp_exit(struct lwprof_thread *t);
 void lwprof_smp_fork(struct lwprof_thread *t, struct task_struct *child);
 void lwprof_smp_exec(struct lwprof_thread *t, struct task_struct *p);

@@ -119,21 +119,38 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 				   unsigned int prev_state)
 {
 	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
-	struct lwprof_thread *t = c->cur;
-	u64 now = lwprof_now();
+	struct lwprof_thread *out = c->cur, *in;
+	u64 now = 0;
 
-	if (t && t->task != prev)
-		t = NULL;
-	if (unlikely(!t && atomic_read(&lwprof_adopting)))
-		t = lwprof_thread_find(prev);
-	if (t)
-		lwprof_ms_switch_out(t, prev, prev_state, now);
-	t = lwprof_thread_find(next);
-	c->cur = t;
-	if (t) {
+	if (lwprof_bench_empty(LWPROF_EMPTY_SWITCH)) {
 		lwprof_urn_arm(c);
-		lwprof_ms_switch_in(t, now);
-		lwprof_smp_switch_in(t, now);
+		return;
+	}
+	if (lwprof_bench_empty(LWPROF_EMPTY_SWSTATE)) {
+		c->cur = lwprof_thread_find(next);
+		if (c->cur)
+			lwprof_urn_arm(c);
+		else
+			lwprof_urn_disarm(c);
+		return;
+	}
+	if (out && out->task != prev)
+		out = NULL;
+	if (unlikely(!out && atomic_read(&lwprof_adopting)))
+		out = lwprof_thread_find(prev);
+	/* One clock reading for both threads; none between two bystanders. */
+	if (out) {
+		now = lwprof_now();
+		lwprof_ms_switch_out(out, prev, prev_state, now);
+	}
+	in = lwprof_thread_find(next);
+	c->cur = in;
+	if (in) {
+		if (!out)
+			now = lwprof_now();
+		lwprof_urn_arm(c);
+		lwprof_ms_switch_in(in, now);
+		lwprof_smp_switch_in(in, now);
 	} else {
 		lwprof_urn_disarm(c);
 	}
@@ -142,8 +159,11 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 /* Context: rq lock held; p is not running.  Ignore threads not asleep. */
 static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 {
-	struct lwprof_thread *t = lwprof_thread_find(p);
+	struct lwprof_thread *t;
 
+	if (lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+		return;
+	t = lwprof_thread_find(p);
 	if (!t || !lwprof_ms_asleep(t->state))
 		return;
 	write_seqcount_begin(&t->seq);
@@ -166,8 +186,11 @@ static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
  */
 static void lwprof_on_user_return(struct user_return_notifier *urn)
 {
-	struct lwprof_thread *t = lwprof_cur();
+	struct lwprof_thread *t;
 
+	if (lwprof_bench_empty(LWPROF_EMPTY_URN))
+		return;
+	t = lwprof_cur();
 	if (!t)
 		return;
 	t->depth = 0;

@@ -28,6 +28,21 @@ struct lwprof_cpu {
 
 DECLARE_PER_CPU(struct lwprof_cpu, lwprof_cpu);
 
+/*
+ * scripts/bench-probes builds variant modules with -DLWPROF_BENCH_EMPTY=
+ * MASK, each bit emptying one probe body, to measure what each costs.
+ * A normal build empties nothing (the tests compiled out).
+ */
+#ifndef LWPROF_BENCH_EMPTY
+#define LWPROF_BENCH_EMPTY	0
+#endif
+#define LWPROF_EMPTY_SYS	BIT(0)	/* system-call entry: return at once */
+#define LWPROF_EMPTY_URN	BIT(1)	/* user-return notifier: return */
+#define LWPROF_EMPTY_WAKE	BIT(2)	/* sched_wakeup: return */
+#define LWPROF_EMPTY_SWITCH	BIT(3)	/* sched_switch: arm the notifier, return */
+#define LWPROF_EMPTY_SWSTATE	BIT(4)	/* sched_switch: track cur, no states */
+#define lwprof_bench_empty(bit)	((LWPROF_BENCH_EMPTY) & (bit))
+
 static inline bool lwprof_ms_asleep(unsigned int state)
 {
 	return state >= LWPROF_MS_TFAULT && state <= LWPROF_MS_STOPPED;

@@ -131,6 +131,8 @@ static void notrace lwprof_ft_sys_call(unsigned long ip,
 				       struct ftrace_ops *op,
 				       struct ftrace_regs *fregs)
 {
+	if (lwprof_bench_empty(LWPROF_EMPTY_SYS))
+		return;
 	if (lwprof_cur_maybe())
 		lwprof_sys_enter((struct pt_regs *)lwprof_fregs_arg(fregs, 0),
 				 (unsigned int)lwprof_fregs_arg(fregs, 1));

@@ -40,6 +40,8 @@
 
 #include "sample.h"
 
+DEFINE_STATIC_KEY_FALSE(lwprof_clock_key);
+
 /* Guards the creation of a session's lwprof_smp (RING_SETUP). */
 static DEFINE_MUTEX(lwprof_smp_setup_mutex);
 
@@ -191,7 +193,7 @@ static void lwprof_clock_start_cpu(void *arg)
  * too).  A grid point passed while it was off CPU: its packet is due at
  * its return to user mode.
  */
-void lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
+void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
 {
 	struct lwprof_smp *smp = lwprof_smp_of(t);
 
@@ -203,17 +205,16 @@ void lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
 }
 
 /*
- * Hook: t returns to user mode (interrupts off).  Only a flag to test on
- * this hot path: the tick or the switch-in found the packet due.
+ * Hook: t returns to user mode (interrupts off) with t->smp_due set (the
+ * test is inline, lwprof_smp_user_return()): the tick or the switch-in
+ * found the packet due.
  */
-void lwprof_smp_user_return(struct lwprof_thread *t)
+void __lwprof_smp_user_return(struct lwprof_thread *t)
 {
 	struct lwprof_pkt pkt = { .flags = LWPROF_RS_DEFERRED };
 	struct lwprof_smp *smp;
 	u64 now;
 
-	if (likely(!t->smp_due))
-		return;
 	smp = lwprof_smp_of(t);
 	if (!smp || !READ_ONCE(smp->clock_on))
 		return;
@@ -376,6 +377,9 @@ static void lwprof_smp_halt(struct lwprof_smp *smp)
 	 * and no switch-in can arm a timer any more: cancel them now.
 	 */
 	synchronize_rcu();
+	if (smp->clock_key)
+		static_branch_dec(&lwprof_clock_key);
+	smp->clock_key = false;
 	if (smp->timers)
 		for_each_possible_cpu(cpu)
 			hrtimer_cancel(&per_cpu_ptr(smp->timers, cpu)->timer);
@@ -415,6 +419,8 @@ long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req)
 	smp_store_release(&smp->active, true);
 	lwprof_rec_initial(smp);
 	if (smp->clock_ns) {
+		static_branch_inc(&lwprof_clock_key);	/* before clock_on */
+		smp->clock_key = true;
 		WRITE_ONCE(smp->clock_on, true);
 		cpus_read_lock();
 		on_each_cpu(lwprof_clock_start_cpu, smp, 1);
