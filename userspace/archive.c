@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -263,10 +264,9 @@ void archive_vdso(int adir, struct amap *a)
 {
 	unsigned long lo = 0, hi = 0;
 	char line[512], id[2 * 64 + 1], rel[PATH_MAX];
-	char tmp[] = "/tmp/lwprof-vdso.XXXXXX";
 	size_t len;
 	FILE *f;
-	int fd, err;
+	int fd, err = 0;
 
 	f = fopen("/proc/self/maps", "re");
 	while (f && fgets(line, sizeof(line), f))
@@ -280,32 +280,25 @@ void archive_vdso(int adir, struct amap *a)
 		a->warn = xasprintf("archives: [vdso] not archived: not in /proc/self/maps");
 		return;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0 || write(fd, (const void *)lo, len) != (ssize_t)len) {
+	/* The image as a file, for build_id() and store(). */
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, (const void *)lo, len) != (ssize_t)len)
 		err = errno ? errno : EIO;
-		goto fail;
+	else if (!build_id(fd, id, sizeof(id)))
+		err = ENODATA;
+	if (!err) {
+		snprintf(rel, sizeof(rel), "%s/vdso.so", id);
+		err = -store(fd, adir, rel);
 	}
-	unlink(tmp);
-	if (!build_id(fd, id, sizeof(id))) {
+	if (fd >= 0)
 		close(fd);
-		a->warn = xasprintf("archives: [vdso] not archived: no build-id");
-		return;
-	}
-	snprintf(rel, sizeof(rel), "%s/vdso.so", id);
-	err = -store(fd, adir, rel);
-	close(fd);
-	if (err) {
-		fd = -1;
-		goto fail;
-	}
-	a->line = xasprintf("%s  0:0  0  %zu  %s  [vdso]", id, len, rel);
-	return;
-fail:
-	if (fd >= 0) {
-		unlink(tmp);
-		close(fd);
-	}
-	a->warn = xasprintf("archives: [vdso] not archived: %s", strerror(err));
+	if (err)
+		a->warn = xasprintf("archives: [vdso] not archived: %s",
+				    err == ENODATA ? "no build-id" :
+				    strerror(err));
+	else
+		a->line = xasprintf("%s  0:0  0  %zu  %s  [vdso]", id, len,
+				    rel);
 }
 
 /*
