@@ -72,26 +72,22 @@ uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
 	uint32_t id;
 	size_t i;
 
-	/* The vDSO is no file, but the recorder archives its image. */
-	for (i = 0; anon && i < e->archives.n; i++) {
-		x = &AN_VEC(e->archives, struct an_archive, i);
-		if (!strcmp(path, "[vdso]") && !strcmp(x->orig, path)) {
-			a = x;
-			anon = false;
-		}
-	}
-	for (i = 0; !anon && !a && i < e->archives.n; i++) {
+	for (i = 0; !anon && i < e->archives.n; i++) {
 		x = &AN_VEC(e->archives, struct an_archive, i);
 		if (x->ino == ino && x->dev_major == maj && x->dev_minor == min) {
 			a = x;
 			break;
 		}
 	}
-	for (i = 0; !anon && !a && i < e->archives.n; i++) {
+	/* By path; the vDSO is no file, but the recorder archives its image. */
+	for (i = 0; (!anon || !strcmp(path, "[vdso]")) && !a &&
+	     i < e->archives.n; i++) {
 		x = &AN_VEC(e->archives, struct an_archive, i);
 		if (!strcmp(x->orig, path))
 			a = x;
 	}
+	if (a)
+		anon = false;
 	if (a && strcmp(a->buildid, "-"))
 		snprintf(key, sizeof(key), "b:%s:%s", a->buildid, base_name(path));
 	else if (anon)
