@@ -10,10 +10,12 @@
  * object, and a program or library deleted or replaced later in the run
  * is still there to copy.  The copies are made when the run ends, when
  * they can no longer take CPU time from the program being profiled (on a
- * machine whose CPUs it keeps busy, a copying thread would).  Before that,
- * the record files are scanned for any mapping the drain did not see (a
- * record cut at the ring's end, a file the descriptor limit left
- * unpinned); those are opened then.  Warnings go to exp_warn() at the end.
+ * machine whose CPUs it keeps busy, a copying thread would).  Files the
+ * descriptor limit left unpinned are opened then.  Only if the drain may
+ * have missed a mapping (a size the protocol forbids, a record too large
+ * to copy out of the ring) or one could not be added (out of memory) are
+ * the record files read again for their MMAP records.  Warnings go to
+ * exp_warn() at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,7 @@ struct archiver {
 	int adir;
 	struct amap *v;
 	size_t n, cap;
+	bool missed;		/* a map could not be added: rescan */
 };
 
 static int add(struct archiver *a, const struct amap *key, bool pin)
@@ -85,7 +88,8 @@ static int add_rec(struct archiver *a, const struct lwprof_rec_mmap *r,
 
 void archiver_mmap(struct archiver *a, const struct lwprof_rec_mmap *r)
 {
-	add_rec(a, r, true);	/* out of memory: the final scan retries */
+	if (add_rec(a, r, true))
+		a->missed = true;	/* out of memory: the final scan retries */
 }
 
 int archiver_start(struct experiment *e, struct archiver **ap)
@@ -188,14 +192,15 @@ static void release(struct archiver *a)
 	free(a);
 }
 
-int archiver_finish(struct archiver *a)
+int archiver_finish(struct archiver *a, bool rescan)
 {
 	size_t i;
 	int err;
 
 	if (!a)
 		return 0;
-	scan_files(a);
+	if (rescan || a->missed)
+		scan_files(a);
 	archive_kallsyms(a->e, a->adir);
 	for (i = 0; i < a->n; i++) {
 		if (!strcmp(a->v[i].path, "[vdso]"))

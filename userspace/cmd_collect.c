@@ -423,7 +423,7 @@ static void finish(struct run *r)
 	err = exp_write_usage(&r->e, &r->usage);
 	if (err)
 		exp_warn(&r->e, "writing usage.txt: %s", strerror(-err));
-	archiver_finish(r->arch);
+	archiver_finish(r->arch, drain_watch_missed(r->d));
 	r->arch = NULL;
 	err = exp_write_log(&r->e);
 	if (err)

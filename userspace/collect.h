@@ -125,13 +125,15 @@ void archive_kallsyms(struct experiment *e, int adir);
 
 /*
  * archiver.c: archives/.  start (archives/), mmap (a record the drain
- * saw: its file is opened and held), finish (copy every file, index.txt,
- * warnings to e; frees), cancel (free, for a run that never started).
+ * saw: its file is opened and held), finish (with rescan: look for MMAP
+ * records in the files too, when the drain may have missed some; copy
+ * every file, index.txt, warnings to e; frees), cancel (free, for a run
+ * that never started).
  */
 struct archiver;
 int archiver_start(struct experiment *e, struct archiver **ap);
 void archiver_mmap(struct archiver *a, const struct lwprof_rec_mmap *r);
-int archiver_finish(struct archiver *a);
+int archiver_finish(struct archiver *a, bool rescan);
 void archiver_cancel(struct archiver *a);
 
 /* The drain (drain.c). */
@@ -149,6 +151,8 @@ int drain_create(struct drain **dp, int devfd, unsigned int nr_rings,
 void drain_watch(struct drain *d, unsigned int type,
 		 void (*fn)(void *arg, const struct lwprof_rec *rec),
 		 void *arg);
+/* Was a record of the watched type (maybe) not shown to the watcher? */
+bool drain_watch_missed(const struct drain *d);
 /* Queue writes for everything the rings hold; submits. */
 int drain_kick(struct drain *d);
 /* Handle a write completion (the cqe's user_data and res). */

@@ -46,6 +46,7 @@ struct drain {
 	unsigned int watch_type;
 	void (*watch)(void *arg, const struct lwprof_rec *rec);
 	void *watch_arg;
+	bool watch_missed;	/* a record was not shown to the watcher */
 	struct dring r[];
 };
 
@@ -154,7 +155,8 @@ void drain_watch(struct drain *d, unsigned int type,
  * Show the watcher the records in [seen, head).  Headers are 8 bytes at
  * 8-byte positions, so one never wraps; a record that does is copied out
  * whole.  A size the protocol forbids ends the watching of this ring (the
- * writes still go out: the file shows the damage).
+ * writes still go out: the file shows the damage); that, or a record too
+ * large to copy out, is what drain_watch_missed() reports.
  */
 static void watch_ring(struct drain *d, struct dring *r, __u64 head)
 {
@@ -170,6 +172,7 @@ static void watch_ring(struct drain *d, struct dring *r, __u64 head)
 		if (h->size < sizeof(*h) || h->size % 8 ||
 		    h->size > head - r->seen) {
 			r->seen = UINT64_MAX;
+			d->watch_missed = true;
 			return;
 		}
 		if (h->type == d->watch_type) {
@@ -180,10 +183,17 @@ static void watch_ring(struct drain *d, struct dring *r, __u64 head)
 				memcpy(buf.b, h, first);
 				memcpy(buf.b + first, r->data, h->size - first);
 				d->watch(d->watch_arg, &buf.hdr);
+			} else {
+				d->watch_missed = true;
 			}
 		}
 		r->seen += h->size;
 	}
+}
+
+bool drain_watch_missed(const struct drain *d)
+{
+	return d->watch_missed;
 }
 
 /* Hand [queued, head) of ring ri to io_uring, split where it wraps. */
