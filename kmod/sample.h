@@ -54,6 +54,7 @@ struct lwprof_smp_counter {
 struct lwprof_smp_timer {
 	struct hrtimer timer;
 	struct lwprof_smp *smp;
+	u64 phase;			/* ticks this long after a grid point */
 	bool armed;
 };
 

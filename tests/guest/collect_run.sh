@@ -41,11 +41,12 @@ sums() {
 # the same period (perf runs the loop, under collect) tells whether the
 # guest kept time.  The guest is trusted when perf's count is within 2% of
 # nominal (lost ticks alone then cannot push lwprof out of its 5%); if not,
-# lwprof's count is only reported.  (lwprof's packets against perf's samples is the module's
-# own test, guest/sample_clock; here they differ by design: a packet also
-# carries the time the thread did not run, e.g. its wait for perf to let
-# it exec.)  Whatever the timing, nothing may be lost on the way to the
-# files, and each thread's packets sum to its final totals.
+# lwprof's count is only reported.  (One packet per expiry of lwprof's
+# timer is the module's own test, guest/sample_clock; perf's count is no
+# match for lwprof's beyond that: a packet also carries the time the
+# thread did not run, e.g. its wait for perf to let it exec.)  Whatever
+# the timing, nothing may be lost on the way to the files, and each
+# thread's packets sum to its final totals.
 command -v perf >/dev/null || skip "no perf in the guest"
 for p in 10ms:200:10000000 1ms:2000:1000000; do
 	IFS=: read -r iv want ns <<<"$p"
