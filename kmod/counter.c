@@ -86,7 +86,8 @@ static void lwprof_counter_overflow(struct perf_event *event,
 		return;
 	rcu_read_lock();
 	t = lwprof_thread_find(current);
-	if (t && t->session == smp->session && !t->exited) {
+	if (t && t->session == smp->session && !t->exited &&
+	    !READ_ONCE(t->pre_exec)) {
 		pkt.value = data->period;
 		pkt.time_ns = lwprof_now();
 		pkt.pid = t->pid;

@@ -26,7 +26,7 @@
 
 /* Bits of LWPROF_FEAT_* this build implements. */
 #define LWPROF_FEATURES		(LWPROF_FEAT_MSTATE | LWPROF_FEAT_SAMPLE | \
-				 LWPROF_FEAT_SDELTA)
+				 LWPROF_FEAT_SDELTA | LWPROF_FEAT_EXEC)
 
 /*
  * The one clock (clock.c): ns on CLOCK_MONOTONIC's time line, NMI-safe.
@@ -97,6 +97,7 @@ struct lwprof_thread {
 	u8 ctx[LWPROF_CTX_MAX];
 	u8 exited;			/* final switch done: totals final */
 	u8 guessed;			/* running at attach: state guessed */
+	u8 pre_exec;			/* ATTACH_EXEC: no exec yet, no samples */
 	u64 fault_cnt;			/* faults done at last fault start */
 	u32 flags;			/* LWPROF_T_*; session->lock */
 	u64 last_ns;
@@ -124,6 +125,7 @@ struct lwprof_session {
 	struct pid_namespace *pid_ns;
 	atomic64_t lost;		/* threads not accounted: no memory */
 	pid_t exclude_tgid;		/* machine session without this process */
+	bool attach_exec;		/* LWPROF_ATTACH_EXEC */
 	struct lwprof_smp *smp;		/* sample.c: rings and sampling */
 };
 

@@ -154,6 +154,30 @@ void lwprof_tp_signal_deliver(void *data, int sig,
 	lwprof_cur_write_end(t, flags);
 }
 
+/*
+ * ATTACH_EXEC: the thread's accounting begins now, in the exec system
+ * call (its state stays what it is).  Its own CPU, interrupts off, inside
+ * its seqcount write.
+ */
+static void lwprof_exec_restart(struct lwprof_thread *t, struct task_struct *p)
+{
+	u64 now = lwprof_now();
+
+	memset(t->acc, 0, sizeof(t->acc));
+	memset(t->smp_base, 0, sizeof(t->smp_base));
+	t->start_ns = now;
+	t->last_ns = now;
+	t->vcsw = 0;
+	t->ivcsw = 0;
+	t->syscalls = 0;
+	t->signals = 0;
+	t->minflt0 = READ_ONCE(p->min_flt);
+	t->majflt0 = READ_ONCE(p->maj_flt);
+	t->smp_next = 0;
+	t->smp_due = 0;
+	t->pre_exec = 0;
+}
+
 /* exec may give the thread its process's pid (de_thread()). */
 void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 		    struct linux_binprm *bprm)
@@ -165,6 +189,8 @@ void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 		return;
 	t->pid = task_tgid_nr_ns(p, t->session->pid_ns);
 	t->tid = task_pid_nr_ns(p, t->session->pid_ns);
+	if (t->pre_exec)
+		lwprof_exec_restart(t, p);
 	lwprof_cur_write_end(t, flags);
 	lwprof_smp_exec(t, p);
 }
@@ -197,6 +223,7 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
 		t->ppid = pt->ppid;
 	t->state = LWPROF_MS_WAIT_CPU;
 	t->resume = LWPROF_MS_SYSTEM;
+	t->pre_exec = pt && pt->pre_exec;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->closing || lwprof_thread_hash(t)) {

@@ -145,7 +145,7 @@ static bool lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 	t = lwprof_thread_find(current);
 	if (!t || t->session != smp->session)
 		return false;
-	if (t->exited || !lwprof_clock_due(smp, t, ref))
+	if (t->exited || t->pre_exec || !lwprof_clock_due(smp, t, ref))
 		return true;
 	if (!lwprof_user_task(current)) {
 		pkt.flags = LWPROF_RS_KMODE;
@@ -219,9 +219,9 @@ void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
 
 	if (!smp || !READ_ONCE(smp->clock_on))
 		return;
-	if (lwprof_clock_due(smp, t, now))
+	if (!t->pre_exec && lwprof_clock_due(smp, t, now))
 		t->smp_due = 1;
-	lwprof_clock_arm(smp);
+	lwprof_clock_arm(smp);	/* also before an exec: it may not switch */
 }
 
 /*
@@ -259,7 +259,7 @@ void lwprof_smp_exit(struct lwprof_thread *t)
 
 	if (!smp)
 		return;
-	if (READ_ONCE(smp->clock_on)) {
+	if (READ_ONCE(smp->clock_on) && !t->pre_exec) {
 		for (i = 0; i < LWPROF_MS_COUNT; i++) {
 			delta[i] = t->acc[i] - t->smp_base[i];
 			pkt.value += delta[i];

@@ -117,6 +117,7 @@ static bool lwprof_adopt(struct lwprof_session *s, struct task_struct *task,
 	lwprof_thread_init(t, task, s, now);
 	t->ppid = task_tgid_nr_ns(rcu_dereference(task->real_parent), s->pid_ns);
 	t->flags = LWPROF_T_ATTACHED;
+	t->pre_exec = s->attach_exec;
 	lwprof_ms_initial(t, task);
 
 	raw_spin_lock_irqsave(&s->lock, flags);
@@ -200,9 +201,12 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	struct lwprof_session *s;
 	int ret;
 
-	if (flags & ~(LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF))
+	if (flags & ~(LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF |
+		      LWPROF_ATTACH_EXEC))
 		return -EINVAL;
 	if ((flags & LWPROF_ATTACH_EXCLUDE_SELF) && !machine)
+		return -EINVAL;
+	if ((flags & LWPROF_ATTACH_EXEC) && machine)
 		return -EINVAL;
 	if (machine ? pid != 0 : pid <= 0)
 		return -EINVAL;
@@ -229,6 +233,7 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 		goto out_unlock;
 	if (flags & LWPROF_ATTACH_EXCLUDE_SELF)
 		s->exclude_tgid = current->tgid;
+	s->attach_exec = flags & LWPROF_ATTACH_EXEC;
 	ret = lwprof_probes_get();
 	if (ret) {
 		put_pid_ns(s->pid_ns);

@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	2
+#define LWPROF_ABI_MINOR	3
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -55,6 +55,7 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_MSTATE	_BITULL(0)	/* microstate accounting */
 #define LWPROF_FEAT_SAMPLE	_BITULL(1)	/* rings, clock and counter samples (1.1) */
 #define LWPROF_FEAT_SDELTA	_BITULL(2)	/* delta stack copies (1.2) */
+#define LWPROF_FEAT_EXEC	_BITULL(3)	/* LWPROF_ATTACH_EXEC (1.3) */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -107,6 +108,14 @@ struct lwprof_abi_version {
 #define LWPROF_ATTACH_MACHINE	_BITUL(0)
 /* 1.1: a machine session leaves out the caller's own process (a recorder). */
 #define LWPROF_ATTACH_EXCLUDE_SELF _BITUL(1)
+/*
+ * 1.3 (LWPROF_FEAT_EXEC), not with MACHINE: pid's accounting begins at its
+ * next exec, as perf's enable_on_exec: a recorder's forked child waiting to
+ * exec the command is the recorder's time, not the command's.  Until then
+ * its threads (and any they create) make no samples, and at the exec each
+ * thread's totals, counts and start time begin again from zero.
+ */
+#define LWPROF_ATTACH_EXEC	_BITUL(2)
 
 struct lwprof_attach {
 	__u32 flags;

@@ -352,6 +352,10 @@ static int setup(struct run *r, const char **what)
 	if (o->mode == MODE_MACHINE) {
 		flags = LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF;
 		pid = 0;
+	} else if (o->mode == MODE_COMMAND &&
+		   (r->e.abi.features & LWPROF_FEAT_EXEC)) {
+		/* The child's wait for the go is ours: count from its exec. */
+		flags = LWPROF_ATTACH_EXEC;
 	}
 	r->e.target = o->mode == MODE_MACHINE ? r->child : pid;
 	err = lwprof_session_attach(r->devfd, flags, pid);

@@ -16,6 +16,13 @@ check $? -eq 0 "collect sh -c 'sleep & nthreads 64' exits 0 ($(cat err.txt))"
 "$LWPROF" dump fam.er >fam.dump 2>&1; check $? -eq 0 "  a sound experiment"
 sh=$(key fam.er target)
 grep -q ": TASK start .* pid=$sh tid=$sh .*" fam.dump; check $? -eq 0 "  the shell's TASK start"
+# Accounting of the command begins at its exec (LWPROF_ATTACH_EXEC): the
+# forked child's wait for collect to be ready is collect's time.
+tx=$(grep ": TASK exec .* pid=$sh tid=$sh " fam.dump | field t | head -n 1)
+check -n "$tx" "  the shell's exec"
+n=$(grep ": SAMPLE clock .* pid=$sh tid=$sh " fam.dump | field t |
+	awk -v x="$tx" '$1 + 0 < x + 0' | wc -l)
+check "$n" -eq 0 "  no clock packet of the shell before its exec at $tx"
 np=$(grep ': TASK exec .* comm="nthreads"' fam.dump | field pid | head -n 1)
 check -n "$np" "  nthreads' exec, with its name"
 grep -q ": TASK fork .* pid=$np tid=$np ppid=$sh " fam.dump

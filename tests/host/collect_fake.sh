@@ -71,7 +71,7 @@ check "$(key lost.cpu0)/$(key lost.cpu1)" = 7/7 "lost per CPU"
 check "$(key records)" -eq "$(sed -n 's/^total: \([0-9]*\) records.*/\1/p' dump.txt)" \
 	"records = what the files hold"
 check "$(key clock_interval_ns)" -eq 10000000 "clock_interval_ns"
-check "$(key abi)" = 1.2 "abi"
+check "$(key abi)" = 1.3 "abi"
 check "$(key cpus_possible)" -eq 2 "cpus_possible = rings"
 check "$(grep -c '^warning = 7 records lost on CPU' $log)" -eq 2 "a warning per CPU that lost records"
 start=$(key start_ns); end=$(key end_ns)
