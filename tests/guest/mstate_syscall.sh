@@ -38,8 +38,8 @@ run() {
 		got=$(ms_get "$c" scl)
 		check "${got:-0}" -ge $((n32 + 1)) "$how: compat's SCL ${got:-none} >= its $n32 + 1 32-bit calls"
 		check "${got:-0}" -le $((n32 + 30)) "$how: compat's SCL ${got:-none} <= $n32 + 30"
-		ms_near "$how: compat: USER_LOCK vs its 32-bit futex wait" \
-			"$(ms_get "$c" lock)" "$(ms_truth compat_wait_ns)"
+		ms_near "$how: compat: USER_LOCK vs its 32-bit futex wait's time asleep" \
+			"$(ms_get "$c" lock)" "$(ms_asleep compat_wait)"
 	else
 		echo "# no 32-bit system calls in this kernel: compat checks skipped"
 	fi

@@ -88,6 +88,44 @@ static inline void ms_schedstat(unsigned long long *run,
 	fclose(f);
 }
 
+/*
+ * This thread's time asleep so far by the scheduler's own statistics, in ns
+ * (sum_sleep_runtime of /proc/thread-self/sched: from each dequeue to the
+ * wake-up's enqueue, blocked or not), or -1 when schedstats are off.  The
+ * truth for a blocking call's time off CPU: its wall time also holds what
+ * the call ran before it slept and after it woke, and on a busy TCG host
+ * the vCPU may stall right there, milliseconds that are SYSTEM or WAIT_CPU.
+ */
+static inline long long ms_slept(void)
+{
+	FILE *f = fopen("/proc/thread-self/sched", "r");
+	unsigned long long ms, frac;
+	long long ns = -1;
+	char line[256], *p;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		p = strchr(line, ':');
+		if (strncmp(line, "sum_sleep_runtime", 17) || !p)
+			continue;
+		/* SPLIT_NS: milliseconds, then six digits of ns */
+		if (sscanf(p + 1, " %llu.%llu", &ms, &frac) == 2)
+			ns = (long long)(ms * 1000000ULL + frac);
+	}
+	if (f)
+		fclose(f);
+	return ns;
+}
+
+/* Print "truth KEY NS" for the time asleep since slept0, if known. */
+static inline void ms_truth_slept(const char *key, long long slept0)
+{
+	long long slept1 = ms_slept();
+
+	if (slept0 >= 0 && slept1 >= slept0)
+		printf("truth %s %llu\n", key,
+		       (unsigned long long)(slept1 - slept0));
+}
+
 /* Print this thread's schedstat (run time, run-queue wait). */
 static inline void ms_sched(const char *name)
 {

@@ -15,6 +15,9 @@ ms_setup() {
 	ms_dir=$LWPROF_OUT/mstate/$1
 	rm -rf "$ms_dir"
 	mkdir -p "$ms_dir"
+	# The scheduler's own sleep statistics, a truth for blocked time.
+	[ -w /proc/sys/kernel/sched_schedstats ] &&
+		echo 1 >/proc/sys/kernel/sched_schedstats
 	load_lwprof
 }
 
@@ -54,6 +57,21 @@ ms_tid() {
 # ms_truth KEY: the workload's "truth KEY N".
 ms_truth() {
 	awk -v k="$1" '$1 == "truth" && $2 == k { print $3; exit }' "$ms_dir/prog.out"
+}
+
+# ms_asleep KEY: a blocking call's time asleep: KEY_slept_ns, the
+# scheduler's statistics (ms_slept() in mstate.h), or its wall time KEY_ns
+# when schedstats are off (then a vCPU stall in the call's on-CPU part
+# counts too).
+ms_asleep() {
+	local v
+
+	v=$(ms_truth "$1_slept_ns")
+	if [ -z "$v" ]; then
+		echo "# no schedstats: $1's wall time is the truth" >&2
+		v=$(ms_truth "$1_ns")
+	fi
+	echo "$v"
 }
 
 # ms_get TID COLUMN: that thread's value (ns for times) from ptime's table.

@@ -32,31 +32,37 @@ static void *holder(void *arg)
 static void *waiter(void *arg)
 {
 	uint64_t t0, t1;
+	long long slept;
 
 	ms_tid("waiter");
 	while (!atomic_load(&held))
 		usleep(1000);
+	slept = ms_slept();
 	t0 = ms_now();
 	pthread_mutex_lock(&mtx);
 	t1 = ms_now();
 	pthread_mutex_unlock(&mtx);
 	ms_truth("waiter_lock_ns", t1 - t0);
+	ms_truth_slept("waiter_lock_slept_ns", slept);
 	return NULL;
 }
 
 static void *cvwaiter(void *arg)
 {
 	uint64_t t0, t1;
+	long long slept;
 
 	ms_tid("cvwaiter");
 	pthread_mutex_lock(&cv_mtx);
 	atomic_store(&cv_waiting, 1);
+	slept = ms_slept();
 	t0 = ms_now();
 	while (!cv_done)
 		pthread_cond_wait(&cv, &cv_mtx);
 	t1 = ms_now();
 	pthread_mutex_unlock(&cv_mtx);
 	ms_truth("cv_wait_ns", t1 - t0);
+	ms_truth_slept("cv_wait_slept_ns", slept);
 	return NULL;
 }
 

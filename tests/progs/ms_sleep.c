@@ -11,8 +11,10 @@ static void *sleeper(void *arg)
 {
 	struct timespec ts = { 0, 300 * MS_MS };
 	uint64_t t0, t1;
+	long long slept;
 
 	ms_tid("sleeper");
+	slept = ms_slept();
 	t0 = ms_now();
 	if (nanosleep(&ts, NULL)) {
 		perror("nanosleep");
@@ -20,6 +22,7 @@ static void *sleeper(void *arg)
 	}
 	t1 = ms_now();
 	ms_truth("sleep_ns", t1 - t0);
+	ms_truth_slept("sleep_slept_ns", slept);
 	ms_sched("sleeper");
 	return NULL;
 }

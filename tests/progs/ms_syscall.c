@@ -9,8 +9,10 @@
  *   ms_syscall [N [N32]]
  *
  * Ground truth: the counts ("truth calls N", "truth compat_calls N32") and
- * the wall time of the 32-bit futex wait ("truth compat_wait_ns"), or
- * "truth compat_ok 0" when the kernel has no 32-bit system calls.
+ * the wall time of the 32-bit futex wait ("truth compat_wait_ns") and its
+ * time asleep by the scheduler's statistics ("compat_wait_slept_ns", when
+ * schedstats are on), or "truth compat_ok 0" when the kernel has no 32-bit
+ * system calls.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -52,6 +54,7 @@ static void *compat(void *arg)
 	/* The futex word and timeout must have 32-bit addresses. */
 	struct { int32_t sec, nsec; } *ts;
 	uint64_t t0, t1;
+	long long slept;
 	uint32_t *word;
 	long i, ret;
 	void *low;
@@ -73,6 +76,7 @@ static void *compat(void *arg)
 		sys32(NR32_GETPPID, 0, 0, 0, 0);
 	ts->sec = 0;
 	ts->nsec = 300 * MS_MS;
+	slept = ms_slept();
 	t0 = ms_now();
 	ret = sys32(NR32_FUTEX, (long)word, FUTEX_WAIT_PRIVATE, 0, (long)ts);
 	t1 = ms_now();
@@ -83,6 +87,7 @@ static void *compat(void *arg)
 	ms_truth("compat_ok", 1);
 	ms_truth("compat_calls", n_compat);
 	ms_truth("compat_wait_ns", t1 - t0);
+	ms_truth_slept("compat_wait_slept_ns", slept);
 	return NULL;
 }
 
