@@ -1,32 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * nthreads N MS: start N threads that each sleep MS milliseconds, join
- * them and exit.  The process has N + 1 threads in all.  Each thread
- * prints how long its sleep took by CLOCK_MONOTONIC: "tid TID slept SECS".
+ * them and exit.  The process has N + 1 threads in all.  For each thread,
+ * once all are joined, it prints how long its sleep took by
+ * CLOCK_MONOTONIC and the thread's time asleep by the scheduler's own
+ * statistics over it (sum_sleep_runtime, -1 without schedstats):
+ * "tid TID slept SECS asleep SECS".  A worker makes no other call that
+ * could sleep: no stdio, no allocation.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+struct worker {
+	pthread_t t;
+	int tid;
+	double took, asleep;
+};
+
 static long ms;
+
+/* sum_sleep_runtime of this thread in seconds, or -1; no allocation. */
+static double asleep_now(void)
+{
+	char buf[4096], *p;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strstr(buf, "sum_sleep_runtime");
+	p = p ? strchr(p, ':') : NULL;
+	return p ? strtod(p + 1, NULL) / 1e3 : -1;	/* ms.ns */
+}
 
 static void *sleeper(void *arg)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L }, t0, t1;
+	struct worker *w = arg;
+	double s0, s1;
 
+	w->tid = gettid();
+	s0 = asleep_now();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nanosleep(&ts, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("tid %d slept %.9f\n", gettid(),
-	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-	return arg;
+	s1 = asleep_now();
+	w->took = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	w->asleep = s0 >= 0 && s1 >= 0 ? s1 - s0 : -1;
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	pthread_t *t;
+	struct worker *w;
 	int i, n;
 
 	if (argc != 3) {
@@ -35,14 +70,17 @@ int main(int argc, char **argv)
 	}
 	n = atoi(argv[1]);
 	ms = atol(argv[2]);
-	t = calloc(n > 0 ? n : 1, sizeof(*t));
-	if (!t)
+	w = calloc(n > 0 ? n : 1, sizeof(*w));
+	if (!w)
 		return 1;
 	for (i = 0; i < n; i++)
-		if (pthread_create(&t[i], NULL, sleeper, NULL))
+		if (pthread_create(&w[i].t, NULL, sleeper, &w[i]))
 			return 1;
 	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-	free(t);
+		pthread_join(w[i].t, NULL);
+	for (i = 0; i < n; i++)
+		printf("tid %d slept %.9f asleep %.9f\n", w[i].tid, w[i].took,
+		       w[i].asleep);
+	free(w);
 	return 0;
 }
