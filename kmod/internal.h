@@ -153,6 +153,8 @@ lwprof_thread_find(struct task_struct *task)
 
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp);
 void lwprof_thread_free(struct lwprof_thread *t);
+void lwprof_thread_begin(struct lwprof_thread *t, struct task_struct *task,
+			 u64 now);
 void lwprof_thread_init(struct lwprof_thread *t, struct task_struct *task,
 			struct lwprof_session *s, u64 now);
 int lwprof_thread_hash(struct lwprof_thread *t);

@@ -161,18 +161,13 @@ void lwprof_tp_signal_deliver(void *data, int sig,
  */
 static void lwprof_exec_restart(struct lwprof_thread *t, struct task_struct *p)
 {
-	u64 now = lwprof_now();
-
 	memset(t->acc, 0, sizeof(t->acc));
 	memset(t->smp_base, 0, sizeof(t->smp_base));
-	t->start_ns = now;
-	t->last_ns = now;
+	lwprof_thread_begin(t, p, lwprof_now());
 	t->vcsw = 0;
 	t->ivcsw = 0;
 	t->syscalls = 0;
 	t->signals = 0;
-	t->minflt0 = READ_ONCE(p->min_flt);
-	t->majflt0 = READ_ONCE(p->maj_flt);
 	t->smp_next = 0;
 	t->smp_due = 0;
 	t->pre_exec = 0;

@@ -35,6 +35,19 @@ void lwprof_thread_free(struct lwprof_thread *t)
 	call_rcu(&t->rcu, lwprof_thread_free_rcu);
 }
 
+/*
+ * t's accounting begins at now: at its entry's creation, or again at its
+ * exec under ATTACH_EXEC (then with the thread's seqcount held).
+ */
+void lwprof_thread_begin(struct lwprof_thread *t, struct task_struct *task,
+			 u64 now)
+{
+	t->start_ns = now;
+	t->last_ns = now;
+	t->minflt0 = READ_ONCE(task->min_flt);
+	t->majflt0 = READ_ONCE(task->maj_flt);
+}
+
 void lwprof_thread_init(struct lwprof_thread *t, struct task_struct *task,
 			struct lwprof_session *s, u64 now)
 {
@@ -43,12 +56,9 @@ void lwprof_thread_init(struct lwprof_thread *t, struct task_struct *task,
 	INIT_LIST_HEAD(&t->snode);
 	t->task = task;
 	t->session = s;
-	t->start_ns = now;
-	t->last_ns = now;
+	lwprof_thread_begin(t, task, now);
 	t->pid = task_tgid_nr_ns(task, s->pid_ns);
 	t->tid = task_pid_nr_ns(task, s->pid_ns);
-	t->minflt0 = READ_ONCE(task->min_flt);
-	t->majflt0 = READ_ONCE(task->maj_flt);
 	memcpy(t->comm, task->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
 }
