@@ -17,6 +17,7 @@
 #ifndef LWPROF_MSTATE_H
 #define LWPROF_MSTATE_H
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdint.h>
@@ -95,25 +96,28 @@ static inline void ms_schedstat(unsigned long long *run,
  * truth for a blocking call's time off CPU: its wall time also holds what
  * the call ran before it slept and after it woke, and on a busy TCG host
  * the vCPU may stall right there, milliseconds that are SYSTEM or WAIT_CPU.
+ * Read with open() and read() into a stack buffer: no stdio, no allocation
+ * that could sleep on its own.
  */
 static inline long long ms_slept(void)
 {
-	FILE *f = fopen("/proc/thread-self/sched", "r");
 	unsigned long long ms, frac;
-	long long ns = -1;
-	char line[256], *p;
+	char buf[4096], *p;
+	ssize_t n;
+	int fd;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		p = strchr(line, ':');
-		if (strncmp(line, "sum_sleep_runtime", 17) || !p)
-			continue;
-		/* SPLIT_NS: milliseconds, then six digits of ns */
-		if (sscanf(p + 1, " %llu.%llu", &ms, &frac) == 2)
-			ns = (long long)(ms * 1000000ULL + frac);
-	}
-	if (f)
-		fclose(f);
-	return ns;
+	fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strstr(buf, "sum_sleep_runtime");
+	p = p ? strchr(p, ':') : NULL;
+	/* SPLIT_NS: milliseconds, then six digits of ns */
+	if (!p || sscanf(p + 1, " %llu.%llu", &ms, &frac) != 2)
+		return -1;
+	return (long long)(ms * 1000000ULL + frac);
 }
 
 /* Print "truth KEY NS" for the time asleep since slept0, if known. */

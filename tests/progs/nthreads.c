@@ -6,15 +6,16 @@
  * CLOCK_MONOTONIC and the thread's time asleep by the scheduler's own
  * statistics over it (sum_sleep_runtime, -1 without schedstats):
  * "tid TID slept SECS asleep SECS".  A worker makes no other call that
- * could sleep: no stdio, no allocation.
+ * could sleep: no stdio, no allocation (ms_slept() reads into a stack
+ * buffer).
  */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "mstate.h"
 
 struct worker {
 	pthread_t t;
@@ -24,38 +25,20 @@ struct worker {
 
 static long ms;
 
-/* sum_sleep_runtime of this thread in seconds, or -1; no allocation. */
-static double asleep_now(void)
-{
-	char buf[4096], *p;
-	ssize_t n;
-	int fd;
-
-	fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strstr(buf, "sum_sleep_runtime");
-	p = p ? strchr(p, ':') : NULL;
-	return p ? strtod(p + 1, NULL) / 1e3 : -1;	/* ms.ns */
-}
-
 static void *sleeper(void *arg)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L }, t0, t1;
 	struct worker *w = arg;
-	double s0, s1;
+	long long s0, s1;
 
 	w->tid = gettid();
-	s0 = asleep_now();
+	s0 = ms_slept();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nanosleep(&ts, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	s1 = asleep_now();
+	s1 = ms_slept();
 	w->took = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	w->asleep = s0 >= 0 && s1 >= 0 ? s1 - s0 : -1;
+	w->asleep = s0 >= 0 && s1 >= 0 ? (s1 - s0) / 1e9 : -1;
 	return NULL;
 }
 
