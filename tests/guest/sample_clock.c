@@ -32,6 +32,7 @@
  * second loses), and the counts differ by up to 8% either way.
  */
 #include <sched.h>
+#include <stdbool.h>
 
 #include "hrtrace.h"
 #include "peer.h"
@@ -105,10 +106,16 @@ static void run(uint64_t clock_ns)
 
 	while ((rec = lwr_iter_next(&r, &it)) != NULL) {
 		const struct lwprof_rec_sample *s = (const void *)rec;
+		uint64_t out;	/* time out of user mode in its interval */
+		bool in_w;	/* taken during the spin */
 
 		records++;
 		if (rec->type != LWPROF_REC_SAMPLE || s->tid != (__u32)c.pid)
 			continue;
+		out = s->mstate_ns[LWPROF_MS_SYSTEM] +
+		      s->mstate_ns[LWPROF_MS_TRAP] +
+		      s->mstate_ns[LWPROF_MS_WAIT_CPU];
+		in_w = s->time_ns >= sh->from && s->time_ns <= sh->to;
 		if (s->kind != LWPROF_SK_CLOCK)
 			bad++;
 		else if (rec->flags & LWPROF_RS_EXIT)
@@ -116,26 +123,18 @@ static void run(uint64_t clock_ns)
 		else if (rec->flags & LWPROF_RS_DEFERRED) {
 			deferred++;
 			/* The thread left user mode in the interval. */
-			away += s->mstate_ns[LWPROF_MS_SYSTEM] +
-				s->mstate_ns[LWPROF_MS_TRAP] +
-				s->mstate_ns[LWPROF_MS_WAIT_CPU] > 0;
+			away += out > 0;
+			/* ticks that found it in the kernel: one packet */
+			def_w += in_w ? 1 + out / clock_ns : 0;
 		}
-		else if ((rec->flags & LWPROF_RS_REGS) && s->nr_user)
+		else if ((rec->flags & LWPROF_RS_REGS) && s->nr_user) {
 			ticks++;
+			ticks_w += in_w;
+		}
 		else if (rec->flags & LWPROF_RS_KMODE)
 			other++;	/* exiting, its mm gone: kernel only */
 		else
 			bad++;
-		if (s->time_ns >= sh->from && s->time_ns <= sh->to) {
-			ticks_w += (rec->flags & LWPROF_RS_REGS) && s->nr_user &&
-				   !(rec->flags & LWPROF_RS_DEFERRED);
-			/* ticks that found it in the kernel: one packet */
-			if (rec->flags & LWPROF_RS_DEFERRED)
-				def_w += 1 + (s->mstate_ns[LWPROF_MS_SYSTEM] +
-					      s->mstate_ns[LWPROF_MS_TRAP] +
-					      s->mstate_ns[LWPROF_MS_WAIT_CPU]) /
-					     clock_ns;
-		}
 		if (rec->flags & LWPROF_RS_REGS)
 			last_user = s->time_ns > last_user ? s->time_ns : last_user;
 		else if (rec->flags & LWPROF_RS_KMODE)
