@@ -97,7 +97,8 @@ static inline int hrt_count(const char *fn, pid_t tid, uint64_t from,
 		uint64_t ns;
 		long pid;
 
-		if (strstr(line, "LOST") && line[0] == '#')
+		/* the ring overwrote events: "CPU:N [LOST M EVENTS]" */
+		if (!strncmp(line, "CPU:", 4) && strstr(line, " [LOST "))
 			(*lost)++;
 		if (!cpu || !now || !strstr(line, "hrtimer_expire_entry:") ||
 		    !strstr(line, want))
