@@ -10,7 +10,12 @@
  * CAP_SYS_PTRACE callers may attach to processes other than their own.
  *
  * sysctl_perf_event_paranoid is not exported either (perf_allow_kernel()
- * reads it inline); we read it as any process can, from /proc.
+ * reads it inline).  Its address comes from kallsyms_lookup_name(), found
+ * the same way, and we read the variable itself as perf does.  Never a
+ * path such as /proc/sys/kernel/perf_event_paranoid: the caller may have
+ * bound a file of its own over it in a private mount namespace (unshare
+ * -rm is open to every user).  Without the address the value is taken as
+ * the strictest one.
  *
  * System calls enter through x64_sys_call(regs, nr), ia32_sys_call() for
  * 32-bit tasks and x32_sys_call() for x32 ones (since 6.9, and in stable
@@ -20,7 +25,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
-#include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/string.h>
@@ -32,11 +36,17 @@
 
 static bool (*lwprof_ptrace_may_access)(struct task_struct *task,
 					unsigned int mode);
+static const int *lwprof_paranoid_var;
 
-int lwprof_compat_init(void)
+/*
+ * The address of an unexported function, from a kprobe registered
+ * disabled (never armed: no code is patched) and removed at once; 0 if
+ * there is none.  An address to be called indirectly must keep its ENDBR.
+ */
+static unsigned long lwprof_fn_addr(const char *name)
 {
 	struct kprobe kp = {
-		.symbol_name = "ptrace_may_access",
+		.symbol_name = name,
 		.flags = KPROBE_FLAG_DISABLED,
 	};
 	unsigned long addr;
@@ -44,8 +54,7 @@ int lwprof_compat_init(void)
 
 	ret = register_kprobe(&kp);
 	if (ret < 0) {
-		pr_warn("cannot find ptrace_may_access (%d): only CAP_SYS_PTRACE may attach to other processes\n",
-			ret);
+		pr_warn("cannot find %s (%d)\n", name, ret);
 		return 0;
 	}
 	addr = (unsigned long)kp.addr;
@@ -53,7 +62,22 @@ int lwprof_compat_init(void)
 	/* With IBT, kprobes sit after the ENDBR an indirect call needs. */
 	if (IS_ENABLED(CONFIG_X86_KERNEL_IBT) && is_endbr(*(u32 *)(addr - 4)))
 		addr -= 4;
-	lwprof_ptrace_may_access = (void *)addr;
+	return addr;
+}
+
+int lwprof_compat_init(void)
+{
+	unsigned long (*lookup)(const char *name);
+
+	lwprof_ptrace_may_access = (void *)lwprof_fn_addr("ptrace_may_access");
+	if (!lwprof_ptrace_may_access)
+		pr_warn("only CAP_SYS_PTRACE may attach to other processes\n");
+	lookup = (void *)lwprof_fn_addr("kallsyms_lookup_name");
+	if (lookup)
+		lwprof_paranoid_var =
+			(const int *)lookup("sysctl_perf_event_paranoid");
+	if (!lwprof_paranoid_var)
+		pr_warn("cannot read perf_event_paranoid: kernel stacks need CAP_PERFMON\n");
 	return 0;
 }
 
@@ -75,25 +99,12 @@ bool lwprof_may_trace(struct task_struct *task)
 }
 
 /*
- * kernel.perf_event_paranoid as the caller sees it; the strictest level (3,
- * Debian's "no perf for users") if it cannot be read.
+ * kernel.perf_event_paranoid, the kernel's own variable (see above); the
+ * strictest level (3, Debian's "no perf for users") when it was not found.
  */
 int lwprof_perf_paranoid(void)
 {
-	char buf[16] = "";
-	struct file *f;
-	loff_t pos = 0;
-	int val = 3;
-	ssize_t n;
-
-	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
-	if (IS_ERR(f))
-		return val;
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0 || kstrtoint(strim(buf), 10, &val))
-		return 3;
-	return val;
+	return lwprof_paranoid_var ? READ_ONCE(*lwprof_paranoid_var) : 3;
 }
 
 /*

@@ -401,6 +401,8 @@ static int setup(struct run *r, const char **what)
 		return -EBUSY;
 	*what = "LWPROF_IOC_SAMPLE_START";
 	err = start(r);
+	if (err == -EPERM && o->kstack)
+		*what = "kernel call stacks (-K) need CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid at 1 or below";
 	if (err)
 		return err;
 	err = io_uring_submit(r->ring);
