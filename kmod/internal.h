@@ -191,9 +191,26 @@ extern struct lwprof_session __rcu *lwprof_machine;
 
 /* probes.c: attaching the state machine to the kernel */
 int lwprof_probes_init(void);
-int lwprof_probes_get(void);
+void lwprof_probes_get(void);
 void lwprof_probes_put(void);
 void lwprof_probes_exit(void);
+extern bool lwprof_live;
+
+/* records.c: the kprobe on perf_event_mmap, registered with the probes */
+int lwprof_mmap_hook_init(void);
+void lwprof_mmap_hook_exit(void);
+
+/*
+ * Is some session open?  The probes stay registered from load to unload;
+ * those that would look a thread up test this first (probes.c).  Acquire:
+ * pairs with the release in lwprof_probes_get(), after the per-CPU reset
+ * and the clock's anchor.
+ */
+static __always_inline bool lwprof_probes_live(void)
+{
+	/* Pairs with the release in lwprof_probes_get(). */
+	return smp_load_acquire(&lwprof_live);
+}
 
 /* session.c */
 int lwprof_session_attach(struct file *file, u32 flags, s32 pid);
@@ -213,16 +230,17 @@ void __lwprof_smp_user_return(struct lwprof_thread *t);
 void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now);
 
 /*
- * On while some session takes clock packets: until then the two hooks
- * the hottest probes call (every return to user mode and switch-in of
- * an accounted thread) are a patched-out jump.
+ * How many sessions take clock packets: while none does, the two hooks the
+ * hottest probes call (every return to user mode and switch-in of an
+ * accounted thread) cost one load.  A counter, not a static key: flipping
+ * a key patches kernel text, which no session may do (probes.c).
  */
-DECLARE_STATIC_KEY_FALSE(lwprof_clock_key);
+extern atomic_t lwprof_clock_sessions;
 
 /* Interrupts off: t returns to user mode; is a clock packet due? */
 static __always_inline void lwprof_smp_user_return(struct lwprof_thread *t)
 {
-	if (static_branch_unlikely(&lwprof_clock_key) && unlikely(t->smp_due))
+	if (atomic_read(&lwprof_clock_sessions) && unlikely(t->smp_due))
 		__lwprof_smp_user_return(t);
 }
 
@@ -230,7 +248,7 @@ static __always_inline void lwprof_smp_user_return(struct lwprof_thread *t)
 static __always_inline void lwprof_smp_switch_in(struct lwprof_thread *t,
 						 u64 now)
 {
-	if (static_branch_unlikely(&lwprof_clock_key))
+	if (atomic_read(&lwprof_clock_sessions))
 		__lwprof_smp_switch_in(t, now);
 }
 

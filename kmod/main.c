@@ -54,34 +54,34 @@ static int __init lwprof_init(void)
 {
 	int ret;
 
-	ret = lwprof_probes_init();
-	if (ret)
-		return ret;
 	ret = lwprof_compat_init();
 	if (ret)
-		goto err_probes;
+		return ret;
 	ret = lwprof_threads_init();
 	if (ret)
-		goto err_probes;
+		return ret;
+	ret = lwprof_probes_init();
+	if (ret)
+		goto err_threads;
 	ret = misc_register(&lwprof_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", LWPROF_DEVICE_NAME, ret);
-		goto err_threads;
+		goto err_probes;
 	}
 	pr_info("ABI %u.%u, version %s\n", LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR,
 		LWPROF_MODULE_VERSION);
 	return 0;
 
-err_threads:
-	lwprof_threads_exit();
 err_probes:
 	lwprof_probes_exit();
+err_threads:
+	lwprof_threads_exit();
 	return ret;
 }
 
 /*
- * Every session is closed (each open file pins the module); probes may
- * still linger, and RCU frees be pending.
+ * Every session is closed (each open file pins the module): the probes
+ * are dormant; RCU frees may be pending.
  */
 static void __exit lwprof_exit(void)
 {

@@ -122,6 +122,8 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	struct lwprof_thread *out = c->cur, *in;
 	u64 now = 0;
 
+	if (!lwprof_probes_live())
+		return;
 	if (lwprof_bench_empty(LWPROF_EMPTY_SWITCH)) {
 		lwprof_urn_arm(c);
 		return;
@@ -161,7 +163,7 @@ static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
 
-	if (lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+	if (!lwprof_probes_live() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
 		return;
 	t = lwprof_thread_find(p);
 	if (!t || !lwprof_ms_asleep(t->state))

@@ -198,11 +198,14 @@ void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 void lwprof_tp_fork(void *data, struct task_struct *parent,
 		    struct task_struct *child)
 {
-	struct lwprof_thread *pt = lwprof_thread_find(parent);
+	struct lwprof_thread *pt;
 	struct lwprof_session *s;
 	struct lwprof_thread *t;
 	unsigned long flags;
 
+	if (!lwprof_probes_live())
+		return;
+	pt = lwprof_thread_find(parent);
 	s = pt ? pt->session : rcu_dereference_sched(lwprof_machine);
 	if (!s || child->tgid == s->exclude_tgid)
 		return;
@@ -237,11 +240,14 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
  */
 void lwprof_tp_free(void *data, struct task_struct *p)
 {
-	struct lwprof_thread *t = lwprof_thread_find(p);
+	struct lwprof_thread *t;
 	struct lwprof_session *s;
 	unsigned long flags;
 	bool gone = false;
 
+	if (!lwprof_probes_live())
+		return;
+	t = lwprof_thread_find(p);
 	if (!t)
 		return;
 	s = t->session;

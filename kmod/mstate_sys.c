@@ -152,7 +152,7 @@ static struct ftrace_ops lwprof_sys_ops = {
 static bool lwprof_sys_filtered;
 
 static bool sys_tracepoint;
-module_param(sys_tracepoint, bool, 0644);
+module_param(sys_tracepoint, bool, 0444);
 MODULE_PARM_DESC(sys_tracepoint,
 		 "account system calls with the sys_enter tracepoint, not the ftrace hook");
 
@@ -168,8 +168,9 @@ void lwprof_ms_sys_init(void)
 }
 
 /*
- * Attach the hook; false if the tracepoint must do instead (told by the
- * module parameter, or ftrace refused: e.g. function tracing is off).
+ * At load, attach the hook; false if the tracepoint must do instead (told
+ * by the module parameter, or ftrace refused: e.g. function tracing is
+ * off).  It stays until unload.
  */
 bool lwprof_ms_sys_hook_on(void)
 {

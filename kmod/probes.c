@@ -1,59 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attaching the state machine to the kernel, only while a session needs
- * it.  lwprof_probes_get()/put() count the users; the caller holds
- * lwprof_sessions_mutex.
+ * Attaching the state machine to the kernel: once, at load, and removed
+ * at unload.  Sessions come and go by a flag, never by patching text.
  *
- * System-call entries come from an ftrace hook on the system-call
- * table's dispatchers (mstate_sys.c), or, where the kernel has none or
- * the module parameter sys_tracepoint says so, from the sys_enter
- * tracepoint, which puts every thread of the machine on the slow
- * system-call path while it is registered.
+ * Every hook lwprof uses (the tracepoints, the ftrace hook on the
+ * system-call dispatchers, the kprobe on perf_event_mmap) is switched on
+ * by rewriting kernel text on every CPU: a static key or static call
+ * through text_poke_bp(), which puts an int3 on the live site and waits
+ * for every CPU in an IPI.  Doing that for each session (as lwprof did
+ * until ABI 1.3) hung guests: a CPU that had taken the int3 in __schedule
+ * with interrupts off never answered the patching CPU's IPI.  So the
+ * patching is done once per load, and a session costs no text change.
  *
- * Order on the way in: per-CPU state reset, the clock's anchor, the
- * ftrace hook, tracepoints (sched_switch then arms each CPU's user-return
- * notifier while an accounted thread runs there).  The hook does nothing
- * before sched_switch has cached an accounted thread on some CPU.
+ * With no session the probes are registered but dormant:
+ *  - those that look a thread up in the table (sched_switch, sched_wakeup,
+ *    fork, free, task_rename, the mmap kprobe) test lwprof_probes_live()
+ *    first, one load of a read-mostly flag;
+ *  - the others (system calls, faults, interrupts, signals, exec) work on
+ *    the CPU's cached entry, which is NULL when no session exists (the
+ *    sched_switch probe alone sets it, and sessions clear theirs when they
+ *    end): they leave after that one load.
+ * docs/benchmarks.md has what this costs a machine with no session.
  *
- * On the way out:
+ * System-call entries come from the ftrace hook, or, where the kernel has
+ * none or the module parameter sys_tracepoint says so at load, from the
+ * sys_enter tracepoint, which puts every thread of the machine on the
+ * slow system-call path for as long as the module is loaded.
+ *
+ * Order at load: tracepoints found, per-CPU state clear (static), then
+ * the ftrace hook, the tracepoints and the kprobe; all dormant.
+ * lwprof_probes_get() for the first session: per-CPU state reset, the
+ * clock's anchor, then the flag (release).  lwprof_probes_put() for the
+ * last: the flag off, a grace period (every probe runs with preemption or
+ * interrupts off, and the hook reads the cached entry with interrupts
+ * off), then the user-return notifiers still armed are disarmed.
+ *
+ * At unload:
  *  1. the ftrace hook: unregister_ftrace_function() returns only when no
  *     CPU is in its trampoline or callback (our ops is a module's, hence
  *     FTRACE_OPS_FL_DYNAMIC: ftrace waits for an RCU-tasks grace period,
  *     the kernel being preemptible, and frees the trampoline);
- *  2. tracepoints, then tracepoint_synchronize_unregister(): no probe is
- *     still running when sessions free their threads or the module goes;
- *  3. the user-return notifiers still armed (no probe can arm one again).
- * At unload, lwprof_probes_exit() also frees the hook's filter.
- *
- * Registering a tracepoint flips its static key, which patches kernel text
- * on every CPU (so does the hook).  So that back-to-back sessions (ptime
- * in a loop) do not patch and unpatch each time, the probes stay for
- * linger_ms after the last session ends; with no session and nothing
- * lingering, no probe is registered and lwprof costs nothing.  The state
- * machine uses only tracepoints, the ftrace hook and the user-return
- * notifier: no kprobes (fault ends come from the fault counters, see
- * mstate_events.c).
+ *  2. the kprobe (unregister_kprobe() waits for its handlers);
+ *  3. tracepoints, then tracepoint_synchronize_unregister(): no probe is
+ *     still running when the module goes.
+ * The state machine uses only tracepoints, the ftrace hook and the
+ * user-return notifier: no kprobes (fault ends come from the fault
+ * counters, see mstate_events.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <linux/workqueue.h>
 
 #include "internal.h"
 
-static unsigned int linger_ms = 1000;
-module_param(linger_ms, uint, 0644);
-MODULE_PARM_DESC(linger_ms, "keep probes this long after the last session (ms)");
-
-static unsigned int lwprof_probe_users;
-static bool lwprof_probes_on;
+static unsigned int lwprof_probe_users;	/* sessions; under the mutex */
 static bool lwprof_sys_hooked;	/* the ftrace hook stands for sys_enter */
 static DEFINE_MUTEX(lwprof_probes_mutex);
 
-static void lwprof_probes_linger_end(struct work_struct *work);
-static DECLARE_DELAYED_WORK(lwprof_probes_linger, lwprof_probes_linger_end);
+/* Read by the probes with lwprof_probes_live(); written under the mutex. */
+bool lwprof_live __read_mostly;
 
 static void lwprof_tp_lookup(struct tracepoint *tp, void *priv)
 {
@@ -62,22 +68,6 @@ static void lwprof_tp_lookup(struct tracepoint *tp, void *priv)
 	for (p = lwprof_mstate_tps; p->name; p++)
 		if (!strcmp(p->name, tp->name))
 			p->tp = tp;
-}
-
-/* At load: every tracepoint we need must exist, or we refuse to load. */
-int lwprof_probes_init(void)
-{
-	struct lwprof_tp *p;
-
-	for_each_kernel_tracepoint(lwprof_tp_lookup, NULL);
-	for (p = lwprof_mstate_tps; p->name; p++) {
-		if (!p->tp && !p->optional) {
-			pr_err("tracepoint %s not found\n", p->name);
-			return -ENOENT;
-		}
-	}
-	lwprof_ms_sys_init();
-	return 0;
 }
 
 static void lwprof_tps_unregister(void)
@@ -112,73 +102,82 @@ static int lwprof_tps_register(void)
 	return 0;
 }
 
-static int lwprof_probes_on_locked(void)
+/*
+ * At load: every tracepoint we need must exist, or we refuse to load.
+ * Then every hook is registered, dormant until the first session.
+ */
+int lwprof_probes_init(void)
 {
+	struct lwprof_tp *p;
 	int ret;
 
-	if (lwprof_probes_on)
-		return 0;
-	/* Per-CPU state may be stale from probes of an earlier round. */
-	on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
-	lwprof_clock_anchor();	/* no probe, no session: nobody reads it */
-	lwprof_sys_hooked = lwprof_ms_sys_hook_on();
-	ret = lwprof_tps_register();
-	if (ret) {
-		if (lwprof_sys_hooked)
-			lwprof_ms_sys_hook_off();
-		lwprof_ms_urn_disarm();
-		return ret;
+	for_each_kernel_tracepoint(lwprof_tp_lookup, NULL);
+	for (p = lwprof_mstate_tps; p->name; p++) {
+		if (!p->tp && !p->optional) {
+			pr_err("tracepoint %s not found\n", p->name);
+			return -ENOENT;
+		}
 	}
-	lwprof_probes_on = true;
+	lwprof_ms_sys_init();
+	lwprof_sys_hooked = lwprof_ms_sys_hook_on();
+	ret = lwprof_mmap_hook_init();
+	if (ret)
+		goto err_sys;
+	ret = lwprof_tps_register();
+	if (ret)
+		goto err_mmap;
 	return 0;
-}
 
-static void lwprof_probes_off_locked(void)
-{
-	if (!lwprof_probes_on)
-		return;
+err_mmap:
+	lwprof_mmap_hook_exit();
+err_sys:
 	if (lwprof_sys_hooked)
-		lwprof_ms_sys_hook_off();	/* waits for running callbacks */
-	lwprof_tps_unregister();
-	lwprof_ms_urn_disarm();	/* no probe can arm one again */
-	lwprof_probes_on = false;
-}
-
-static void lwprof_probes_linger_end(struct work_struct *work)
-{
-	mutex_lock(&lwprof_probes_mutex);
-	if (!lwprof_probe_users)
-		lwprof_probes_off_locked();
-	mutex_unlock(&lwprof_probes_mutex);
-}
-
-int lwprof_probes_get(void)
-{
-	int ret;
-
-	mutex_lock(&lwprof_probes_mutex);
-	ret = lwprof_probes_on_locked();
-	if (!ret)
-		lwprof_probe_users++;
-	mutex_unlock(&lwprof_probes_mutex);
+		lwprof_ms_sys_hook_off();
+	lwprof_ms_sys_exit();
 	return ret;
 }
 
-void lwprof_probes_put(void)
+/* A session needs the probes: the first one wakes them. */
+void lwprof_probes_get(void)
 {
 	mutex_lock(&lwprof_probes_mutex);
-	if (!WARN_ON_ONCE(!lwprof_probe_users) && !--lwprof_probe_users)
-		mod_delayed_work(system_wq, &lwprof_probes_linger,
-				 msecs_to_jiffies(linger_ms));
+	if (!lwprof_probe_users++) {
+		/* Per-CPU state may be stale from probes of an earlier round. */
+		on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
+		lwprof_clock_anchor();	/* no live probe: nobody reads it */
+		/*
+		 * Release: a probe that sees the flag (acquire, in
+		 * lwprof_probes_live()) sees the reset and the anchor.
+		 */
+		smp_store_release(&lwprof_live, true);
+	}
 	mutex_unlock(&lwprof_probes_mutex);
 }
 
-/* Module unload: no session is left; drop lingering probes now. */
+/*
+ * The last session has cleared its threads from the table and the CPUs'
+ * caches: the probes go dormant.
+ */
+void lwprof_probes_put(void)
+{
+	mutex_lock(&lwprof_probes_mutex);
+	if (!WARN_ON_ONCE(!lwprof_probe_users) && !--lwprof_probe_users) {
+		WRITE_ONCE(lwprof_live, false);
+		/* Probes that saw the flag set have returned. */
+		synchronize_rcu();
+		lwprof_ms_urn_disarm();	/* no probe can arm one again */
+	}
+	mutex_unlock(&lwprof_probes_mutex);
+}
+
+/* Module unload (or a failed load past lwprof_probes_init()). */
 void lwprof_probes_exit(void)
 {
-	cancel_delayed_work_sync(&lwprof_probes_linger);
-	mutex_lock(&lwprof_probes_mutex);
-	lwprof_probes_off_locked();
-	mutex_unlock(&lwprof_probes_mutex);
+	WARN_ON_ONCE(lwprof_probe_users);
+	if (lwprof_sys_hooked)
+		lwprof_ms_sys_hook_off();	/* waits for running callbacks */
+	lwprof_mmap_hook_exit();
+	lwprof_tps_unregister();
+	lwprof_ms_urn_disarm();
 	lwprof_ms_sys_exit();
 }

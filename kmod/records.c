@@ -199,9 +199,13 @@ void lwprof_smp_fork(struct lwprof_thread *t, struct task_struct *child)
 void lwprof_smp_tp_rename(void *data, struct task_struct *task,
 			  const char *comm)
 {
-	struct lwprof_thread *t = lwprof_thread_find(task);
-	struct lwprof_smp *smp = t ? lwprof_smp_of(t) : NULL;
+	struct lwprof_thread *t;
+	struct lwprof_smp *smp;
 
+	if (!lwprof_probes_live())
+		return;
+	t = lwprof_thread_find(task);
+	smp = t ? lwprof_smp_of(t) : NULL;
 	if (smp)
 		lwprof_rec_task(smp, t, LWPROF_TASK_COMM, comm);
 }
@@ -216,8 +220,8 @@ static int lwprof_mmap_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct lwprof_thread *t;
 	struct lwprof_smp *smp;
 
-	if (!(vma->vm_flags & VM_EXEC) || current->in_execve ||
-	    vma->vm_mm != current->mm)
+	if (!lwprof_probes_live() || !(vma->vm_flags & VM_EXEC) ||
+	    current->in_execve || vma->vm_mm != current->mm)
 		return 0;
 	rcu_read_lock();
 	t = lwprof_thread_find(current);
@@ -228,35 +232,23 @@ static int lwprof_mmap_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static DEFINE_MUTEX(lwprof_mmap_hook_mutex);
-static unsigned int lwprof_mmap_hook_users;
-static struct kprobe lwprof_mmap_kp;
+static struct kprobe lwprof_mmap_kp = {
+	.symbol_name = "perf_event_mmap",
+	.pre_handler = lwprof_mmap_pre,
+};
 
-/* The kprobe is there while any session samples. */
-int lwprof_mmap_hook_get(void)
+/* At load, with the other probes (probes.c); dormant until a session. */
+int lwprof_mmap_hook_init(void)
 {
-	int ret = 0;
+	int ret = register_kprobe(&lwprof_mmap_kp);
 
-	mutex_lock(&lwprof_mmap_hook_mutex);
-	if (!lwprof_mmap_hook_users) {
-		memset(&lwprof_mmap_kp, 0, sizeof(lwprof_mmap_kp));
-		lwprof_mmap_kp.symbol_name = "perf_event_mmap";
-		lwprof_mmap_kp.pre_handler = lwprof_mmap_pre;
-		ret = register_kprobe(&lwprof_mmap_kp);
-		if (ret)
-			pr_err("cannot probe perf_event_mmap: %d\n", ret);
-	}
-	if (!ret)
-		lwprof_mmap_hook_users++;
-	mutex_unlock(&lwprof_mmap_hook_mutex);
+	if (ret)
+		pr_err("cannot probe perf_event_mmap: %d\n", ret);
 	return ret;
 }
 
 /* unregister_kprobe() waits until no handler runs. */
-void lwprof_mmap_hook_put(void)
+void lwprof_mmap_hook_exit(void)
 {
-	mutex_lock(&lwprof_mmap_hook_mutex);
-	if (!WARN_ON_ONCE(!lwprof_mmap_hook_users) && !--lwprof_mmap_hook_users)
-		unregister_kprobe(&lwprof_mmap_kp);
-	mutex_unlock(&lwprof_mmap_hook_mutex);
+	unregister_kprobe(&lwprof_mmap_kp);
 }

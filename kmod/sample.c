@@ -40,7 +40,7 @@
 
 #include "sample.h"
 
-DEFINE_STATIC_KEY_FALSE(lwprof_clock_key);
+atomic_t lwprof_clock_sessions = ATOMIC_INIT(0);
 
 /* Guards the creation of a session's lwprof_smp (RING_SETUP). */
 static DEFINE_MUTEX(lwprof_smp_setup_mutex);
@@ -390,17 +390,14 @@ static void lwprof_smp_halt(struct lwprof_smp *smp)
 	WRITE_ONCE(smp->clock_on, false);
 	WRITE_ONCE(smp->active, false);
 	lwprof_counters_stop(smp);
-	if (smp->mmap_hook)
-		lwprof_mmap_hook_put();
-	smp->mmap_hook = false;
 	/*
 	 * Hooks that saw the session active have returned: counts are final,
 	 * and no switch-in can arm a timer any more: cancel them now.
 	 */
 	synchronize_rcu();
-	if (smp->clock_key)
-		static_branch_dec(&lwprof_clock_key);
-	smp->clock_key = false;
+	if (smp->clock_counted)
+		atomic_dec(&lwprof_clock_sessions);
+	smp->clock_counted = false;
 	if (smp->timers)
 		for_each_possible_cpu(cpu)
 			hrtimer_cancel(&per_cpu_ptr(smp->timers, cpu)->timer);
@@ -426,22 +423,21 @@ long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req)
 	ret = lwprof_smp_config(smp, req);
 	if (!ret)
 		ret = lwprof_counters_start(smp, req, kernel_ok);
-	if (!ret)
-		ret = lwprof_mmap_hook_get();
 	if (ret) {
 		/* Nothing ran: the caller may try again (without a counter). */
 		lwprof_counters_stop(smp);
 		lwprof_smp_unconfig(smp);
 		goto out;
 	}
-	smp->mmap_hook = true;
 	smp->state = LWPROF_SMP_RUNNING;
 	/* Release: hooks that see active see the configuration above. */
 	smp_store_release(&smp->active, true);
 	lwprof_rec_initial(smp);
 	if (smp->clock_ns) {
-		static_branch_inc(&lwprof_clock_key);	/* before clock_on */
-		smp->clock_key = true;
+		atomic_inc(&lwprof_clock_sessions);
+		/* Hooks that see clock_on see the count too. */
+		smp_mb__after_atomic();
+		smp->clock_counted = true;
 		WRITE_ONCE(smp->clock_on, true);
 		cpus_read_lock();
 		on_each_cpu(lwprof_clock_start_cpu, smp, 1);

@@ -71,7 +71,7 @@ struct lwprof_smp {
 	enum lwprof_smp_state state;	/* under mutex */
 	bool active;			/* hooks write records (READ_ONCE) */
 	bool clock_on;			/* clock packets (READ_ONCE) */
-	bool clock_key;			/* holds lwprof_clock_key; mutex */
+	bool clock_counted;		/* in lwprof_clock_sessions; mutex */
 	wait_queue_head_t wq;		/* poll() on the file */
 	unsigned int nr_rings;
 	u64 mmap_size;
@@ -93,7 +93,6 @@ struct lwprof_smp {
 	struct lwprof_smp_timer __percpu *timers;
 	struct perf_event **events;
 	unsigned int nr_events;
-	bool mmap_hook;			/* holds the mmap kprobe */
 };
 
 /* The largest kernel stack a sample carries (frames). */
@@ -150,8 +149,6 @@ void lwprof_sd_done(struct lwprof_pkt *pkt, bool ok);
 void lwprof_rec_task(struct lwprof_smp *smp, struct lwprof_thread *t,
 		     u32 event, const char *comm);
 void lwprof_rec_initial(struct lwprof_smp *smp);
-int lwprof_mmap_hook_get(void);
-void lwprof_mmap_hook_put(void);
 size_t lwprof_rec_mmap_max(void);
 
 /* counter.c */

@@ -47,8 +47,6 @@ run() {
 }
 
 ms_setup syscall
-# Probes stay while the test looks at enabled_functions.
-echo 60000 >/sys/module/lwprof/parameters/linger_ms
 run "ftrace hook"
 check "$(hooked)" = "ia32_sys_call x32_sys_call x64_sys_call " \
 	"the ftrace hook is on the three dispatchers (got: $(hooked))"
@@ -56,21 +54,22 @@ check -n "$(echo 0 2>&1 >/proc/sys/kernel/ftrace_enabled)" \
 	"kernel.ftrace_enabled cannot be cleared while the hook is on"
 check "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 "kernel.ftrace_enabled is still 1"
 
-# again NAME: a fresh $ms_dir for the module just loaded; probes linger.
+# again NAME: a fresh $ms_dir for the module just loaded.
 again() {
 	ms_dir=$LWPROF_OUT/mstate/$1
 	rm -rf "$ms_dir"
 	mkdir -p "$ms_dir"
-	echo 60000 >/sys/module/lwprof/parameters/linger_ms
 }
 
+# The hook is registered at load: function tracing off then means the
+# tracepoint for as long as the module stays.
 rmmod lwprof
-insmod "$LWPROF_KO" || { echo "FAIL: insmod"; exit 1; }
-again syscall_noftrace
 echo 0 >/proc/sys/kernel/ftrace_enabled
-run "function tracing off"
+insmod "$LWPROF_KO" || { echo 1 >/proc/sys/kernel/ftrace_enabled; echo "FAIL: insmod"; exit 1; }
 echo 1 >/proc/sys/kernel/ftrace_enabled
-check -z "$(hooked)" "no ftrace hook with function tracing off (got: $(hooked))"
+again syscall_noftrace
+run "function tracing off at load"
+check -z "$(hooked)" "no ftrace hook when function tracing was off at load (got: $(hooked))"
 
 rmmod lwprof
 insmod "$LWPROF_KO" sys_tracepoint=1 || { echo "FAIL: insmod sys_tracepoint=1"; exit 1; }
