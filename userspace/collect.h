@@ -24,6 +24,7 @@
  * Ring data pages per CPU: 1 MiB, four times the module's default, since
  * a sample with its 8 KiB stack copy is about 8.5 KB: bursts of counter
  * overflows (page faults at exec) would fill 256 KiB in a few hundred us.
+ * A user the module lets lock less gets the most it allows (ringsize.c).
  */
 #define COLLECT_RING_PAGES	256
 
@@ -50,7 +51,8 @@ struct collect_opts {
 	__u32 stack_bytes;	/* -S */
 	bool no_sdelta;		/* --stack-delta off */
 	__u32 depth;		/* --depth */
-	__u32 ring_pages;	/* -m */
+	__u32 ring_pages;	/* -m, or the default */
+	bool ring_pages_set;	/* -m given: that size or none */
 	char **argv;		/* CMD [ARGS], or NULL */
 };
 
@@ -80,6 +82,7 @@ struct experiment {
 	const struct collect_opts *opts;
 	int target;
 	struct lwprof_abi_version abi;
+	__u32 ring_pages;	/* data pages per ring, as set up */
 	__u64 start_ns, end_ns;
 	struct timespec start_rt, end_rt;
 	__u64 records, lost;
@@ -135,6 +138,15 @@ int archiver_start(struct experiment *e, struct archiver **ap);
 void archiver_mmap(struct archiver *a, const struct lwprof_rec_mmap *r);
 int archiver_finish(struct archiver *a, bool rescan);
 void archiver_cancel(struct archiver *a);
+
+/*
+ * ringsize.c: LWPROF_IOC_RING_SETUP with pages per ring or, if the module
+ * refuses that many to this user (EPERM) and !exact, the largest power of
+ * two below that it accepts; rs->data_pages is the size set up.  On EPERM
+ * msg says what the user may do (the size allowed, the capability).
+ */
+int collect_ring_setup(int devfd, __u32 pages, bool exact,
+		       struct lwprof_ring_setup *rs, char *msg, size_t len);
 
 /* The drain (drain.c). */
 struct drain;
