@@ -104,10 +104,10 @@ static int read_usage(struct run *r)
 	return 0;
 }
 
-/* A new mapping: archive its file now, while it is surely there. */
-static void on_mmap(void *arg, const struct lwprof_rec *rec)
+/* A new mapping (hold its file now, while it is surely there), an exec. */
+static void on_rec(void *arg, const struct lwprof_rec *rec)
 {
-	archiver_mmap(arg, (const struct lwprof_rec_mmap *)rec);
+	archiver_rec(arg, rec);
 }
 
 static void kick(struct run *r)
@@ -387,10 +387,11 @@ static int setup(struct run *r, const char **what)
 		return err;
 	r->ring = drain_ring(r->d);
 	*what = "creating archives/";
-	err = archiver_start(&r->e, &r->arch);
+	err = archiver_start(&r->e, r->child, &r->arch);
 	if (err)
 		return err;
-	drain_watch(r->d, LWPROF_REC_MMAP, on_mmap, r->arch);
+	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
+		    r->arch);
 	*what = "arming io_uring";
 	if (arm_poll(r->ring, r->devfd, UD_POLL, 1) ||
 	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
