@@ -16,6 +16,14 @@
  * to copy out of the ring) or one could not be added (out of memory) are
  * the record files read again for their MMAP records.  Warnings go to
  * exp_warn() at the end.
+ *
+ * The command's process is collect's own child until its exec: the MMAP
+ * records SAMPLE_START writes for it name collect's binary and libraries
+ * (libcapstone, libstdc++, ...), which the command may never map.  So a
+ * file only that process mapped, and only before its first exec (the
+ * times of its MMAP records against its first EXEC record; the exec's own
+ * mappings come after it), is held but not archived.  Without an EXEC
+ * record (lost, or the exec failed) everything is archived.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,17 +43,32 @@ struct archiver {
 	struct amap *v;
 	size_t n, cap;
 	bool missed;		/* a map could not be added: rescan */
+	__u32 child;		/* the command's process, or 0 */
+	__u64 exec_ns;		/* its first EXEC record's time, 0 = none */
 };
 
-static int add(struct archiver *a, const struct amap *key, bool pin)
+/* Who mapped m: the command before its first exec, or anyone else. */
+static void mapped_by(struct archiver *a, struct amap *m, __u32 pid,
+		      __u64 time_ns)
+{
+	if (pid != a->child)
+		m->other = true;
+	else if (time_ns > m->child_ns)
+		m->child_ns = time_ns;
+}
+
+static int add(struct archiver *a, const struct amap *key, bool pin,
+	       __u64 time_ns)
 {
 	struct amap *m;
 	size_t i;
 
 	for (i = 0; i < a->n; i++)
 		if (a->v[i].ino == key->ino && a->v[i].maj == key->maj &&
-		    a->v[i].min == key->min && !strcmp(a->v[i].path, key->path))
+		    a->v[i].min == key->min && !strcmp(a->v[i].path, key->path)) {
+			mapped_by(a, &a->v[i], key->pid, time_ns);
 			return 0;
+		}
 	if (a->n == a->cap) {
 		m = realloc(a->v, (a->cap ? a->cap * 2 : 32) * sizeof(*m));
 		if (!m)
@@ -60,6 +83,7 @@ static int add(struct archiver *a, const struct amap *key, bool pin)
 	if (!m->path)
 		return -ENOMEM;
 	a->n++;
+	mapped_by(a, m, key->pid, time_ns);
 	if (pin && strcmp(m->path, "[vdso]"))
 		archive_pin(m);
 	if (m->fd < 0 && m->err == EMFILE)
@@ -80,19 +104,33 @@ static int add_rec(struct archiver *a, const struct lwprof_rec_mmap *r,
 	if (!memchr(r->path, 0, max))
 		return 0;
 	if (!strcmp(r->path, "[vdso]"))
-		return add(a, &(struct amap){ .path = "[vdso]" }, false);
+		return add(a, &(struct amap){ .path = "[vdso]", .pid = r->pid },
+			   false, r->time_ns);
 	if ((r->hdr.flags & LWPROF_MMAP_ANON) || r->path[0] != '/')
 		return 0;	/* //anon: no file */
-	return add(a, &key, pin);
+	return add(a, &key, pin, r->time_ns);
 }
 
-void archiver_mmap(struct archiver *a, const struct lwprof_rec_mmap *r)
+/* An MMAP record (a file to hold), or a TASK record (the command's exec). */
+static int add_any(struct archiver *a, const struct lwprof_rec *rec, bool pin)
 {
-	if (add_rec(a, r, true))
+	const struct lwprof_rec_task *t = (const void *)rec;
+
+	if (rec->type == LWPROF_REC_MMAP)
+		return add_rec(a, (const void *)rec, pin);
+	if (rec->type == LWPROF_REC_TASK && t->event == LWPROF_TASK_EXEC &&
+	    t->pid == a->child && (!a->exec_ns || t->time_ns < a->exec_ns))
+		a->exec_ns = t->time_ns;
+	return 0;
+}
+
+void archiver_rec(struct archiver *a, const struct lwprof_rec *rec)
+{
+	if (add_any(a, rec, true))
 		a->missed = true;	/* out of memory: the final scan retries */
 }
 
-int archiver_start(struct experiment *e, struct archiver **ap)
+int archiver_start(struct experiment *e, int child, struct archiver **ap)
 {
 	struct archiver *a;
 	struct rlimit rl;
@@ -102,6 +140,7 @@ int archiver_start(struct experiment *e, struct archiver **ap)
 	if (!a)
 		return -ENOMEM;
 	a->e = e;
+	a->child = child > 0 ? child : 0;
 	if (mkdirat(e->dirfd, "archives", 0755) < 0 && errno != EEXIST) {
 		err = -errno;
 		goto fail;
@@ -143,8 +182,7 @@ static void scan_files(struct archiver *a)
 		}
 		while ((ret = recfile_next(&f, &rec, &off, msg,
 					   sizeof(msg))) > 0)
-			if (rec->type == LWPROF_REC_MMAP &&
-			    add_rec(a, (const void *)rec, false))
+			if (add_any(a, rec, false))
 				exp_warn(e, "archives: out of memory");
 		if (ret < 0)
 			exp_warn(e, "archives: %s", msg);
@@ -203,6 +241,8 @@ int archiver_finish(struct archiver *a, bool rescan)
 		scan_files(a);
 	archive_kallsyms(a->e, a->adir);
 	for (i = 0; i < a->n; i++) {
+		if (!a->v[i].other && a->v[i].child_ns < a->exec_ns)
+			continue;	/* collect's own, before the exec */
 		if (!strcmp(a->v[i].path, "[vdso]"))
 			archive_vdso(a->adir, &a->v[i]);
 		else

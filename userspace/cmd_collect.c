@@ -54,7 +54,8 @@ struct run {
 	__u64 settle_end;
 	unsigned int ticks, kills;
 	int write_err;
-	bool attach_failed;
+	bool what_says_all;	/* setup()'s what is the whole message */
+	char msg[320];		/* for what */
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
 };
 
@@ -103,10 +104,10 @@ static int read_usage(struct run *r)
 	return 0;
 }
 
-/* A new mapping: archive its file now, while it is surely there. */
-static void on_mmap(void *arg, const struct lwprof_rec *rec)
+/* A new mapping (hold its file now, while it is surely there), an exec. */
+static void on_rec(void *arg, const struct lwprof_rec *rec)
 {
-	archiver_mmap(arg, (const struct lwprof_rec_mmap *)rec);
+	archiver_rec(arg, rec);
 }
 
 static void kick(struct run *r)
@@ -360,17 +361,21 @@ static int setup(struct run *r, const char **what)
 	r->e.target = o->mode == MODE_MACHINE ? r->child : pid;
 	err = lwprof_session_attach(r->devfd, flags, pid);
 	if (err) {
-		static char buf[160];
-
-		*what = lwprof_session_strerror(err, flags, pid, buf, sizeof(buf));
-		r->attach_failed = true;
+		*what = lwprof_session_strerror(err, flags, pid, r->msg,
+						sizeof(r->msg));
+		r->what_says_all = true;
 		return err;
 	}
 	*what = "LWPROF_IOC_RING_SETUP";
-	memset(&r->rs, 0, sizeof(r->rs));
-	r->rs.data_pages = o->ring_pages;
-	if (ioctl(r->devfd, LWPROF_IOC_RING_SETUP, &r->rs) < 0)
-		return -errno;
+	err = collect_ring_setup(r->devfd, o->ring_pages, o->ring_pages_set,
+				 &r->rs, r->msg, sizeof(r->msg));
+	if (err == -EPERM) {
+		*what = r->msg;
+		r->what_says_all = true;
+	}
+	if (err)
+		return err;
+	r->e.ring_pages = r->rs.data_pages;
 	*what = "creating the record files";
 	err = exp_open_files(&r->e, r->rs.nr_rings);
 	if (err)
@@ -382,10 +387,11 @@ static int setup(struct run *r, const char **what)
 		return err;
 	r->ring = drain_ring(r->d);
 	*what = "creating archives/";
-	err = archiver_start(&r->e, &r->arch);
+	err = archiver_start(&r->e, r->child, &r->arch);
 	if (err)
 		return err;
-	drain_watch(r->d, LWPROF_REC_MMAP, on_mmap, r->arch);
+	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
+		    r->arch);
 	*what = "arming io_uring";
 	if (arm_poll(r->ring, r->devfd, UD_POLL, 1) ||
 	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
@@ -412,6 +418,7 @@ static int setup(struct run *r, const char **what)
 static void finish(struct run *r)
 {
 	unsigned int i;
+	bool cut;
 	int err;
 
 	err = read_usage(r);
@@ -421,10 +428,14 @@ static void finish(struct run *r)
 		exp_warn(&r->e, "%llu threads were not accounted (the module ran out of memory)",
 			 (unsigned long long)r->usage.lost);
 	drain_lost(r->d, r->e.lost_cpu);
+	/* Rings cut to what this user may lock grow only with the right. */
+	cut = r->e.ring_pages < r->o->ring_pages;
 	for (i = 0; i < r->e.nr_cpus; i++)
 		if (r->e.lost_cpu[i])
-			exp_warn(&r->e, "%llu records lost on CPU %u (ring full): use a larger -m or a longer interval",
-				 (unsigned long long)r->e.lost_cpu[i], i);
+			exp_warn(&r->e, "%llu records lost on CPU %u (ring full): use %s or a longer interval",
+				 (unsigned long long)r->e.lost_cpu[i], i, cut ?
+				 "CAP_IPC_LOCK for rings larger than this user may lock" :
+				 "a larger -m");
 	r->e.finished = true;
 	err = exp_write_usage(&r->e, &r->usage);
 	if (err)
@@ -504,7 +515,7 @@ static int run(struct run *r)
 	if (gate[1] >= 0)
 		close(gate[1]);		/* on error, the child exits */
 	if (err) {
-		if (r->attach_failed)
+		if (r->what_says_all)
 			fprintf(stderr, COLLECT ": %s\n", what);
 		else
 			fprintf(stderr, COLLECT ": %s%s%s\n", what,

@@ -24,6 +24,7 @@
  * Ring data pages per CPU: 1 MiB, four times the module's default, since
  * a sample with its 8 KiB stack copy is about 8.5 KB: bursts of counter
  * overflows (page faults at exec) would fill 256 KiB in a few hundred us.
+ * A user the module lets lock less gets the most it allows (ringsize.c).
  */
 #define COLLECT_RING_PAGES	256
 
@@ -50,7 +51,8 @@ struct collect_opts {
 	__u32 stack_bytes;	/* -S */
 	bool no_sdelta;		/* --stack-delta off */
 	__u32 depth;		/* --depth */
-	__u32 ring_pages;	/* -m */
+	__u32 ring_pages;	/* -m, or the default */
+	bool ring_pages_set;	/* -m given: that size or none */
 	char **argv;		/* CMD [ARGS], or NULL */
 };
 
@@ -80,6 +82,7 @@ struct experiment {
 	const struct collect_opts *opts;
 	int target;
 	struct lwprof_abi_version abi;
+	__u32 ring_pages;	/* data pages per ring, as set up */
 	__u64 start_ns, end_ns;
 	struct timespec start_rt, end_rt;
 	__u64 records, lost;
@@ -114,6 +117,8 @@ struct amap {
 	int err;		/* why it could not be opened, or 0 */
 	char *line;		/* its index.txt line, once archived */
 	char *warn;		/* or why it was not */
+	bool other;		/* mapped by a process not the command's */
+	__u64 child_ns;		/* the command's last MMAP record of it */
 };
 /* Open a's file now and keep it (a->fd), or say why not (a->err). */
 void archive_pin(struct amap *a);
@@ -124,17 +129,28 @@ void archive_vdso(int adir, struct amap *a);
 void archive_kallsyms(struct experiment *e, int adir);
 
 /*
- * archiver.c: archives/.  start (archives/), mmap (a record the drain
- * saw: its file is opened and held), finish (with rescan: look for MMAP
- * records in the files too, when the drain may have missed some; copy
- * every file, index.txt, warnings to e; frees), cancel (free, for a run
- * that never started).
+ * archiver.c: archives/.  start (archives/; child: the command's process,
+ * or 0), rec (an MMAP or TASK record the drain saw: a mapping's file is
+ * opened and held; the command's first exec is noted), finish (with
+ * rescan: look for those records in the files too, when the drain may
+ * have missed some; copy every file mapped by the command after its exec
+ * or by another process, index.txt, warnings to e; frees), cancel (free,
+ * for a run that never started).
  */
 struct archiver;
-int archiver_start(struct experiment *e, struct archiver **ap);
-void archiver_mmap(struct archiver *a, const struct lwprof_rec_mmap *r);
+int archiver_start(struct experiment *e, int child, struct archiver **ap);
+void archiver_rec(struct archiver *a, const struct lwprof_rec *rec);
 int archiver_finish(struct archiver *a, bool rescan);
 void archiver_cancel(struct archiver *a);
+
+/*
+ * ringsize.c: LWPROF_IOC_RING_SETUP with pages per ring or, if the module
+ * refuses that many to this user (EPERM) and !exact, the largest power of
+ * two below that it accepts; rs->data_pages is the size set up.  On EPERM
+ * msg says what the user may do (the size allowed, the capability).
+ */
+int collect_ring_setup(int devfd, __u32 pages, bool exact,
+		       struct lwprof_ring_setup *rs, char *msg, size_t len);
 
 /* The drain (drain.c). */
 struct drain;
@@ -144,14 +160,14 @@ struct io_uring_sqe;
 int drain_create(struct drain **dp, int devfd, unsigned int nr_rings,
 		 size_t mmap_size, const int *fds);
 /*
- * Call fn(arg, rec) for each record of this type as the drain first sees
- * it (before its write is queued), rec whole even where it wraps at the
- * ring's end.
+ * Call fn(arg, rec) for each record of the types in the mask (bit
+ * LWPROF_REC_*) as the drain first sees it (before its write is queued),
+ * rec whole even where it wraps at the ring's end.
  */
-void drain_watch(struct drain *d, unsigned int type,
+void drain_watch(struct drain *d, unsigned int types,
 		 void (*fn)(void *arg, const struct lwprof_rec *rec),
 		 void *arg);
-/* Was a record of the watched type (maybe) not shown to the watcher? */
+/* Was a record of a watched type (maybe) not shown to the watcher? */
 bool drain_watch_missed(const struct drain *d);
 /* Queue writes for everything the rings hold; submits. */
 int drain_kick(struct drain *d);

@@ -40,7 +40,8 @@ void collect_usage(FILE *f)
 		"      --depth N    frame-pointer frames per stack (default %u, max %u)\n"
 		"      --stack-delta on|off  send each stack copy as the blocks that\n"
 		"                   changed since the thread's last one (default on)\n"
-		"  -m PAGES         ring data pages per CPU, a power of two (default %u)\n"
+		"  -m PAGES         ring data pages per CPU, a power of two (default %u,\n"
+		"                   or the most the module lets this user lock)\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
 		LWPROF_DEPTH_MAX, COLLECT_RING_PAGES,
@@ -251,6 +252,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 				return bad("-m: '%s' is not a power of two from 1 to 16384",
 					   optarg);
 			o->ring_pages = v;
+			o->ring_pages_set = true;
 			break;
 		case 'a':
 			machine = 1;

@@ -43,7 +43,7 @@ struct drain {
 	size_t mmap_size;
 	__u64 bytes;		/* written to the files */
 	int error;		/* the first write error */
-	unsigned int watch_type;
+	unsigned int watch_types;	/* mask of 1 << LWPROF_REC_* */
 	void (*watch)(void *arg, const struct lwprof_rec *rec);
 	void *watch_arg;
 	bool watch_missed;	/* a record was not shown to the watcher */
@@ -142,11 +142,11 @@ static int submit_write(struct drain *d, unsigned int ri, unsigned int slot)
 	return 0;
 }
 
-void drain_watch(struct drain *d, unsigned int type,
+void drain_watch(struct drain *d, unsigned int types,
 		 void (*fn)(void *arg, const struct lwprof_rec *rec),
 		 void *arg)
 {
-	d->watch_type = type;
+	d->watch_types = types;
 	d->watch = fn;
 	d->watch_arg = arg;
 }
@@ -175,7 +175,7 @@ static void watch_ring(struct drain *d, struct dring *r, __u64 head)
 			d->watch_missed = true;
 			return;
 		}
-		if (h->type == d->watch_type) {
+		if (h->type < 32 && (d->watch_types >> h->type & 1)) {
 			first = r->size - (r->seen & mask);
 			if (first >= h->size) {
 				d->watch(d->watch_arg, h);

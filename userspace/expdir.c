@@ -248,6 +248,7 @@ static void put_log(FILE *f, const struct experiment *e)
 		o->depth, o->stack_bytes, o->kstack);
 	fprintf(f, "stack_delta = %d\n", !o->no_sdelta &&
 		!!(e->abi.features & LWPROF_FEAT_SDELTA));
+	fprintf(f, "ring_pages = %u\n", e->ring_pages);
 	fprintf(f, "abi = %u.%u\nmodule_version = %.*s\n", e->abi.major,
 		e->abi.minor, (int)sizeof(e->abi.module_version),
 		e->abi.module_version);

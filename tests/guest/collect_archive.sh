@@ -4,7 +4,10 @@
 # own executable at start, and a library it deletes right after dlopen,
 # are both archived (identical copies), their samples resolve to their
 # functions after the files are gone, and the vDSO is archived with its
-# symbols, which name the time spent in it.
+# symbols, which name the time spent in it.  Only what the command mapped
+# after its exec is archived, not the recorder's own binary and libraries
+# (mapped by the child collect forks, until it execs); a process attached
+# with -P has its mappings archived.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"
 
@@ -63,4 +66,30 @@ c=$(share "__vdso_clock_gettime|clock_gettime") v=$(share "[[]vdso[]]")
 sed 's/^/    /' fn.csv | head -n 8
 check "$c" -ge 60 "  __vdso_clock_gettime has ${c}% of the CPU time (most)"
 check "$v" -eq 0 "  no time is left on a nameless [vdso] (${v}%)"
+
+# A simple command: archives/ holds exactly its executable, the libraries
+# ldd names and the vDSO; none of lwprof's own objects (its binary,
+# libcapstone, libstdc++, libdw, ...) that its child mapped before the exec.
+# paths: the paths on stdin resolved (readlink -f), sorted, once each.
+paths() { while read -r p; do [ "$p" = "[vdso]" ] && echo "$p" || readlink -f "$p"; done | sort -u; }
+"$LWPROF" collect -o s.er "$progs/cpu_burn" 0 >/dev/null 2>err.txt
+check $? -eq 0 "collect cpu_burn 0 exits 0 ($(cat err.txt))"
+got=$(awk -F'  ' '{ print $6 }' s.er/archives/index.txt | paths)
+want=$({ echo "$progs/cpu_burn"; echo "[vdso]"
+	ldd "$progs/cpu_burn" | awk '$2 == "=>" { print $3; next } $1 ~ /^\// { print $1 }'; } | paths)
+check "$got" = "$want" "  archives/ holds cpu_burn, its libraries and the vDSO: $(echo $got)"
+for o in "$(readlink -f "$LWPROF")" libcapstone libstdc++ libdw liburing; do
+	grep -qF -- "$o" s.er/archives/index.txt
+	check $? -ne 0 "  and not lwprof's own $o"
+done
+echo "# archives/ of cpu_burn: $(du -sk s.er/archives | cut -f1) KiB"
+
+# -P: the attached process's mappings, made before the run, are archived.
+"$progs/cpu_burn" 30 >pid.txt & burn=$!
+while [ ! -s pid.txt ]; do sleep 0.1; done
+"$LWPROF" collect -o p.er -P "$burn" -t 0.3 2>err.txt
+check $? -eq 0 "collect -P cpu_burn -t 0.3 exits 0 ($(cat err.txt))"
+got=$(awk -F'  ' '{ print $6 }' p.er/archives/index.txt | paths)
+check "$got" = "$want" "  archives/ holds cpu_burn, its libraries and the vDSO: $(echo $got)"
+kill "$burn"; wait "$burn" 2>/dev/null
 collect_done
