@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Ring overflow (the reliability battery): tiny rings (-m 4), clock
+# packets every 1 ms, a target that forks 64-thread children over and
+# over.  The rings must overflow, and then: collect exits 0 and warns; the
+# lost records are counted in log.txt, per CPU, and the LOST records in
+# the files add up to that count; every record file reads back whole
+# (dump) with as many records as the module says it wrote; print reads
+# the experiment.  LWPROF_STRESS_SECS (default 3) sizes it.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+. "$(dirname "$0")/../lib/collect.sh"
+
+load_lwprof
+"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
+	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+secs=${LWPROF_STRESS_SECS:-3}
+work=$(mktemp -d /tmp/stress_overflow.XXXXXX) || exit 1
+cd "$work" || exit 1
+
+err=$("$LWPROF" collect -o o.er -m 4 -S 2048 -p 1ms \
+	"$LWPROF_BUILD/tests/progs/churn_target" "$secs" 64 2>&1 >/dev/null)
+check $? -eq 0 "collect with 4-page rings exits 0"
+lost=$(key o.er lost) recs=$(key o.er records)
+echo "# records $recs, lost $lost"
+check "${lost:-0}" -gt 0 "the rings overflowed: $lost records lost"
+grep -q 'lost' <<<"$err"
+check $? -eq 0 "collect warns about the lost records: $(grep -m1 lost <<<"$err")"
+percpu=$(sed -n 's/^lost\.cpu[0-9]* = //p' o.er/log.txt | awk '{ s += $1 } END { print s + 0 }')
+check "$percpu" -eq "${lost:-0}" "log.txt's lost.cpuN add up to lost ($percpu)"
+
+d=$("$LWPROF" dump o.er 2>dump.err >dump.out; echo $?)
+check "$d" -eq 0 "dump reads every file whole (exit $d: $(head -n 2 dump.err))"
+# "cpu.N.rec: R records: ... L LOST (X lost) ..." for each file.
+frecs=$(sed -n 's/^.*cpu\.[0-9]*\.rec: \([0-9]*\) records: .*/\1/p' dump.out | awk '{ s += $1 } END { print s + 0 }')
+flost=$(sed -n 's/^.*cpu\.[0-9]*\.rec: .* LOST (\([0-9]*\) lost).*/\1/p' dump.out | awk '{ s += $1 } END { print s + 0 }')
+echo "# files: $frecs records, LOST records say $flost lost"
+check "$flost" -eq "${lost:-0}" "the LOST records in the files count every lost record ($flost)"
+check "$frecs" -eq "${recs:-0}" "the files hold every record the module wrote ($frecs of $recs)"
+"$LWPROF" print -statistics o.er >/dev/null 2>print.err
+check $? -eq 0 "print -statistics reads it ($(head -n 1 print.err))"
+done_testing
