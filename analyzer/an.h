@@ -143,7 +143,11 @@ struct an_map {
 	uint32_t obj;		/* an_obj index */
 };
 
-/* An address space: one process of one experiment, one exec generation. */
+/*
+ * An address space: one process of one experiment, one exec generation,
+ * and when a mapping was replaced (remap.c), one epoch between such
+ * replacements.
+ */
 struct an_as {
 	uint32_t exp, pid, gen;
 	struct an_vec maps;	/* struct an_map, sorted by start once done */
@@ -389,6 +393,11 @@ uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
 void an_raw_prefetch(struct an *an, uint64_t hash, int stage);
 uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 			 const uint64_t *ips, uint32_t n, uint32_t flags);
+/* raw's ips and flags interned in address space as (or UINT32_MAX) */
+uint32_t an_raw_rehome(struct an *an, uint32_t raw, uint32_t as);
+
+/* remap.c: a sample resolved against the mappings of its time */
+int an_split_remaps(struct an *an);
 
 
 /* obj.c: load objects and functions */
