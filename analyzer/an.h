@@ -130,6 +130,8 @@ struct an_exp {
 struct an_thread {
 	uint32_t exp, pid, tid, ppid;
 	char comm[16];
+	uint64_t comm_ns, ppid_ns;	/* the times of the records they came from */
+	bool has_comm;
 	uint64_t first_ns, last_ns;
 	uint64_t nsamples;
 	uint32_t last_clock;	/* sample index of the latest clock packet */

@@ -330,10 +330,21 @@ static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 	if (thr == UINT32_MAX)
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	th = &AN_VEC(c->an->threads, struct an_thread, thr);
-	if (r->event != LWPROF_TASK_EXIT)
+	/*
+	 * The latest record by time names the thread, whatever file it is
+	 * in (the files are read one after the other); a tie goes to the one
+	 * read last.
+	 */
+	if (r->event != LWPROF_TASK_EXIT &&
+	    (!th->has_comm || r->time_ns >= th->comm_ns)) {
 		memcpy(th->comm, r->comm, sizeof(th->comm) - 1);
-	if (r->ppid)
+		th->comm_ns = r->time_ns;
+		th->has_comm = true;
+	}
+	if (r->ppid && (!th->ppid || r->time_ns >= th->ppid_ns)) {
 		th->ppid = r->ppid;
+		th->ppid_ns = r->time_ns;
+	}
 	if (r->event == LWPROF_TASK_EXEC ||
 	    (r->event == LWPROF_TASK_FORK && r->pid == r->tid)) {
 		ev = an_vec_push(&c->an->tasks);
