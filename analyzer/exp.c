@@ -243,17 +243,12 @@ int an_load(struct an *an, const char *dir)
 		an_warn(an, "%s: %llu records were lost (ring full)", dir,
 			(unsigned long long)(e->lost > e->lost_read ? e->lost :
 					     e->lost_read));
-	for (i = 0; i < (unsigned)e->ncounters; i++) {
-		int k;
-
-		for (k = 0; k < an->nctr; k++)
-			if (!strcmp(an->ctr_names[k], e->counters[i].name))
-				break;
-		if (k != (int)i)
+	/* counters the experiments read before know must be in their places */
+	for (i = 0; i < (unsigned)e->ncounters && i < (unsigned)an->nctr; i++)
+		if (strcmp(an->ctr_names[i], e->counters[i].name))
 			return an_errf(an, -EINVAL,
 				       "%s: counter %u is %s; experiments read together must list the same counters in the same order",
 				       dir, i, e->counters[i].name);
-	}
 	for (i = (unsigned)an->nctr; i < (unsigned)e->ncounters; i++) {
 		struct an_counter *c = &e->counters[i];
 
