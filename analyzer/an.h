@@ -253,6 +253,7 @@ struct an_raw {
 #define AN_BM_WALL	LWPROF_MS_COUNT
 #define AN_BM_CTR0	(LWPROF_MS_COUNT + 1)
 #define AN_BM_MAX	(AN_BM_CTR0 + AN_MAX_COUNTERS)
+_Static_assert(AN_BM_MAX <= 32, "a sample's metric mask is 32 bits");
 
 /* The compact sample table (struct of arrays). */
 struct an_samples {
@@ -260,7 +261,7 @@ struct an_samples {
 	uint32_t *stack;	/* an_raw index while loading, then node */
 	uint32_t *thr;
 	uint16_t *cpu;
-	uint16_t *mask;		/* base metrics present, bit i = base i */
+	uint32_t *mask;		/* base metrics present, bit i = base i */
 	uint64_t *vals;		/* popcount(mask) values per sample, in order */
 	size_t n, cap, nvals, vcap;
 };
@@ -385,7 +386,7 @@ int an_read_index(struct an *an, struct an_exp *e);
 /* exp_rec.c: one cpu.N.rec file */
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path);
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
-		  uint16_t cpu, uint16_t mask, const uint64_t *vals);
+		  uint16_t cpu, uint32_t mask, const uint64_t *vals);
 uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 		       uint32_t n, uint32_t flags);
 

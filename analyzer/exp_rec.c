@@ -102,7 +102,7 @@ static int grow(void **p, size_t esz, size_t cap)
 }
 
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
-		  uint16_t cpu, uint16_t mask, const uint64_t *vals)
+		  uint16_t cpu, uint32_t mask, const uint64_t *vals)
 {
 	struct an_samples *s = &an->s;
 	int nv = __builtin_popcount(mask);
@@ -114,7 +114,7 @@ int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		    grow((void **)&s->stack, 4, cap) ||
 		    grow((void **)&s->thr, 4, cap) ||
 		    grow((void **)&s->cpu, 2, cap) ||
-		    grow((void **)&s->mask, 2, cap))
+		    grow((void **)&s->mask, sizeof(*s->mask), cap))
 			return -ENOMEM;
 		s->cap = cap;
 	}
@@ -177,8 +177,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	uint64_t vals[AN_BM_MAX], sum = 0, want;
 	const uint64_t *ips;
 	struct an_thread *th;
-	uint32_t thr, as, raw, flags = 0, i;
-	uint16_t mask = 0;
+	uint32_t thr, as, raw, flags = 0, i, mask = 0;
 	int nv = 0;
 
 	if (r->hdr.flags & ~0xff)
