@@ -31,9 +31,18 @@ struct epochs {
 	uint32_t *as;		/* per epoch > 0: its address space, lazily */
 };
 
-static bool map_same(const struct an_map *x, const struct an_map *y)
+/*
+ * One mapping seen twice (SAMPLE_START may repeat one), or parts of one
+ * (mprotect): the same file at the same load bias.  Anonymous code is one
+ * pseudo function wherever it lies: JIT regions made executable again and
+ * again end nothing.
+ */
+static bool map_same(struct an *an, const struct an_map *x,
+		     const struct an_map *y)
 {
-	return x->obj == y->obj && x->start - x->pgoff == y->start - y->pgoff;
+	return x->obj == y->obj &&
+	       (AN_VEC(an->objs, struct an_obj, x->obj).pseudo ||
+		x->start - x->pgoff == y->start - y->pgoff);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -47,7 +56,7 @@ static int u64_cmp(const void *a, const void *b)
  * The replacements in a (maps sorted by start): when each mapping was
  * replaced, and the epochs' start times.  0 and ep->nt == 0 when none is.
  */
-static int find_epochs(struct an_as *a, struct epochs *ep)
+static int find_epochs(struct an *an, struct an_as *a, struct epochs *ep)
 {
 	const struct an_map *m = a->maps.p;
 	size_t n = a->maps.n, k, j;
@@ -58,8 +67,8 @@ static int find_epochs(struct an_as *a, struct epochs *ep)
 			size_t old = m[j].time_ns < m[k].time_ns ? j : k;
 			uint64_t t = m[old == j ? k : j].time_ns;
 
-			/* the same mapping seen twice; or no order to go by */
-			if (map_same(&m[j], &m[k]) || m[j].time_ns == m[k].time_ns)
+			/* one mapping; or no order to go by (map_find picks one) */
+			if (map_same(an, &m[j], &m[k]) || m[j].time_ns == m[k].time_ns)
 				continue;
 			if (!ep->end) {
 				ep->end = malloc(n * sizeof(*ep->end));
@@ -204,7 +213,7 @@ int an_split_remaps(struct an *an)
 	int err = ep ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < nas; i++) {
-		err = find_epochs(&AN_VEC(an->as, struct an_as, i), &ep[i]);
+		err = find_epochs(an, &AN_VEC(an->as, struct an_as, i), &ep[i]);
 		any |= ep[i].nt > 0;
 	}
 	if (!err && any)
