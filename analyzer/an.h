@@ -130,6 +130,8 @@ struct an_exp {
 struct an_thread {
 	uint32_t exp, pid, tid, ppid;
 	char comm[16];
+	uint64_t comm_ns, ppid_ns;	/* the times of the records they came from */
+	bool has_comm;
 	uint64_t first_ns, last_ns;
 	uint64_t nsamples;
 	uint32_t last_clock;	/* sample index of the latest clock packet */
@@ -143,7 +145,11 @@ struct an_map {
 	uint32_t obj;		/* an_obj index */
 };
 
-/* An address space: one process of one experiment, one exec generation. */
+/*
+ * An address space: one process of one experiment, one exec generation,
+ * and when a mapping was replaced (remap.c), one epoch between such
+ * replacements.
+ */
 struct an_as {
 	uint32_t exp, pid, gen;
 	struct an_vec maps;	/* struct an_map, sorted by start once done */
@@ -247,6 +253,7 @@ struct an_raw {
 #define AN_BM_WALL	LWPROF_MS_COUNT
 #define AN_BM_CTR0	(LWPROF_MS_COUNT + 1)
 #define AN_BM_MAX	(AN_BM_CTR0 + AN_MAX_COUNTERS)
+_Static_assert(AN_BM_MAX <= 32, "a sample's metric mask is 32 bits");
 
 /* The compact sample table (struct of arrays). */
 struct an_samples {
@@ -254,7 +261,7 @@ struct an_samples {
 	uint32_t *stack;	/* an_raw index while loading, then node */
 	uint32_t *thr;
 	uint16_t *cpu;
-	uint16_t *mask;		/* base metrics present, bit i = base i */
+	uint32_t *mask;		/* base metrics present, bit i = base i */
 	uint64_t *vals;		/* popcount(mask) values per sample, in order */
 	size_t n, cap, nvals, vcap;
 };
@@ -379,7 +386,7 @@ int an_read_index(struct an *an, struct an_exp *e);
 /* exp_rec.c: one cpu.N.rec file */
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path);
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
-		  uint16_t cpu, uint16_t mask, const uint64_t *vals);
+		  uint16_t cpu, uint32_t mask, const uint64_t *vals);
 uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 		       uint32_t n, uint32_t flags);
 
@@ -389,6 +396,11 @@ uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
 void an_raw_prefetch(struct an *an, uint64_t hash, int stage);
 uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 			 const uint64_t *ips, uint32_t n, uint32_t flags);
+/* raw's ips and flags interned in address space as (or UINT32_MAX) */
+uint32_t an_raw_rehome(struct an *an, uint32_t raw, uint32_t as);
+
+/* remap.c: a sample resolved against the mappings of its time */
+int an_split_remaps(struct an *an);
 
 
 /* obj.c: load objects and functions */

@@ -3,7 +3,8 @@
  * Loading experiments: one or several directories into one struct an.
  * Each is read whole (log.txt, archives/index.txt, usage.txt, every
  * cpu.N.rec); then an_finish() gives each exec its own address space, lets
- * a forked process inherit its parent's mappings, unwinds the samples that
+ * a forked process inherit its parent's mappings, gives each sample the
+ * mappings of its time (remap.c), unwinds the samples that
  * carry a stack copy, charges each thread's exit packet where its previous
  * packet went, and resolves the stacks.
  */
@@ -242,17 +243,12 @@ int an_load(struct an *an, const char *dir)
 		an_warn(an, "%s: %llu records were lost (ring full)", dir,
 			(unsigned long long)(e->lost > e->lost_read ? e->lost :
 					     e->lost_read));
-	for (i = 0; i < (unsigned)e->ncounters; i++) {
-		int k;
-
-		for (k = 0; k < an->nctr; k++)
-			if (!strcmp(an->ctr_names[k], e->counters[i].name))
-				break;
-		if (k != (int)i)
+	/* counters the experiments read before know must be in their places */
+	for (i = 0; i < (unsigned)e->ncounters && i < (unsigned)an->nctr; i++)
+		if (strcmp(an->ctr_names[i], e->counters[i].name))
 			return an_errf(an, -EINVAL,
 				       "%s: counter %u is %s; experiments read together must list the same counters in the same order",
 				       dir, i, e->counters[i].name);
-	}
 	for (i = (unsigned)an->nctr; i < (unsigned)e->ncounters; i++) {
 		struct an_counter *c = &e->counters[i];
 
@@ -340,21 +336,10 @@ static int split_execs(struct an *an)
 		if (!g)
 			continue;
 		na = an_as_get(an, a->exp, a->pid, g);
-		if (na == UINT32_MAX)
-			return -ENOMEM;
-		/* the pool may move while the copy is interned */
-		if (an_vec_grow(&an->rawips, an->rawips.n + r.n + 2))
-			return -ENOMEM;
-		nr = an_raw_intern(an, na, &AN_VEC(an->rawips, uint64_t, r.off),
-				   r.n, r.flags);
+		nr = na == UINT32_MAX ? na : an_raw_rehome(an, an->s.stack[i], na);
 		if (nr == UINT32_MAX)
 			return -ENOMEM;
 		an->s.stack[i] = nr;
-	}
-	for (i = 0; i < an->deferred.n; i++) {
-		struct an_unw_ref *u = &AN_VEC(an->deferred, struct an_unw_ref, i);
-
-		u->as = AN_VEC(an->raws, struct an_raw, an->s.stack[u->sample]).as;
 	}
 	return 0;
 }
@@ -385,8 +370,7 @@ static int inherit_forks(struct an *an)
 			dst = an_vec_push(&AN_VEC(an->as, struct an_as, ca).maps);
 			if (!dst)
 				return -ENOMEM;
-			*dst = m;
-			dst->time_ns = 0;	/* older than the child's own */
+			*dst = m;	/* its time: older than the child's own */
 		}
 	}
 	return 0;
@@ -468,6 +452,15 @@ int an_finish(struct an *an)
 
 		qsort(a->maps.p, a->maps.n, a->maps.esz, map_cmp);
 		a->sorted = true;
+	}
+	err = an_split_remaps(an);
+	if (err)
+		return an_errf(an, err, "out of memory");
+	/* the samples to unwind follow their samples' moves */
+	for (i = 0; i < an->deferred.n; i++) {
+		struct an_unw_ref *u = &AN_VEC(an->deferred, struct an_unw_ref, i);
+
+		u->as = AN_VEC(an->raws, struct an_raw, an->s.stack[u->sample]).as;
 	}
 	err = an_unwind_all(an);
 	if (err)

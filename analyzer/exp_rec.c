@@ -102,7 +102,7 @@ static int grow(void **p, size_t esz, size_t cap)
 }
 
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
-		  uint16_t cpu, uint16_t mask, const uint64_t *vals)
+		  uint16_t cpu, uint32_t mask, const uint64_t *vals)
 {
 	struct an_samples *s = &an->s;
 	int nv = __builtin_popcount(mask);
@@ -114,7 +114,7 @@ int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		    grow((void **)&s->stack, 4, cap) ||
 		    grow((void **)&s->thr, 4, cap) ||
 		    grow((void **)&s->cpu, 2, cap) ||
-		    grow((void **)&s->mask, 2, cap))
+		    grow((void **)&s->mask, sizeof(*s->mask), cap))
 			return -ENOMEM;
 		s->cap = cap;
 	}
@@ -177,8 +177,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	uint64_t vals[AN_BM_MAX], sum = 0, want;
 	const uint64_t *ips;
 	struct an_thread *th;
-	uint32_t thr, as, raw, flags = 0, i;
-	uint16_t mask = 0;
+	uint32_t thr, as, raw, flags = 0, i, mask = 0;
 	int nv = 0;
 
 	if (r->hdr.flags & ~0xff)
@@ -330,10 +329,21 @@ static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 	if (thr == UINT32_MAX)
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	th = &AN_VEC(c->an->threads, struct an_thread, thr);
-	if (r->event != LWPROF_TASK_EXIT)
+	/*
+	 * The latest record by time names the thread, whatever file it is
+	 * in (the files are read one after the other); a tie goes to the one
+	 * read last.
+	 */
+	if (r->event != LWPROF_TASK_EXIT &&
+	    (!th->has_comm || r->time_ns >= th->comm_ns)) {
 		memcpy(th->comm, r->comm, sizeof(th->comm) - 1);
-	if (r->ppid)
+		th->comm_ns = r->time_ns;
+		th->has_comm = true;
+	}
+	if (r->ppid && (!th->ppid || r->time_ns >= th->ppid_ns)) {
 		th->ppid = r->ppid;
+		th->ppid_ns = r->time_ns;
+	}
 	if (r->event == LWPROF_TASK_EXEC ||
 	    (r->event == LWPROF_TASK_FORK && r->pid == r->tid)) {
 		ev = an_vec_push(&c->an->tasks);

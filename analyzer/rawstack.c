@@ -88,3 +88,14 @@ uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 			       flags);
 }
 
+
+uint32_t an_raw_rehome(struct an *an, uint32_t raw, uint32_t as)
+{
+	struct an_raw r = AN_VEC(an->raws, struct an_raw, raw);
+
+	/* the pool may move while the copy is interned */
+	if (an_vec_grow(&an->rawips, an->rawips.n + r.n + 2))
+		return UINT32_MAX;
+	return an_raw_intern(an, as, &AN_VEC(an->rawips, uint64_t, r.off), r.n,
+			     r.flags);
+}

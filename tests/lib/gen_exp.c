@@ -11,10 +11,12 @@
  *   cpus N                     rings (cpu.0.rec ... cpu.N-1.rec), default 2
  *   log KEY VALUE              a log.txt line (cpu_mhz, counter NAME,INT,TYPE,CONFIG)
  *   binary NAME PATH           an ELF file whose symbols stacks may name
- *   map PID NAME BASE [t=NS]   MMAP records of NAME's executable segments
- *                              (BASE: load bias; 0 for ET_EXEC), at time NS
+ *   map PID NAME BASE [t=NS] [cpu=N]   MMAP records of NAME's executable
+ *                              segments (BASE: load bias; 0 for ET_EXEC), at
+ *                              time NS, in cpu.N.rec (default 0)
  *   archive on|off             copy mapped files into archives/ (default on)
- *   task EVENT PID TID PPID COMM [t=NS]   EVENT: start fork exec exit comm
+ *   task EVENT PID TID PPID COMM [t=NS] [cpu=N]   EVENT: start fork exec
+ *                              exit comm; in cpu.N.rec (default 0)
  *   sample [cpu=N] pid=P tid=T [t=NS] [n=K] [dt=NS] [ms=STATE:NS,...]
  *          [counter=I value=V] [flags=trunc,exit,deferred,kmode]
  *          stack=LEAF,CALLER,...,ROOT [kstack=KLEAF,...] (kernel frames, hex)

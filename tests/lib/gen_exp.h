@@ -87,8 +87,8 @@ int gen_archive(struct gen *g, struct gen_bin *b);
 /* gen_rec.c */
 int gen_rec(struct gen *g, int cpu, const void *rec, size_t len);
 struct gen_thr *gen_thread(struct gen *g, uint32_t pid, uint32_t tid);
-int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base,
-	    uint64_t t);
+int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
+	    uint64_t base, uint64_t t);
 int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 	       const uint64_t *ms, int counter, uint64_t cvalue, uint16_t flags,
 	       const uint64_t *ips, int nips, const uint64_t *regs,

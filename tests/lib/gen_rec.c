@@ -67,8 +67,8 @@ struct gen_thr *gen_thread(struct gen *g, uint32_t pid, uint32_t tid)
 	return t;
 }
 
-int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base,
-	    uint64_t t)
+int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
+	    uint64_t base, uint64_t t)
 {
 	struct stat st;
 	size_t plen = strlen(b->path) + 1, size;
@@ -98,7 +98,7 @@ int gen_map(struct gen *g, uint32_t pid, struct gen_bin *b, uint64_t base,
 		m->dev_minor = minor(st.st_dev);
 		m->prot = 5;	/* PROT_READ | PROT_EXEC */
 		memcpy(m->path, b->path, plen);
-		if (gen_rec(g, 0, buf, size))
+		if (gen_rec(g, cpu, buf, size))
 			return -EIO;
 	}
 	return g->archive && !b->archived++ ? gen_archive(g, b) : 0;
@@ -167,12 +167,29 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 	return err;
 }
 
+/* A record's optional "t=NS" (default 0) and "cpu=N" (default 0) words. */
+static int at_words(struct gen *g, char **w, int n, uint64_t *t, int *cpu)
+{
+	*t = 0;
+	*cpu = 0;
+	for (int i = 0; i < n; i++) {
+		if (!strncmp(w[i], "t=", 2))
+			*t = strtoull(w[i] + 2, NULL, 0);
+		else if (!strncmp(w[i], "cpu=", 4))
+			*cpu = atoi(w[i] + 4);
+		else
+			return -EINVAL;
+	}
+	return *cpu >= 0 && *cpu < g->ncpu ? 0 : -EINVAL;
+}
+
 static int task(struct gen *g, char **w, int n)
 {
 	static const char *const ev[] = { "", "start", "fork", "exec", "exit", "comm" };
 	struct lwprof_rec_task r = { 0 };
-	struct gen_thr *t;
-	int e;
+	struct gen_thr *th;
+	uint64_t t;
+	int e, cpu;
 
 	if (n < 6)
 		return -EINVAL;
@@ -183,21 +200,21 @@ static int task(struct gen *g, char **w, int n)
 		return -EINVAL;
 	r.hdr.type = LWPROF_REC_TASK;
 	r.hdr.size = sizeof(r);
-	r.time_ns = g->start_ns;
-	if (n > 6 && !strncmp(w[6], "t=", 2))
-		r.time_ns += strtoull(w[6] + 2, NULL, 0);
+	if (at_words(g, w + 6, n - 6, &t, &cpu))
+		return -EINVAL;
+	r.time_ns = g->start_ns + t;
 	r.pid = atoi(w[2]);
 	r.tid = atoi(w[3]);
 	r.ppid = atoi(w[4]);
 	r.event = e;
 	strncpy(r.comm, w[5], sizeof(r.comm) - 1);
-	t = gen_thread(g, r.pid, r.tid);
-	if (!t)
+	th = gen_thread(g, r.pid, r.tid);
+	if (!th)
 		return -ENOMEM;
-	t->ppid = r.ppid;
+	th->ppid = r.ppid;
 	if (e != LWPROF_TASK_EXIT)
-		snprintf(t->comm, sizeof(t->comm), "%s", w[5]);
-	return gen_rec(g, 0, &r, sizeof(r));
+		snprintf(th->comm, sizeof(th->comm), "%s", w[5]);
+	return gen_rec(g, cpu, &r, sizeof(r));
 }
 
 /* "kallsyms ADDR TYPE NAME [MODULE]": a line of archives/kallsyms */
@@ -316,10 +333,21 @@ static int usage(struct gen *g, char **w, int n)
 	return 0;
 }
 
+/* "map PID NAME BASE [t=NS] [cpu=N]" */
+static int map(struct gen *g, char **w, int n)
+{
+	struct gen_bin *b = gen_bin_find(g, w[2]);
+	uint64_t t;
+	int cpu;
+
+	if (at_words(g, w + 4, n - 4, &t, &cpu))
+		return -EINVAL;
+	return b ? gen_map(g, cpu, atoi(w[1]), b, strtoull(w[3], NULL, 16), t) :
+		   -ENOENT;
+}
+
 static int statement(struct gen *g, char **w, int n)
 {
-	struct gen_bin *b;
-
 	if (!strcmp(w[0], "out") && n == 2) {
 		snprintf(g->out, sizeof(g->out), "%s", w[1]);
 		if (mkdir(g->out, 0755))
@@ -347,11 +375,8 @@ static int statement(struct gen *g, char **w, int n)
 	}
 	if (!strcmp(w[0], "binary") && n == 3)
 		return gen_bin_open(g, w[1], w[2]);
-	if (!strcmp(w[0], "map") && (n == 4 || (n == 5 && !strncmp(w[4], "t=", 2)))) {
-		b = gen_bin_find(g, w[2]);
-		return b ? gen_map(g, atoi(w[1]), b, strtoull(w[3], NULL, 16),
-				   n == 5 ? strtoull(w[4] + 2, NULL, 0) : 0) : -ENOENT;
-	}
+	if (!strcmp(w[0], "map") && n >= 4)
+		return map(g, w, n);
 	if (!strcmp(w[0], "archive") && n == 2) {
 		g->archive = !strcmp(w[1], "on");
 		return 0;
