@@ -85,7 +85,8 @@ static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct unw *u = arg;
 
-	if (!dwfl_thread_state_registers(thread, 0, LWPROF_NR_REGS - 1, u->regs))
+	/* all 17, rip too: a CFA expression may read it (the PLT's does) */
+	if (!dwfl_thread_state_registers(thread, 0, LWPROF_NR_REGS, u->regs))
 		return false;
 	dwfl_thread_state_register_pc(thread, u->regs[LWPROF_REG_IP]);
 	return true;
