@@ -395,6 +395,7 @@ uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
 		    uint32_t maj, uint32_t min, uint64_t ino, bool anon);
 int an_obj_open(struct an *an, uint32_t obj);
+int an_obj_syms(struct an *an, uint32_t obj);	/* syms.c */
 uint32_t an_obj_func(struct an *an, uint32_t obj, uint64_t vaddr);
 int an_obj_vaddr(struct an *an, uint32_t obj, uint64_t off, uint64_t *vaddr);
 uint32_t an_func_pseudo(struct an *an, const char *name);
