@@ -401,6 +401,7 @@ int an_obj_vaddr(struct an *an, uint32_t obj, uint64_t off, uint64_t *vaddr);
 uint32_t an_func_pseudo(struct an *an, const char *name);
 void an_obj_free(struct an_obj *o);
 int an_objs_init(struct an *an);
+int an_objs_trunc(struct an *an);
 void an_objs_free(struct an *an);
 const char *an_func_name(struct an *an, uint32_t f);
 uint32_t an_obj_fname(struct an *an, uint32_t obj, const char *full,

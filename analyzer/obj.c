@@ -129,21 +129,52 @@ uint32_t an_func_pseudo(struct an *an, const char *name)
 	return an->funcs.n - 1;
 }
 
-int an_objs_init(struct an *an)
+/* A pseudo object (no file): <Unknown>, <Truncated-stack>. */
+static uint32_t pseudo_obj(struct an *an, const char *name)
 {
-	uint32_t id = obj_new(an, "<Unknown>");
+	uint32_t id = obj_new(an, name);
 	struct an_obj *o;
 
 	if (id == UINT32_MAX)
-		return -ENOMEM;
+		return id;
 	o = &AN_VEC(an->objs, struct an_obj, id);
-	o->name = strdup("<Unknown>");
-	o->path = strdup("<Unknown>");
+	o->name = strdup(name);
+	o->path = strdup(name);
 	o->file = strdup("");
 	o->pseudo = true;
 	o->opened = true;
-	an->o_unknown = id;
-	return o->name && o->path && o->file ? 0 : -ENOMEM;
+	return o->name && o->path && o->file ? id : UINT32_MAX;
+}
+
+int an_objs_init(struct an *an)
+{
+	an->o_unknown = pseudo_obj(an, "<Unknown>");
+	return an->o_unknown == UINT32_MAX ? -ENOMEM : 0;
+}
+
+/*
+ * <Truncated-stack> is a load object of its own in -objects, as er_print
+ * shows it, not part of <Unknown>; made only when a stack was cut, after
+ * the others, so that their numbers stay as they were.
+ */
+int an_objs_trunc(struct an *an)
+{
+	struct an_func *f = &AN_VEC(an->funcs, struct an_func, an->f_trunc);
+	uint32_t id;
+	size_t i;
+
+	if (f->obj != an->o_unknown)
+		return 0;
+	for (i = 0; i < an->raws.n; i++)
+		if (AN_VEC(an->raws, struct an_raw, i).flags & AN_RAW_TRUNC)
+			break;
+	if (i == an->raws.n)
+		return 0;
+	id = pseudo_obj(an, "<Truncated-stack>");
+	if (id == UINT32_MAX)
+		return an_errf(an, -ENOMEM, "out of memory");
+	AN_VEC(an->funcs, struct an_func, an->f_trunc).obj = id;
+	return 0;
 }
 
 void an_objs_free(struct an *an)

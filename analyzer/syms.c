@@ -183,8 +183,13 @@ int an_obj_syms(struct an *an, uint32_t obj)
 		r->addr = addr - o->mod_bias;
 		r->size = sym.st_size;
 		r->rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-		if (nm[0] == '_')
-			r->rank += 4;	/* prefer memcpy to __memcpy */
+		/*
+		 * Prefer memcpy to __memcpy; but the vDSO's own names
+		 * (__vdso_clock_gettime, global; perf shows them too) over
+		 * their weak aliases, which are libc's names
+		 */
+		if (nm[0] == '_' && strncmp(nm, "__vdso_", 7))
+			r->rank += 4;
 		if (strchr(nm, '.'))
 			r->rank += 8;	/* and the parent to its clones */
 	}
@@ -227,12 +232,28 @@ out:
 	return err;
 }
 
+/* "<static>@0xADDR (OBJECT)", as Oracle's tools name code without a symbol */
 static uint32_t static_func(struct an *an, uint32_t obj, uint64_t from)
 {
-	char buf[64];
+	char buf[4200];
 
-	snprintf(buf, sizeof(buf), "<static>@0x%" PRIx64, from);
+	snprintf(buf, sizeof(buf), "<static>@0x%" PRIx64 " (%s)", from,
+		 AN_VEC(an->objs, struct an_obj, obj).name);
 	return an_obj_fname(an, obj, buf, from, 0);
+}
+
+/* Where the section holding vaddr starts (code before any symbol); else 0. */
+static uint64_t section_start(struct an_obj *o, uint64_t vaddr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (o->elf && (scn = elf_nextscn(o->elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) &&
+		    sh.sh_type != SHT_NOBITS && vaddr >= sh.sh_addr &&
+		    vaddr < sh.sh_addr + sh.sh_size)
+			return sh.sh_addr;
+	return 0;
 }
 
 /* The function at vaddr in obj (opened). */
@@ -255,7 +276,7 @@ uint32_t an_obj_func(struct an *an, uint32_t obj, uint64_t vaddr)
 			hi = mid;
 	}
 	if (!lo)
-		return static_func(an, obj, 0);
+		return static_func(an, obj, section_start(o, vaddr));
 	s = &s[lo - 1];
 	end = s->addr + s->size;
 	if (!s->size) {
