@@ -311,6 +311,7 @@ struct an {
 	unsigned long nruns;	/* commands run */
 	unsigned long unwind_ok, unwind_fail, unwind_cached;
 	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
+	struct an_dwfl_cbs *dwfl_cbs;	/* dwflcb.c: libdwfl's callbacks */
 	/* the per-pc CFI cache (unwcache.c): steps made, frames stepped,
 	 * samples given to libdwfl, and with LWPROF_UNWIND=check the
 	 * samples whose cached and libdwfl frames differ */

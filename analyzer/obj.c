@@ -18,12 +18,7 @@
 #include <unistd.h>
 
 #include "an.h"
-
-static const Dwfl_Callbacks offline_cb = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
+#include "dwflcb.h"
 
 static bool obj_eq(void *ctx, uint32_t id, const void *key)
 {
@@ -185,6 +180,7 @@ void an_objs_free(struct an *an)
 		free(AN_VEC(an->obj_keys, char *, i));
 	free(an->obj_keys.p);
 	an_htab_free(&an->obj_h);
+	an_dwfl_cb_free(an);
 }
 
 void an_obj_free(struct an_obj *o)
@@ -290,6 +286,7 @@ static int read_phdrs(struct an_obj *o)
 int an_obj_open(struct an *an, uint32_t obj)
 {
 	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
+	const Dwfl_Callbacks *cb;
 	int err;
 
 	if (o->opened)
@@ -310,7 +307,11 @@ int an_obj_open(struct an *an, uint32_t obj)
 	err = read_phdrs(o);
 	if (err)
 		goto fail;
-	o->dwfl = dwfl_begin(&offline_cb);
+	cb = an_dwfl_offline_cb(an);
+	if (!cb)
+		return -ENOMEM;
+	o = &AN_VEC(an->objs, struct an_obj, obj);
+	o->dwfl = dwfl_begin(cb);
 	if (!o->dwfl)
 		goto fail;
 	dwfl_report_begin(o->dwfl);
