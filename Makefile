@@ -80,6 +80,13 @@ $(B)/tests/data/cold.bin:
 # target is DWARF 5 (gcc 12's default, said explicitly) and a DWARF 4 copy.
 $(B)/tests/progs/seed_example $(B)/tests/progs/zero_reader: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
 $(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse $(B)/tests/progs/unwind_sampler: CFLAGS += -fomit-frame-pointer
+# The PLT unwinding test's second build: IBT PLT entries (.plt.sec, and
+# the .plt's lazy part with endbr64 first), as -fcf-protection toolchains
+# make them.
+$(B)/tests/progs/unwind_sampler_ibt: tests/progs/unwind_sampler.c tests/lib/capture.h
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -fomit-frame-pointer \
+		-fcf-protection -Wl,-z,ibtplt -o $@ $<
+tests: $(B)/tests/progs/unwind_sampler_ibt
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<

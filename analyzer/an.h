@@ -318,6 +318,7 @@ struct an {
 	unsigned long nruns;	/* commands run */
 	unsigned long unwind_ok, unwind_fail, unwind_cached;
 	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
+	struct an_dwfl_cbs *dwfl_cbs;	/* dwflcb.c: libdwfl's callbacks */
 	/* the per-pc CFI cache (unwcache.c): steps made, frames stepped,
 	 * samples given to libdwfl, and with LWPROF_UNWIND=check the
 	 * samples whose cached and libdwfl frames differ */
@@ -407,11 +408,13 @@ int an_split_remaps(struct an *an);
 uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
 		    uint32_t maj, uint32_t min, uint64_t ino, bool anon);
 int an_obj_open(struct an *an, uint32_t obj);
+int an_obj_syms(struct an *an, uint32_t obj);	/* syms.c */
 uint32_t an_obj_func(struct an *an, uint32_t obj, uint64_t vaddr);
 int an_obj_vaddr(struct an *an, uint32_t obj, uint64_t off, uint64_t *vaddr);
 uint32_t an_func_pseudo(struct an *an, const char *name);
 void an_obj_free(struct an_obj *o);
 int an_objs_init(struct an *an);
+int an_objs_trunc(struct an *an);
 void an_objs_free(struct an *an);
 const char *an_func_name(struct an *an, uint32_t f);
 uint32_t an_obj_fname(struct an *an, uint32_t obj, const char *full,

@@ -482,5 +482,6 @@ int an_finish(struct an *an)
 	}
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;
-	return an_resolve(an);
+	err = an_resolve(an);
+	return err ? err : an_objs_trunc(an);
 }

@@ -5,15 +5,17 @@
  * a few hundred pcs, so here each (address space, lookup pc) gets its
  * rules once, from the same tables libdwfl uses (the module's .eh_frame,
  * then its .debug_frame, via dwarf_cfi_addrframe): the CFA as register +
- * offset, and for each of the 17 x86_64 DWARF registers one of undefined,
- * same value, saved at CFA + N, CFA + N, or another register.  A walk
+ * offset (or as a short DWARF expression of the registers, such as the
+ * PLT's rsp + 8 + ((rip & 15) >= 11 ? 8 : 0)), and for each of the 17
+ * x86_64 DWARF registers one of undefined, same value, saved at CFA + N,
+ * CFA + N, or another register.  A walk
  * applies them to the sample's registers and stack copy exactly as
  * libdwfl's frame_unwind would: the lookup pc is the pc for the first
  * frame and the return address - 1 above it; an unset register stays
  * unset; the walk ends where the return address is undefined, unreadable
  * or 0.  Whatever the rules cannot say (no module or no FDE, where libdwfl
- * would try the frame-pointer heuristic; a CFA or register expression; a
- * signal frame; another return address column) marks the pc, and the
+ * would try the frame-pointer heuristic; a register expression; a CFA
+ * expression with branches, division or sized loads; a signal frame; another return address column) marks the pc, and the
  * caller unwinds that sample with libdwfl itself.
  */
 #include <dwarf.h>
@@ -29,6 +31,13 @@
 
 enum { R_UNSET, R_SAME, R_AT_CFA, R_CFA, R_REG };
 
+#define CFA_OPS 16
+
+struct cfa_op {
+	uint8_t atom;
+	uint64_t n1, n2;
+};
+
 struct step {
 	uint64_t pc;
 	uint32_t as;
@@ -38,6 +47,8 @@ struct step {
 	uint8_t reg[NREG];	/* R_REG: the source register */
 	int64_t cfa_off;
 	int64_t off[NREG];	/* R_AT_CFA, R_CFA: N */
+	uint8_t cfa_nops;	/* else the CFA is this expression */
+	struct cfa_op cfa_ops[CFA_OPS];
 };
 
 struct an_ucache {
@@ -105,6 +116,181 @@ static bool reg_rule(Dwarf_Frame *fr, int r, struct step *s)
 	return i == nops;
 }
 
+/* A register operand of a CFA expression: 0..16, else -1. */
+static int op_reg(const Dwarf_Op *op)
+{
+	uint64_t r = op->number;
+
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
+		r = op->atom - DW_OP_breg0;
+	else if (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31)
+		r = op->atom - DW_OP_reg0;
+	return r < NREG ? (int)r : -1;
+}
+
+static bool op_known(const Dwarf_Op *op)
+{
+	switch (op->atom) {
+	case DW_OP_lit0 ... DW_OP_lit31:
+	case DW_OP_const1u ... DW_OP_consts:
+	case DW_OP_dup: case DW_OP_drop: case DW_OP_over: case DW_OP_pick:
+	case DW_OP_swap: case DW_OP_rot: case DW_OP_deref: case DW_OP_nop:
+	case DW_OP_abs: case DW_OP_neg: case DW_OP_not:
+	case DW_OP_plus_uconst: case DW_OP_plus: case DW_OP_minus:
+	case DW_OP_mul: case DW_OP_and: case DW_OP_or: case DW_OP_xor:
+	case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+	case DW_OP_le: case DW_OP_ge: case DW_OP_eq: case DW_OP_lt:
+	case DW_OP_gt: case DW_OP_ne:
+		return true;
+	case DW_OP_breg0 ... DW_OP_breg31: case DW_OP_bregx:
+	case DW_OP_reg0 ... DW_OP_reg31: case DW_OP_regx:
+		return op_reg(op) >= 0;
+	}
+	return false;	/* branches, division, sized loads: libdwfl's */
+}
+
+/* The CFA's rule: register + offset, or an expression this file can run. */
+static bool cfa_rule(const Dwarf_Op *ops, size_t nops, struct step *s)
+{
+	size_t i;
+
+	if (nops == 1 && ops[0].atom == DW_OP_bregx && ops[0].number < NREG) {
+		s->cfa_reg = ops[0].number;
+		s->cfa_off = (int64_t)ops[0].number2;
+		return true;
+	}
+	if (!nops || nops > CFA_OPS)
+		return false;
+	for (i = 0; i < nops; i++) {
+		if (!op_known(&ops[i]))
+			return false;
+		s->cfa_ops[i].atom = ops[i].atom;
+		s->cfa_ops[i].n1 = ops[i].number;
+		s->cfa_ops[i].n2 = ops[i].number2;
+		if (op_reg(&ops[i]) < 0 || ops[i].atom == DW_OP_bregx)
+			continue;
+		/* registers: n1 the register, n2 what is added to it */
+		s->cfa_ops[i].n1 = op_reg(&ops[i]);
+		s->cfa_ops[i].n2 = ops[i].atom >= DW_OP_breg0 &&
+				   ops[i].atom <= DW_OP_breg31 ? ops[i].number : 0;
+	}
+	s->cfa_nops = nops;
+	return true;
+}
+
+/* Relational operators compare signed, as libdwfl's evaluator does. */
+static uint64_t binop(uint8_t atom, uint64_t a, uint64_t b)
+{
+	switch (atom) {
+	case DW_OP_plus: return a + b;
+	case DW_OP_minus: return a - b;
+	case DW_OP_mul: return a * b;
+	case DW_OP_and: return a & b;
+	case DW_OP_or: return a | b;
+	case DW_OP_xor: return a ^ b;
+	case DW_OP_shl: return a << (b & 63);
+	case DW_OP_shr: return a >> (b & 63);
+	case DW_OP_shra: return (uint64_t)((int64_t)a >> (b & 63));
+	case DW_OP_le: return (int64_t)a <= (int64_t)b;
+	case DW_OP_ge: return (int64_t)a >= (int64_t)b;
+	case DW_OP_eq: return a == b;
+	case DW_OP_lt: return (int64_t)a < (int64_t)b;
+	case DW_OP_gt: return (int64_t)a > (int64_t)b;
+	default: return a != b;	/* DW_OP_ne */
+	}
+}
+
+/*
+ * Run the CFA expression on the frame's registers (a stack machine: no op
+ * pushes more than one value); false: a register unset, memory
+ * unreadable or the stack short, so the CFA is unknown.
+ */
+static bool cfa_eval(const struct step *s, struct unw *u, const uint64_t *regs,
+		     uint32_t set, uint64_t *cfa)
+{
+	uint64_t st[CFA_OPS + 1], a, b;
+	unsigned int n = 0, i;
+
+	for (i = 0; i < s->cfa_nops; i++) {
+		const struct cfa_op *op = &s->cfa_ops[i];
+		uint8_t at = op->atom;
+
+		if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
+			st[n++] = at - DW_OP_lit0;
+			continue;
+		}
+		if ((at >= DW_OP_breg0 && at <= DW_OP_breg31) || at == DW_OP_bregx ||
+		    (at >= DW_OP_reg0 && at <= DW_OP_reg31) || at == DW_OP_regx) {
+			if (!(set & 1u << op->n1))
+				return false;
+			st[n++] = regs[op->n1] + op->n2;
+			continue;
+		}
+		switch (at) {
+		case DW_OP_const1u ... DW_OP_consts:
+			st[n++] = op->n1;
+			continue;
+		case DW_OP_nop:
+			continue;
+		case DW_OP_pick:
+			if (op->n1 >= n)
+				return false;
+			a = st[n - 1 - op->n1];
+			st[n++] = a;
+			continue;
+		}
+		if (!n)
+			return false;
+		a = st[n - 1];
+		switch (at) {
+		case DW_OP_dup:
+			st[n++] = a;
+			continue;
+		case DW_OP_drop:
+			n--;
+			continue;
+		case DW_OP_deref:
+			if (!unw_read(u, a, &st[n - 1]))
+				return false;
+			continue;
+		case DW_OP_abs:
+			st[n - 1] = (int64_t)a < 0 ? -a : a;
+			continue;
+		case DW_OP_neg:
+			st[n - 1] = -a;
+			continue;
+		case DW_OP_not:
+			st[n - 1] = ~a;
+			continue;
+		case DW_OP_plus_uconst:
+			st[n - 1] = a + op->n1;
+			continue;
+		}
+		if (n < 2)
+			return false;
+		b = st[n - 2];
+		if (at == DW_OP_over) {
+			st[n++] = b;
+		} else if (at == DW_OP_swap) {
+			st[n - 1] = b;
+			st[n - 2] = a;
+		} else if (at == DW_OP_rot) {
+			if (n < 3)
+				return false;
+			st[n - 1] = b;
+			st[n - 2] = st[n - 3];
+			st[n - 3] = a;
+		} else {
+			st[n - 2] = binop(at, b, a);
+			n--;
+		}
+	}
+	if (!n)
+		return false;
+	*cfa = st[n - 1];
+	return true;
+}
+
 /* The rules of one CFI table at pc; 1: no FDE there. */
 static int cfi_step(Dwarf_CFI *cfi, uint64_t pc, struct step *s)
 {
@@ -119,11 +305,9 @@ static int cfi_step(Dwarf_CFI *cfi, uint64_t pc, struct step *s)
 		return 1;
 	ra = dwarf_frame_info(fr, &start, &end, &sig);
 	s->libdwfl = 1;
-	if (ra != RA || sig || dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 ||
-	    ops[0].atom != DW_OP_bregx || ops[0].number >= NREG)
+	if (ra != RA || sig || dwarf_frame_cfa(fr, &ops, &nops) ||
+	    !cfa_rule(ops, nops, s))
 		goto out;
-	s->cfa_reg = ops[0].number;
-	s->cfa_off = (int64_t)ops[0].number2;
 	for (r = 0; r < NREG; r++)
 		if (!reg_rule(fr, r, s))
 			goto out;
@@ -191,14 +375,15 @@ int an_ucache_walk(struct an_ucache *c, Dwfl *d, uint32_t as, struct unw *u)
 {
 	uint64_t regs[NREG], nregs[NREG];
 	uint32_t set = (1u << NREG) - 1, nset;
-	uint64_t pc = u->regs[RA];
+	uint64_t pc = u->regs[RA], cfa = 0;
 	bool initial = true;
 
 	memcpy(regs, u->regs, sizeof(regs));
 	u->n = 0;
 	while (pc && u->n < UNW_MAX) {
 		const struct step *s;
-		uint64_t cfa, v;
+		bool have_cfa;
+		uint64_t v;
 		int r;
 
 		u->ips[u->n++] = pc;
@@ -207,6 +392,12 @@ int an_ucache_walk(struct an_ucache *c, Dwfl *d, uint32_t as, struct unw *u)
 			return -ENOMEM;
 		if (s->libdwfl)
 			return 1;
+		if (s->cfa_nops) {
+			have_cfa = cfa_eval(s, u, regs, set, &cfa);
+		} else {
+			have_cfa = set & 1u << s->cfa_reg;
+			cfa = regs[s->cfa_reg] + (uint64_t)s->cfa_off;
+		}
 		nset = 0;
 		for (r = 0; r < NREG; r++) {
 			switch (s->kind[r]) {
@@ -223,9 +414,8 @@ int an_ucache_walk(struct an_ucache *c, Dwfl *d, uint32_t as, struct unw *u)
 				v = regs[s->reg[r]];
 				break;
 			default:
-				if (!(set & 1u << s->cfa_reg))
+				if (!have_cfa)
 					continue;
-				cfa = regs[s->cfa_reg] + (uint64_t)s->cfa_off;
 				v = cfa + (uint64_t)s->off[r];
 				if (s->kind[r] == R_AT_CFA && !unw_read(u, v, &v))
 					continue;

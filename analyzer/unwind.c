@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dwflcb.h"
 #include "unwind.h"
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -85,7 +86,8 @@ static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct unw *u = arg;
 
-	if (!dwfl_thread_state_registers(thread, 0, LWPROF_NR_REGS - 1, u->regs))
+	/* all 17, rip too: a CFA expression may read it (the PLT's does) */
+	if (!dwfl_thread_state_registers(thread, 0, LWPROF_NR_REGS, u->regs))
 		return false;
 	dwfl_thread_state_register_pc(thread, u->regs[LWPROF_REG_IP]);
 	return true;
@@ -96,11 +98,6 @@ static const Dwfl_Thread_Callbacks unw_cb = {
 	.get_thread = unw_get_thread,
 	.memory_read = unw_memory_read,
 	.set_initial_registers = unw_set_initial_registers,
-};
-
-static const Dwfl_Callbacks proc_cb = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -126,7 +123,7 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
 	if (a->dwfl)
 		return a->dwfl == (void *)-1 ? NULL : a->dwfl;
 	a->dwfl = (void *)-1;
-	d = dwfl_begin(&proc_cb);
+	d = an_dwfl_proc_cb(an) ? dwfl_begin(an_dwfl_proc_cb(an)) : NULL;
 	if (!d)
 		return NULL;
 	dwfl_report_begin(d);

@@ -36,7 +36,7 @@ err=$("$LWPROF" print -metrics i.user:name -calltree "$exp" 2>&1 >/dev/null)
 check "$err" = "" "no warnings ($err)"
 check "$(incl "$exp" main)" = 0.030 "all three deltas unwind to main (0.030 s)"
 check "$(incl "$exp" cmp)" = 0.030 "  from cmp"
-grep -Eq 'main qsort_r ((msort_with_tmp|<static>@0x[0-9a-f]+) )+cmp $' <<<"$(
+grep -Eq 'main qsort_r ((msort_with_tmp|<static>@0x[0-9a-f]+ \(libc\.so\.6\)) )+cmp $' <<<"$(
 	"$LWPROF" print -metrics i.user:name -calltree "$exp" |
 	sed -n 's/^ *0\.030 *[| ]*+-//p' | tr '\n' ' ')"
 check $? -eq 0 "  cmp <- msort_with_tmp... <- qsort_r <- main"

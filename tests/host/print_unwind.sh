@@ -16,12 +16,13 @@ tree=$("$LWPROF" print -metrics i.user:name -calltree "$exp")
 echo "$tree"
 chain=$(sed -n 's/^ *0\.010 *[| ]*+-//p' <<<"$tree" | tr '\n' ' ')
 check "${chain%% main *}" != "$chain" "main is on the stack ($chain)"
-# without libc's debug symbols (libc6-dbg) the static merge sort is <static>@0x...
-grep -Eq 'main qsort_r ((msort_with_tmp|<static>@0x[0-9a-f]+) )+cmp $' <<<"$chain"
+# without libc's debug symbols (libc6-dbg) the static merge sort is
+# <static>@0x... (libc.so.6)
+grep -Eq 'main qsort_r ((msort_with_tmp|<static>@0x[0-9a-f]+ \(libc\.so\.6\)) )+cmp $' <<<"$chain"
 check $? -eq 0 "cmp <- msort_with_tmp... <- qsort_r <- main"
 grep -Eq '^_start .*__libc_start_call_main main ' <<<"$chain"
 check $? -eq 0 "and below main, libc's start code and _start"
 cc=$("$LWPROF" print -printmode csv -metrics a.user:name -csingle cmp "$exp")
-grep -Eq '^0\.010,(msort_with_tmp|<static>@0x[0-9a-f]+)$' <<<"$(sed -n 2p <<<"$cc")"
+grep -Eq '^0\.010,(msort_with_tmp|<static>@0x[0-9a-f]+ \(libc\.so\.6\))$' <<<"$(sed -n 2p <<<"$cc")"
 check $? -eq 0 "cmp's caller: the merge sort, with all of cmp's time"
 done_testing

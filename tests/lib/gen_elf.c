@@ -322,6 +322,8 @@ int gen_archive(struct gen *g, struct gen_bin *b)
 
 	if (stat(b->path, &st))
 		return -errno;
+	if (b->vdso)
+		base = "vdso.so";
 	if (strcmp(b->buildid, "-"))
 		snprintf(rel, sizeof(rel), "%s/%s", b->buildid, base);
 	else
@@ -337,9 +339,13 @@ int gen_archive(struct gen *g, struct gen_bin *b)
 	idx = fopen(dir, "a");
 	if (!idx)
 		return -errno;
-	fprintf(idx, "%s  %u:%u  %lu  %lu  %s  %s\n", b->buildid,
-		major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino,
-		(unsigned long)st.st_size, rel, b->path);
+	if (b->vdso)
+		fprintf(idx, "%s  0:0  0  %lu  %s  [vdso]\n", b->buildid,
+			(unsigned long)st.st_size, rel);
+	else
+		fprintf(idx, "%s  %u:%u  %lu  %lu  %s  %s\n", b->buildid,
+			major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino,
+			(unsigned long)st.st_size, rel, b->path);
 	fclose(idx);
 	return 0;
 }

@@ -10,7 +10,10 @@
  *   out DIR                    the experiment directory (made; must not exist)
  *   cpus N                     rings (cpu.0.rec ... cpu.N-1.rec), default 2
  *   log KEY VALUE              a log.txt line (cpu_mhz, counter NAME,INT,TYPE,CONFIG)
- *   binary NAME PATH           an ELF file whose symbols stacks may name
+ *   binary NAME PATH [vdso]    an ELF file whose symbols stacks may name;
+ *                              vdso: a vDSO image, mapped as "[vdso]" (an
+ *                              anonymous MMAP record) and archived as the
+ *                              recorder does (BUILDID/vdso.so)
  *   map PID NAME BASE [t=NS] [cpu=N]   MMAP records of NAME's executable
  *                              segments (BASE: load bias; 0 for ET_EXEC), at
  *                              time NS, in cpu.N.rec (default 0)

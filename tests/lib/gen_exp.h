@@ -34,6 +34,7 @@ struct gen_bin {
 	int nsegs;
 	char buildid[64];
 	bool mapped;
+	bool vdso;		/* mapped as "[vdso]", archived as BUILDID/vdso.so */
 	int archived;
 	uint64_t base;		/* load bias of the last map */
 };

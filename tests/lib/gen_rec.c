@@ -70,13 +70,16 @@ struct gen_thr *gen_thread(struct gen *g, uint32_t pid, uint32_t tid)
 int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
 	    uint64_t base, uint64_t t)
 {
+	const char *path = b->vdso ? "[vdso]" : b->path;
 	struct stat st;
-	size_t plen = strlen(b->path) + 1, size;
+	size_t plen = strlen(path) + 1, size;
 	uint8_t buf[sizeof(struct lwprof_rec_mmap) + 4200];
 	struct lwprof_rec_mmap *m = (void *)buf;
 
 	if (stat(b->path, &st))
 		return -errno;
+	if (b->vdso)
+		memset(&st, 0, sizeof(st));	/* no file: no device, no inode */
 	b->base = b->dyn ? base : 0;
 	b->mapped = true;
 	size = (sizeof(*m) + plen + 7) & ~7UL;
@@ -97,7 +100,9 @@ int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
 		m->dev_major = major(st.st_dev);
 		m->dev_minor = minor(st.st_dev);
 		m->prot = 5;	/* PROT_READ | PROT_EXEC */
-		memcpy(m->path, b->path, plen);
+		if (b->vdso)
+			m->hdr.flags = LWPROF_MMAP_ANON;
+		memcpy(m->path, path, plen);
 		if (gen_rec(g, cpu, buf, size))
 			return -EIO;
 	}
@@ -373,8 +378,13 @@ static int statement(struct gen *g, char **w, int n)
 		g->logextra[g->nlogextra++] = strdup(buf);
 		return 0;
 	}
-	if (!strcmp(w[0], "binary") && n == 3)
-		return gen_bin_open(g, w[1], w[2]);
+	if (!strcmp(w[0], "binary") && (n == 3 || (n == 4 && !strcmp(w[3], "vdso")))) {
+		int err = gen_bin_open(g, w[1], w[2]);
+
+		if (!err && n == 4)
+			g->bins[g->nbins - 1].vdso = true;
+		return err;
+	}
 	if (!strcmp(w[0], "map") && n >= 4)
 		return map(g, w, n);
 	if (!strcmp(w[0], "archive") && n == 2) {

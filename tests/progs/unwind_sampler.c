@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unwind_sampler FILE [N]: built -O2 -fomit-frame-pointer.  A profiling
+ * unwind_sampler FILE [N [plt]]: built -O2 -fomit-frame-pointer.  A profiling
  * timer (SIGPROF every 200 us of CPU time) interrupts a workload that runs
  * in its own code and in libc (qsort with a callback, memmove, strtod,
  * snprintf); the handler saves the interrupted registers (DWARF order, from
@@ -8,9 +8,20 @@
  * module's stack copy would hold them.  After N such snapshots (default 64)
  * it writes them, then /proc/self/maps, to FILE (tests/lib/capture.h).
  * The pcs are wherever the timer hit: prologues, epilogues, libc's
- * internals, so the CFI rules differ from sample to sample.
+ * internals, so the CFI rules differ from sample to sample.  With "plt"
+ * the workload is plt_loop() alone: a hot loop of strlen() calls on short
+ * strings, each through strlen@plt (the executable's lazy .plt), so a
+ * good share of the snapshots is taken in the PLT stub itself.  Before
+ * the loop, one strlen() call (the first, lazy one, unless LD_BIND_NOW
+ * is set) is single-stepped (EFLAGS.TF, a SIGTRAP after
+ * each instruction) and every instruction it runs in the executable is a
+ * snapshot: the PLT entry's jmp, push and jmp to the PLT header, the
+ * header's push and jmp, then the return; so each row of the .plt's CFI
+ * gets a sample.  "plt: traced K" on standard output says how many.
+ * The first snapshots of the capture are these K.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +42,7 @@ struct snap {
 
 static struct snap snaps[MAX_SNAP];
 static volatile int nsnap;
+static int traced;
 static int want = 64;
 static uint64_t stack_top;
 static volatile unsigned int sink;
@@ -42,9 +54,8 @@ static const int dwarf_greg[17] = {
 	REG_RIP,
 };
 
-static void on_prof(int sig, siginfo_t *si, void *ctx)
+static void snapshot(ucontext_t *uc)
 {
-	ucontext_t *uc = ctx;
 	struct snap *s;
 	uint64_t sp, n;
 
@@ -62,6 +73,25 @@ static void on_prof(int sig, siginfo_t *si, void *ctx)
 	memcpy(s->stack, (void *)sp, n);
 	s->c.stack_size = n;
 	nsnap++;
+}
+
+static void on_prof(int sig, siginfo_t *si, void *ctx)
+{
+	snapshot(ctx);
+}
+
+extern char __executable_start[], etext[], plt_trace_stop[];
+
+/* Single-stepping: each instruction in the executable until the stop label. */
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	uint64_t ip = uc->uc_mcontext.gregs[REG_RIP];
+
+	if (ip == (uintptr_t)plt_trace_stop)
+		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100ll;
+	else if (ip >= (uintptr_t)__executable_start && ip < (uintptr_t)etext)
+		snapshot(uc);
 }
 
 static int cmp(const void *a, const void *b)
@@ -97,6 +127,30 @@ static __attribute__((noinline)) void work(double *a, int n, char *buf)
 	sink += mix(v, 64, 8);
 }
 
+static const char *volatile words[4] = { "a", "bb", "", "ccc" };
+
+/* Not a leaf (it calls strlen): gcc keeps no data in the red zone here. */
+static __attribute__((noinline, noclone)) size_t plt_traced(const char *w)
+{
+	size_t n;
+
+	asm volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+	n = strlen(w);
+	asm volatile(".globl plt_trace_stop\nplt_trace_stop:\n\t"
+		     "pushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+	return n;
+}
+
+
+static __attribute__((noinline)) void plt_loop(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 4096; i++)
+		n += strlen(words[i & 3]);
+	sink += n;
+}
+
 int main(int argc, char **argv)
 {
 	static double a[8192];
@@ -107,11 +161,13 @@ int main(int argc, char **argv)
 	size_t mlen;
 	FILE *f;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: unwind_sampler FILE [N]\n");
+	bool plt = argc == 4 && !strcmp(argv[3], "plt");
+
+	if (argc < 2 || (argc == 4 && !plt) || argc > 4) {
+		fprintf(stderr, "usage: unwind_sampler FILE [N [plt]]\n");
 		return 2;
 	}
-	if (argc == 3)
+	if (argc >= 3)
 		want = atoi(argv[2]);
 	if (want < 1 || want > MAX_SNAP) {
 		fprintf(stderr, "unwind_sampler: N must be 1..%d\n", MAX_SNAP);
@@ -122,15 +178,27 @@ int main(int argc, char **argv)
 	sa.sa_sigaction = on_prof;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (!stack_top || sigaction(SIGPROF, &sa, NULL) ||
-	    setitimer(ITIMER_PROF, &it, NULL)) {
+	if (!stack_top || sigaction(SIGPROF, &sa, NULL)) {
+		fprintf(stderr, "unwind_sampler: cannot set up the timer\n");
+		return 1;
+	}
+	sa.sa_sigaction = on_trap;
+	if (plt && !sigaction(SIGTRAP, &sa, NULL))
+		sink += plt_traced(words[0]);
+	traced = nsnap;
+	if (setitimer(ITIMER_PROF, &it, NULL)) {
 		fprintf(stderr, "unwind_sampler: cannot set up the timer\n");
 		return 1;
 	}
 	while (nsnap < want)
-		work(a, 8192, buf);
+		if (plt)
+			plt_loop();
+		else
+			work(a, 8192, buf);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_PROF, &it, NULL);
+	if (plt)
+		printf("plt: traced %d\n", traced);
 	f = fopen("/proc/self/maps", "r");
 	mlen = f ? fread(maps, 1, sizeof(maps), f) : 0;
 	if (f)

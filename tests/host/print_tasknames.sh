@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 10, defect 6: a thread's name is the one of its latest record by
+# print_tasknames: issue 10, defect 6: a thread's name is the one of its latest record by
 # time over all cpu.N.rec files, not the last one read
 # (tests/data/exp/names.gen: the older records are in cpu.1.rec, read
 # last).  Before the fix the main thread was named from its START record
