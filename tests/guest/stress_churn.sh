@@ -14,11 +14,14 @@
 # test on any splat; vm-run's watchdog options end a hung guest.
 #
 # LWPROF_STRESS_CYCLES (default 8) and LWPROF_STRESS_SEED (default: random,
-# printed) size and replay it; scripts/stress runs it long.
+# printed) size and replay it; LWPROF_STRESS_RELOAD=N reloads the module
+# every N cycles only (default 1; 0: load it once), to churn sessions on
+# one load.  scripts/stress runs it long.
 . "$(dirname "$0")/../lib/test.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (insmod)"
 cycles=${LWPROF_STRESS_CYCLES:-8}
+reload=${LWPROF_STRESS_RELOAD:-1}
 seed=${LWPROF_STRESS_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "# seed $seed, $cycles cycles"
 RANDOM=$seed
@@ -78,9 +81,9 @@ rmmod lwprof
 check $? -eq 0 "rmmod after the sequence"
 
 slab0=$(awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo)
-kills=0 sessions=0 clean=0 bad=0 attached=0 objs=none
+kills=0 sessions=0 clean=0 bad=0 attached=0 objs=none loads=0
 for c in $(seq "$cycles"); do
-	if ! insmod "$LWPROF_KO"; then
+	if ! grep -q '^lwprof ' /proc/modules && ! insmod "$LWPROF_KO"; then
 		check 1 -eq 0 "cycle $c: insmod"
 		break
 	fi
@@ -148,13 +151,16 @@ for c in $(seq "$cycles"); do
 	*) bad=$((bad + 1)); echo "FAIL: cycle $c: $o thread entries left" ;;
 	esac
 	objs=$o
-	if ! rmmod lwprof; then
-		check 1 -eq 0 "cycle $c: rmmod"
-		break
+	if [ "$reload" -gt 0 ] && [ $((c % reload)) = 0 ] || [ "$c" = "$cycles" ]; then
+		if ! rmmod lwprof; then
+			check 1 -eq 0 "cycle $c: rmmod"
+			break
+		fi
+		loads=$((loads + 1))
 	fi
 done
 slab1=$(awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo)
-echo "# $cycles cycles, $sessions sessions, $kills recorders killed, $clean experiments read back; SUnreclaim ${slab0} kB -> ${slab1} kB; thread entries left after the last cycle's sessions: $objs"
+echo "# $cycles cycles, $loads loads, $sessions sessions, $kills recorders killed, $clean experiments read back; SUnreclaim ${slab0} kB -> ${slab1} kB; thread entries left after the last cycle's sessions: $objs"
 check "$bad" -eq 0 "every surviving session exited 0 and read back; nothing left after the sessions ($bad problems)"
-check "$c" -eq "$cycles" "all $cycles load/unload cycles done"
+check "$c" -eq "$cycles" "all $cycles cycles done"
 done_testing
