@@ -89,9 +89,16 @@ check "$(grep -m1 '^ *PID ' <<<"$out" | xargs)" = \
 	"top header"
 check "$(lw top -b -n 1 -d 0.05 -l 1 -p $$ | awk '$1 ~ /^[0-9]+$/' | wc -l)" -eq 1 \
 	"-l 1 shows one row"
-sleep 0.3 & spid=$!
-out=$(timeout 20 "$BASH" -c "LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null $LWPROF top -b -d 0.05 -p $spid"); rc=$?
-wait $spid
+# The target lives until top has shown it once (top's start can take more
+# than a short sleep's life on a loaded host), then goes.
+sleep 60 & spid=$!
+top_out=$(mktemp)
+timeout 20 "$BASH" -c "LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null exec $LWPROF top -b -d 0.05 -p $spid" >"$top_out" &
+tpid=$!
+for i in $(seq 150); do grep -q ' threads$' "$top_out" && break; sleep 0.1; done
+kill $spid; wait $spid 2>/dev/null
+wait $tpid; rc=$?
+out=$(cat "$top_out"); rm -f "$top_out"
 check $rc -eq 0 "top -p ends when the process is gone"
 check "$(awk -v t=$((spid + 2)) '$2 == t { print $3, $11, $14, $16 }' <<<"$out" | tail -n 1)" = \
 	"worker_2 98.2 5 7" "last refresh: the exited thread's own span, counts; name without spaces"

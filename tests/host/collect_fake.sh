@@ -166,7 +166,10 @@ check "$(sed -n 's/^exit = //p' nx.er/log.txt)" = "status 127" "and the log has 
 # finished, the command's status passed through.
 LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null "$LWPROF" collect -o term.er sleep 30 \
 	2>/dev/null & cpid=$!
-sleep 0.5; kill -TERM $cpid; wait $cpid; rc=$?
+# Ready once its log is written (after the setup, where a signal is still
+# the default action's: a loaded host can take more than 0.5 s to get there).
+for i in $(seq 300); do [ -e term.er/log.txt ] && break; sleep 0.1; done
+kill -TERM $cpid; wait $cpid; rc=$?
 check $rc -eq 143 "SIGTERM: collect ends the command (143)"
 check "$(sed -n 's/^exit = //p' term.er/log.txt)" = "signal 15 SIGTERM" "and logs it"
 lw dump term.er >/dev/null 2>&1; check $? -eq 0 "a sound experiment"
