@@ -98,6 +98,7 @@ struct lwprof_thread {
 	u8 exited;			/* final switch done: totals final */
 	u8 guessed;			/* running at attach: state guessed */
 	u8 pre_exec;			/* ATTACH_EXEC: no exec yet, no samples */
+	u8 newborn;			/* forked, not yet woken: nothing counted */
 	u64 fault_cnt;			/* faults done at last fault start */
 	u32 flags;			/* LWPROF_T_*; session->lock */
 	u64 last_ns;

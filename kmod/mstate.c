@@ -175,6 +175,28 @@ static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 }
 
 /*
+ * Context: the new task's rq lock held; it has not run.  A thread created
+ * at its fork (newborn) is counted from now, in WAIT_CPU: the start of its
+ * wait as the scheduler's own statistics see it (sched_info_enqueue()).
+ */
+static void lwprof_tp_sched_wakeup_new(void *data, struct task_struct *p)
+{
+	struct lwprof_thread *t;
+
+	if (lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+		return;
+	t = lwprof_thread_find(p);
+	if (!t || !t->newborn) {
+		lwprof_tp_sched_wakeup(data, p);
+		return;
+	}
+	write_seqcount_begin(&t->seq);
+	t->newborn = 0;
+	lwprof_thread_begin(t, p, lwprof_now());
+	write_seqcount_end(&t->seq);
+}
+
+/*
  * The return to user mode, from a system call, a fault or an interrupt:
  * the user-return notifier marks it exactly.  It is armed on a CPU only
  * while an accounted thread runs there (sched_switch arms and disarms it),
@@ -285,7 +307,7 @@ void lwprof_ms_cpu_reset(void *unused)
 struct lwprof_tp lwprof_mstate_tps[] = {
 	TP("sched_switch", lwprof_tp_sched_switch, false),
 	TP("sched_wakeup", lwprof_tp_sched_wakeup, false),
-	TP("sched_wakeup_new", lwprof_tp_sched_wakeup, false),
+	TP("sched_wakeup_new", lwprof_tp_sched_wakeup_new, false),
 	TP("sched_process_fork", lwprof_tp_fork, false),
 	TP("sched_process_exec", lwprof_tp_exec, false),
 	TP("sched_process_free", lwprof_tp_free, false),
@@ -326,7 +348,7 @@ struct lwprof_tp lwprof_mstate_tps[] = {
 /* The probes' prototypes, checked against the kernel's at build time. */
 LWPROF_CHECK_TP(sched_switch, lwprof_tp_sched_switch);
 LWPROF_CHECK_TP(sched_wakeup, lwprof_tp_sched_wakeup);
-LWPROF_CHECK_TP(sched_wakeup_new, lwprof_tp_sched_wakeup);
+LWPROF_CHECK_TP(sched_wakeup_new, lwprof_tp_sched_wakeup_new);
 LWPROF_CHECK_TP(sched_process_fork, lwprof_tp_fork);
 LWPROF_CHECK_TP(sched_process_exec, lwprof_tp_exec);
 LWPROF_CHECK_TP(sched_process_free, lwprof_tp_free);

@@ -1,19 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Per-thread identities, against the kernel's own schedstat read after each
-# thread's very end (three single-threaded children pinned to one CPU that
-# spin, make system calls, sleep and wait for the CPU; read as zombies):
-# the ten states sum to the thread's REAL within 0.1%, USER+SYS+TRAP is
-# within 1% of the schedstat run time and WAIT_CPU within 2% of the
-# schedstat run-queue wait.
+# Per-thread identities, against the kernel's own trace of the scheduler
+# (tests/lib/schedtrace.sh says why not schedstat), for three
+# single-threaded children pinned to one CPU that spin, make system calls,
+# sleep and wait for the CPU: the ten states sum to the thread's REAL within
+# 0.1%, USER+SYS+TRAP is within 1% of its run time in the trace, WAIT_CPU
+# within 2% of its run-queue wait there, and REAL runs from the child's
+# sched_wakeup_new (not its fork: until then it is on no run queue) to its
+# last switch-out.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/schedtrace.sh"
 
 ms_setup identity
+st_start ms_ident
 ms_ptime "$ms_progs/ms_ident"
+st_stop "$ms_dir/sched.trace"
 
 for c in child0 child1 child2; do
-	ms_check_sched $c
+	tid=$(ms_tid $c)
+	read -r run wait woken forked end < <(st_thread "$ms_dir/sched.trace" "$tid")
+	echo "# $c ($tid): trace run $(ms_ms "$run"), wait $(ms_ms "$wait"), forked $(ms_ms $((woken - forked))) before its sched_wakeup_new"
+	ms_near "$c: USER+SYS+TRAP vs its run time in the trace" \
+		"$(ms_cpu "$tid")" "$run" 1 0
+	ms_near "$c: WAIT_CPU vs its run-queue wait in the trace" \
+		"$(ms_get "$tid" lat)" "$wait" 2 0
+	# Nearer the life from sched_wakeup_new than the life from the fork.
+	ms_near "$c: REAL vs sched_wakeup_new to last switch-out" \
+		"$(ms_get "$tid" real)" $((end - woken)) 0 $(((woken - forked) / 2))
 done
 ms_check_sums
 done_testing

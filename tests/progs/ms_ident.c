@@ -2,10 +2,12 @@
 /*
  * Identity workload: three single-threaded children pinned to one CPU each
  * spin 100 ms, make 2000 getppid() calls, sleep 30 ms and spin 100 ms
- * again, competing for the CPU.  Once a child has exited, and before it is
- * reaped, its /proc/PID/schedstat is final: the parent prints it
- * ("sched childN PID RUN WAIT"), so run time and run-queue wait cover the
- * child's whole life, exit included.
+ * again, competing for the CPU.  The test's truth is the kernel's trace of
+ * the scheduler (tests/lib/schedtrace.sh), so this prints only the tids.
+ * A first child that exits at once runs the module's fork, wakeup and exit
+ * probes once before the measured ones: in the TCG guest a module's code
+ * first run after its load is translated then, which put up to 80 us
+ * between the trace's event and lwprof's probe on the same tracepoint.
  */
 #include <sched.h>
 #include <sys/wait.h>
@@ -35,15 +37,18 @@ static void child(int cpu)
 int main(void)
 {
 	int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	unsigned long long run, wait;
 	pid_t pid[NCHILD];
-	char path[64];
-	siginfo_t si;
-	FILE *f;
 	int i;
 
 	ms_tid("main");
 	fflush(stdout);
+	pid[0] = fork();
+	if (pid[0] < 0)
+		return 2;
+	if (!pid[0])
+		_exit(0);
+	if (waitpid(pid[0], NULL, 0) != pid[0])
+		return 2;
 	for (i = 0; i < NCHILD; i++) {
 		pid[i] = fork();
 		if (pid[i] < 0)
@@ -52,17 +57,8 @@ int main(void)
 			child(cpu);
 		printf("tid child%d %d\n", i, pid[i]);
 	}
-	for (i = 0; i < NCHILD; i++) {
-		if (waitid(P_PID, pid[i], &si, WEXITED | WNOWAIT))
-			return 2;
-		snprintf(path, sizeof(path), "/proc/%d/schedstat", pid[i]);
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2)
-			return 2;
-		fclose(f);
-		printf("sched child%d %d %llu %llu\n", i, pid[i], run, wait);
+	for (i = 0; i < NCHILD; i++)
 		if (waitpid(pid[i], NULL, 0) != pid[i])
 			return 2;
-	}
 	return 0;
 }
