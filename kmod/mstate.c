@@ -183,7 +183,7 @@ static void lwprof_tp_sched_wakeup_new(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
 
-	if (lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+	if (!lwprof_probes_live() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
 		return;
 	t = lwprof_thread_find(p);
 	if (!t || !t->newborn) {
