@@ -12,8 +12,11 @@
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/schedtrace.sh"
 
-ms_setup identity
+# The trace's probes first: lwprof.ko registers its own at load, so the
+# module is loaded after the trace starts and each tracepoint then runs
+# the trace's probe before lwprof's, as when the truth was validated.
 st_start ms_ident
+ms_setup identity
 ms_ptime "$ms_progs/ms_ident"
 st_stop "$ms_dir/sched.trace"
 
