@@ -12,8 +12,7 @@
 . "$(dirname "$0")/../lib/session.sh"
 
 load_lwprof
-"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
-	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+need_sampling
 knob=/proc/sys/kernel/perf_event_paranoid
 orig=$(cat $knob)
 restore() { echo "$orig" >$knob; unload_lwprof; }

@@ -11,8 +11,7 @@
 . "$(dirname "$0")/../lib/session.sh"
 
 load_lwprof
-"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
-	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+need_sampling
 "$LWPROF" collect >/dev/null 2>&1 || [ $? -ne 127 ] || skip "no lwprof collect"
 work=$(mktemp -d /tmp/print_seed.XXXXXX) || exit 1
 cd "$work" || exit 1

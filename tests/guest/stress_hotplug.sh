@@ -13,8 +13,7 @@
 cpu1=/sys/devices/system/cpu/cpu1/online
 [ -w $cpu1 ] || skip "CPU 1 cannot go offline here"
 load_lwprof
-"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
-	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+need_sampling
 rounds=${LWPROF_STRESS_ROUNDS:-3}
 work=$(mktemp -d /tmp/stress_hotplug.XXXXXX) || exit 1
 cd "$work" || exit 1

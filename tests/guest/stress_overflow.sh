@@ -12,8 +12,7 @@
 . "$(dirname "$0")/../lib/collect.sh"
 
 load_lwprof
-"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
-	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+need_sampling
 secs=${LWPROF_STRESS_SECS:-3}
 work=$(mktemp -d /tmp/stress_overflow.XXXXXX) || exit 1
 cd "$work" || exit 1

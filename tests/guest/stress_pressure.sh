@@ -13,8 +13,7 @@
 . "$(dirname "$0")/../lib/collect.sh"
 
 load_lwprof
-"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
-	skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+need_sampling
 nthr=${LWPROF_STRESS_THREADS:-2000}
 work=$(mktemp -d /tmp/stress_pressure.XXXXXX) || exit 1
 cd "$work" || exit 1

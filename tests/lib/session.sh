@@ -14,6 +14,12 @@ load_lwprof() {
 		skip "the module has no microstate accounting (LWPROF_FEAT_MSTATE)"
 }
 
+# need_sampling: skip unless the loaded module samples (LWPROF_FEAT_SAMPLE).
+need_sampling() {
+	"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[2367abef]\)' ||
+		skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
+}
+
 unload_lwprof() {
 	local rc=$?
 
