@@ -80,7 +80,7 @@ static void op_ioctl(struct thread *t, int kind)
 	char what[160];
 	uint64_t t0;
 	long ret;
-	int fd = slot_fd(t);
+	int fd = slot_fd(t), err;
 
 	fz_fill(&t->rng, i, arg, &t->w->pids,
 		(uintptr_t)t->b.rw + FZ_USAGE_OFF + fz_below(&t->rng, 2));
@@ -104,13 +104,15 @@ static void op_ioctl(struct thread *t, int kind)
 			errs |= FZ_PERF_ERRS;
 		kind = NOPS + i;
 	}
-	t0 = lwr_now();
-	ret = ioctl(fd, cmd, p);
-	atomic_fetch_add(&t->w->st->ns[kind], lwr_now() - t0);
 	snprintf(what, sizeof(what), "fd %d cmd %#x (%s) arg %s %#" PRIxPTR,
 		 fd, cmd, kind >= NOPS ? fz_cmds[i].name : "-",
 		 fz_ptr_names[pk], p);
-	result(t, kind, ret, errno, errs, what);
+	t0 = lwr_now();
+	ret = ioctl(fd, cmd, p);
+	err = errno;
+	atomic_fetch_add(&t->w->st->ns[kind], lwr_now() - t0);
+	errno = err;
+	result(t, kind, ret, errs, what);
 	atomic_fetch_add(&t->w->st->ioctls, 1);
 	if (!ret && cmd == LWPROF_IOC_RING_SETUP && pk <= FZ_P_MISALIGNED)
 		atomic_store(&t->w->st->mmap_size,
@@ -157,10 +159,10 @@ static void op_mmap(struct thread *t)
 	char what[128];
 	void *p;
 
-	p = mmap(NULL, len, prot, fl, fd, off);
 	snprintf(what, sizeof(what), "fd %d len %#zx off %#llx prot %#x flags %#x",
 		 fd, len, (long long)off, prot, fl);
-	result(t, OP_MMAP, p == MAP_FAILED ? -1 : 0, errno,
+	p = mmap(NULL, len, prot, fl, fd, off);
+	result(t, OP_MMAP, p == MAP_FAILED ? -1 : 0,
 	       FZ_E(EINVAL) | FZ_E(EPERM) | FZ_E(EACCES) | FZ_E(ENOMEM) |
 	       FZ_E(EOVERFLOW) | FZ_E(EOPNOTSUPP) | FZ_E(ENODEV) |
 	       FZ_E(EAGAIN), what);
@@ -189,22 +191,22 @@ static void op_map(struct thread *t, int op)
 	switch (op) {
 	case OP_MUNMAP:
 		if (fz_below(s, 2) || pages < 2) {
-			result(t, op, munmap(m->p, m->len), errno, 0, what);
+			result(t, op, munmap(m->p, m->len), 0, what);
 			m->p = NULL;
 		} else if (fz_below(s, 2)) {
-			result(t, op, munmap(m->p, 4096), errno, 0, what);
+			result(t, op, munmap(m->p, 4096), 0, what);
 			m->p += 4096;
 			m->len -= 4096;
 			m->ctl = 0;
 		} else {
 			m->len -= 4096;
-			result(t, op, munmap(m->p + m->len, 4096), errno, 0, what);
+			result(t, op, munmap(m->p + m->len, 4096), 0, what);
 		}
 		break;
 	case OP_MREMAP:
 		len = m->len + 4096 * ((long)fz_below(s, 3) - 1);
 		p = mremap(m->p, m->len, len, fz_below(s, 2) ? MREMAP_MAYMOVE : 0);
-		result(t, op, p == MAP_FAILED ? -1 : 0, errno, FZ_E(EFAULT) |
+		result(t, op, p == MAP_FAILED ? -1 : 0, FZ_E(EFAULT) |
 		       FZ_E(EINVAL) | FZ_E(ENOMEM), what);
 		if (p != MAP_FAILED) {
 			m->p = p;
@@ -214,7 +216,7 @@ static void op_map(struct thread *t, int op)
 	case OP_MPROTECT:
 		prot = fz_below(s, 8);
 		len = mprotect(m->p, m->len, prot);
-		result(t, op, (long)len, errno, FZ_E(EACCES) | FZ_E(EINVAL) |
+		result(t, op, (long)len, FZ_E(EACCES) | FZ_E(EINVAL) |
 		       FZ_E(ENOMEM), what);
 		if (!len)
 			m->prot = prot;
@@ -251,7 +253,7 @@ static void op_fd(struct thread *t, int op)
 	case OP_CLOSE:
 		fd = atomic_exchange(slot, -1);
 		if (fd >= 0)
-			result(t, op, close(fd), errno, 0, what);
+			result(t, op, close(fd), 0, what);
 		return;
 	case OP_OPEN:
 	case OP_DUP:
@@ -264,18 +266,18 @@ static void op_fd(struct thread *t, int op)
 		fd = slot_fd(t);
 		nfd = op == OP_DUP ? dup(fd) : open(LWPROF_DEVICE_PATH,
 			(fz_below(&t->rng, 8) ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-		result(t, op, nfd, errno, 0, what);
+		result(t, op, nfd, 0, what);
 		if (nfd >= 0 && !atomic_compare_exchange_strong(slot, &none, nfd))
 			close(nfd);
 		return;
 	case OP_POLL:
 		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-		result(t, op, poll(&pfd, 1, 0), errno, 0, what);
+		result(t, op, poll(&pfd, 1, 0), 0, what);
 		return;
 	default:	/* no read or write method: -EINVAL (-EBADF read-only) */
 		ret = fz_below(&t->rng, 2) ? read(fd, buf, sizeof(buf)) :
 					     write(fd, buf, sizeof(buf));
-		result(t, op, ret, errno, FZ_E(EINVAL), what);
+		result(t, op, ret, FZ_E(EINVAL), what);
 		return;
 	}
 }
@@ -295,7 +297,7 @@ static void op_fork(struct thread *t)
 		run_ops(t, 20);
 		_exit(0);
 	}
-	result(t, OP_FORK, pid, errno, FZ_E(EAGAIN) | FZ_E(ENOMEM), "fork");
+	result(t, OP_FORK, pid, FZ_E(EAGAIN) | FZ_E(ENOMEM), "fork");
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {

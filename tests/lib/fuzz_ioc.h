@@ -213,9 +213,18 @@ static inline void fz_fill(uint64_t *s, unsigned int i, void *buf,
 	default:	/* ABI_VERSION, SAMPLE_STOP: all zero */
 		break;
 	}
-	/* One time in eight, a random byte anywhere (reserved fields too). */
-	if (fz_below(s, 8) == 0)
+	/*
+	 * One time in eight, a random byte anywhere (reserved fields too) but
+	 * in READ_USAGE's buf: the module would write the records wherever it
+	 * then pointed, a thread's stack say (bad pointers are chosen above).
+	 */
+	if (fz_below(s, 8) == 0) {
+		uint64_t keep = ((struct lwprof_usage_read *)buf)->buf;
+
 		((unsigned char *)buf)[fz_below(s, size)] = fz_rand(s);
+		if (fz_cmds[i].cmd == LWPROF_IOC_READ_USAGE)
+			((struct lwprof_usage_read *)buf)->buf = keep;
+	}
 }
 
 /*

@@ -83,12 +83,16 @@ static void say(const char *fmt, ...)
 		return;
 }
 
-/* Count one call; a failure with an errno not in errs is a finding. */
-static void result(struct thread *t, int op, long ret, int err, fz_errset errs,
+/*
+ * Count one call, made just before (errno is its): a failure with an errno
+ * not in errs is a finding.  The call may be an argument: result() reads
+ * errno itself, once the call has returned.
+ */
+static void result(struct thread *t, int op, long ret, fz_errset errs,
 		   const char *what)
 {
 	struct stats *st = t->w->st;
-	int e = ret < 0 ? err : 0;
+	int e = ret < 0 ? errno : 0;
 
 	atomic_fetch_add(&st->calls, 1);
 	atomic_fetch_add(&st->hist[op][e < NERR ? e : NERR - 1], 1);
