@@ -32,6 +32,8 @@ struct an_vec {
 
 int an_vec_grow(struct an_vec *v, size_t need);
 void *an_vec_push(struct an_vec *v);	/* zeroed new element or NULL */
+/* qsort() the elements; an empty vector's p is NULL, which qsort() may not get. */
+void an_vec_sort(struct an_vec *v, int (*cmp)(const void *, const void *));
 #define AN_VEC(v, type, i) (((type *)(v).p)[i])
 
 /*

@@ -426,7 +426,8 @@ static int sort_threads(struct an *an)
 		sorted[i] = t[order[i]];
 		newid[order[i]] = i;
 	}
-	memcpy(t, sorted, n * sizeof(*t));
+	if (n)		/* no thread: t is NULL, not for memcpy() */
+		memcpy(t, sorted, n * sizeof(*t));
 	for (i = 0; i < an->s.n; i++)
 		an->s.thr[i] = newid[an->s.thr[i]];
 	free(order);
@@ -441,7 +442,7 @@ int an_finish(struct an *an)
 	size_t i;
 	int err;
 
-	qsort(an->tasks.p, an->tasks.n, an->tasks.esz, ev_cmp);
+	an_vec_sort(&an->tasks, ev_cmp);
 	err = split_execs(an);
 	if (!err)
 		err = inherit_forks(an);
@@ -450,7 +451,7 @@ int an_finish(struct an *an)
 	for (i = 0; i < an->as.n; i++) {
 		struct an_as *a = &AN_VEC(an->as, struct an_as, i);
 
-		qsort(a->maps.p, a->maps.n, a->maps.esz, map_cmp);
+		an_vec_sort(&a->maps, map_cmp);
 		a->sorted = true;
 	}
 	err = an_split_remaps(an);

@@ -64,7 +64,7 @@ static void lookahead(struct rec_ctx *c, const uint8_t *buf, size_t pos,
 		      size_t need, size_t have)
 {
 	const struct lwprof_rec_sample *r;
-	size_t p2;
+	size_t p2, next;
 	uint64_t o = c->off;
 
 	c->cur_ok = c->la1_off == o && c->la1_hash;
@@ -76,7 +76,11 @@ static void lookahead(struct rec_ctx *c, const uint8_t *buf, size_t pos,
 		an_raw_prefetch(c->an, c->la1_hash, 1);
 	if (pos + need + 8 > have)
 		return;
-	p2 = pos + need + ((const struct lwprof_rec *)(buf + pos + need))->size;
+	/* Not checked yet: a bad size would misalign the one after it. */
+	next = ((const struct lwprof_rec *)(buf + pos + need))->size;
+	if (next < sizeof(struct lwprof_rec) || next % 8)
+		return;
+	p2 = pos + need + next;
 	if (p2 + sizeof(*r) > have)
 		return;
 	r = (const void *)(buf + p2);

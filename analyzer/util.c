@@ -39,6 +39,12 @@ void *an_vec_push(struct an_vec *v)
 	return e;
 }
 
+void an_vec_sort(struct an_vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->n)
+		qsort(v->p, v->n, v->esz, cmp);
+}
+
 uint64_t an_hash(const void *p, size_t len, uint64_t seed)
 {
 	const unsigned char *b = p;

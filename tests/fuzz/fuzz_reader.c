@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness over lwprof print's experiment reader (scripts/
- * fuzz-reader builds and runs it; not part of make).  An input is one file
- * of an otherwise sound experiment: by its first byte, log.txt ('L'),
- * usage.txt ('U'), archives/index.txt ('I'), or else cpu.0.rec (the whole
- * input).  The experiment is loaded, resolved and summed into the
- * functions, callers-callees and call tree views (to /dev/null).
+ * Fuzz harness over every reader of an experiment (scripts/fuzz-reader
+ * builds and runs it: with libFuzzer, or with tests/fuzz/fuzz_main.c's
+ * deterministic mutations for make check).  An input is one file of an
+ * otherwise sound experiment: by its first byte, log.txt (1), usage.txt
+ * (2), archives/index.txt (3), or else cpu.0.rec (the whole input).
+ * Three readers read it, in this order:
+ *  - lwprof print: loaded, resolved and summed into the functions,
+ *    callers-callees, call tree and lines views (to /dev/null);
+ *  - lwprof dump -s (to /dev/null);
+ *  - the archiver's rescan of the MMAP records (collect's end of run when
+ *    the drain may have missed some), which rewrites archives/.
+ * None may crash (built with ASan and UBSan: no report either), and damage
+ * must be an error that names the file, with the byte offset for a
+ * cpu.N.rec file; a message that does not is a finding (abort()).
  */
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +26,21 @@
 
 #include "an.h"
 #include "compute.h"
+#include "collect.h"
+#include "cmds.h"
 
-static char dir[64];
+/* Sanitizer reports go to the real stderr while a reader's is captured. */
+void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+
+/*
+ * The kind byte of a text input.  Not letters: a record file begins with
+ * "LWPROFR", and an 'L' here once made every record input a log.txt.
+ */
+#define FZ_LOG		1
+#define FZ_USAGE	2
+#define FZ_INDEX	3
+
+static char dir[256];
 static const char *log_txt =
 	"lwprof experiment 1.0\ncommand = fuzz\nmode = command\ntarget = 4242\n"
 	"cpus = 2\ncpus_possible = 2\ncpu_mhz = 1000\n"
@@ -27,45 +50,130 @@ static const char *log_txt =
 
 static void put(const char *name, const void *p, size_t n)
 {
-	char path[128];
+	char path[512];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
-	if (!f)
+	if (!f) {
+		perror(path);
 		abort();
+	}
 	if (n && fwrite(p, 1, n, f) != n)
 		abort();
 	fclose(f);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
 {
-	static FILE *null;
-	struct an an;
-	int err;
+	remove(path);
+	return 0;
+}
+
+/* A fresh experiment holding the input as the file its first byte says. */
+static void setup(const uint8_t *data, size_t size)
+{
+	char path[512];
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/fuzz_reader.%d.er", getpid());
+		/* $FUZZ_READER_TMP: the script's own, so runs do not meet */
+		snprintf(dir, sizeof(dir), "%s/fuzz_reader.%d.er",
+			 getenv("FUZZ_READER_TMP") ? : "/tmp", getpid());
 		mkdir(dir, 0755);
-		snprintf(dir + strlen(dir), 16, "/archives");
-		mkdir(dir, 0755);
-		dir[strlen(dir) - 9] = 0;
-		null = fopen("/dev/null", "w");
+		if (__sanitizer_set_report_fd)
+			__sanitizer_set_report_fd((void *)(intptr_t)dup(2));
+		if (!freopen("/dev/null", "w", stdout))
+			abort();
 	}
+	snprintf(path, sizeof(path), "%s/archives", dir);
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	mkdir(path, 0755);
 	put("log.txt", log_txt, strlen(log_txt));
 	put("usage.txt", "", 0);
 	put("archives/index.txt", "", 0);
-	if (size && (data[0] == 'L' || data[0] == 'U' || data[0] == 'I')) {
-		put(data[0] == 'L' ? "log.txt" : data[0] == 'U' ? "usage.txt" :
-		    "archives/index.txt", data + 1, size - 1);
+	if (size && data[0] >= FZ_LOG && data[0] <= FZ_INDEX) {
+		const char *name = data[0] == FZ_LOG ? "log.txt" :
+				   data[0] == FZ_USAGE ? "usage.txt" :
+				   "archives/index.txt";
+
+		put(name, data + 1, size - 1);
 		put("cpu.0.rec", "", 0);
-	} else {
-		put("cpu.0.rec", data, size);
+		return;
 	}
+	put("cpu.0.rec", data, size);
+}
+
+/* Send stderr to a file while a reader runs; then read what it said. */
+static int capture_begin(void)
+{
+	char path[512];
+	int saved, fd;
+
+	fflush(stderr);
+	snprintf(path, sizeof(path), "%s.stderr", dir);
+	saved = dup(2);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0)
+		abort();
+	close(fd);
+	return saved;
+}
+
+static void capture_end(int saved, char *buf, size_t len)
+{
+	ssize_t n;
+
+	fflush(stderr);
+	n = pread(2, buf, len - 1, 0);
+	buf[n > 0 ? n : 0] = 0;
+	dup2(saved, 2);
+	close(saved);
+}
+
+/* A finding: say which reader said what, and crash for the fuzzer. */
+static void finding(const char *reader, const char *what, const char *msg)
+{
+	fprintf(stderr, "fuzz_reader: %s: %s:\n%s\n", reader, what, msg);
+	abort();
+}
+
+/*
+ * A complaint names the file it is about, as DIR/NAME: (print, dump) or
+ * NAME: (the archiver's), and for a record file the byte offset next:
+ * "cpu.0.rec: offset N:" (recfile) or "cpu.0.rec: byte N:" (print).  The
+ * rest of the message may quote the damaged input: only its start counts.
+ */
+static int names_offset(const char *msg, int with_dir)
+{
+	const char *p = msg;
+	size_t n = strlen(dir);
+
+	if (with_dir) {
+		p = strstr(msg, dir);
+		if (!p)
+			return 0;
+		p += n;
+		if (*p != '/')
+			return *p == ':';	/* about the experiment */
+		p++;
+	}
+	if (strncmp(p, "cpu.0.rec: ", 11))
+		return 1;
+	p += 11;
+	return !strncmp(p, "offset ", 7) || !strncmp(p, "byte ", 5);
+}
+
+static void read_print(void)
+{
+	char warn[4096];
+	struct an an;
+	int err, saved;
+
 	if (an_init(&an))
 		abort();
-	an.out = null;
+	an.out = stdout;
+	saved = capture_begin();	/* its warnings */
 	err = an_load(&an, dir);
 	if (!err)
 		err = an_finish(&an);
@@ -75,7 +183,89 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		an_view_calltree(&an);
 		an_view_flat(&an, AN_K_LINE);
 	}
+	capture_end(saved, warn, sizeof(warn));
+	if (err && !strstr(an.err, "out of memory") && !names_offset(an.err, 1))
+		finding("print", "an error that does not name the file and offset",
+			an.err);
 	an_filter_free(&an);
 	an_free(&an);
+}
+
+/* lwprof dump -s DIR: 0 or 1, and every complaint names its file. */
+static void read_dump(void)
+{
+	char *argv[] = { "dump", "-s", dir, NULL };
+	char err[8192], *line, *save;
+	int rc, saved;
+
+	saved = capture_begin();
+	rc = cmd_dump(3, argv);
+	capture_end(saved, err, sizeof(err));
+	if (rc != 0 && rc != 1)
+		finding("dump", "exit status neither 0 nor 1", err);
+	for (line = strtok_r(err, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "lwprof dump: ", 13) || !names_offset(line, 1))
+			finding("dump", "a complaint without its file and offset",
+				line);
+	}
+}
+
+/* The archiver's rescan: its warnings about the records name the offset. */
+static void read_archiver(void)
+{
+	struct experiment e = { .nr_cpus = 1 };
+	struct archiver *a;
+	char err[8192];
+	size_t i;
+	int saved;
+
+	e.path = strdup(dir);
+	e.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!e.path || e.dirfd < 0)
+		abort();
+	saved = capture_begin();
+	if (!archiver_start(&e, &a))
+		archiver_finish(a, true);
+	capture_end(saved, err, sizeof(err));
+	for (i = 0; i < e.nr_warnings; i++)
+		if (!strncmp(e.warnings[i], "archives: ", 10) &&
+		    !names_offset(e.warnings[i] + 10, 0))
+			finding("archiver", "a warning without the offset",
+				e.warnings[i]);
+	exp_free(&e);
+}
+
+/* The lowest free descriptor: higher after a reader that leaked one. */
+static int lowest_fd(void)
+{
+	int fd = dup(2);
+
+	close(fd);
+	return fd;
+}
+
+static void no_leak(const char *reader, int fd)
+{
+	char msg[64];
+
+	if (lowest_fd() == fd)
+		return;
+	snprintf(msg, sizeof(msg), "descriptor %d left open", fd);
+	finding(reader, "a file descriptor leak", msg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd;
+
+	setup(data, size);
+	fd = lowest_fd();
+	read_print();
+	no_leak("print", fd);
+	read_dump();
+	no_leak("dump", fd);
+	read_archiver();
+	no_leak("archiver", fd);
 	return 0;
 }
