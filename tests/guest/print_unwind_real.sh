@@ -5,8 +5,12 @@
 # every packet with registers and a copy of the user stack.  Each sample is
 # unwound both with the cache and with libdwfl (LWPROF_UNWIND=check): none
 # may differ; the cache must do the walking (few samples left to libdwfl);
-# and the walk must reach gzip's main through its own code: at least 90%
-# of the samples have main on the stack.
+# and the walk must reach gzip's main through its own code: at least 98%
+# of the time outside the dynamic loader's start (_dl_start, before main;
+# it reads the libraries over the guest's 9p root, longer the busier the
+# host: 11% of the samples once at load 8) has main on the stack.  The
+# rest is the exit packet (no stack: <Unknown>) and gzip's _start, 0.8%
+# (21 ms of 2.72 s) at load 8.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
 
@@ -27,9 +31,11 @@ check "$(num differ)" -eq 0 "cached and libdwfl stacks identical in every sample
 check "$(num 'samples by libdwfl')" -le $((n / 10)) "at most 10% left to libdwfl ($(num 'samples by libdwfl') of $n)"
 f=$("$LWPROF" print -printmode csv -metrics i.total:name -functions gz.er)
 echo "$f" | head -12
+f=$("$LWPROF" print -printmode csv -metrics i.total:name \
+	-filters '!inStack("_dl_start")' -functions gz.er)
 tot=$(awk -F, '$NF == "<Total>" { print $1 }' <<<"$f")
 lsm=$(awk -F, '$NF == "__libc_start_call_main" { print $1 }' <<<"$f")
-awk -v m="$lsm" -v t="$tot" 'BEGIN { exit !(m >= 0.9 * t) }'
-check $? -eq 0 "the walks reach gzip's main: __libc_start_call_main has $lsm of $tot s"
+awk -v m="$lsm" -v t="$tot" 'BEGIN { exit !(t > 0 && m >= 0.98 * t) }'
+check $? -eq 0 "the walks reach gzip's main: __libc_start_call_main has $lsm of the $tot s outside _dl_start"
 rm -rf "$LWPROF_OUT/print_unwind_real.er"; cp -r gz.er "$LWPROF_OUT/print_unwind_real.er" 2>/dev/null
 done_testing
