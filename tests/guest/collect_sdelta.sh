@@ -67,11 +67,15 @@ for d in on off; do
 	check $? -eq 0 "  print -calltree exits 0"
 	check "$(grep -c 'without their base' $e.perr)" -eq 0 \
 		"  every delta had its base"
-	f=$("$LWPROF" print -printmode csv -metrics i.user:name -functions $e 2>/dev/null)
+	# Outside the dynamic loader's start (before main: its share grows
+	# with the host's load: main had 94.8% of all once at load 8, 99.9% of
+	# the rest).
+	f=$("$LWPROF" print -printmode csv -metrics i.user:name \
+		-filters '!inStack("_dl_start")' -functions $e 2>/dev/null)
 	total=$(awk -F, '$2 == "<Total>" { print $1 }' <<<"$f")
 	main=$(awk -F, '$2 == "main" { print $1 }' <<<"$f")
 	awk -v m="$main" -v t="$total" 'BEGIN { exit !(t > 0 && m >= 0.95 * t) }'
-	check $? -eq 0 "  main is on the stack of >= 95% of the user time ($main of $total s)"
+	check $? -eq 0 "  main is on the stack of >= 95% of the user time outside _dl_start ($main of $total s)"
 	check "$(callers $e leaf_spin)" = "rec_b " "  leaf_spin <- rec_b only"
 	check "$(callers $e rec_b)" = "rec_a " "  rec_b <- rec_a only"
 	c=$(callers $e rec_a)
