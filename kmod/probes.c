@@ -7,10 +7,11 @@
  * system-call dispatchers, the kprobe on perf_event_mmap) is switched on
  * by rewriting kernel text on every CPU: a static key or static call
  * through text_poke_bp(), which puts an int3 on the live site and waits
- * for every CPU in an IPI.  Doing that for each session (as lwprof did
- * until ABI 1.3) hung guests: a CPU that had taken the int3 in __schedule
- * with interrupts off never answered the patching CPU's IPI.  So the
- * patching is done once per load, and a session costs no text change.
+ * for every CPU in an IPI.  lwprof did that for each session until issue
+ * 10, and the guests that hung under session churn showed a CPU that had
+ * taken the int3 in __schedule, interrupts off, never answering the
+ * patching CPU's IPI (docs/reliability.md).  So the patching is done once
+ * per load, and a session costs no text change.
  *
  * With no session the probes are registered but dormant:
  *  - those that look a thread up in the table (sched_switch, sched_wakeup,
