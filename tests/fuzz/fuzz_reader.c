@@ -225,7 +225,7 @@ static void read_archiver(void)
 	if (!e.path || e.dirfd < 0)
 		abort();
 	saved = capture_begin();
-	if (!archiver_start(&e, &a))
+	if (!archiver_start(&e, 0, &a))	/* no command: copy every file */
 		archiver_finish(a, true);
 	capture_end(saved, err, sizeof(err));
 	for (i = 0; i < e.nr_warnings; i++)
