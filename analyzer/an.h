@@ -156,6 +156,7 @@ struct an_as {
 	uint32_t exp, pid, gen;
 	struct an_vec maps;	/* struct an_map, sorted by start once done */
 	void *dwfl;		/* for DWARF unwinding (unwind.c) */
+	bool dwfl_shared;	/* another space's, with the same mappings */
 	bool sorted;
 };
 

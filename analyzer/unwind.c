@@ -114,15 +114,69 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* The address space's libdwfl session, made on first use. */
+/*
+ * What a libdwfl session of an address space is made of: its mappings of
+ * files (object, start, offset).  Forked processes that exec nothing have
+ * their parent's, and share its session: a session holds its modules' ELF
+ * data and CFI, and a recording of a few hundred short-lived processes
+ * each with its own took 4.3 GB to print.  The sample's own space still
+ * answers every read (u->as, file_read()).
+ */
+static uint64_t maps_hash(const struct an_as *a)
+{
+	uint64_t h = a->maps.n;
+	size_t i;
+
+	for (i = 0; i < a->maps.n; i++) {
+		const struct an_map *m = &AN_VEC(a->maps, struct an_map, i);
+
+		h = an_mix(an_mix(an_mix(h, m->obj), m->start), m->pgoff);
+	}
+	return h;
+}
+
+static bool maps_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct an_as *a = &AN_VEC(((struct an *)ctx)->as, struct an_as, id);
+	const struct an_as *b = key;
+	size_t i;
+
+	if (a->maps.n != b->maps.n)
+		return false;
+	for (i = 0; i < a->maps.n; i++) {
+		const struct an_map *m = &AN_VEC(a->maps, struct an_map, i);
+		const struct an_map *n = &AN_VEC(b->maps, struct an_map, i);
+
+		if (m->obj != n->obj || m->start != n->start ||
+		    m->pgoff != n->pgoff)
+			return false;
+	}
+	return true;
+}
+
+/* The address space's libdwfl session, made (or shared) on first use. */
 static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
 {
+	uint64_t h;
+	uint32_t id;
 	size_t i;
 	Dwfl *d;
 
 	if (a->dwfl)
 		return a->dwfl == (void *)-1 ? NULL : a->dwfl;
 	a->dwfl = (void *)-1;
+	h = maps_hash(a);
+	id = an_htab_find(&u->sessions, h, maps_eq, an, a);
+	if (id != UINT32_MAX) {
+		d = AN_VEC(an->as, struct an_as, id).dwfl;
+		if (d == (void *)-1)
+			return NULL;
+		a->dwfl = d;
+		a->dwfl_shared = true;
+		return d;
+	}
+	if (an_htab_add(&u->sessions, h, a - (struct an_as *)an->as.p))
+		return NULL;
 	d = an_dwfl_proc_cb(an) ? dwfl_begin(an_dwfl_proc_cb(an)) : NULL;
 	if (!d)
 		return NULL;
@@ -362,6 +416,7 @@ int an_unwind_all(struct an *an)
 		close(w.fd);
 	free(w.buf);
 	an_htab_free(&nocfi);
+	an_htab_free(&u->sessions);
 	free(u);
 	an->unwind_secs = cpu_secs() - t0;
 	if (c)
@@ -386,8 +441,9 @@ void an_unwind_free(struct an *an)
 	for (i = 0; i < an->as.n; i++) {
 		struct an_as *a = &AN_VEC(an->as, struct an_as, i);
 
-		if (a->dwfl && a->dwfl != (void *)-1)
+		if (a->dwfl && a->dwfl != (void *)-1 && !a->dwfl_shared)
 			dwfl_end(a->dwfl);
 		a->dwfl = NULL;
+		a->dwfl_shared = false;
 	}
 }

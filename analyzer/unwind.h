@@ -22,6 +22,7 @@ struct unw {
 	uint32_t n;
 	pid_t tid;
 	bool given;
+	struct an_htab sessions;	/* address spaces by their mappings */
 };
 
 /* The sample's memory: the stack copy, else the mapped files. */
