@@ -5,9 +5,8 @@
 # single-threaded children pinned to one CPU that spin, make system calls,
 # sleep and wait for the CPU: the ten states sum to the thread's REAL within
 # 0.1%, USER+SYS+TRAP is within 1% of its run time in the trace, WAIT_CPU
-# within 2% of its run-queue wait there, and REAL runs from the child's
-# sched_wakeup_new (not its fork: until then it is on no run queue) to its
-# last switch-out.
+# within 2% of its run-queue wait there (counted from the child's
+# sched_wakeup_new, not its fork: until then it is on no run queue).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/schedtrace.sh"
@@ -28,9 +27,13 @@ for c in child0 child1 child2; do
 		"$(ms_cpu "$tid")" "$run" 1 0
 	ms_near "$c: WAIT_CPU vs its run-queue wait in the trace" \
 		"$(ms_get "$tid" lat)" "$wait" 2 0
-	# Nearer the life from sched_wakeup_new than the life from the fork.
-	ms_near "$c: REAL vs sched_wakeup_new to last switch-out" \
-		"$(ms_get "$tid" real)" $((end - woken)) 0 $(((woken - forked) / 2))
+	# REAL against the life from sched_wakeup_new, for the log only: the
+	# fork comes 50-150 us before it, and two probes' clock readings of
+	# one event differ by up to 155 us in TCG (seen), so which of the two
+	# lives REAL is nearer cannot be told here.  WAIT_CPU above catches a
+	# child counted from its fork when the gap is large (2.3 and 4.5 ms
+	# in the failures of issue 10).
+	echo "# $c: REAL $(ms_ms "$(ms_get "$tid" real)"), trace from sched_wakeup_new $(ms_ms $((end - woken))), from the fork $(ms_ms $((end - forked)))"
 done
 ms_check_sums
 done_testing
