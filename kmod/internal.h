@@ -203,9 +203,8 @@ void lwprof_mmap_hook_exit(void);
 
 /*
  * Is some session open?  The probes stay registered from load to unload;
- * those that would look a thread up test this first (probes.c).  Acquire:
- * pairs with the release in lwprof_probes_get(), after the per-CPU reset
- * and the clock's anchor.
+ * those that would look a thread up test this first (probes.c).  The
+ * acquire makes the per-CPU reset and the clock's anchor visible.
  */
 static __always_inline bool lwprof_probes_live(void)
 {

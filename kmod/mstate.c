@@ -158,6 +158,17 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	}
 }
 
+/* Rq lock held, t's thread not running: a wakeup ends its sleep, if any. */
+static void lwprof_ms_woken(struct lwprof_thread *t)
+{
+	if (!lwprof_ms_asleep(t->state))
+		return;
+	write_seqcount_begin(&t->seq);
+	t->resume = LWPROF_MS_SYSTEM;
+	lwprof_ms_set(t, LWPROF_MS_WAIT_CPU, lwprof_now());
+	write_seqcount_end(&t->seq);
+}
+
 /* Context: rq lock held; p is not running.  Ignore threads not asleep. */
 static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 {
@@ -166,12 +177,8 @@ static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 	if (!lwprof_probes_live() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
 		return;
 	t = lwprof_thread_find(p);
-	if (!t || !lwprof_ms_asleep(t->state))
-		return;
-	write_seqcount_begin(&t->seq);
-	t->resume = LWPROF_MS_SYSTEM;
-	lwprof_ms_set(t, LWPROF_MS_WAIT_CPU, lwprof_now());
-	write_seqcount_end(&t->seq);
+	if (t)
+		lwprof_ms_woken(t);
 }
 
 /*
@@ -186,8 +193,10 @@ static void lwprof_tp_sched_wakeup_new(void *data, struct task_struct *p)
 	if (!lwprof_probes_live() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
 		return;
 	t = lwprof_thread_find(p);
-	if (!t || !t->newborn) {
-		lwprof_tp_sched_wakeup(data, p);
+	if (!t)
+		return;
+	if (!t->newborn) {
+		lwprof_ms_woken(t);
 		return;
 	}
 	write_seqcount_begin(&t->seq);
