@@ -15,45 +15,278 @@
 #include "cmds.h"
 #include "compute.h"
 
+struct prun;
+
 struct pcmd {
 	const char *name;
 	int nargs;
+	/* 0, a negative errno (the message in an->err), or 1: stop */
+	int (*run)(struct prun *r, const char *arg);
 	const char *help;
+	int kind;	/* the flat views': AN_K_* */
 };
 
+/* What a command runs with: the experiments, and the script nesting. */
+struct prun {
+	struct an *an;
+	int depth;
+	const struct pcmd *cmd;	/* the one running */
+};
+
+static int run_script(struct prun *r, FILE *in, bool prompt);
+static void help(FILE *f);
+
+/* -functions, -objects, -lines, -pcs */
+static int c_flat(struct prun *r, const char *arg)
+{
+	return an_view_flat(r->an, r->cmd->kind);
+}
+
+static int c_fsingle(struct prun *r, const char *arg)
+{
+	return an_view_fsingle(r->an, arg);
+}
+
+static int c_cc(struct prun *r, const char *arg)
+{
+	return an_view_cc(r->an, NULL);
+}
+
+static int c_csingle(struct prun *r, const char *arg)
+{
+	return an_view_cc(r->an, arg);
+}
+
+static int c_calltree(struct prun *r, const char *arg)
+{
+	return an_view_calltree(r->an);
+}
+
+static int c_source(struct prun *r, const char *arg)
+{
+	return an_view_source(r->an, arg);
+}
+
+static int c_disasm(struct prun *r, const char *arg)
+{
+	return an_view_disasm(r->an, arg);
+}
+
+static int c_metrics(struct prun *r, const char *arg)
+{
+	int err = 0;
+
+	if (!strcmp(arg, "default"))
+		an_v.ml.n = 0;
+	else
+		err = an_mlist_parse(r->an, arg, &an_v.ml);
+	if (err)
+		an_v.ml.n = 0;
+	return err;
+}
+
+static int c_metric_list(struct prun *r, const char *arg)
+{
+	struct an *an = r->an;
+
+	an_metric_list_help(an, an->out);
+	fprintf(an->out, "\nCurrent metrics: ");
+	if (an_v.ml.n)
+		an_mlist_print(an, an->out, &an_v.ml);
+	else
+		fprintf(an->out, "default\n");
+	return 0;
+}
+
+static int c_sort(struct prun *r, const char *arg)
+{
+	int err = an_msort_parse(r->an, arg, &an_v.sort);
+
+	an_v.sort_set = !err;
+	return err;
+}
+
+static int c_limit(struct prun *r, const char *arg)
+{
+	char *end;
+
+	an_v.limit = strtol(arg, &end, 10);
+	if (*end || an_v.limit < 0) {
+		an_v.limit = 0;
+		return an_errf(r->an, -EINVAL, "limit '%s': not a number", arg);
+	}
+	return 0;
+}
+
+static int c_thread_list(struct prun *r, const char *arg)
+{
+	return an_view_thread_list(r->an);
+}
+
+static int c_cpu_list(struct prun *r, const char *arg)
+{
+	return an_view_cpu_list(r->an);
+}
+
+static int c_sample_list(struct prun *r, const char *arg)
+{
+	return an_view_sample_list(r->an);
+}
+
+static int c_experiment_list(struct prun *r, const char *arg)
+{
+	struct an *an = r->an;
+
+	for (size_t i = 0; i < an->exps.n; i++)
+		fprintf(an->out, "%zu %s\n", i + 1,
+			AN_VEC(an->exps, struct an_exp, i).name);
+	return 0;
+}
+
+static int c_thread_select(struct prun *r, const char *arg)
+{
+	return an_thread_select(r->an, arg);
+}
+
+static int c_cpu_select(struct prun *r, const char *arg)
+{
+	return an_cpu_select(r->an, arg);
+}
+
+static int c_filters(struct prun *r, const char *arg)
+{
+	return an_filter_set(r->an, arg);
+}
+
+static int c_statistics(struct prun *r, const char *arg)
+{
+	return an_view_statistics(r->an);
+}
+
+static int c_header(struct prun *r, const char *arg)
+{
+	return an_view_header(r->an);
+}
+
+static int c_overview(struct prun *r, const char *arg)
+{
+	return an_view_overview(r->an);
+}
+
+static int c_printmode(struct prun *r, const char *arg)
+{
+	if (!strcmp(arg, "text")) {
+		an_v.printmode = AN_PM_TEXT;
+	} else if (!strcmp(arg, "csv")) {
+		an_v.printmode = AN_PM_CSV;
+	} else if (strlen(arg) == 1) {
+		an_v.printmode = AN_PM_DELIM;
+		an_v.delim = arg[0];
+	} else {
+		return an_errf(r->an, -EINVAL, "printmode '%s': text, csv or one character",
+			       arg);
+	}
+	return 0;
+}
+
+static int c_outfile(struct prun *r, const char *arg)
+{
+	struct an *an = r->an;
+	FILE *f;
+
+	if (!strcmp(arg, "-")) {
+		if (an->out != stdout)
+			fclose(an->out);
+		an->out = stdout;
+		return 0;
+	}
+	f = fopen(arg, "w");
+	if (!f)
+		return an_errf(an, -errno, "%s: %s", arg, strerror(errno));
+	if (an->out != stdout)
+		fclose(an->out);
+	an->out = f;
+	return 0;
+}
+
+static int c_script(struct prun *r, const char *arg)
+{
+	struct prun sub = { r->an, r->depth + 1, NULL };
+	FILE *f = r->depth < 8 ? fopen(arg, "r") : NULL;
+	int err;
+
+	if (!f)
+		return an_errf(r->an, -errno, "script %s: %s", arg,
+			       r->depth < 8 ? strerror(errno) : "nested too deep");
+	err = run_script(&sub, f, false);
+	fclose(f);
+	return err;
+}
+
+static int c_name(struct prun *r, const char *arg)
+{
+	if (strcmp(arg, "long") && strcmp(arg, "short"))
+		return an_errf(r->an, -EINVAL, "name '%s': long or short", arg);
+	r->an->name_long = arg[0] == 'l';
+	return 0;
+}
+
+/* -inline is read before loading (cmd_print); later, only a no-op */
+static int c_inline(struct prun *r, const char *arg)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off"))
+		return an_errf(r->an, -EINVAL, "inline '%s': on or off", arg);
+	if ((arg[1] == 'n') != r->an->inline_funcs)
+		return an_errf(r->an, -EINVAL,
+			       "inline %s: give it on the command line, before the experiments are read",
+			       arg);
+	return 0;
+}
+
+static int c_help(struct prun *r, const char *arg)
+{
+	help(r->an->out);
+	return 0;
+}
+
+static int c_quit(struct prun *r, const char *arg)
+{
+	return 1;
+}
+
 static const struct pcmd pcmds[] = {
-	{ "functions", 0, "functions with exclusive and inclusive metrics" },
-	{ "fsingle", 1, "NAME: one function's metrics and facts" },
-	{ "callers-callees", 0, "each function with its callers and callees" },
-	{ "csingle", 1, "NAME: one function's callers and callees" },
-	{ "calltree", 0, "the call tree" },
-	{ "objects", 0, "load objects" },
-	{ "lines", 0, "source lines" },
-	{ "pcs", 0, "instructions (program counters)" },
-	{ "source", 1, "NAME|FILE: annotated source" },
-	{ "disasm", 1, "NAME: annotated disassembly" },
-	{ "metrics", 1, "SPEC: metrics to show, e.g. e.%user:i.user:name (default: default)" },
-	{ "metric_list", 0, "the metrics of these experiments" },
-	{ "sort", 1, "SPEC: sort by this metric, e.g. i.user or name" },
-	{ "limit", 1, "N: show at most N items (0: all)" },
-	{ "thread_list", 0, "threads, numbered for thread_select" },
-	{ "cpu_list", 0, "CPUs with samples" },
-	{ "sample_list", 0, "samples: each second of each run, its packets and times" },
-	{ "experiment_list", 0, "the experiments loaded" },
-	{ "thread_select", 1, "LIST: all, or thread numbers like 1,3-4" },
-	{ "cpu_select", 1, "LIST: all, or CPU numbers like 0,2-3" },
-	{ "filters", 1, "EXPR: e.g. 'TSTAMP >= 1s && TSTAMP < 2s && inStack(\"foo\")', or none" },
-	{ "statistics", 0, "precise microstate totals beside the sampled ones" },
-	{ "header", 0, "what each experiment recorded, and how" },
-	{ "overview", 0, "the total of every metric" },
-	{ "printmode", 1, "text | csv | one delimiter character" },
-	{ "outfile", 1, "FILE: write what follows to FILE (- is standard output)" },
-	{ "script", 1, "FILE: run the commands in FILE" },
-	{ "name", 1, "long | short: function names" },
-	{ "inline", 1, "on | off: inlined calls as frames of their own (command line only)" },
-	{ "help", 0, "this list" },
-	{ "quit", 0, "stop reading commands" },
-	{ "exit", 0, "stop reading commands" },
+	{ "functions", 0, c_flat, "functions with exclusive and inclusive metrics", AN_K_FUNC },
+	{ "fsingle", 1, c_fsingle, "NAME: one function's metrics and facts", 0 },
+	{ "callers-callees", 0, c_cc, "each function with its callers and callees", 0 },
+	{ "csingle", 1, c_csingle, "NAME: one function's callers and callees", 0 },
+	{ "calltree", 0, c_calltree, "the call tree", 0 },
+	{ "objects", 0, c_flat, "load objects", AN_K_OBJ },
+	{ "lines", 0, c_flat, "source lines", AN_K_LINE },
+	{ "pcs", 0, c_flat, "instructions (program counters)", AN_K_PC },
+	{ "source", 1, c_source, "NAME|FILE: annotated source", 0 },
+	{ "disasm", 1, c_disasm, "NAME: annotated disassembly", 0 },
+	{ "metrics", 1, c_metrics, "SPEC: metrics to show, e.g. e.%user:i.user:name (default: default)", 0 },
+	{ "metric_list", 0, c_metric_list, "the metrics of these experiments", 0 },
+	{ "sort", 1, c_sort, "SPEC: sort by this metric, e.g. i.user or name", 0 },
+	{ "limit", 1, c_limit, "N: show at most N items (0: all)", 0 },
+	{ "thread_list", 0, c_thread_list, "threads, numbered for thread_select", 0 },
+	{ "cpu_list", 0, c_cpu_list, "CPUs with samples", 0 },
+	{ "sample_list", 0, c_sample_list, "samples: each second of each run, its packets and times", 0 },
+	{ "experiment_list", 0, c_experiment_list, "the experiments loaded", 0 },
+	{ "thread_select", 1, c_thread_select, "LIST: all, or thread numbers like 1,3-4", 0 },
+	{ "cpu_select", 1, c_cpu_select, "LIST: all, or CPU numbers like 0,2-3", 0 },
+	{ "filters", 1, c_filters, "EXPR: e.g. 'TSTAMP >= 1s && TSTAMP < 2s && inStack(\"foo\")', or none", 0 },
+	{ "statistics", 0, c_statistics, "precise microstate totals beside the sampled ones", 0 },
+	{ "header", 0, c_header, "what each experiment recorded, and how", 0 },
+	{ "overview", 0, c_overview, "the total of every metric", 0 },
+	{ "printmode", 1, c_printmode, "text | csv | one delimiter character", 0 },
+	{ "outfile", 1, c_outfile, "FILE: write what follows to FILE (- is standard output)", 0 },
+	{ "script", 1, c_script, "FILE: run the commands in FILE", 0 },
+	{ "name", 1, c_name, "long | short: function names", 0 },
+	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0 },
+	{ "help", 0, c_help, "this list", 0 },
+	{ "quit", 0, c_quit, "stop reading commands", 0 },
+	{ "exit", 0, c_quit, "stop reading commands", 0 },
 };
 
 #define NPCMDS (sizeof(pcmds) / sizeof(pcmds[0]))
@@ -79,144 +312,22 @@ static void help(FILE *f)
 		fprintf(f, "  %-16s %s\n", pcmds[i].name, pcmds[i].help);
 }
 
-static int run_script(struct an *an, FILE *in, bool prompt, int depth);
-
-static int set_outfile(struct an *an, const char *arg)
-{
-	FILE *f;
-
-	if (!strcmp(arg, "-")) {
-		if (an->out != stdout)
-			fclose(an->out);
-		an->out = stdout;
-		return 0;
-	}
-	f = fopen(arg, "w");
-	if (!f)
-		return an_errf(an, -errno, "%s: %s", arg, strerror(errno));
-	if (an->out != stdout)
-		fclose(an->out);
-	an->out = f;
-	return 0;
-}
-
 /* Run one command; 1: quit. */
-static int run(struct an *an, const struct pcmd *c, const char *arg, int depth)
+static int run(struct prun *r, const struct pcmd *c, const char *arg)
 {
-	const char *n = c->name;
-	int err = 0;
+	int err;
 
-	if (!strcmp(n, "functions"))
-		err = an_view_flat(an, AN_K_FUNC);
-	else if (!strcmp(n, "objects"))
-		err = an_view_flat(an, AN_K_OBJ);
-	else if (!strcmp(n, "lines"))
-		err = an_view_flat(an, AN_K_LINE);
-	else if (!strcmp(n, "pcs"))
-		err = an_view_flat(an, AN_K_PC);
-	else if (!strcmp(n, "fsingle"))
-		err = an_view_fsingle(an, arg);
-	else if (!strcmp(n, "callers-callees"))
-		err = an_view_cc(an, NULL);
-	else if (!strcmp(n, "csingle"))
-		err = an_view_cc(an, arg);
-	else if (!strcmp(n, "calltree"))
-		err = an_view_calltree(an);
-	else if (!strcmp(n, "source"))
-		err = an_view_source(an, arg);
-	else if (!strcmp(n, "disasm"))
-		err = an_view_disasm(an, arg);
-	else if (!strcmp(n, "metrics")) {
-		if (!strcmp(arg, "default"))
-			an_v.ml.n = 0;
-		else
-			err = an_mlist_parse(an, arg, &an_v.ml);
-		if (err)
-			an_v.ml.n = 0;
-	} else if (!strcmp(n, "metric_list")) {
-		an_metric_list_help(an, an->out);
-		fprintf(an->out, "\nCurrent metrics: ");
-		if (an_v.ml.n)
-			an_mlist_print(an, an->out, &an_v.ml);
-		else
-			fprintf(an->out, "default\n");
-	} else if (!strcmp(n, "sort")) {
-		err = an_msort_parse(an, arg, &an_v.sort);
-		an_v.sort_set = !err;
-	} else if (!strcmp(n, "limit")) {
-		char *end;
+	r->cmd = c;
+	err = c->run(r, arg);
 
-		an_v.limit = strtol(arg, &end, 10);
-		if (*end || an_v.limit < 0) {
-			an_v.limit = 0;
-			err = an_errf(an, -EINVAL, "limit '%s': not a number", arg);
-		}
-	} else if (!strcmp(n, "thread_list"))
-		err = an_view_thread_list(an);
-	else if (!strcmp(n, "cpu_list"))
-		err = an_view_cpu_list(an);
-	else if (!strcmp(n, "sample_list"))
-		err = an_view_sample_list(an);
-	else if (!strcmp(n, "experiment_list")) {
-		for (size_t i = 0; i < an->exps.n; i++)
-			fprintf(an->out, "%zu %s\n", i + 1,
-				AN_VEC(an->exps, struct an_exp, i).name);
-	} else if (!strcmp(n, "thread_select"))
-		err = an_thread_select(an, arg);
-	else if (!strcmp(n, "cpu_select"))
-		err = an_cpu_select(an, arg);
-	else if (!strcmp(n, "filters"))
-		err = an_filter_set(an, arg);
-	else if (!strcmp(n, "statistics"))
-		err = an_view_statistics(an);
-	else if (!strcmp(n, "header"))
-		err = an_view_header(an);
-	else if (!strcmp(n, "overview"))
-		err = an_view_overview(an);
-	else if (!strcmp(n, "printmode")) {
-		if (!strcmp(arg, "text"))
-			an_v.printmode = AN_PM_TEXT;
-		else if (!strcmp(arg, "csv"))
-			an_v.printmode = AN_PM_CSV;
-		else if (strlen(arg) == 1) {
-			an_v.printmode = AN_PM_DELIM;
-			an_v.delim = arg[0];
-		} else
-			err = an_errf(an, -EINVAL, "printmode '%s': text, csv or one character",
-				      arg);
-	} else if (!strcmp(n, "outfile"))
-		err = set_outfile(an, arg);
-	else if (!strcmp(n, "script")) {
-		FILE *f = depth < 8 ? fopen(arg, "r") : NULL;
-
-		if (!f)
-			return an_errf(an, -errno, "script %s: %s", arg,
-				       depth < 8 ? strerror(errno) : "nested too deep");
-		err = run_script(an, f, false, depth + 1);
-		fclose(f);
-	} else if (!strcmp(n, "name")) {
-		if (!strcmp(arg, "long") || !strcmp(arg, "short"))
-			an->name_long = arg[0] == 'l';
-		else
-			err = an_errf(an, -EINVAL, "name '%s': long or short", arg);
-	} else if (!strcmp(n, "inline")) {
-		if (strcmp(arg, "on") && strcmp(arg, "off"))
-			err = an_errf(an, -EINVAL, "inline '%s': on or off", arg);
-		else if ((arg[1] == 'n') != an->inline_funcs)
-			err = an_errf(an, -EINVAL,
-				      "inline %s: give it on the command line, before the experiments are read",
-				      arg);
-	} else if (!strcmp(n, "help"))
-		help(an->out);
-	else if (!strcmp(n, "quit") || !strcmp(n, "exit"))
-		return 1;
-	fflush(an->out);
+	fflush(r->an->out);
 	return err;
 }
 
 /* Commands one a line: "name [ARG]"; '#' starts a comment line. */
-static int run_script(struct an *an, FILE *in, bool prompt, int depth)
+static int run_script(struct prun *pr, FILE *in, bool prompt)
 {
+	struct an *an = pr->an;
 	char line[4096];
 	int failed = 0, r;
 
@@ -260,7 +371,7 @@ static int run_script(struct an *an, FILE *in, bool prompt, int depth)
 			continue;
 		}
 		an->nruns++;
-		r = run(an, c, arg, depth);
+		r = run(pr, c, arg);
 		if (r == 1)
 			break;
 		if (r < 0) {
@@ -283,6 +394,7 @@ int cmd_print(int argc, char **argv)
 	const char **exps = calloc(argc + 1, sizeof(*exps));
 	bool from_stdin = false;
 	struct an an;
+	struct prun pr = { &an, 0, NULL };
 
 	if (!todo || !exps) {
 		fprintf(stderr, "lwprof print: out of memory\n");
@@ -355,7 +467,7 @@ int cmd_print(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < ntodo; i++) {
-		int r = run(&an, todo[i].c, todo[i].arg, 0);
+		int r = run(&pr, todo[i].c, todo[i].arg);
 
 		an.nruns++;
 		if (r == 1)
@@ -366,7 +478,7 @@ int cmd_print(int argc, char **argv)
 		}
 	}
 	if (!ntodo || from_stdin) {
-		if (run_script(&an, stdin, isatty(0), 0))
+		if (run_script(&pr, stdin, isatty(0)))
 			status = 1;
 		if (!an.nruns && an_view_flat(&an, AN_K_FUNC) < 0) {
 			fprintf(stderr, "lwprof print: %s\n", an.err);
