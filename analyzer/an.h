@@ -273,7 +273,6 @@ struct an_filter;
 
 struct an {
 	char err[AN_ERRLEN];
-	FILE *out;
 	struct an_vec exps;	/* struct an_exp */
 	struct an_vec threads;	/* struct an_thread */
 	struct an_htab thr_h;
@@ -312,11 +311,8 @@ struct an {
 	double ctr_mhz[AN_MAX_COUNTERS];	/* > 0: cycles shown as time */
 	int nctr;
 	bool has_clock;
-	/* settings */
-	bool name_long;
 	bool inline_funcs;	/* charge inlined code to the inlined function */
 	uint64_t tmin, tmax;	/* over all experiments */
-	struct an_filter *filter;
 	uint64_t nwarn;
 	unsigned long nruns;	/* commands run */
 	unsigned long unwind_ok, unwind_fail, unwind_cached;
@@ -419,7 +415,7 @@ void an_obj_free(struct an_obj *o);
 int an_objs_init(struct an *an);
 int an_objs_trunc(struct an *an);
 void an_objs_free(struct an *an);
-const char *an_func_name(struct an *an, uint32_t f);
+const char *an_func_name(struct an *an, uint32_t f, bool name_long);
 uint32_t an_obj_fname(struct an *an, uint32_t obj, const char *full,
 		      uint64_t addr, uint64_t size);
 

@@ -26,9 +26,14 @@ struct pcmd {
 	int kind;	/* the flat views': AN_K_* */
 };
 
-/* What a command runs with: the experiments, and the script nesting. */
+/*
+ * What a command runs with: the experiments, the view settings, the
+ * output, and the script nesting.
+ */
 struct prun {
 	struct an *an;
+	struct an_settings *vs;
+	struct an_out *out;
 	int depth;
 	const struct pcmd *cmd;	/* the one running */
 };
@@ -39,37 +44,37 @@ static void help(FILE *f);
 /* -functions, -objects, -lines, -pcs */
 static int c_flat(struct prun *r, const char *arg)
 {
-	return an_view_flat(r->an, r->cmd->kind);
+	return an_view_flat(r->an, r->vs, r->out, r->cmd->kind);
 }
 
 static int c_fsingle(struct prun *r, const char *arg)
 {
-	return an_view_fsingle(r->an, arg);
+	return an_view_fsingle(r->an, r->vs, r->out, arg);
 }
 
 static int c_cc(struct prun *r, const char *arg)
 {
-	return an_view_cc(r->an, NULL);
+	return an_view_cc(r->an, r->vs, r->out, NULL);
 }
 
 static int c_csingle(struct prun *r, const char *arg)
 {
-	return an_view_cc(r->an, arg);
+	return an_view_cc(r->an, r->vs, r->out, arg);
 }
 
 static int c_calltree(struct prun *r, const char *arg)
 {
-	return an_view_calltree(r->an);
+	return an_view_calltree(r->an, r->vs, r->out);
 }
 
 static int c_source(struct prun *r, const char *arg)
 {
-	return an_view_source(r->an, arg);
+	return an_view_source(r->an, r->vs, r->out, arg);
 }
 
 static int c_disasm(struct prun *r, const char *arg)
 {
-	return an_view_disasm(r->an, arg);
+	return an_view_disasm(r->an, r->vs, r->out, arg);
 }
 
 static int c_metrics(struct prun *r, const char *arg)
@@ -77,32 +82,33 @@ static int c_metrics(struct prun *r, const char *arg)
 	int err = 0;
 
 	if (!strcmp(arg, "default"))
-		an_v.ml.n = 0;
+		r->vs->ml.n = 0;
 	else
-		err = an_mlist_parse(r->an, arg, &an_v.ml);
+		err = an_mlist_parse(r->an, arg, &r->vs->ml);
 	if (err)
-		an_v.ml.n = 0;
+		r->vs->ml.n = 0;
 	return err;
 }
 
 static int c_metric_list(struct prun *r, const char *arg)
 {
 	struct an *an = r->an;
+	FILE *f = r->out->f;
 
-	an_metric_list_help(an, an->out);
-	fprintf(an->out, "\nCurrent metrics: ");
-	if (an_v.ml.n)
-		an_mlist_print(an, an->out, &an_v.ml);
+	an_metric_list_help(an, f);
+	fprintf(f, "\nCurrent metrics: ");
+	if (r->vs->ml.n)
+		an_mlist_print(an, f, &r->vs->ml);
 	else
-		fprintf(an->out, "default\n");
+		fprintf(f, "default\n");
 	return 0;
 }
 
 static int c_sort(struct prun *r, const char *arg)
 {
-	int err = an_msort_parse(r->an, arg, &an_v.sort);
+	int err = an_msort_parse(r->an, arg, &r->vs->sort);
 
-	an_v.sort_set = !err;
+	r->vs->sort_set = !err;
 	return err;
 }
 
@@ -110,9 +116,9 @@ static int c_limit(struct prun *r, const char *arg)
 {
 	char *end;
 
-	an_v.limit = strtol(arg, &end, 10);
-	if (*end || an_v.limit < 0) {
-		an_v.limit = 0;
+	r->vs->limit = strtol(arg, &end, 10);
+	if (*end || r->vs->limit < 0) {
+		r->vs->limit = 0;
 		return an_errf(r->an, -EINVAL, "limit '%s': not a number", arg);
 	}
 	return 0;
@@ -120,17 +126,17 @@ static int c_limit(struct prun *r, const char *arg)
 
 static int c_thread_list(struct prun *r, const char *arg)
 {
-	return an_view_thread_list(r->an);
+	return an_view_thread_list(r->an, r->vs, r->out);
 }
 
 static int c_cpu_list(struct prun *r, const char *arg)
 {
-	return an_view_cpu_list(r->an);
+	return an_view_cpu_list(r->an, r->vs, r->out);
 }
 
 static int c_sample_list(struct prun *r, const char *arg)
 {
-	return an_view_sample_list(r->an);
+	return an_view_sample_list(r->an, r->vs, r->out);
 }
 
 static int c_experiment_list(struct prun *r, const char *arg)
@@ -138,50 +144,50 @@ static int c_experiment_list(struct prun *r, const char *arg)
 	struct an *an = r->an;
 
 	for (size_t i = 0; i < an->exps.n; i++)
-		fprintf(an->out, "%zu %s\n", i + 1,
+		fprintf(r->out->f, "%zu %s\n", i + 1,
 			AN_VEC(an->exps, struct an_exp, i).name);
 	return 0;
 }
 
 static int c_thread_select(struct prun *r, const char *arg)
 {
-	return an_thread_select(r->an, arg);
+	return an_thread_select(r->an, &r->vs->filter, arg);
 }
 
 static int c_cpu_select(struct prun *r, const char *arg)
 {
-	return an_cpu_select(r->an, arg);
+	return an_cpu_select(r->an, &r->vs->filter, arg);
 }
 
 static int c_filters(struct prun *r, const char *arg)
 {
-	return an_filter_set(r->an, arg);
+	return an_filter_set(r->an, &r->vs->filter, arg);
 }
 
 static int c_statistics(struct prun *r, const char *arg)
 {
-	return an_view_statistics(r->an);
+	return an_view_statistics(r->an, r->vs, r->out);
 }
 
 static int c_header(struct prun *r, const char *arg)
 {
-	return an_view_header(r->an);
+	return an_view_header(r->an, r->vs, r->out);
 }
 
 static int c_overview(struct prun *r, const char *arg)
 {
-	return an_view_overview(r->an);
+	return an_view_overview(r->an, r->vs, r->out);
 }
 
 static int c_printmode(struct prun *r, const char *arg)
 {
 	if (!strcmp(arg, "text")) {
-		an_v.printmode = AN_PM_TEXT;
+		r->out->mode = AN_PM_TEXT;
 	} else if (!strcmp(arg, "csv")) {
-		an_v.printmode = AN_PM_CSV;
+		r->out->mode = AN_PM_CSV;
 	} else if (strlen(arg) == 1) {
-		an_v.printmode = AN_PM_DELIM;
-		an_v.delim = arg[0];
+		r->out->mode = AN_PM_DELIM;
+		r->out->delim = arg[0];
 	} else {
 		return an_errf(r->an, -EINVAL, "printmode '%s': text, csv or one character",
 			       arg);
@@ -191,27 +197,27 @@ static int c_printmode(struct prun *r, const char *arg)
 
 static int c_outfile(struct prun *r, const char *arg)
 {
-	struct an *an = r->an;
+	struct an_out *o = r->out;
 	FILE *f;
 
 	if (!strcmp(arg, "-")) {
-		if (an->out != stdout)
-			fclose(an->out);
-		an->out = stdout;
+		if (o->f != stdout)
+			fclose(o->f);
+		o->f = stdout;
 		return 0;
 	}
 	f = fopen(arg, "w");
 	if (!f)
-		return an_errf(an, -errno, "%s: %s", arg, strerror(errno));
-	if (an->out != stdout)
-		fclose(an->out);
-	an->out = f;
+		return an_errf(r->an, -errno, "%s: %s", arg, strerror(errno));
+	if (o->f != stdout)
+		fclose(o->f);
+	o->f = f;
 	return 0;
 }
 
 static int c_script(struct prun *r, const char *arg)
 {
-	struct prun sub = { r->an, r->depth + 1, NULL };
+	struct prun sub = { r->an, r->vs, r->out, r->depth + 1, NULL };
 	FILE *f = r->depth < 8 ? fopen(arg, "r") : NULL;
 	int err;
 
@@ -227,7 +233,7 @@ static int c_name(struct prun *r, const char *arg)
 {
 	if (strcmp(arg, "long") && strcmp(arg, "short"))
 		return an_errf(r->an, -EINVAL, "name '%s': long or short", arg);
-	r->an->name_long = arg[0] == 'l';
+	r->vs->name_long = arg[0] == 'l';
 	return 0;
 }
 
@@ -245,7 +251,7 @@ static int c_inline(struct prun *r, const char *arg)
 
 static int c_help(struct prun *r, const char *arg)
 {
-	help(r->an->out);
+	help(r->out->f);
 	return 0;
 }
 
@@ -320,7 +326,7 @@ static int run(struct prun *r, const struct pcmd *c, const char *arg)
 	r->cmd = c;
 	err = c->run(r, arg);
 
-	fflush(r->an->out);
+	fflush(r->out->f);
 	return err;
 }
 
@@ -394,7 +400,9 @@ int cmd_print(int argc, char **argv)
 	const char **exps = calloc(argc + 1, sizeof(*exps));
 	bool from_stdin = false;
 	struct an an;
-	struct prun pr = { &an, 0, NULL };
+	struct an_settings vs = { .limit = 0 };
+	struct an_out out = { stdout, AN_PM_TEXT, ',' };
+	struct prun pr = { &an, &vs, &out, 0, NULL };
 
 	if (!todo || !exps) {
 		fprintf(stderr, "lwprof print: out of memory\n");
@@ -480,18 +488,16 @@ int cmd_print(int argc, char **argv)
 	if (!ntodo || from_stdin) {
 		if (run_script(&pr, stdin, isatty(0)))
 			status = 1;
-		if (!an.nruns && an_view_flat(&an, AN_K_FUNC) < 0) {
+		if (!an.nruns && an_view_flat(&an, &vs, &out, AN_K_FUNC) < 0) {
 			fprintf(stderr, "lwprof print: %s\n", an.err);
 			status = 1;
 		}
 	}
 out:
-	if (an.out != stdout)
-		fclose(an.out);
-	an_filter_free(&an);
+	if (out.f != stdout)
+		fclose(out.f);
+	an_filter_free(&vs.filter);
 	an_free(&an);
-	memset(&an_v, 0, sizeof(an_v));
-	an_v.delim = ',';
 	free(todo);
 	free(exps);
 	return status;

@@ -24,7 +24,7 @@ static inline uint32_t pc_fn(struct an *an, const struct an_pc *p)
 	return an->inline_funcs ? p->ifunc : p->func;
 }
 
-int an_aggregate(struct an *an, struct an_agg *g)
+int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)
 {
 	const struct an_samples *s = &an->s;
 	size_t nb = an->nbase, i;
@@ -42,7 +42,7 @@ int an_aggregate(struct an *an, struct an_agg *g)
 		unsigned m = s->mask[i];
 		uint64_t *row;
 
-		if (an->filter && !an_filter_pass(an, an->filter, i)) {
+		if (flt && !an_filter_pass(an, flt, i)) {
 			v += __builtin_popcount(m);
 			continue;
 		}

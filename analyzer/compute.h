@@ -18,7 +18,10 @@ struct an_agg {
 	uint64_t nsamples;
 };
 
-int an_aggregate(struct an *an, struct an_agg *g);
+struct an_filter;
+
+/* the samples that pass filter f (NULL: all) */
+int an_aggregate(struct an *an, struct an_filter *f, struct an_agg *g);
 void an_agg_free(struct an_agg *g);
 
 #define AN_K_FUNC 0
@@ -106,14 +109,15 @@ void an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l)
 void an_mlist_print(struct an *an, FILE *f, const struct an_mlist *l);
 void an_metric_list_help(struct an *an, FILE *f);
 
-/* ---- filters (filter.c) ---- */
+/* ---- filters (filter.c): *fp is the settings' filter, NULL for none ---- */
 
-int an_filter_set(struct an *an, const char *expr);
-int an_thread_select(struct an *an, const char *list);
-int an_cpu_select(struct an *an, const char *list);
+int an_filter_set(struct an *an, struct an_filter **fp, const char *expr);
+int an_thread_select(struct an *an, struct an_filter **fp, const char *list);
+int an_cpu_select(struct an *an, struct an_filter **fp, const char *list);
 bool an_filter_pass(struct an *an, struct an_filter *f, size_t i);
-void an_filter_free(struct an *an);
-const char *an_filter_desc(struct an *an);
+void an_filter_free(struct an_filter **fp);
+/* "none", or the filter's parts, in buf */
+const char *an_filter_desc(const struct an_filter *f, char *buf, size_t len);
 
 /* ---- table output (out.c) ---- */
 
@@ -129,7 +133,14 @@ struct an_table {
 	size_t rows, cap;
 };
 
-void an_title(struct an *an, const char *fmt, ...)
+/* Where views write, and how (-outfile, -printmode). */
+struct an_out {
+	FILE *f;
+	int mode;		/* AN_PM_* */
+	char delim;		/* AN_PM_DELIM's */
+};
+
+void an_title(struct an_out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int an_table_init(struct an_table *t, int ncol);
 int an_table_head(struct an_table *t, int col, const char *h1, const char *h2,
@@ -137,38 +148,52 @@ int an_table_head(struct an_table *t, int col, const char *h1, const char *h2,
 int an_table_cell(struct an_table *t, size_t row, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 size_t an_table_row(struct an_table *t);	/* new row index, or SIZE_MAX */
-void an_table_print(struct an *an, struct an_table *t, FILE *f);
+void an_table_print(struct an_out *o, struct an_table *t);
 void an_table_free(struct an_table *t);
 
-/* the per-view state shared by the views (view_*.c) */
-struct an_view {
+/*
+ * The view settings: what the commands set (cmd_print.c owns them) and
+ * every view reads, given to it as an argument.
+ */
+struct an_settings {
 	struct an_mlist ml;	/* explicit -metrics, or n == 0: defaults */
 	struct an_msort sort;
 	bool sort_set;
 	long limit;		/* 0: all */
-	int printmode;
-	char delim;
+	bool name_long;		/* -name long */
+	struct an_filter *filter;	/* NULL: every sample */
 };
 
-extern struct an_view an_v;
-
-/* views */
-int an_view_flat(struct an *an, int kind);
-int an_view_fsingle(struct an *an, const char *name);
-int an_view_cc(struct an *an, const char *single);
-int an_view_calltree(struct an *an);
-int an_view_source(struct an *an, const char *what);
-int an_view_disasm(struct an *an, const char *what);
-int an_view_statistics(struct an *an);
-int an_view_header(struct an *an);
-int an_view_overview(struct an *an);
-int an_view_thread_list(struct an *an);
-int an_view_cpu_list(struct an *an);
-int an_view_sample_list(struct an *an);
+/* views: the experiments, the settings, where to write */
+int an_view_flat(struct an *an, const struct an_settings *vs,
+	         struct an_out *o, int kind);
+int an_view_fsingle(struct an *an, const struct an_settings *vs,
+	            struct an_out *o, const char *name);
+int an_view_cc(struct an *an, const struct an_settings *vs,
+	       struct an_out *o, const char *single);
+int an_view_calltree(struct an *an, const struct an_settings *vs,
+	             struct an_out *o);
+int an_view_source(struct an *an, const struct an_settings *vs,
+	           struct an_out *o, const char *what);
+int an_view_disasm(struct an *an, const struct an_settings *vs,
+	           struct an_out *o, const char *what);
+int an_view_statistics(struct an *an, const struct an_settings *vs,
+	               struct an_out *o);
+int an_view_header(struct an *an, const struct an_settings *vs,
+	           struct an_out *o);
+int an_view_overview(struct an *an, const struct an_settings *vs,
+	             struct an_out *o);
+int an_view_thread_list(struct an *an, const struct an_settings *vs,
+	                struct an_out *o);
+int an_view_cpu_list(struct an *an, const struct an_settings *vs,
+	             struct an_out *o);
+int an_view_sample_list(struct an *an, const struct an_settings *vs,
+	                struct an_out *o);
 
 /* helpers shared by the views (view_func.c) */
-int an_cols_effective(struct an *an, const struct an_agg *g,
-		      struct an_mlist *out, bool attributed);
+int an_cols_effective(struct an *an, const struct an_settings *vs,
+		      const struct an_agg *g, struct an_mlist *out,
+		      bool attributed);
 void an_fmt_metric(struct an *an, char *buf, size_t len, int m, double v);
 int an_make_heads(struct an *an, const struct an_mlist *ml,
 		  struct an_table *t, int *colof);

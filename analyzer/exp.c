@@ -20,7 +20,6 @@
 int an_init(struct an *an)
 {
 	memset(an, 0, sizeof(*an));
-	an->out = stdout;
 	an->exps.esz = sizeof(struct an_exp);
 	an->threads.esz = sizeof(struct an_thread);
 	an->as.esz = sizeof(struct an_as);

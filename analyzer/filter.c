@@ -339,32 +339,32 @@ static void free_expr(struct an_filter *f)
 	f->expr = NULL;
 }
 
-static struct an_filter *get(struct an *an)
+static struct an_filter *get(struct an_filter **fp)
 {
-	if (!an->filter) {
-		an->filter = calloc(1, sizeof(*an->filter));
-		if (an->filter)
-			an->filter->root = -1;
+	if (!*fp) {
+		*fp = calloc(1, sizeof(**fp));
+		if (*fp)
+			(*fp)->root = -1;
 	}
-	return an->filter;
+	return *fp;
 }
 
 /* Drop the filter when it selects everything (the fast path). */
-static void settle(struct an *an)
+static void settle(struct an_filter **fp)
 {
-	struct an_filter *f = an->filter;
+	struct an_filter *f = *fp;
 
 	if (f && !f->thr_ok && !f->cpu_ok && f->root < 0) {
 		free(f->threads);
 		free(f->cpus);
 		free(f);
-		an->filter = NULL;
+		*fp = NULL;
 	}
 }
 
-int an_filter_set(struct an *an, const char *expr)
+int an_filter_set(struct an *an, struct an_filter **fp, const char *expr)
 {
-	struct an_filter *f = get(an);
+	struct an_filter *f = get(fp);
 	struct parser ps = { an, f, expr, expr, 0 };
 	int root;
 
@@ -373,7 +373,7 @@ int an_filter_set(struct an *an, const char *expr)
 	free_expr(f);
 	skip(&ps);
 	if (!*ps.p || !strcmp(ps.p, "none") || !strcmp(ps.p, "all")) {
-		settle(an);
+		settle(fp);
 		return 0;
 	}
 	root = parse_or(&ps);
@@ -382,7 +382,7 @@ int an_filter_set(struct an *an, const char *expr)
 		root = fail(&ps, "unexpected text");
 	if (root < 0) {
 		free_expr(f);
-		settle(an);
+		settle(fp);
 		return ps.err ? ps.err : -EINVAL;
 	}
 	f->root = root;
@@ -429,9 +429,9 @@ static int parse_list(struct an *an, const char *list, uint8_t **ok, size_t n,
 	return 0;
 }
 
-int an_thread_select(struct an *an, const char *list)
+int an_thread_select(struct an *an, struct an_filter **fp, const char *list)
 {
-	struct an_filter *f = get(an);
+	struct an_filter *f = get(fp);
 	int err;
 
 	if (!f)
@@ -439,13 +439,13 @@ int an_thread_select(struct an *an, const char *list)
 	err = parse_list(an, list, &f->thr_ok, an->threads.n, "thread", 1);
 	free(f->threads);
 	f->threads = f->thr_ok ? strdup(list) : NULL;
-	settle(an);
+	settle(fp);
 	return err;
 }
 
-int an_cpu_select(struct an *an, const char *list)
+int an_cpu_select(struct an *an, struct an_filter **fp, const char *list)
 {
-	struct an_filter *f = get(an);
+	struct an_filter *f = get(fp);
 	int err;
 
 	if (!f)
@@ -453,13 +453,13 @@ int an_cpu_select(struct an *an, const char *list)
 	err = parse_list(an, list, &f->cpu_ok, 65536, "cpu", 0);
 	free(f->cpus);
 	f->cpus = f->cpu_ok ? strdup(list) : NULL;
-	settle(an);
+	settle(fp);
 	return err;
 }
 
-void an_filter_free(struct an *an)
+void an_filter_free(struct an_filter **fp)
 {
-	struct an_filter *f = an->filter;
+	struct an_filter *f = *fp;
 
 	if (!f)
 		return;
@@ -469,17 +469,14 @@ void an_filter_free(struct an *an)
 	free(f->threads);
 	free(f->cpus);
 	free(f);
-	an->filter = NULL;
+	*fp = NULL;
 }
 
-const char *an_filter_desc(struct an *an)
+const char *an_filter_desc(const struct an_filter *f, char *buf, size_t len)
 {
-	static char buf[1024];
-	struct an_filter *f = an->filter;
-
 	if (!f)
 		return "none";
-	snprintf(buf, sizeof(buf), "%s%s%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s%s",
 		 f->threads ? "threads " : "", f->threads ? f->threads : "",
 		 f->cpus ? " cpus " : "", f->cpus ? f->cpus : "",
 		 f->expr ? " expression " : "", f->expr ? f->expr : "");

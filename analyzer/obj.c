@@ -355,9 +355,9 @@ int an_obj_vaddr(struct an *an, uint32_t obj, uint64_t off, uint64_t *vaddr)
 	return -ENOENT;
 }
 
-const char *an_func_name(struct an *an, uint32_t f)
+const char *an_func_name(struct an *an, uint32_t f, bool name_long)
 {
 	struct an_func *fn = &AN_VEC(an->funcs, struct an_func, f);
 
-	return an->name_long ? fn->lname : fn->name;
+	return name_long ? fn->lname : fn->name;
 }

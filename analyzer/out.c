@@ -14,15 +14,14 @@
 #include "compute.h"
 
 /* A view's title: text mode only (CSV output is the table alone). */
-void an_title(struct an *an, const char *fmt, ...)
+void an_title(struct an_out *o, const char *fmt, ...)
 {
-	extern struct an_view an_v;
 	va_list ap;
 
-	if (an_v.printmode != AN_PM_TEXT)
+	if (o->mode != AN_PM_TEXT)
 		return;
 	va_start(ap, fmt);
-	vfprintf(an->out, fmt, ap);
+	vfprintf(o->f, fmt, ap);
 	va_end(ap);
 }
 
@@ -158,15 +157,15 @@ static size_t put_cell(char *line, size_t at, const char *s, size_t w, bool left
 	return at + w + 2;
 }
 
-void an_table_print(struct an *an, struct an_table *t, FILE *f)
+void an_table_print(struct an_out *o, struct an_table *t)
 {
-	extern struct an_view an_v;
+	FILE *f = o->f;
 	size_t w[AN_MAX_COLS], r, l, total = 0, at;
 	char *line;
 	int c;
 
-	if (an_v.printmode != AN_PM_TEXT) {
-		print_delim(t, f, an_v.printmode == AN_PM_CSV ? ',' : an_v.delim);
+	if (o->mode != AN_PM_TEXT) {
+		print_delim(t, f, o->mode == AN_PM_CSV ? ',' : o->delim);
 		return;
 	}
 	for (c = 0; c < t->ncol; c++) {

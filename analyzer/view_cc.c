@@ -15,13 +15,14 @@
 #include "compute.h"
 
 /* Columns: the metric list, with an a. column for each metric shown. */
-static void cc_cols(struct an *an, const struct an_agg *g, struct an_mlist *ml)
+static void cc_cols(struct an *an, const struct an_settings *vs,
+		    const struct an_agg *g, struct an_mlist *ml)
 {
 	struct an_mlist in;
 	int i, k;
 
-	an_cols_effective(an, g, &in, true);
-	if (an_v.ml.n) {
+	an_cols_effective(an, vs, g, &in, true);
+	if (vs->ml.n) {
 		*ml = in;
 		return;
 	}
@@ -39,12 +40,12 @@ static void cc_cols(struct an *an, const struct an_agg *g, struct an_mlist *ml)
 	}
 }
 
-static int sort_metric(const struct an_mlist *ml)
+static int sort_metric(const struct an_settings *vs, const struct an_mlist *ml)
 {
 	int i;
 
-	if (an_v.sort_set && an_v.sort.m < AN_M_NAME)
-		return an_v.sort.m;
+	if (vs->sort_set && vs->sort.m < AN_M_NAME)
+		return vs->sort.m;
 	for (i = 0; i < ml->n; i++)
 		if (ml->c[i].flavor != 's')
 			return ml->c[i].m;
@@ -53,6 +54,8 @@ static int sort_metric(const struct an_mlist *ml)
 
 struct cc {
 	struct an *an;
+	const struct an_settings *vs;
+	struct an_out *o;
 	struct an_agg g;
 	struct an_flat f;
 	struct an_edges callers, callees;
@@ -62,22 +65,21 @@ struct cc {
 	int sm;
 };
 
-static struct cc *cc_sort_ctx;
-
 struct cc_item {
 	uint32_t func;
 	uint64_t key;
 	const uint64_t *attr;
 };
 
-static int item_cmp(const void *a, const void *b)
+static int item_cmp(const void *a, const void *b, void *ctx)
 {
+	const struct cc *c = ctx;
 	const struct cc_item *x = a, *y = b;
 
 	if (x->key != y->key)
 		return x->key > y->key ? -1 : 1;
-	return strcmp(an_func_name(cc_sort_ctx->an, x->func),
-		      an_func_name(cc_sort_ctx->an, y->func));
+	return strcmp(an_func_name(c->an, x->func, c->vs->name_long),
+		      an_func_name(c->an, y->func, c->vs->name_long));
 }
 
 static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
@@ -102,7 +104,7 @@ static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
 		if (m->flavor == 's') {
 			if (m->m == AN_M_NAME) {
 				snprintf(name, sizeof(name), "%s%s", prefix,
-					 an_func_name(an, func));
+					 an_func_name(an, func, c->vs->name_long));
 				an_table_cell(&c->t, row, col, "%s", name);
 			} else if (m->m == AN_M_SIZE) {
 				an_table_cell(&c->t, row, col, "%" PRIu64,
@@ -179,17 +181,17 @@ static int cc_side(struct cc *c, struct an_edges *e, struct cc_index *x,
 		it[i].attr = e->vals + (size_t)k * e->nb;
 		it[i].key = an_metric_raw(c->an, c->sm, it[i].attr);
 	}
-	cc_sort_ctx = c;
-	qsort(it, n, sizeof(*it), item_cmp);
+	qsort_r(it, n, sizeof(*it), item_cmp, c);
 	for (i = 0; i < n && !err; i++)
 		err = cc_row(c, it[i].func, it[i].attr, "  ");
 	free(it);
 	return err;
 }
 
-int an_view_cc(struct an *an, const char *single)
+int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
+	       const char *single)
 {
-	struct cc c = { .an = an };
+	struct cc c = { .an = an, .vs = vs, .o = o };
 	struct cc_index xr = { 0 }, xe = { 0 };
 	struct cc_item *it = NULL;
 	uint32_t one = UINT32_MAX;
@@ -201,7 +203,7 @@ int an_view_cc(struct an *an, const char *single)
 		if (one == UINT32_MAX)
 			return an_errf(an, -ENOENT, "no function named '%s'", single);
 	}
-	err = an_aggregate(an, &c.g);
+	err = an_aggregate(an, vs->filter, &c.g);
 	if (!err)
 		err = an_flat(an, &c.g, AN_K_FUNC, &c.f);
 	if (!err)
@@ -213,8 +215,8 @@ int an_view_cc(struct an *an, const char *single)
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	cc_cols(an, &c.g, &c.ml);
-	c.sm = sort_metric(&c.ml);
+	cc_cols(an, vs, &c.g, &c.ml);
+	c.sm = sort_metric(vs, &c.ml);
 	if (an_make_heads(an, &c.ml, &c.t, c.colof)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
@@ -235,11 +237,10 @@ int an_view_cc(struct an *an, const char *single)
 		it[n].func = one;
 		it[n++].key = 0;
 	}
-	cc_sort_ctx = &c;
-	qsort(it, n, sizeof(*it), item_cmp);
-	if (an_v.limit > 0 && (size_t)an_v.limit < n)
-		n = an_v.limit;
-	an_title(an, "Callers and callees sorted by metric: Attributed %s\n\n",
+	qsort_r(it, n, sizeof(*it), item_cmp, &c);
+	if (vs->limit > 0 && (size_t)vs->limit < n)
+		n = vs->limit;
+	an_title(o, "Callers and callees sorted by metric: Attributed %s\n\n",
 		an_metric_title(an, c.sm));
 	for (i = 0; i < n && !err; i++) {
 		if (i)
@@ -254,7 +255,7 @@ int an_view_cc(struct an *an, const char *single)
 	if (err)
 		err = an_errf(an, -ENOMEM, "out of memory");
 	else
-		an_table_print(an, &c.t, an->out);
+		an_table_print(o, &c.t);
 out:
 	free(it);
 	cc_index_free(&xr);
@@ -278,6 +279,7 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		   int depth)
 {
 	struct an_tree *tr = &x->tr;
+	bool nl = x->c.vs->name_long;
 	struct cc_item *it;
 	size_t n = 0, i, cap = 0;
 	uint32_t k;
@@ -301,8 +303,8 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		for (size_t j = i + 1; j < n; j++)
 			if (it[j].key > it[i].key ||
 			    (it[j].key == it[i].key &&
-			     strcmp(an_func_name(x->c.an, tr->n[it[j].func].func),
-				    an_func_name(x->c.an, tr->n[it[i].func].func)) < 0)) {
+			     strcmp(an_func_name(x->c.an, tr->n[it[j].func].func, nl),
+				    an_func_name(x->c.an, tr->n[it[i].func].func, nl)) < 0)) {
 				struct cc_item t = it[i];
 
 				it[i] = it[j];
@@ -319,7 +321,7 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 			break;
 		}
 		snprintf(name, sizeof(name), "%s+-%s", prefix,
-			 an_func_name(x->c.an, tr->n[nd].func));
+			 an_func_name(x->c.an, tr->n[nd].func, nl));
 		for (m = 0; m < x->c.ml.n; m++) {
 			const struct an_mcol *c = &x->c.ml.c[m];
 			const uint64_t *v = (c->flavor == 'e' ? tr->excl : tr->incl) +
@@ -353,32 +355,33 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 	return err;
 }
 
-int an_view_calltree(struct an *an)
+int an_view_calltree(struct an *an, const struct an_settings *vs,
+		     struct an_out *o)
 {
-	struct ct x = { .c = { .an = an } };
+	struct ct x = { .c = { .an = an, .vs = vs, .o = o } };
 	char *prefix = calloc(4096, 1);
 	int err;
 
 	if (!prefix)
 		return an_errf(an, -ENOMEM, "out of memory");
-	err = an_aggregate(an, &x.c.g);
+	err = an_aggregate(an, vs->filter, &x.c.g);
 	if (!err)
 		err = an_tree(an, &x.c.g, &x.tr);
 	if (err)
 		goto out;
-	an_cols_effective(an, &x.c.g, &x.c.ml, false);
-	x.c.sm = sort_metric(&x.c.ml);
+	an_cols_effective(an, vs, &x.c.g, &x.c.ml, false);
+	x.c.sm = sort_metric(vs, &x.c.ml);
 	if (an_make_heads(an, &x.c.ml, &x.c.t, x.c.colof)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	an_title(an, "Functions Call Tree. Metric: Inclusive %s\n\n",
+	an_title(o, "Functions Call Tree. Metric: Inclusive %s\n\n",
 		an_metric_title(an, x.c.sm));
 	err = ct_walk(&x, x.tr.roots, prefix, 0, 0);
 	if (err)
 		err = an_errf(an, -ENOMEM, "out of memory");
 	else
-		an_table_print(an, &x.c.t, an->out);
+		an_table_print(o, &x.c.t);
 out:
 	free(prefix);
 	an_table_free(&x.c.t);

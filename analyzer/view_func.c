@@ -13,8 +13,6 @@
 #include "an.h"
 #include "compute.h"
 
-struct an_view an_v = { .printmode = AN_PM_TEXT, .delim = ',' };
-
 static void short_title(char *buf, size_t len, const char *title)
 {
 	size_t l;
@@ -34,13 +32,14 @@ void an_fmt_metric(struct an *an, char *buf, size_t len, int m, double v)
 }
 
 /* The metric list in effect: -metrics, else the defaults for this data. */
-int an_cols_effective(struct an *an, const struct an_agg *g,
-		      struct an_mlist *out, bool attributed)
+int an_cols_effective(struct an *an, const struct an_settings *vs,
+		      const struct an_agg *g, struct an_mlist *out,
+		      bool attributed)
 {
 	int i;
 
-	if (an_v.ml.n)
-		*out = an_v.ml;
+	if (vs->ml.n)
+		*out = vs->ml;
 	else
 		an_mlist_default(an, g, out);
 	if (!attributed) {
@@ -150,8 +149,8 @@ static int fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t
 	return 0;
 }
 
-static const char *item_name(struct an *an, int kind, uint32_t k, char *buf,
-			     size_t len)
+static const char *item_name(struct an *an, bool name_long, int kind,
+			     uint32_t k, char *buf, size_t len)
 {
 	struct an_pc *p;
 	struct an_line *l;
@@ -159,22 +158,23 @@ static const char *item_name(struct an *an, int kind, uint32_t k, char *buf,
 
 	switch (kind) {
 	case AN_K_FUNC:
-		return an_func_name(an, k);
+		return an_func_name(an, k, name_long);
 	case AN_K_OBJ:
 		return AN_VEC(an->objs, struct an_obj, k).name;
 	case AN_K_LINE:
 		if (k >= an->lines.n) {
 			snprintf(buf, len, "<Function: %s, instructions without line numbers>",
-				 an_func_name(an, k - an->lines.n));
+				 an_func_name(an, k - an->lines.n, name_long));
 			return buf;
 		}
 		l = &AN_VEC(an->lines, struct an_line, k);
-		snprintf(buf, len, "%s, line %u in \"%s\"", an_func_name(an, l->func),
+		snprintf(buf, len, "%s, line %u in \"%s\"", an_func_name(an, l->func, name_long),
 			 l->line, an_str(&an->strs, l->file));
 		return buf;
 	default:
 		p = &AN_VEC(an->pcs, struct an_pc, k);
-		fn = an_func_name(an, an->inline_funcs ? p->ifunc : p->func);
+		fn = an_func_name(an, an->inline_funcs ? p->ifunc : p->func,
+				  name_long);
 		if (p->ret == 2)
 			return fn;
 		if (p->line != UINT32_MAX) {
@@ -214,43 +214,45 @@ static void item_static(struct an *an, int kind, uint32_t k, uint64_t *size,
 	snprintf(addr, len, "%d:0x%08" PRIx64, num, a);
 }
 
-/* sort context */
-static struct {
+/* How the rows of a flat view sort (qsort_r's context). */
+struct flat_sort {
 	struct an *an;
 	const uint64_t *v;
 	size_t nb;
 	int m, kind;
-	bool byname;
+	bool byname, name_long;
 	char buf1[600], buf2[600];
-} sc;
+};
 
-static int row_cmp(const void *a, const void *b)
+static int row_cmp(const void *a, const void *b, void *ctx)
 {
+	struct flat_sort *sc = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	const char *nx, *ny;
 
-	if (!sc.byname) {
-		uint64_t vx = an_metric_raw(sc.an, sc.m, sc.v + x * sc.nb);
-		uint64_t vy = an_metric_raw(sc.an, sc.m, sc.v + y * sc.nb);
+	if (!sc->byname) {
+		uint64_t vx = an_metric_raw(sc->an, sc->m, sc->v + x * sc->nb);
+		uint64_t vy = an_metric_raw(sc->an, sc->m, sc->v + y * sc->nb);
 
 		if (vx != vy)
 			return vx > vy ? -1 : 1;
 	}
-	nx = item_name(sc.an, sc.kind, x, sc.buf1, sizeof(sc.buf1));
-	ny = item_name(sc.an, sc.kind, y, sc.buf2, sizeof(sc.buf2));
+	nx = item_name(sc->an, sc->name_long, sc->kind, x, sc->buf1, sizeof(sc->buf1));
+	ny = item_name(sc->an, sc->name_long, sc->kind, y, sc->buf2, sizeof(sc->buf2));
 	return strcmp(nx, ny) ? strcmp(nx, ny) : (x < y ? -1 : x > y);
 }
 
 /* Pick the sort column: -sort, else the first metric shown. */
-static void sort_setup(struct an *an, const struct an_mlist *ml,
-		       const struct an_flat *f, char *what, size_t len)
+static void sort_setup(struct an *an, const struct an_settings *vs,
+		       const struct an_mlist *ml, const struct an_flat *f,
+		       struct flat_sort *sc, char *what, size_t len)
 {
 	char fl = 0;
 	int m = -1, i;
 
-	if (an_v.sort_set) {
-		fl = an_v.sort.flavor;
-		m = an_v.sort.m;
+	if (vs->sort_set) {
+		fl = vs->sort.flavor;
+		m = vs->sort.m;
 	} else {
 		for (i = 0; i < ml->n; i++)
 			if (ml->c[i].flavor == 'e' || ml->c[i].flavor == 'i') {
@@ -259,12 +261,13 @@ static void sort_setup(struct an *an, const struct an_mlist *ml,
 				break;
 			}
 	}
-	sc.an = an;
-	sc.nb = f->nb;
-	sc.byname = m < 0 || m == AN_M_NAME || m >= AN_M_NAME;
-	sc.m = m;
-	sc.v = fl == 'i' || fl == 'a' ? f->incl : f->excl;
-	if (sc.byname)
+	sc->an = an;
+	sc->nb = f->nb;
+	sc->byname = m < 0 || m == AN_M_NAME || m >= AN_M_NAME;
+	sc->m = m;
+	sc->v = fl == 'i' || fl == 'a' ? f->incl : f->excl;
+	sc->name_long = vs->name_long;
+	if (sc->byname)
 		snprintf(what, len, "Name");
 	else
 		snprintf(what, len, "%s %s", fl == 'e' ? "Exclusive" : "Inclusive",
@@ -278,8 +281,10 @@ static const char *kind_title(int kind)
 	return t[kind];
 }
 
-int an_view_flat(struct an *an, int kind)
+int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
+		 int kind)
 {
+	struct flat_sort sc;
 	struct an_agg g;
 	struct an_flat f;
 	struct an_mlist ml;
@@ -290,7 +295,7 @@ int an_view_flat(struct an *an, int kind)
 	uint64_t size;
 	size_t row, i, n;
 
-	err = an_aggregate(an, &g);
+	err = an_aggregate(an, vs->filter, &g);
 	if (err)
 		return err;
 	err = an_flat(an, &g, kind, &f);
@@ -298,7 +303,7 @@ int an_view_flat(struct an *an, int kind)
 		an_agg_free(&g);
 		return err;
 	}
-	an_cols_effective(an, &g, &ml, false);
+	an_cols_effective(an, vs, &g, &ml, false);
 	if (an_make_heads(an, &ml, &t, colof)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
@@ -311,14 +316,14 @@ int an_view_flat(struct an *an, int kind)
 	for (i = 0; i < f.n; i++)
 		if (f.seen[i])
 			ids[nid++] = i;
-	sort_setup(an, &ml, &f, what, sizeof(what));
+	sort_setup(an, vs, &ml, &f, &sc, what, sizeof(what));
 	sc.kind = kind;
-	qsort(ids, nid, sizeof(*ids), row_cmp);
-	an_title(an, "%s sorted by metric: %s\n\n", kind_title(kind), what);
+	qsort_r(ids, nid, sizeof(*ids), row_cmp, &sc);
+	an_title(o, "%s sorted by metric: %s\n\n", kind_title(kind), what);
 	row = an_table_row(&t);
 	fill_row(an, &ml, &t, colof, row, g.total, g.total, g.total, g.total,
 		 "<Total>", 0, "1:0x00000000");
-	n = an_v.limit > 0 && (size_t)an_v.limit < nid ? (size_t)an_v.limit : nid;
+	n = vs->limit > 0 && (size_t)vs->limit < nid ? (size_t)vs->limit : nid;
 	for (i = 0; i < n; i++) {
 		k = ids[i];
 		row = an_table_row(&t);
@@ -329,9 +334,10 @@ int an_view_flat(struct an *an, int kind)
 		item_static(an, kind, k, &size, addr, sizeof(addr));
 		fill_row(an, &ml, &t, colof, row, f.excl + (size_t)k * f.nb,
 			 f.incl + (size_t)k * f.nb, NULL, g.total,
-			 item_name(an, kind, k, buf, sizeof(buf)), size, addr);
+			 item_name(an, vs->name_long, kind, k, buf, sizeof(buf)),
+			 size, addr);
 	}
-	an_table_print(an, &t, an->out);
+	an_table_print(o, &t);
 out:
 	an_table_free(&t);
 	free(ids);
@@ -358,7 +364,8 @@ uint32_t an_func_find(struct an *an, const char *name, int *nfound)
 	return found;
 }
 
-int an_view_fsingle(struct an *an, const char *name)
+int an_view_fsingle(struct an *an, const struct an_settings *vs, struct an_out *o,
+		    const char *name)
 {
 	struct an_agg g;
 	struct an_flat f;
@@ -370,7 +377,7 @@ int an_view_fsingle(struct an *an, const char *name)
 
 	if (id == UINT32_MAX)
 		return an_errf(an, -ENOENT, "no function named '%s'", name);
-	err = an_aggregate(an, &g);
+	err = an_aggregate(an, vs->filter, &g);
 	if (err)
 		return err;
 	err = an_flat(an, &g, AN_K_FUNC, &f);
@@ -378,9 +385,9 @@ int an_view_fsingle(struct an *an, const char *name)
 		an_agg_free(&g);
 		return err;
 	}
-	an_cols_effective(an, &g, &ml, false);
+	an_cols_effective(an, vs, &g, &ml, false);
 	fn = &AN_VEC(an->funcs, struct an_func, id);
-	fprintf(an->out, "%s\n", an_func_name(an, id));
+	fprintf(o->f, "%s\n", an_func_name(an, id, vs->name_long));
 	for (k = 0; k < ml.n; k++) {
 		const struct an_mcol *c = &ml.c[k];
 		const uint64_t *v = (c->flavor == 'e' ? f.excl : f.incl) + id * f.nb;
@@ -395,20 +402,20 @@ int an_view_fsingle(struct an *an, const char *name)
 		snprintf(label, sizeof(label), "%s %s",
 			 c->flavor == 'e' ? "Exclusive" : "Inclusive",
 			 an_metric_title(an, c->m));
-		fprintf(an->out, "  %40s: %s (%.2f%%)\n", label, buf,
+		fprintf(o->f, "  %40s: %s (%.2f%%)\n", label, buf,
 			tx > 0 ? 100 * x / tx : 0.0);
 	}
-	fprintf(an->out, "  %40s: %" PRIu64 "\n", "Size", fn->size);
-	fprintf(an->out, "  %40s: %d:0x%08" PRIx64 "\n", "PC Address",
+	fprintf(o->f, "  %40s: %" PRIu64 "\n", "Size", fn->size);
+	fprintf(o->f, "  %40s: %d:0x%08" PRIx64 "\n", "PC Address",
 		AN_VEC(an->objs, struct an_obj, fn->obj).num, fn->addr);
 	if (!an_func_src(an, id, &file, &line))
-		fprintf(an->out, "  %40s: %s\n", "Source File", file);
-	fprintf(an->out, "  %40s: %s\n", "Load Object",
+		fprintf(o->f, "  %40s: %s\n", "Source File", file);
+	fprintf(o->f, "  %40s: %s\n", "Load Object",
 		AN_VEC(an->objs, struct an_obj, fn->obj).path);
 	if (strcmp(fn->name, fn->lname))
-		fprintf(an->out, "  %40s: %s\n", "Long Name", fn->lname);
+		fprintf(o->f, "  %40s: %s\n", "Long Name", fn->lname);
 	if (nf > 1)
-		fprintf(an->out, "  (%d functions have this name; this is the first)\n",
+		fprintf(o->f, "  (%d functions have this name; this is the first)\n",
 			nf);
 	an_flat_free(&f);
 	an_agg_free(&g);

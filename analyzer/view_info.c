@@ -20,9 +20,10 @@ static const char *const ms_title[LWPROF_MS_COUNT] = {
 	"Stopped", "Wait CPU",
 };
 
-int an_view_header(struct an *an)
+int an_view_header(struct an *an, const struct an_settings *vs,
+		   struct an_out *out)
 {
-	FILE *o = an->out;
+	FILE *o = out->f;
 	size_t i, k;
 	int c;
 
@@ -65,28 +66,31 @@ int an_view_header(struct an *an)
 	return 0;
 }
 
-int an_view_overview(struct an *an)
+int an_view_overview(struct an *an, const struct an_settings *vs,
+		     struct an_out *out)
 {
+	char desc[1024];
 	struct an_agg g;
 	double total;
 	int m, err;
 
-	err = an_aggregate(an, &g);
+	err = an_aggregate(an, vs->filter, &g);
 	if (err)
 		return err;
 	total = an_metric_val(an, AN_M_TOTAL, g.total);
-	fprintf(an->out, "Overview: %zu experiment(s), %" PRIu64 " samples selected, filter: %s\n\n",
-		an->exps.n, g.nsamples, an_filter_desc(an));
+	fprintf(out->f, "Overview: %zu experiment(s), %" PRIu64 " samples selected, filter: %s\n\n",
+		an->exps.n, g.nsamples,
+		an_filter_desc(vs->filter, desc, sizeof(desc)));
 	for (m = 0; m < an_metric_count(an); m++) {
 		double v = an_metric_val(an, m, g.total);
 		char buf[64];
 
 		an_fmt_metric(an, buf, sizeof(buf), m, v);
 		if (m < AN_M_NFIXED && m != AN_M_WALL)
-			fprintf(an->out, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
+			fprintf(out->f, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
 				an_metric_title(an, m), buf, total > 0 ? 100 * v / total : 0.0);
 		else
-			fprintf(an->out, "  %c %-24s %14s %s\n", v > 0 ? '*' : ' ',
+			fprintf(out->f, "  %c %-24s %14s %s\n", v > 0 ? '*' : ' ',
 				an_metric_title(an, m), buf,
 				an_metric_is_time(an, m) ? "sec." : "events");
 	}
@@ -145,10 +149,11 @@ static void stat_block(FILE *o, const char *indent, const uint64_t *precise,
 	}
 }
 
-int an_view_statistics(struct an *an)
+int an_view_statistics(struct an *an, const struct an_settings *vs,
+		       struct an_out *out)
 {
 	uint64_t *samp = sampled_per_thread(an);
-	FILE *o = an->out;
+	FILE *o = out->f;
 	size_t e, t, u;
 
 	if (!samp)
@@ -217,16 +222,17 @@ int an_view_statistics(struct an *an)
 	return 0;
 }
 
-int an_view_thread_list(struct an *an)
+int an_view_thread_list(struct an *an, const struct an_settings *vs,
+			struct an_out *out)
 {
 	size_t i;
 
-	fprintf(an->out, "%6s %4s %8s %8s %-16s %10s %12s %12s\n", "Thread", "Exp",
+	fprintf(out->f, "%6s %4s %8s %8s %-16s %10s %12s %12s\n", "Thread", "Exp",
 		"PID", "TID", "Name", "Samples", "First (s)", "Last (s)");
 	for (i = 0; i < an->threads.n; i++) {
 		struct an_thread *t = &AN_VEC(an->threads, struct an_thread, i);
 
-		fprintf(an->out, "%6zu %4u %8u %8u %-16s %10" PRIu64 " %12.6f %12.6f\n",
+		fprintf(out->f, "%6zu %4u %8u %8u %-16s %10" PRIu64 " %12.6f %12.6f\n",
 			i + 1, t->exp + 1, t->pid, t->tid, t->comm[0] ? t->comm : "?",
 			t->nsamples,
 			t->nsamples ? (t->first_ns - an->tmin) / 1e9 : 0.0,
@@ -235,7 +241,8 @@ int an_view_thread_list(struct an *an)
 	return 0;
 }
 
-int an_view_cpu_list(struct an *an)
+int an_view_cpu_list(struct an *an, const struct an_settings *vs,
+		     struct an_out *out)
 {
 	uint64_t *n = calloc(65536, sizeof(*n));
 	size_t i;
@@ -244,10 +251,10 @@ int an_view_cpu_list(struct an *an)
 		return an_errf(an, -ENOMEM, "out of memory");
 	for (i = 0; i < an->s.n; i++)
 		n[an->s.cpu[i]]++;
-	fprintf(an->out, "%6s %10s\n", "CPU", "Samples");
+	fprintf(out->f, "%6s %10s\n", "CPU", "Samples");
 	for (i = 0; i < 65536; i++)
 		if (n[i])
-			fprintf(an->out, "%6zu %10" PRIu64 "\n", i, n[i]);
+			fprintf(out->f, "%6zu %10" PRIu64 "\n", i, n[i]);
 	free(n);
 	return 0;
 }
@@ -262,7 +269,8 @@ int an_view_cpu_list(struct an *an)
 #define SAMPLE_NS 1000000000ULL
 #define SAMPLE_MAX 1000000	/* rows per experiment; later packets go to the last */
 
-int an_view_sample_list(struct an *an)
+int an_view_sample_list(struct an *an, const struct an_settings *vs,
+			struct an_out *out)
 {
 	static const char *const st[LWPROF_MS_COUNT] = {
 		"User", "System", "Trap", "TextPF", "DataPF", "KernPF", "Lock",
@@ -328,13 +336,13 @@ int an_view_sample_list(struct an *an)
 			m &= m - 1;
 		}
 	}
-	fprintf(an->out, "lwprof records no global sample packets: a sample is a second of an experiment's run (Oracle's default sampling interval), with its packets' sampled times (s).\n");
-	fprintf(an->out, "%4s %6s %10s %10s %8s %9s", "Exp", "Sample", "Start", "End",
+	fprintf(out->f, "lwprof records no global sample packets: a sample is a second of an experiment's run (Oracle's default sampling interval), with its packets' sampled times (s).\n");
+	fprintf(out->f, "%4s %6s %10s %10s %8s %9s", "Exp", "Sample", "Start", "End",
 		"Packets", "Total");
 	for (b = 0; b < LWPROF_MS_COUNT; b++)
 		if (used & 1ULL << b)
-			fprintf(an->out, " %9s", st[b]);
-	fputc('\n', an->out);
+			fprintf(out->f, " %9s", st[b]);
+	fputc('\n', out->f);
 	for (e = 0; e < an->exps.n; e++) {
 		uint64_t t0 = start[e] >= an->tmin ? start[e] - an->tmin : 0;
 
@@ -346,12 +354,12 @@ int an_view_sample_list(struct an *an)
 				s1 = stop[e] - start[e] + t0;
 			for (b = 0; b < LWPROF_MS_COUNT; b++)
 				tot += r[1 + b];
-			fprintf(an->out, "%4zu %6zu %10.3f %10.3f %8" PRIu64 " %9.3f", e + 1,
+			fprintf(out->f, "%4zu %6zu %10.3f %10.3f %8" PRIu64 " %9.3f", e + 1,
 				k - first[e] + 1, s0 / 1e9, s1 / 1e9, r[0], tot / 1e9);
 			for (b = 0; b < LWPROF_MS_COUNT; b++)
 				if (used & 1ULL << b)
-					fprintf(an->out, " %9.3f", r[1 + b] / 1e9);
-			fputc('\n', an->out);
+					fprintf(out->f, " %9.3f", r[1 + b] / 1e9);
+			fputc('\n', out->f);
 		}
 	}
 	free(row);

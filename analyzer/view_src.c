@@ -80,7 +80,8 @@ static void listing_row(struct an *an, const struct an_mlist *ml,
 	}
 }
 
-int an_view_source(struct an *an, const char *what)
+int an_view_source(struct an *an, const struct an_settings *vs,
+		   struct an_out *o, const char *what)
 {
 	struct an_agg g;
 	struct an_flat f;
@@ -104,7 +105,7 @@ int an_view_source(struct an *an, const char *what)
 		return an_errf(an, -ENOENT, "no source file for '%s' (no such function with line information, nor file)",
 			       what);
 	file = an_str(&an->strs, fid);
-	err = an_aggregate(an, &g);
+	err = an_aggregate(an, vs->filter, &g);
 	if (err)
 		return err;
 	err = an_flat(an, &g, AN_K_LINE, &f);
@@ -113,7 +114,7 @@ int an_view_source(struct an *an, const char *what)
 		return err;
 	}
 	nb = f.nb;
-	an_cols_effective(an, &g, &ml, false);
+	an_cols_effective(an, vs, &g, &ml, false);
 	for (i = 0; i < (size_t)ml.n; i++)
 		if (ml.c[i].flavor == 'e' || ml.c[i].flavor == 'i') {
 			sm = ml.c[i].m;
@@ -141,10 +142,10 @@ int an_view_source(struct an *an, const char *what)
 	for (i = 1; i <= maxline; i++)
 		if (an_metric_raw(an, sm, ex + i * nb) > hot)
 			hot = an_metric_raw(an, sm, ex + i * nb);
-	fprintf(an->out, "Source file: %s\n\n", file);
+	fprintf(o->f, "Source file: %s\n\n", file);
 	src = fopen(file, "r");
 	if (!src)
-		fprintf(an->out, "(the source file cannot be read: %s; metrics by line number)\n\n",
+		fprintf(o->f, "(the source file cannot be read: %s; metrics by line number)\n\n",
 			strerror(errno));
 	for (i = 1;; i++) {
 		size_t row, l;
@@ -176,7 +177,7 @@ int an_view_source(struct an *an, const char *what)
 	}
 	if (src)
 		fclose(src);
-	an_table_print(an, &t, an->out);
+	an_table_print(o, &t);
 	an_table_free(&t);
 out:
 	free(ex);
@@ -255,8 +256,8 @@ static int func_parts(struct an *an, uint32_t id, csh cs, struct part *p,
 }
 
 /* " <name>" for a direct call or jump to another function, else "". */
-static const char *target_name(struct an *an, uint32_t obj, const cs_insn *in,
-			       char *buf, size_t len)
+static const char *target_name(struct an *an, bool name_long, uint32_t obj,
+			       const cs_insn *in, char *buf, size_t len)
 {
 	char *end;
 	uint64_t to;
@@ -267,11 +268,12 @@ static const char *target_name(struct an *an, uint32_t obj, const cs_insn *in,
 	to = strtoull(in->op_str, &end, 16);
 	if (strncmp(in->op_str, "0x", 2) || *end)
 		return buf;
-	snprintf(buf, len, " <%s>", an_func_name(an, an_obj_func(an, obj, to)));
+	snprintf(buf, len, " <%s>", an_func_name(an, an_obj_func(an, obj, to), name_long));
 	return buf;
 }
 
-int an_view_disasm(struct an *an, const char *what)
+int an_view_disasm(struct an *an, const struct an_settings *vs,
+		   struct an_out *o, const char *what)
 {
 	struct part parts[MAX_PARTS];
 	struct an_agg g;
@@ -279,7 +281,7 @@ int an_view_disasm(struct an *an, const char *what)
 	struct an_mlist ml;
 	struct an_table t;
 	struct an_func *fn;
-	struct an_obj *o;
+	struct an_obj *ob;
 	uint64_t *ex = NULL, *in = NULL;
 	size_t count = 0, i, k, nb;
 	csh cs;
@@ -291,7 +293,7 @@ int an_view_disasm(struct an *an, const char *what)
 	if (id == UINT32_MAX)
 		return an_errf(an, -ENOENT, "no function named '%s'", what);
 	fn = &AN_VEC(an->funcs, struct an_func, id);
-	o = &AN_VEC(an->objs, struct an_obj, fn->obj);
+	ob = &AN_VEC(an->objs, struct an_obj, fn->obj);
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return an_errf(an, -EINVAL, "capstone: cannot open x86-64");
 	np = func_parts(an, id, cs, parts, &count);
@@ -300,13 +302,13 @@ int an_view_disasm(struct an *an, const char *what)
 			      what);
 		goto out0;
 	}
-	err = an_aggregate(an, &g);
+	err = an_aggregate(an, vs->filter, &g);
 	if (!err)
 		err = an_flat(an, &g, AN_K_PC, &f);
 	if (err)
 		goto out1;
 	nb = f.nb;
-	an_cols_effective(an, &g, &ml, false);
+	an_cols_effective(an, vs, &g, &ml, false);
 	ex = calloc((count + 1) * nb, sizeof(*ex));
 	in = calloc((count + 1) * nb, sizeof(*in));
 	if (!ex || !in || listing_heads(an, &ml, &t, "Instruction")) {
@@ -337,8 +339,9 @@ int an_view_disasm(struct an *an, const char *what)
 				break;
 			}
 	}
-	fprintf(an->out, "Annotated disassembly of %s (%s, %d:0x%08" PRIx64 ", %" PRIu64 " bytes)\n\n",
-		an_func_name(an, id), o->name, o->num, fn->addr, fn->size);
+	fprintf(o->f, "Annotated disassembly of %s (%s, %d:0x%08" PRIx64 ", %" PRIu64 " bytes)\n\n",
+		an_func_name(an, id, vs->name_long), ob->name, ob->num, fn->addr,
+		fn->size);
 	for (j = 0; j < np; j++) {
 		for (k = 0; k < parts[j].count; k++) {
 			size_t row = an_table_row(&t), at = parts[j].first + k;
@@ -351,8 +354,8 @@ int an_view_disasm(struct an *an, const char *what)
 				break;
 			if (j && !k) {
 				/* a clone's part: its symbol's name as a heading */
-				part_name = o->mod ? dwfl_module_addrname(o->mod,
-						x->address + o->mod_bias) : NULL;
+				part_name = ob->mod ? dwfl_module_addrname(ob->mod,
+						x->address + ob->mod_bias) : NULL;
 				an_table_cell(&t, row, t.ncol - 1, "<%s: %" PRIx64 ", %" PRIu64 " bytes>",
 					      part_name ? part_name : "part", x->address,
 					      parts[j].size);
@@ -363,10 +366,11 @@ int an_view_disasm(struct an *an, const char *what)
 			listing_row(an, &ml, &t, row, ex + at * nb, in + at * nb);
 			an_table_cell(&t, row, t.ncol - 1, "[%5u] %8" PRIx64 ":  %-7s %s%s",
 				      lno, x->address, x->mnemonic, x->op_str,
-				      target_name(an, fn->obj, x, tgt, sizeof(tgt)));
+				      target_name(an, vs->name_long, fn->obj, x, tgt,
+						  sizeof(tgt)));
 		}
 	}
-	an_table_print(an, &t, an->out);
+	an_table_print(o, &t);
 	an_table_free(&t);
 out:
 	free(ex);

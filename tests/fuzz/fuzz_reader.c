@@ -168,26 +168,26 @@ static void read_print(void)
 {
 	char warn[4096];
 	struct an an;
+	struct an_settings vs = { .limit = 0 };
+	struct an_out out = { stdout, AN_PM_TEXT, ',' };
 	int err, saved;
 
 	if (an_init(&an))
 		abort();
-	an.out = stdout;
 	saved = capture_begin();	/* its warnings */
 	err = an_load(&an, dir);
 	if (!err)
 		err = an_finish(&an);
 	if (!err) {
-		an_view_flat(&an, AN_K_FUNC);
-		an_view_cc(&an, NULL);
-		an_view_calltree(&an);
-		an_view_flat(&an, AN_K_LINE);
+		an_view_flat(&an, &vs, &out, AN_K_FUNC);
+		an_view_cc(&an, &vs, &out, NULL);
+		an_view_calltree(&an, &vs, &out);
+		an_view_flat(&an, &vs, &out, AN_K_LINE);
 	}
 	capture_end(saved, warn, sizeof(warn));
 	if (err && !strstr(an.err, "out of memory") && !names_offset(an.err, 1))
 		finding("print", "an error that does not name the file and offset",
 			an.err);
-	an_filter_free(&an);
 	an_free(&an);
 }
 
