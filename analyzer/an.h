@@ -18,8 +18,8 @@
 
 #include "lwprof.h"
 #include "lwprof_record.h"
+#include "metric.h"
 
-#define AN_MAX_COUNTERS 8
 #define AN_ERRLEN 512
 
 /* ---- small containers (util.c) ---- */
@@ -117,8 +117,7 @@ struct an_exp {
 	uint32_t target, cpus, cpus_possible;
 	double cpu_mhz;
 	uint64_t start_ns, end_ns, clock_interval_ns;
-	struct an_counter counters[AN_MAX_COUNTERS];
-	int ncounters;
+	struct an_vec counters;	/* struct an_counter */
 	uint32_t max_depth, stack_bytes, kernel_stacks;
 	uint64_t records, lost, lost_read;
 	struct an_vec warnings;	/* char * */
@@ -252,11 +251,22 @@ struct an_raw {
 #define AN_RAW_KSHIFT	16
 
 
-/* Base metrics: the ten microstates, wall, then the counters. */
-#define AN_BM_WALL	LWPROF_MS_COUNT
-#define AN_BM_CTR0	(LWPROF_MS_COUNT + 1)
-#define AN_BM_MAX	(AN_BM_CTR0 + AN_MAX_COUNTERS)
-_Static_assert(AN_BM_MAX <= 32, "a sample's metric mask is 32 bits");
+/*
+ * The value layouts (values.c): layout i's base count is items[first[i]],
+ * its base ids follow, increasing.
+ */
+struct an_layouts {
+	struct an_vec first;	/* uint32_t */
+	struct an_vec items;	/* uint32_t */
+	struct an_htab h;
+	uint32_t last;		/* the latest interned, UINT32_MAX: none */
+};
+
+/* The sample decoder's bases (decode.c): looked up per record, made once. */
+struct an_sdec {
+	uint32_t ms[LWPROF_MS_COUNT], wall;
+	struct an_vec ctr;	/* uint32_t per counter of log.txt */
+};
 
 /* The compact sample table (struct of arrays). */
 struct an_samples {
@@ -264,8 +274,8 @@ struct an_samples {
 	uint32_t *stack;	/* an_raw index while loading, then node */
 	uint32_t *thr;
 	uint16_t *cpu;
-	uint32_t *mask;		/* base metrics present, bit i = base i */
-	uint64_t *vals;		/* popcount(mask) values per sample, in order */
+	uint32_t *layout;	/* its value layout: which bases it has values for */
+	uint64_t *vals;		/* the layout's count of values per sample, in order */
 	size_t n, cap, nvals, vcap;
 };
 
@@ -306,11 +316,11 @@ struct an {
 	uint32_t o_unknown;
 	uint32_t o_kernel;	/* [kernel.kallsyms], made on first use */
 	struct an_vec ksyms;	/* kernel.c */
-	int nbase;		/* AN_BM_CTR0 + counters */
-	char ctr_names[AN_MAX_COUNTERS][64];
-	double ctr_mhz[AN_MAX_COUNTERS];	/* > 0: cycles shown as time */
-	int nctr;
-	bool has_clock;
+	struct an_vec bases;	/* struct an_base: the base values' kinds */
+	struct an_layouts lay;
+	struct an_sdec sdec;
+	struct an_vec metrics;	/* struct an_metric: the registry's, instantiated */
+	uint32_t nctr;		/* counters known */
 	bool inline_funcs;	/* charge inlined code to the inlined function */
 	uint64_t tmin, tmax;	/* over all experiments */
 	uint64_t nwarn;
@@ -326,6 +336,13 @@ struct an {
 	bool unwind_check;
 	double unwind_secs;	/* CPU time of an_unwind_all */
 };
+
+/* Layout id's base count; its base ids follow it. */
+static inline const uint32_t *an_layout(const struct an *an, uint32_t id)
+{
+	return (const uint32_t *)an->lay.items.p +
+	       ((const uint32_t *)an->lay.first.p)[id];
+}
 
 /* Task events that shape address spaces: exec (new), fork (inherit). */
 struct an_task_ev {
@@ -386,7 +403,8 @@ int an_read_index(struct an *an, struct an_exp *e);
 /* exp_rec.c: one cpu.N.rec file */
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path);
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
-		  uint16_t cpu, uint32_t mask, const uint64_t *vals);
+		  uint16_t cpu, uint32_t layout, const uint64_t *vals,
+		  uint32_t nv);
 uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 		       uint32_t n, uint32_t flags);
 

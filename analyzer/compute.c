@@ -27,34 +27,33 @@ static inline uint32_t pc_fn(struct an *an, const struct an_pc *p)
 int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)
 {
 	const struct an_samples *s = &an->s;
-	size_t nb = an->nbase, i;
+	size_t nb = an->bases.n, i;
 	const uint64_t *v = s->vals;
-	uint64_t *acc;
+	uint64_t *acc, *tot;
 
 	memset(g, 0, sizeof(*g));
 	g->nb = nb;
 	g->n = an->nodes.n;
 	g->acc = acc = calloc(g->n ? g->n * nb : 1, sizeof(uint64_t));
 	g->used = calloc(g->n ? g->n : 1, 1);
-	if (!acc || !g->used)
+	g->total = tot = calloc(nb + 1, sizeof(uint64_t));
+	if (!acc || !g->used || !tot)
 		return an_errf(an, -ENOMEM, "out of memory");
 	for (i = 0; i < s->n; i++) {
-		unsigned m = s->mask[i];
+		const uint32_t *l = an_layout(an, s->layout[i]);
+		uint32_t j, nv = l[0];
 		uint64_t *row;
 
 		if (flt && !an_filter_pass(an, flt, i)) {
-			v += __builtin_popcount(m);
+			v += nv;
 			continue;
 		}
 		row = acc + (size_t)s->stack[i] * nb;
 		g->used[s->stack[i]] = 1;
 		g->nsamples++;
-		while (m) {
-			unsigned b = __builtin_ctz(m);
-
-			row[b] += *v;
-			g->total[b] += *v++;
-			m &= m - 1;
+		for (j = 1; j <= nv; j++) {
+			row[l[j]] += *v;
+			tot[l[j]] += *v++;
 		}
 	}
 	return 0;
@@ -64,6 +63,7 @@ void an_agg_free(struct an_agg *g)
 {
 	free(g->acc);
 	free(g->used);
+	free(g->total);
 	memset(g, 0, sizeof(*g));
 }
 

@@ -7,6 +7,8 @@
 #ifndef LWPROF_COMPUTE_H
 #define LWPROF_COMPUTE_H
 
+#include <limits.h>
+
 #include "an.h"
 
 /* Per-stack sums of the samples that pass the filter. */
@@ -14,7 +16,7 @@ struct an_agg {
 	size_t n, nb;
 	uint64_t *acc;		/* n x nb */
 	uint8_t *used;
-	uint64_t total[AN_BM_MAX];
+	uint64_t *total;	/* nb */
 	uint64_t nsamples;
 };
 
@@ -71,18 +73,15 @@ void an_tree_free(struct an_tree *t);
 
 /* ---- metrics (metric.c) ---- */
 
-enum {
-	AN_M_TOTAL, AN_M_TOTALCPU, AN_M_USER, AN_M_SYSTEM, AN_M_TRAP,
-	AN_M_TEXTPF, AN_M_DATAPF, AN_M_KERNELPF, AN_M_LOCK, AN_M_SLEEP,
-	AN_M_STOP, AN_M_WAIT, AN_M_WALL, AN_M_NFIXED,
-	/* then one per counter; statics after all of them */
-	AN_M_NAME = 1000, AN_M_SIZE, AN_M_ADDRESS,
-};
+/* The static metrics; the others are indexes of an->metrics (metric.h). */
+#define AN_M_NAME	(INT_MAX - 2)
+#define AN_M_SIZE	(INT_MAX - 1)
+#define AN_M_ADDRESS	INT_MAX
 
 struct an_mcol {
 	char flavor;		/* 'e', 'i', 'a', or 's' for the statics */
 	bool value, pct;
-	int m;			/* AN_M_* or AN_M_NFIXED + counter */
+	int m;			/* an->metrics index, or AN_M_NAME, _SIZE, _ADDRESS */
 };
 
 #define AN_MAX_COLS 64
@@ -100,6 +99,7 @@ struct an_msort {
 const char *an_metric_kw(struct an *an, int m);
 const char *an_metric_title(struct an *an, int m);
 bool an_metric_is_time(struct an *an, int m);
+uint32_t an_metric_flags(struct an *an, int m);	/* AN_MF_* */
 int an_metric_count(struct an *an);
 uint64_t an_metric_raw(struct an *an, int m, const uint64_t *base);
 double an_metric_val(struct an *an, int m, const uint64_t *base);

@@ -36,6 +36,7 @@ int an_init(struct an *an)
 	an->obj_keys.esz = sizeof(char *);
 	an->tmin = UINT64_MAX;
 	an->o_kernel = UINT32_MAX;
+	an->lay.last = UINT32_MAX;
 	elf_version(EV_CURRENT);
 	if (an_objs_init(an))
 		return -ENOMEM;
@@ -45,7 +46,7 @@ int an_init(struct an *an)
 	an->f_noprog = an_func_pseudo(an, "collector_not_program_related");
 	if (an->f_noprog == UINT32_MAX)
 		return -ENOMEM;
-	return 0;
+	return an_metrics_init(an);
 }
 
 static void exp_free(struct an_exp *e)
@@ -73,6 +74,7 @@ static void exp_free(struct an_exp *e)
 		free(AN_VEC(e->archives, struct an_archive, i).orig);
 	}
 	free(e->archives.p);
+	free(e->counters.p);
 }
 
 void an_free(struct an *an)
@@ -120,8 +122,12 @@ void an_free(struct an *an)
 	free(an->s.stack);
 	free(an->s.thr);
 	free(an->s.cpu);
-	free(an->s.mask);
+	free(an->s.layout);
 	free(an->s.vals);
+	free(an->lay.first.p);
+	free(an->lay.items.p);
+	an_htab_free(&an->lay.h);
+	an_metrics_free(an);
 }
 
 /* Threads and address spaces start with three u32 keys: (exp, pid, x). */
@@ -179,6 +185,7 @@ int an_load(struct an *an, const char *dir)
 {
 	char path[4096 + 32];
 	unsigned cpus[4096], n = 0, cpu, i;
+	const struct an_counter *ctr;
 	struct an_exp *e;
 	struct dirent *de;
 	struct stat st;
@@ -199,6 +206,7 @@ int an_load(struct an *an, const char *dir)
 	e->warnings.esz = sizeof(char *);
 	e->usage.esz = sizeof(struct an_usage);
 	e->archives.esz = sizeof(struct an_archive);
+	e->counters.esz = sizeof(struct an_counter);
 	if (!e->dir || !e->name)
 		return an_errf(an, -ENOMEM, "out of memory");
 	err = an_read_log(an, e);
@@ -208,6 +216,20 @@ int an_load(struct an *an, const char *dir)
 		err = an_read_usage(an, e);
 	if (err)
 		return err;
+	/* counters the experiments read before know must be in their places */
+	ctr = e->counters.p;
+	for (i = 0; i < e->counters.n && i < an->nctr; i++)
+		if (strcmp(an_counter_name(an, i), ctr[i].name))
+			return an_errf(an, -EINVAL,
+				       "%s: counter %u is %s; experiments read together must list the same counters in the same order",
+				       dir, i, ctr[i].name);
+	for (i = an->nctr; i < e->counters.n; i++) {
+		/* PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES */
+		double mhz = ctr[i].type == 0 && ctr[i].config == 0 ? e->cpu_mhz : 0;
+
+		if (an_metric_add_counter(an, ctr[i].name, mhz))
+			return an_errf(an, -ENOMEM, "out of memory");
+	}
 	d = opendir(dir);
 	if (!d)
 		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
@@ -242,21 +264,6 @@ int an_load(struct an *an, const char *dir)
 		an_warn(an, "%s: %llu records were lost (ring full)", dir,
 			(unsigned long long)(e->lost > e->lost_read ? e->lost :
 					     e->lost_read));
-	/* counters the experiments read before know must be in their places */
-	for (i = 0; i < (unsigned)e->ncounters && i < (unsigned)an->nctr; i++)
-		if (strcmp(an->ctr_names[i], e->counters[i].name))
-			return an_errf(an, -EINVAL,
-				       "%s: counter %u is %s; experiments read together must list the same counters in the same order",
-				       dir, i, e->counters[i].name);
-	for (i = (unsigned)an->nctr; i < (unsigned)e->ncounters; i++) {
-		struct an_counter *c = &e->counters[i];
-
-		snprintf(an->ctr_names[i], sizeof(an->ctr_names[i]), "%s", c->name);
-		/* PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES */
-		an->ctr_mhz[i] = c->type == 0 && c->config == 0 ? e->cpu_mhz : 0;
-		an->nctr++;
-	}
-	an->nbase = AN_BM_CTR0 + an->nctr;
 	return 0;
 }
 

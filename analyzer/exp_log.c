@@ -113,24 +113,23 @@ static int set_str(char **dst, const char *v)
 
 static int log_counter(struct an_exp *e, char *v)
 {
-	struct an_counter *c;
+	struct an_counter c;
 	char *f[4], *save = NULL;
 	int i;
 
-	if (e->ncounters >= AN_MAX_COUNTERS)
-		return -E2BIG;
 	for (i = 0; i < 4; i++) {
 		f[i] = strtok_r(i ? NULL : v, ",", &save);
 		if (!f[i])
 			return -EINVAL;
 	}
-	c = &e->counters[e->ncounters];
-	if (strlen(f[0]) >= sizeof(c->name) || !f[0][0] ||
-	    parse_u64(f[1], &c->interval) || parse_u32(f[2], &c->type) ||
-	    parse_u64(f[3], &c->config))
+	if (strlen(f[0]) >= sizeof(c.name) || !f[0][0] ||
+	    parse_u64(f[1], &c.interval) || parse_u32(f[2], &c.type) ||
+	    parse_u64(f[3], &c.config))
 		return -EINVAL;
-	strcpy(c->name, f[0]);
-	e->ncounters++;
+	strcpy(c.name, f[0]);
+	if (!an_vec_push(&e->counters))
+		return -ENOMEM;
+	AN_VEC(e->counters, struct an_counter, e->counters.n - 1) = c;
 	return 0;
 }
 

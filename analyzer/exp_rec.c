@@ -106,10 +106,10 @@ static int grow(void **p, size_t esz, size_t cap)
 }
 
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
-		  uint16_t cpu, uint32_t mask, const uint64_t *vals)
+		  uint16_t cpu, uint32_t layout, const uint64_t *vals,
+		  uint32_t nv)
 {
 	struct an_samples *s = &an->s;
-	int nv = __builtin_popcount(mask);
 
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 65536;
@@ -118,7 +118,7 @@ int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		    grow((void **)&s->stack, 4, cap) ||
 		    grow((void **)&s->thr, 4, cap) ||
 		    grow((void **)&s->cpu, 2, cap) ||
-		    grow((void **)&s->mask, sizeof(*s->mask), cap))
+		    grow((void **)&s->layout, sizeof(*s->layout), cap))
 			return -ENOMEM;
 		s->cap = cap;
 	}
@@ -133,7 +133,7 @@ int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 	s->stack[s->n] = raw;
 	s->thr[s->n] = thr;
 	s->cpu[s->n] = cpu;
-	s->mask[s->n] = mask;
+	s->layout[s->n] = layout;
 	memcpy(s->vals + s->nvals, vals, nv * 8);
 	s->nvals += nv;
 	s->n++;
@@ -178,11 +178,13 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 {
 	struct an *an = c->an;
 	struct an_exp *e = c->e;
-	uint64_t vals[AN_BM_MAX], sum = 0, want;
+	uint64_t vals[AN_SAMPLE_VALUES_MAX], want, at;
+	uint32_t ids[AN_SAMPLE_VALUES_MAX];
 	const uint64_t *ips;
 	struct an_thread *th;
-	uint32_t thr, as, raw, flags = 0, i, mask = 0;
-	int nv = 0;
+	uint32_t thr, as, raw, flags = 0, layout;
+	char msg[128];
+	int nv;
 
 	if (r->hdr.flags & ~0xff)
 		return bad(c, 2, "unknown sample flags 0x%x", r->hdr.flags);
@@ -205,39 +207,12 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		return bad(c, 24, "cpu %u of %u", r->cpu, e->cpus_possible);
 	if (!r->pid || !r->tid)
 		return bad(c, 16, "pid %u tid %u", r->pid, r->tid);
-	if (r->kind == LWPROF_SK_CLOCK) {
-		if (r->counter)
-			return bad(c, 30, "clock sample with counter %u", r->counter);
-		for (i = 0; i < LWPROF_MS_COUNT; i++) {
-			sum += r->mstate_ns[i];
-			if (r->mstate_ns[i]) {
-				mask |= 1u << i;
-				vals[nv++] = r->mstate_ns[i];
-			}
-		}
-		if (sum != r->value)
-			return bad(c, 32, "clock value %llu but microstates sum to %llu",
-				   (unsigned long long)r->value,
-				   (unsigned long long)sum);
-		if (r->pid == r->tid && sum) {
-			mask |= 1u << AN_BM_WALL;
-			vals[nv++] = sum;
-		}
-		an->has_clock = true;
-	} else if (r->kind == LWPROF_SK_COUNTER) {
-		if (r->counter >= e->ncounters)
-			return bad(c, 30, "counter %u, log.txt names %d", r->counter,
-				   e->ncounters);
-		for (i = 0; i < LWPROF_MS_COUNT; i++)
-			if (r->mstate_ns[i])
-				return bad(c, 40 + 8 * i, "counter sample with microstate time");
-		if (r->value) {
-			mask |= 1u << (AN_BM_CTR0 + r->counter);
-			vals[nv++] = r->value;
-		}
-	} else {
-		return bad(c, 28, "unknown sample kind %u", r->kind);
-	}
+	nv = an_decode_sample(an, e, r, ids, vals, msg, sizeof(msg), &at);
+	if (nv < 0)
+		return bad(c, at, "%s", msg);
+	layout = an_layout_intern(an, ids, nv);
+	if (layout == UINT32_MAX)
+		return an_errf(an, -ENOMEM, "out of memory");
 
 	if (r->pid == c->last_pid && r->tid == c->last_tid) {
 		thr = c->last_thr;
@@ -277,16 +252,15 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_EXIT)) {
 		const uint8_t *stack = (const uint8_t *)(ips + r->nr_user + r->nr_kernel);
 		struct an_unw_ref *u;
-		const char *msg;
-		uint64_t at;
+		const char *why;
 		int ok;
 
 		ok = an_sd_sample(an, &c->sd, c->exp, c->cpu, c->off, r, stack,
-				  e->stack_bytes, &msg, &at);
+				  e->stack_bytes, &why, &at);
 		if (ok == -ENOMEM)
 			return an_errf(an, -ENOMEM, "out of memory");
 		if (ok < 0)
-			return bad(c, at, "%s", msg);
+			return bad(c, at, "%s", why);
 		if (!ok)
 			goto no_copy;
 
@@ -308,7 +282,7 @@ no_copy:
 		th->last_ns = r->time_ns;
 	th->nsamples++;
 	e->nsamples++;
-	if (an_sample_add(an, r->time_ns, raw, thr, r->cpu, mask, vals))
+	if (an_sample_add(an, r->time_ns, raw, thr, r->cpu, layout, vals, nv))
 		return an_errf(an, -ENOMEM, "out of memory");
 	return 0;
 }

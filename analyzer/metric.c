@@ -1,43 +1,171 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Metrics: Table A's timing metrics, each on its own, with er_print's
- * keywords; one metric per counter (cycles as time when log.txt knows the
- * clock rate); and the static metrics name, size and address.  A metric
+ * Metrics: the registry (analyzer/metric.h) of Table A's timing metrics,
+ * each on its own, with er_print's keywords, and one metric per counter
+ * (cycles as time when log.txt knows the clock rate); the static metrics
+ * name, size and address; metric lists and sort keys.  A metric
  * list is er_print's spec: FLAVORS VISIBILITY NAME joined by ':', flavors
  * e (exclusive), i (inclusive), a (attributed), visibility '.' (value),
  * '%' (percentage), '!' (hidden), e.g. "e.%user:i.user:a.lock:name".
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "an.h"
 #include "compute.h"
 
-static const struct {
+/* A registry row: one metric, or with kw NULL one per counter. */
+struct mrow {
 	const char *kw, *title;
-	uint32_t mask;
-} fixed[AN_M_NFIXED] = {
-	[AN_M_TOTAL] = { "total", "Total Thread Time", 0x3ff },
-	[AN_M_TOTALCPU] = { "totalcpu", "Total CPU Time", 0x7 },
-	[AN_M_USER] = { "user", "User CPU Time", 1 << LWPROF_MS_USER },
-	[AN_M_SYSTEM] = { "system", "System CPU Time", 1 << LWPROF_MS_SYSTEM },
-	[AN_M_TRAP] = { "trap", "Trap CPU Time", 1 << LWPROF_MS_TRAP },
-	[AN_M_TEXTPF] = { "textpfault", "Text Page Fault Time",
-			  1 << LWPROF_MS_TFAULT },
-	[AN_M_DATAPF] = { "datapfault", "Data Page Fault Time",
-			  1 << LWPROF_MS_DFAULT },
-	[AN_M_KERNELPF] = { "kernelpfault", "Kernel Page Fault Time",
-			    1 << LWPROF_MS_KFAULT },
-	[AN_M_LOCK] = { "lock", "User Lock Time", 1 << LWPROF_MS_USER_LOCK },
-	[AN_M_SLEEP] = { "sleep", "Sleep Time", 1 << LWPROF_MS_SLEEP },
-	[AN_M_STOP] = { "stop", "Stopped Time", 1 << LWPROF_MS_STOPPED },
-	[AN_M_WAIT] = { "wait", "Wait CPU Time", 1 << LWPROF_MS_WAIT_CPU },
-	[AN_M_WALL] = { "wall", "Wall Time", 1 << AN_BM_WALL },
+	enum an_unit unit;
+	uint32_t flags;		/* AN_MF_* */
+	uint32_t kind;		/* its bases' kind (enum an_base_kind) */
+	uint32_t states;	/* AN_B_MSTATE: bit i for LWPROF_MS_ i */
 };
+
+#define MS(s) (1u << LWPROF_MS_##s)
+#define STATE(kw, title, s) \
+	{ kw, title, AN_U_TIME, AN_MF_STATE | AN_MF_THREAD, AN_B_MSTATE, MS(s) }
+
+/*
+ * Table A's timing metrics, in er_print's order; AN_M_TOTAL is the first.
+ * TODO(issue 11 merge): the microstates' titles from libexp/mstate_names.
+ */
+static const struct mrow registry[] = {
+	{ "total", "Total Thread Time", AN_U_TIME, AN_MF_THREAD, AN_B_MSTATE,
+	  (1u << LWPROF_MS_COUNT) - 1 },
+	{ "totalcpu", "Total CPU Time", AN_U_TIME, AN_MF_THREAD, AN_B_MSTATE,
+	  MS(USER) | MS(SYSTEM) | MS(TRAP) },
+	STATE("user", "User CPU Time", USER),
+	STATE("system", "System CPU Time", SYSTEM),
+	STATE("trap", "Trap CPU Time", TRAP),
+	STATE("textpfault", "Text Page Fault Time", TFAULT),
+	STATE("datapfault", "Data Page Fault Time", DFAULT),
+	STATE("kernelpfault", "Kernel Page Fault Time", KFAULT),
+	STATE("lock", "User Lock Time", USER_LOCK),
+	STATE("sleep", "Sleep Time", SLEEP),
+	STATE("stop", "Stopped Time", STOPPED),
+	STATE("wait", "Wait CPU Time", WAIT_CPU),
+	{ "wall", "Wall Time", AN_U_TIME, 0, AN_B_WALL, 0 },
+	/* hardware counters: the name from log.txt, always a default column */
+	{ NULL, "Events", AN_U_COUNT, AN_MF_ALWAYS, AN_B_COUNTER, 0 },
+};
+
+#define NROWS (sizeof(registry) / sizeof(registry[0]))
+
+/* Make metric row r, over the bases of kind r->kind (idx: the counter). */
+static int metric_add(struct an *an, const struct mrow *r, const char *kw,
+		      uint32_t idx, double mhz)
+{
+	uint32_t ids[LWPROF_MS_COUNT], n = 0, i;
+	struct an_metric *m;
+
+	if (r->kind == AN_B_MSTATE) {
+		for (i = 0; i < LWPROF_MS_COUNT; i++)
+			if (r->states & 1u << i)
+				ids[n++] = an_base_id(an, AN_B_MSTATE, i);
+	} else {
+		ids[n++] = an_base_id(an, r->kind, idx);
+	}
+	for (i = 0; i < n; i++)
+		if (ids[i] == UINT32_MAX)
+			return -ENOMEM;
+	an->metrics.esz = sizeof(*m);
+	m = an_vec_push(&an->metrics);
+	if (!m)
+		return -ENOMEM;
+	m->bases = malloc(n * sizeof(*m->bases));
+	if (!m->bases) {
+		an->metrics.n--;
+		return -ENOMEM;
+	}
+	memcpy(m->bases, ids, n * sizeof(*ids));
+	m->nbases = n;
+	snprintf(m->kw, sizeof(m->kw), "%s", kw);
+	m->unit = r->unit;
+	m->flags = r->flags;
+	/* cycles at a known clock rate are time */
+	m->as_time = r->unit == AN_U_TIME || mhz > 0;
+	m->div = r->unit == AN_U_TIME ? 1e9 : mhz > 0 ? mhz * 1e6 : 1;
+	if (r->kw)
+		snprintf(m->title, sizeof(m->title), "%s", r->title);
+	else
+		snprintf(m->title, sizeof(m->title), "%s %s", kw,
+			 mhz > 0 ? "Time" : r->title);
+	return 0;
+}
+
+/* The decoders' bases, and every row but the families. */
+int an_metrics_init(struct an *an)
+{
+	size_t i;
+	int err = an_decode_init(an);
+
+	if (err)
+		return err;
+	for (i = 0; i < NROWS; i++) {
+		if (!registry[i].kw)
+			continue;
+		err = metric_add(an, &registry[i], registry[i].kw, 0, 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Counter nctr of log.txt: its base and metric (mhz > 0: cycles). */
+int an_metric_add_counter(struct an *an, const char *name, double mhz)
+{
+	size_t i;
+	int err = -EINVAL;
+
+	if (an_decode_counter(an, an->nctr) == UINT32_MAX)
+		return -ENOMEM;
+	for (i = 0; i < NROWS; i++)
+		if (!registry[i].kw && registry[i].kind == AN_B_COUNTER)
+			err = metric_add(an, &registry[i], name, an->nctr, mhz);
+	if (!err)
+		an->nctr++;
+	return err;
+}
+
+/* Counter k's name (k < an->nctr): its metric's keyword. */
+const char *an_counter_name(struct an *an, uint32_t k)
+{
+	uint32_t base = AN_VEC(an->sdec.ctr, uint32_t, k);
+	size_t m;
+
+	for (m = 0; m < an->metrics.n; m++) {
+		const struct an_metric *x = &AN_VEC(an->metrics, struct an_metric, m);
+
+		if (x->nbases == 1 && x->bases[0] == base)
+			return x->kw;
+	}
+	return "";
+}
+
+void an_metrics_free(struct an *an)
+{
+	size_t i;
+
+	for (i = 0; i < an->metrics.n; i++)
+		free(AN_VEC(an->metrics, struct an_metric, i).bases);
+	free(an->metrics.p);
+	free(an->bases.p);
+	free(an->sdec.ctr.p);
+	memset(&an->metrics, 0, sizeof(an->metrics));
+	memset(&an->bases, 0, sizeof(an->bases));
+}
 
 int an_metric_count(struct an *an)
 {
-	return AN_M_NFIXED + an->nctr;
+	return an->metrics.n;
+}
+
+static inline const struct an_metric *metric(struct an *an, int m)
+{
+	return &AN_VEC(an->metrics, struct an_metric, m);
 }
 
 const char *an_metric_kw(struct an *an, int m)
@@ -48,54 +176,45 @@ const char *an_metric_kw(struct an *an, int m)
 		return "size";
 	if (m == AN_M_ADDRESS)
 		return "address";
-	return m < AN_M_NFIXED ? fixed[m].kw : an->ctr_names[m - AN_M_NFIXED];
+	return metric(an, m)->kw;
 }
 
 const char *an_metric_title(struct an *an, int m)
 {
-	static char buf[AN_MAX_COUNTERS][96];
-	int k;
-
 	if (m == AN_M_NAME)
 		return "Name";
 	if (m == AN_M_SIZE)
 		return "Size";
 	if (m == AN_M_ADDRESS)
 		return "PC Addr.";
-	if (m < AN_M_NFIXED)
-		return fixed[m].title;
-	k = m - AN_M_NFIXED;
-	snprintf(buf[k], sizeof(buf[k]), "%s %s", an->ctr_names[k],
-		 an->ctr_mhz[k] > 0 ? "Time" : "Events");
-	return buf[k];
+	return metric(an, m)->title;
 }
 
 bool an_metric_is_time(struct an *an, int m)
 {
-	return m < AN_M_NFIXED || an->ctr_mhz[m - AN_M_NFIXED] > 0;
+	return metric(an, m)->as_time;
+}
+
+uint32_t an_metric_flags(struct an *an, int m)
+{
+	return metric(an, m)->flags;
 }
 
 uint64_t an_metric_raw(struct an *an, int m, const uint64_t *base)
 {
-	uint32_t mask;
+	const struct an_metric *x = metric(an, m);
 	uint64_t v = 0;
+	uint32_t i;
 
-	if (m >= AN_M_NFIXED)
-		return base[AN_BM_CTR0 + m - AN_M_NFIXED];
-	for (mask = fixed[m].mask; mask; mask &= mask - 1)
-		v += base[__builtin_ctz(mask)];
+	for (i = 0; i < x->nbases; i++)
+		v += base[x->bases[i]];
 	return v;
 }
 
 /* Seconds for time metrics, events for the others. */
 double an_metric_val(struct an *an, int m, const uint64_t *base)
 {
-	uint64_t v = an_metric_raw(an, m, base);
-	int k = m - AN_M_NFIXED;
-
-	if (m < AN_M_NFIXED)
-		return v / 1e9;
-	return an->ctr_mhz[k] > 0 ? v / (an->ctr_mhz[k] * 1e6) : (double)v;
+	return an_metric_raw(an, m, base) / metric(an, m)->div;
 }
 
 static int metric_by_kw(struct an *an, const char *kw)
@@ -189,28 +308,32 @@ int an_msort_parse(struct an *an, const char *spec, struct an_msort *s)
 	return 0;
 }
 
-/* The timing metrics that have data, and every counter. */
+/* The microstate metrics that have data, and the metrics always shown. */
 void an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l)
 {
-	int states[AN_M_NFIXED], ns = 0, m, i;
+	int n = an_metric_count(an), ns = 0, m, first = -1;
 
 	l->n = 0;
-	for (m = AN_M_USER; m <= AN_M_WAIT; m++)
-		if (an_metric_raw(an, m, g->total))
-			states[ns++] = m;
+	for (m = 0; m < n; m++)
+		if ((an_metric_flags(an, m) & AN_MF_STATE) &&
+		    an_metric_raw(an, m, g->total) && !ns++)
+			first = m;
 	if (ns == 1) {
-		add_col(l, 'e', true, true, states[0]);
-		add_col(l, 'i', true, true, states[0]);
+		add_col(l, 'e', true, true, first);
+		add_col(l, 'i', true, true, first);
 	} else if (ns > 1) {
 		add_col(l, 'e', true, true, AN_M_TOTAL);
 		add_col(l, 'i', true, true, AN_M_TOTAL);
-		for (i = 0; i < ns; i++)
-			add_col(l, 'e', true, false, states[i]);
+		for (m = 0; m < n; m++)
+			if ((an_metric_flags(an, m) & AN_MF_STATE) &&
+			    an_metric_raw(an, m, g->total))
+				add_col(l, 'e', true, false, m);
 	}
-	for (m = AN_M_NFIXED; m < an_metric_count(an); m++) {
-		add_col(l, 'e', true, true, m);
-		add_col(l, 'i', true, true, m);
-	}
+	for (m = 0; m < n; m++)
+		if (an_metric_flags(an, m) & AN_MF_ALWAYS) {
+			add_col(l, 'e', true, true, m);
+			add_col(l, 'i', true, true, m);
+		}
 	if (!l->n) {	/* no data at all: still a useful header */
 		add_col(l, 'e', true, true, AN_M_TOTAL);
 		add_col(l, 'i', true, true, AN_M_TOTAL);

@@ -29,6 +29,7 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 
 	for (i = 0; i < an->exps.n; i++) {
 		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
+		const struct an_counter *ctr = e->counters.p;
 
 		fprintf(o, "Experiment: %s (format %d.%d)\n", e->name, e->fmt_major,
 			e->fmt_minor);
@@ -47,10 +48,9 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 		if (e->clock_interval_ns)
 			fprintf(o, "  Clock profiling: every %.3f ms\n",
 				e->clock_interval_ns / 1e6);
-		for (c = 0; c < e->ncounters; c++)
+		for (c = 0; c < (int)e->counters.n; c++)
 			fprintf(o, "  Counter:        %s every %" PRIu64 " events (type %u, config 0x%" PRIx64 ")\n",
-				e->counters[c].name, e->counters[c].interval,
-				e->counters[c].type, e->counters[c].config);
+				ctr[c].name, ctr[c].interval, ctr[c].type, ctr[c].config);
 		fprintf(o, "  Stacks:         depth %u, %u bytes copied, kernel stacks %s\n",
 			e->max_depth, e->stack_bytes, e->kernel_stacks ? "on" : "off");
 		fprintf(o, "  Module:         %s (ABI %s)\n",
@@ -86,7 +86,7 @@ int an_view_overview(struct an *an, const struct an_settings *vs,
 		char buf[64];
 
 		an_fmt_metric(an, buf, sizeof(buf), m, v);
-		if (m < AN_M_NFIXED && m != AN_M_WALL)
+		if (an_metric_flags(an, m) & AN_MF_THREAD)
 			fprintf(out->f, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
 				an_metric_title(an, m), buf, total > 0 ? 100 * v / total : 0.0);
 		else
@@ -108,15 +108,14 @@ static uint64_t *sampled_per_thread(struct an *an)
 	if (!t)
 		return NULL;
 	for (i = 0; i < an->s.n; i++) {
-		unsigned m = an->s.mask[i];
+		const uint32_t *l = an_layout(an, an->s.layout[i]);
+		uint32_t j;
 
-		while (m) {
-			unsigned b = __builtin_ctz(m);
+		for (j = 1; j <= l[0]; j++, v++) {
+			const struct an_base *b = &AN_VEC(an->bases, struct an_base, l[j]);
 
-			if (b < LWPROF_MS_COUNT)
-				t[an->s.thr[i] * LWPROF_MS_COUNT + b] += *v;
-			v++;
-			m &= m - 1;
+			if (b->kind == AN_B_MSTATE)
+				t[an->s.thr[i] * LWPROF_MS_COUNT + b->idx] += *v;
 		}
 	}
 	return t;
@@ -315,8 +314,8 @@ int an_view_sample_list(struct an *an, const struct an_settings *vs,
 	if (!row)
 		goto oom;
 	for (i = 0; i < an->s.n; i++) {
-		unsigned int m = an->s.mask[i];
-		uint32_t ex = AN_VEC(an->threads, struct an_thread, an->s.thr[i]).exp;
+		const uint32_t *l = an_layout(an, an->s.layout[i]);
+		uint32_t j, ex = AN_VEC(an->threads, struct an_thread, an->s.thr[i]).exp;
 		uint64_t t = an->s.time[i] > start[ex] ? an->s.time[i] - start[ex] : 0;
 		uint64_t *r;
 
@@ -326,14 +325,13 @@ int an_view_sample_list(struct an *an, const struct an_settings *vs,
 			k = first[ex + 1] - 1;
 		r = row + k * (LWPROF_MS_COUNT + 1);
 		r[0]++;
-		while (m) {
-			b = __builtin_ctz(m);
-			if (b < LWPROF_MS_COUNT) {
-				r[1 + b] += *v;
-				used |= 1ULL << b;
+		for (j = 1; j <= l[0]; j++, v++) {
+			const struct an_base *ba = &AN_VEC(an->bases, struct an_base, l[j]);
+
+			if (ba->kind == AN_B_MSTATE) {
+				r[1 + ba->idx] += *v;
+				used |= 1ULL << ba->idx;
 			}
-			v++;
-			m &= m - 1;
 		}
 	}
 	fprintf(out->f, "lwprof records no global sample packets: a sample is a second of an experiment's run (Oracle's default sampling interval), with its packets' sampled times (s).\n");
