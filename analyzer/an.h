@@ -6,7 +6,7 @@
  * stacks and a compact sample table.  Views aggregate the samples that pass
  * the filter per stack, then spread the sums over functions, lines, pcs and
  * objects (analyzer/compute.c).  Every function returns 0 or a negative
- * errno; on failure an->err holds the one-line message.
+ * errno; on failure an->run->err holds the one-line message.
  */
 #ifndef LWPROF_AN_H
 #define LWPROF_AN_H
@@ -258,8 +258,6 @@ struct an_raw {
 struct an_layouts {
 	struct an_vec first;	/* uint32_t */
 	struct an_vec items;	/* uint32_t */
-	struct an_htab h;
-	uint32_t last;		/* the latest interned, UINT32_MAX: none */
 };
 
 /* The sample decoder's bases (decode.c): looked up per record, made once. */
@@ -279,23 +277,33 @@ struct an_samples {
 	size_t n, cap, nvals, vcap;
 };
 
-struct an_filter;
+/*
+ * The run context: what one run of lwprof print reports besides the
+ * views (the caller's: an_init's argument).
+ */
+struct an_run {
+	char err[AN_ERRLEN];	/* the last error's one-line message */
+	uint64_t nwarn;		/* warnings written to standard error */
+	unsigned long nruns;	/* print's commands run */
+	/* unwinding (unwind.c): samples unwound, not, from the cache; the
+	 * per-pc CFI cache (unwcache.c): steps made, frames stepped,
+	 * samples given to libdwfl, and with LWPROF_UNWIND=check the
+	 * samples whose cached and libdwfl frames differ */
+	unsigned long unwind_ok, unwind_fail, unwind_cached;
+	unsigned long unwind_steps, unwind_lookups, unwind_libdwfl;
+	unsigned long unwind_differ;
+	bool unwind_check;
+	double unwind_secs;	/* CPU time of an_unwind_all */
+};
 
-struct an {
-	char err[AN_ERRLEN];
-	struct an_vec exps;	/* struct an_exp */
-	struct an_vec threads;	/* struct an_thread */
-	struct an_htab thr_h;
-	struct an_vec as;	/* struct an_as */
-	struct an_htab as_h;
-	struct an_vec objs;	/* struct an_obj */
-	struct an_vec funcs;	/* struct an_func */
-	struct an_vec lines;	/* struct an_line */
-	struct an_htab lines_h;
-	struct an_vec pcs;	/* struct an_pc */
-	struct an_htab pcs_h;
-	struct an_vec nodes;	/* struct an_node */
-	struct an_htab nodes_h;
+/*
+ * Load-time scratch: what reading the records and an_finish() need and
+ * the views do not; an_finish() frees it (an->ld is NULL after).
+ */
+struct an_load {
+	struct an_htab thr_h;	/* (exp, pid, tid) -> thread */
+	struct an_htab as_h;	/* (exp, pid, gen) -> address space */
+	struct an_htab pcs_h, nodes_h;
 	struct an_vec raws;	/* struct an_raw */
 	/*
 	 * The raw stacks' table: a slot's aux is the word offset of the
@@ -308,6 +316,28 @@ struct an {
 	struct an_vec deferred;	/* struct an_unw_ref: samples to unwind */
 	struct an_vec exits;	/* uint32_t sample indexes of EXIT packets */
 	struct an_vec tasks;	/* struct an_task_ev: exec and fork */
+	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
+	struct an_sdec sdec;	/* decode.c */
+	struct an_htab lay_h;	/* values.c: layout interning */
+	uint32_t lay_last;	/* the latest layout interned, or UINT32_MAX */
+};
+
+/*
+ * The loaded model: the experiments, what was built from them, and the
+ * metrics; views read it (and add lines, pcs' objects' symbols lazily).
+ */
+struct an {
+	struct an_run *run;	/* the caller's run context */
+	struct an_load *ld;	/* while loading, else NULL */
+	struct an_vec exps;	/* struct an_exp */
+	struct an_vec threads;	/* struct an_thread */
+	struct an_vec as;	/* struct an_as */
+	struct an_vec objs;	/* struct an_obj */
+	struct an_vec funcs;	/* struct an_func */
+	struct an_vec lines;	/* struct an_line */
+	struct an_htab lines_h;
+	struct an_vec pcs;	/* struct an_pc */
+	struct an_vec nodes;	/* struct an_node */
 	struct an_vec obj_keys;	/* char *, per object */
 	struct an_htab obj_h;
 	struct an_samples s;
@@ -318,23 +348,11 @@ struct an {
 	struct an_vec ksyms;	/* kernel.c */
 	struct an_vec bases;	/* struct an_base: the base values' kinds */
 	struct an_layouts lay;
-	struct an_sdec sdec;
 	struct an_vec metrics;	/* struct an_metric: the registry's, instantiated */
 	uint32_t nctr;		/* counters known */
 	bool inline_funcs;	/* charge inlined code to the inlined function */
 	uint64_t tmin, tmax;	/* over all experiments */
-	uint64_t nwarn;
-	unsigned long nruns;	/* commands run */
-	unsigned long unwind_ok, unwind_fail, unwind_cached;
-	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
 	struct an_dwfl_cbs *dwfl_cbs;	/* dwflcb.c: libdwfl's callbacks */
-	/* the per-pc CFI cache (unwcache.c): steps made, frames stepped,
-	 * samples given to libdwfl, and with LWPROF_UNWIND=check the
-	 * samples whose cached and libdwfl frames differ */
-	unsigned long unwind_steps, unwind_lookups, unwind_libdwfl;
-	unsigned long unwind_differ;
-	bool unwind_check;
-	double unwind_secs;	/* CPU time of an_unwind_all */
 };
 
 /* Layout id's base count; its base ids follow it. */
@@ -387,7 +405,7 @@ void an_warn(struct an *an, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* exp.c: loading */
-int an_init(struct an *an);
+int an_init(struct an *an, struct an_run *run);
 void an_free(struct an *an);
 int an_load(struct an *an, const char *dir);
 int an_finish(struct an *an);	/* after the last an_load */

@@ -20,7 +20,7 @@ struct prun;
 struct pcmd {
 	const char *name;
 	int nargs;
-	/* 0, a negative errno (the message in an->err), or 1: stop */
+	/* 0, a negative errno (the message in an->run->err), or 1: stop */
 	int (*run)(struct prun *r, const char *arg);
 	const char *help;
 	int kind;	/* the flat views': AN_K_* */
@@ -376,12 +376,12 @@ static int run_script(struct prun *pr, FILE *in, bool prompt)
 			failed = 1;
 			continue;
 		}
-		an->nruns++;
+		an->run->nruns++;
 		r = run(pr, c, arg);
 		if (r == 1)
 			break;
 		if (r < 0) {
-			fprintf(stderr, "lwprof print: %s\n", an->err);
+			fprintf(stderr, "lwprof print: %s\n", an->run->err);
 			failed = 1;
 		}
 	}
@@ -400,6 +400,7 @@ int cmd_print(int argc, char **argv)
 	const char **exps = calloc(argc + 1, sizeof(*exps));
 	bool from_stdin = false;
 	struct an an;
+	struct an_run ctx = { .nwarn = 0 };
 	struct an_settings vs = { .limit = 0 };
 	struct an_out out = { stdout, AN_PM_TEXT, ',' };
 	struct prun pr = { &an, &vs, &out, 0, NULL };
@@ -455,7 +456,7 @@ int cmd_print(int argc, char **argv)
 		free(exps);
 		return 2;
 	}
-	if (an_init(&an)) {
+	if (an_init(&an, &ctx)) {
 		fprintf(stderr, "lwprof print: out of memory\n");
 		free(todo);
 		free(exps);
@@ -470,26 +471,26 @@ int cmd_print(int argc, char **argv)
 	if (!err)
 		err = an_finish(&an);
 	if (err) {
-		fprintf(stderr, "lwprof print: %s\n", an.err);
+		fprintf(stderr, "lwprof print: %s\n", ctx.err);
 		status = 1;
 		goto out;
 	}
 	for (i = 0; i < ntodo; i++) {
 		int r = run(&pr, todo[i].c, todo[i].arg);
 
-		an.nruns++;
+		ctx.nruns++;
 		if (r == 1)
 			break;
 		if (r < 0) {
-			fprintf(stderr, "lwprof print: %s\n", an.err);
+			fprintf(stderr, "lwprof print: %s\n", ctx.err);
 			status = 1;
 		}
 	}
 	if (!ntodo || from_stdin) {
 		if (run_script(&pr, stdin, isatty(0)))
 			status = 1;
-		if (!an.nruns && an_view_flat(&an, &vs, &out, AN_K_FUNC) < 0) {
-			fprintf(stderr, "lwprof print: %s\n", an.err);
+		if (!ctx.nruns && an_view_flat(&an, &vs, &out, AN_K_FUNC) < 0) {
+			fprintf(stderr, "lwprof print: %s\n", ctx.err);
 			status = 1;
 		}
 	}

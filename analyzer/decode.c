@@ -17,21 +17,21 @@ int an_decode_init(struct an *an)
 	uint32_t i;
 
 	for (i = 0; i < LWPROF_MS_COUNT; i++) {
-		an->sdec.ms[i] = an_base_id(an, AN_B_MSTATE, i);
-		if (an->sdec.ms[i] == UINT32_MAX)
+		an->ld->sdec.ms[i] = an_base_id(an, AN_B_MSTATE, i);
+		if (an->ld->sdec.ms[i] == UINT32_MAX)
 			return -ENOMEM;
 	}
-	an->sdec.wall = an_base_id(an, AN_B_WALL, 0);
-	an->sdec.ctr.esz = sizeof(uint32_t);
-	return an->sdec.wall == UINT32_MAX ? -ENOMEM : 0;
+	an->ld->sdec.wall = an_base_id(an, AN_B_WALL, 0);
+	an->ld->sdec.ctr.esz = sizeof(uint32_t);
+	return an->ld->sdec.wall == UINT32_MAX ? -ENOMEM : 0;
 }
 
-/* The base of counter k (an->sdec.ctr.n == k), made now. */
+/* The base of counter k (an->ld->sdec.ctr.n == k), made now. */
 uint32_t an_decode_counter(struct an *an, uint32_t k)
 {
 	uint32_t id = an_base_id(an, AN_B_COUNTER, k), *p;
 
-	if (id == UINT32_MAX || !(p = an_vec_push(&an->sdec.ctr)))
+	if (id == UINT32_MAX || !(p = an_vec_push(&an->ld->sdec.ctr)))
 		return UINT32_MAX;
 	*p = id;
 	return id;
@@ -41,7 +41,7 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 		     const struct lwprof_rec_sample *r, uint32_t *ids,
 		     uint64_t *vals, char *msg, size_t len, uint64_t *at)
 {
-	const struct an_sdec *d = &an->sdec;
+	const struct an_sdec *d = &an->ld->sdec;
 	uint64_t sum = 0;
 	int nv = 0, i;
 

@@ -17,9 +17,13 @@
 
 #include "an.h"
 
-int an_init(struct an *an)
+int an_init(struct an *an, struct an_run *run)
 {
 	memset(an, 0, sizeof(*an));
+	an->run = run;
+	an->ld = calloc(1, sizeof(*an->ld));
+	if (!an->ld)
+		return -ENOMEM;
 	an->exps.esz = sizeof(struct an_exp);
 	an->threads.esz = sizeof(struct an_thread);
 	an->as.esz = sizeof(struct an_as);
@@ -28,15 +32,15 @@ int an_init(struct an *an)
 	an->lines.esz = sizeof(struct an_line);
 	an->pcs.esz = sizeof(struct an_pc);
 	an->nodes.esz = sizeof(struct an_node);
-	an->raws.esz = sizeof(struct an_raw);
-	an->rawips.esz = sizeof(uint64_t);
-	an->deferred.esz = sizeof(struct an_unw_ref);
-	an->exits.esz = sizeof(uint32_t);
-	an->tasks.esz = sizeof(struct an_task_ev);
+	an->ld->raws.esz = sizeof(struct an_raw);
+	an->ld->rawips.esz = sizeof(uint64_t);
+	an->ld->deferred.esz = sizeof(struct an_unw_ref);
+	an->ld->exits.esz = sizeof(uint32_t);
+	an->ld->tasks.esz = sizeof(struct an_task_ev);
 	an->obj_keys.esz = sizeof(char *);
 	an->tmin = UINT64_MAX;
 	an->o_kernel = UINT32_MAX;
-	an->lay.last = UINT32_MAX;
+	an->ld->lay_last = UINT32_MAX;
 	elf_version(EV_CURRENT);
 	if (an_objs_init(an))
 		return -ENOMEM;
@@ -77,9 +81,35 @@ static void exp_free(struct an_exp *e)
 	free(e->counters.p);
 }
 
+/* The load-time scratch, after loading or on failure. */
+static void load_free(struct an *an)
+{
+	struct an_load *ld = an->ld;
+
+	if (!ld)
+		return;
+	an_sd_free(an);
+	free(ld->raws.p);
+	free(ld->rawips.p);
+	free(ld->deferred.p);
+	free(ld->exits.p);
+	free(ld->tasks.p);
+	free(ld->sdec.ctr.p);
+	an_htab_free(&ld->thr_h);
+	an_htab_free(&ld->as_h);
+	an_htab_free(&ld->pcs_h);
+	an_htab_free(&ld->nodes_h);
+	an_htab_free(&ld->raws_t);
+	an_htab_free(&ld->lay_h);
+	free(ld);
+	an->ld = NULL;
+}
+
 void an_free(struct an *an)
 {
 	size_t i;
+
+	load_free(an);
 
 	an_unwind_free(an);
 	an_kernel_free(an);
@@ -104,20 +134,9 @@ void an_free(struct an *an)
 	free(an->lines.p);
 	free(an->pcs.p);
 	free(an->nodes.p);
-	free(an->raws.p);
-	free(an->rawips.p);
-	free(an->deferred.p);
-	an_sd_free(an);
-	free(an->exits.p);
-	free(an->tasks.p);
 	free(an->strs.s.p);
 	an_htab_free(&an->strs.h);
-	an_htab_free(&an->thr_h);
-	an_htab_free(&an->as_h);
 	an_htab_free(&an->lines_h);
-	an_htab_free(&an->pcs_h);
-	an_htab_free(&an->nodes_h);
-	an_htab_free(&an->raws_t);
 	free(an->s.time);
 	free(an->s.stack);
 	free(an->s.thr);
@@ -126,7 +145,6 @@ void an_free(struct an *an)
 	free(an->s.vals);
 	free(an->lay.first.p);
 	free(an->lay.items.p);
-	an_htab_free(&an->lay.h);
 	an_metrics_free(an);
 }
 
@@ -161,13 +179,13 @@ uint32_t an_thread_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t tid)
 {
 	bool made;
 
-	return intern3(&an->threads, &an->thr_h, exp, pid, tid, &made);
+	return intern3(&an->threads, &an->ld->thr_h, exp, pid, tid, &made);
 }
 
 uint32_t an_as_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t gen)
 {
 	bool made;
-	uint32_t id = intern3(&an->as, &an->as_h, exp, pid, gen, &made);
+	uint32_t id = intern3(&an->as, &an->ld->as_h, exp, pid, gen, &made);
 
 	if (made && id != UINT32_MAX)
 		AN_VEC(an->as, struct an_as, id).maps.esz = sizeof(struct an_map);
@@ -289,8 +307,8 @@ static uint32_t gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t)
 	uint32_t g = 0;
 	size_t i;
 
-	for (i = 0; i < an->tasks.n; i++) {
-		struct an_task_ev *v = &AN_VEC(an->tasks, struct an_task_ev, i);
+	for (i = 0; i < an->ld->tasks.n; i++) {
+		struct an_task_ev *v = &AN_VEC(an->ld->tasks, struct an_task_ev, i);
 
 		if (v->event == LWPROF_TASK_EXEC && v->exp == exp && v->pid == pid &&
 		    v->time <= t)
@@ -305,8 +323,8 @@ static int split_execs(struct an *an)
 	size_t i, k, nas = an->as.n;
 	bool any = false;
 
-	for (i = 0; i < an->tasks.n; i++)
-		any |= AN_VEC(an->tasks, struct an_task_ev, i).event ==
+	for (i = 0; i < an->ld->tasks.n; i++)
+		any |= AN_VEC(an->ld->tasks, struct an_task_ev, i).event ==
 		       LWPROF_TASK_EXEC;
 	if (!any)
 		return 0;
@@ -335,7 +353,7 @@ static int split_execs(struct an *an)
 		a->maps.n = keep;
 	}
 	for (i = 0; i < an->s.n; i++) {
-		struct an_raw r = AN_VEC(an->raws, struct an_raw, an->s.stack[i]);
+		struct an_raw r = AN_VEC(an->ld->raws, struct an_raw, an->s.stack[i]);
 		struct an_as *a = &AN_VEC(an->as, struct an_as, r.as);
 		uint32_t g = gen_at(an, a->exp, a->pid, an->s.time[i]), na, nr;
 
@@ -355,8 +373,8 @@ static int inherit_forks(struct an *an)
 {
 	size_t i, k;
 
-	for (i = 0; i < an->tasks.n; i++) {
-		struct an_task_ev *v = &AN_VEC(an->tasks, struct an_task_ev, i);
+	for (i = 0; i < an->ld->tasks.n; i++) {
+		struct an_task_ev *v = &AN_VEC(an->ld->tasks, struct an_task_ev, i);
 		uint32_t pa, ca;
 
 		if (v->event != LWPROF_TASK_FORK || !v->ppid || v->ppid == v->pid)
@@ -387,8 +405,8 @@ static void charge_exits(struct an *an)
 {
 	size_t i;
 
-	for (i = 0; i < an->exits.n; i++) {
-		uint32_t s = AN_VEC(an->exits, uint32_t, i);
+	for (i = 0; i < an->ld->exits.n; i++) {
+		uint32_t s = AN_VEC(an->ld->exits, uint32_t, i);
 		struct an_thread *t = &AN_VEC(an->threads, struct an_thread,
 					      an->s.thr[s]);
 
@@ -439,7 +457,7 @@ static int sort_threads(struct an *an)
 	free(order);
 	free(newid);
 	free(sorted);
-	an_htab_free(&an->thr_h);	/* no lookups after loading */
+	an_htab_free(&an->ld->thr_h);	/* no lookups after loading */
 	return 0;
 }
 
@@ -448,7 +466,7 @@ int an_finish(struct an *an)
 	size_t i;
 	int err;
 
-	an_vec_sort(&an->tasks, ev_cmp);
+	an_vec_sort(&an->ld->tasks, ev_cmp);
 	err = split_execs(an);
 	if (!err)
 		err = inherit_forks(an);
@@ -464,10 +482,10 @@ int an_finish(struct an *an)
 	if (err)
 		return an_errf(an, err, "out of memory");
 	/* the samples to unwind follow their samples' moves */
-	for (i = 0; i < an->deferred.n; i++) {
-		struct an_unw_ref *u = &AN_VEC(an->deferred, struct an_unw_ref, i);
+	for (i = 0; i < an->ld->deferred.n; i++) {
+		struct an_unw_ref *u = &AN_VEC(an->ld->deferred, struct an_unw_ref, i);
 
-		u->as = AN_VEC(an->raws, struct an_raw, an->s.stack[u->sample]).as;
+		u->as = AN_VEC(an->ld->raws, struct an_raw, an->s.stack[u->sample]).as;
 	}
 	err = an_unwind_all(an);
 	if (err)
@@ -490,5 +508,9 @@ int an_finish(struct an *an)
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;
 	err = an_resolve(an);
-	return err ? err : an_objs_trunc(an);
+	if (!err)
+		err = an_objs_trunc(an);
+	if (!err)
+		load_free(an);
+	return err;
 }

@@ -238,8 +238,8 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (r->kind == LWPROF_SK_CLOCK && (r->hdr.flags & LWPROF_RS_EXIT)) {
 		uint32_t *x;
 
-		an->exits.esz = 4;
-		x = an_vec_push(&an->exits);
+		an->ld->exits.esz = 4;
+		x = an_vec_push(&an->ld->exits);
 		if (!x)
 			return an_errf(an, -ENOMEM, "out of memory");
 		*x = an->s.n;
@@ -264,8 +264,8 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		if (!ok)
 			goto no_copy;
 
-		an->deferred.esz = sizeof(*u);
-		u = an_vec_push(&an->deferred);
+		an->ld->deferred.esz = sizeof(*u);
+		u = an_vec_push(&an->ld->deferred);
 		if (!u)
 			return an_errf(an, -ENOMEM, "out of memory");
 		u->sample = an->s.n;
@@ -324,7 +324,7 @@ static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 	}
 	if (r->event == LWPROF_TASK_EXEC ||
 	    (r->event == LWPROF_TASK_FORK && r->pid == r->tid)) {
-		ev = an_vec_push(&c->an->tasks);
+		ev = an_vec_push(&c->an->ld->tasks);
 		if (!ev)
 			return an_errf(c->an, -ENOMEM, "out of memory");
 		*ev = (struct an_task_ev){ c->exp, r->pid, r->ppid, r->event,

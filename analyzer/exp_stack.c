@@ -59,23 +59,23 @@ struct sd_base {
 
 static struct an_sd *sd_of(struct an *an)
 {
-	if (!an->sd) {
-		an->sd = calloc(1, sizeof(*an->sd));
-		if (an->sd && !(an->sd->tmp = malloc(LWPROF_STACK_MAX))) {
-			free(an->sd);
-			an->sd = NULL;
+	if (!an->ld->sd) {
+		an->ld->sd = calloc(1, sizeof(*an->ld->sd));
+		if (an->ld->sd && !(an->ld->sd->tmp = malloc(LWPROF_STACK_MAX))) {
+			free(an->ld->sd);
+			an->ld->sd = NULL;
 		}
-		if (an->sd) {
-			an->sd->links.esz = sizeof(struct sd_link);
-			an->sd->slots.esz = sizeof(struct sd_slot);
+		if (an->ld->sd) {
+			an->ld->sd->links.esz = sizeof(struct sd_link);
+			an->ld->sd->slots.esz = sizeof(struct sd_slot);
 		}
 	}
-	return an->sd;
+	return an->ld->sd;
 }
 
 void an_sd_free(struct an *an)
 {
-	struct an_sd *sd = an->sd;
+	struct an_sd *sd = an->ld->sd;
 	size_t i;
 
 	if (!sd)
@@ -87,7 +87,7 @@ void an_sd_free(struct an *an)
 	free(sd->tmp);
 	an_htab_free(&sd->slot_h);
 	free(sd);
-	an->sd = NULL;
+	an->ld->sd = NULL;
 }
 
 static bool base_eq(void *ctx, uint32_t id, const void *key)

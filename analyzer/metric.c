@@ -133,7 +133,7 @@ int an_metric_add_counter(struct an *an, const char *name, double mhz)
 /* Counter k's name (k < an->nctr): its metric's keyword. */
 const char *an_counter_name(struct an *an, uint32_t k)
 {
-	uint32_t base = AN_VEC(an->sdec.ctr, uint32_t, k);
+	uint32_t base = AN_VEC(an->ld->sdec.ctr, uint32_t, k);
 	size_t m;
 
 	for (m = 0; m < an->metrics.n; m++) {
@@ -153,7 +153,6 @@ void an_metrics_free(struct an *an)
 		free(AN_VEC(an->metrics, struct an_metric, i).bases);
 	free(an->metrics.p);
 	free(an->bases.p);
-	free(an->sdec.ctr.p);
 	memset(&an->metrics, 0, sizeof(an->metrics));
 	memset(&an->bases, 0, sizeof(an->bases));
 }

@@ -160,10 +160,10 @@ int an_objs_trunc(struct an *an)
 
 	if (f->obj != an->o_unknown)
 		return 0;
-	for (i = 0; i < an->raws.n; i++)
-		if (AN_VEC(an->raws, struct an_raw, i).flags & AN_RAW_TRUNC)
+	for (i = 0; i < an->ld->raws.n; i++)
+		if (AN_VEC(an->ld->raws, struct an_raw, i).flags & AN_RAW_TRUNC)
 			break;
-	if (i == an->raws.n)
+	if (i == an->ld->raws.n)
 		return 0;
 	id = pseudo_obj(an, "<Truncated-stack>");
 	if (id == UINT32_MAX)

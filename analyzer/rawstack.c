@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Raw stacks: the user ips of a sample, interned per address space while
- * the records are read, one lookup a sample.  The pool (an->rawips) keeps
+ * the records are read, one lookup a sample.  The pool (an->ld->rawips) keeps
  * each distinct stack as two header words (address space and length;
  * flags) and its ips; the table's slots point into it.  The reader
  * prefetches the slot, then the pool entry, of the samples ahead of the
@@ -22,7 +22,7 @@ uint64_t an_raw_hash(uint32_t as, const uint64_t *ips, uint32_t n,
 /* stage 0: the slot; stage 1: the pool entry the slot points at */
 void an_raw_prefetch(struct an *an, uint64_t hash, int stage)
 {
-	struct an_htab *t = &an->raws_t;
+	struct an_htab *t = &an->ld->raws_t;
 	const struct an_hslot *s;
 
 	if (!t->cap)
@@ -33,7 +33,7 @@ void an_raw_prefetch(struct an *an, uint64_t hash, int stage)
 		return;
 	}
 	if (s->hash == hash) {
-		const uint64_t *p = &AN_VEC(an->rawips, uint64_t, s->aux);
+		const uint64_t *p = &AN_VEC(an->ld->rawips, uint64_t, s->aux);
 
 		__builtin_prefetch(p);
 		__builtin_prefetch(p + 8);
@@ -43,7 +43,7 @@ void an_raw_prefetch(struct an *an, uint64_t hash, int stage)
 uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 			 const uint64_t *ips, uint32_t n, uint32_t flags)
 {
-	struct an_htab *t = &an->raws_t;
+	struct an_htab *t = &an->ld->raws_t;
 	uint64_t h0 = ((uint64_t)as << 32) | n, *p;
 	struct an_raw *r;
 	size_t j, off;
@@ -53,32 +53,32 @@ uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 	     j = (j + 1) & (t->cap - 1)) {
 		if (t->s[j].hash != hash)
 			continue;
-		p = &AN_VEC(an->rawips, uint64_t, t->s[j].aux);
+		p = &AN_VEC(an->ld->rawips, uint64_t, t->s[j].aux);
 		if (p[0] == h0 && p[1] == flags && !memcmp(p + 2, ips, n * 8))
 			return t->s[j].id;
 	}
-	off = an->rawips.n;
-	if (off + n + 2 > UINT32_MAX || an_vec_grow(&an->rawips, off + n + 2))
+	off = an->ld->rawips.n;
+	if (off + n + 2 > UINT32_MAX || an_vec_grow(&an->ld->rawips, off + n + 2))
 		return UINT32_MAX;
-	r = an_vec_push(&an->raws);
+	r = an_vec_push(&an->ld->raws);
 	if (!r)
 		return UINT32_MAX;
-	p = &AN_VEC(an->rawips, uint64_t, off);
+	p = &AN_VEC(an->ld->rawips, uint64_t, off);
 	p[0] = h0;
 	p[1] = flags;
 	memmove(p + 2, ips, n * 8);
-	an->rawips.n += n + 2;
+	an->ld->rawips.n += n + 2;
 	r->as = as;
 	r->n = n;
 	r->off = off + 2;
 	r->flags = flags;
 	r->node = UINT32_MAX;
-	if (an_htab_add_aux(t, hash, an->raws.n - 1, off)) {
-		an->raws.n--;
-		an->rawips.n = off;
+	if (an_htab_add_aux(t, hash, an->ld->raws.n - 1, off)) {
+		an->ld->raws.n--;
+		an->ld->rawips.n = off;
 		return UINT32_MAX;
 	}
-	return an->raws.n - 1;
+	return an->ld->raws.n - 1;
 }
 
 uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
@@ -91,11 +91,11 @@ uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 
 uint32_t an_raw_rehome(struct an *an, uint32_t raw, uint32_t as)
 {
-	struct an_raw r = AN_VEC(an->raws, struct an_raw, raw);
+	struct an_raw r = AN_VEC(an->ld->raws, struct an_raw, raw);
 
 	/* the pool may move while the copy is interned */
-	if (an_vec_grow(&an->rawips, an->rawips.n + r.n + 2))
+	if (an_vec_grow(&an->ld->rawips, an->ld->rawips.n + r.n + 2))
 		return UINT32_MAX;
-	return an_raw_intern(an, as, &AN_VEC(an->rawips, uint64_t, r.off), r.n,
+	return an_raw_intern(an, as, &AN_VEC(an->ld->rawips, uint64_t, r.off), r.n,
 			     r.flags);
 }

@@ -187,7 +187,7 @@ static int move_samples(struct an *an, struct epochs *ep, size_t nas)
 	size_t i;
 
 	for (i = 0; i < an->s.n; i++) {
-		uint32_t as = AN_VEC(an->raws, struct an_raw, an->s.stack[i]).as;
+		uint32_t as = AN_VEC(an->ld->raws, struct an_raw, an->s.stack[i]).as;
 		uint32_t na, nr;
 		size_t e;
 

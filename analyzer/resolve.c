@@ -50,7 +50,7 @@ static uint32_t pc_new(struct an *an, const struct pc_key *k, uint64_t h,
 {
 	uint32_t id = pc_push(an, k, func, line, ifunc);
 
-	if (id == UINT32_MAX || an_htab_add(&an->pcs_h, h, id))
+	if (id == UINT32_MAX || an_htab_add(&an->ld->pcs_h, h, id))
 		return UINT32_MAX;
 	return id;
 }
@@ -91,7 +91,7 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 {
 	struct pc_key k = { obj, ret, vaddr };
 	uint64_t h = an_hash(&k, sizeof(k), 13), look;
-	uint32_t id = an_htab_find(&an->pcs_h, h, pc_eq, an, &k), func, line,
+	uint32_t id = an_htab_find(&an->ld->pcs_h, h, pc_eq, an, &k), func, line,
 		 ifunc;
 
 	if (id != UINT32_MAX)
@@ -121,7 +121,7 @@ static uint32_t pseudo_pc(struct an *an, uint32_t func)
 {
 	struct pc_key k = { an->o_unknown, 2, func };
 	uint64_t h = an_hash(&k, sizeof(k), 13);
-	uint32_t id = an_htab_find(&an->pcs_h, h, pc_eq, an, &k);
+	uint32_t id = an_htab_find(&an->ld->pcs_h, h, pc_eq, an, &k);
 
 	if (id != UINT32_MAX)
 		return id;
@@ -145,7 +145,7 @@ static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
 {
 	struct node_key k = { parent, pc };
 	uint64_t h = an_mix(an_mix(17, parent), pc);
-	uint32_t id = an_htab_find(&an->nodes_h, h, node_eq, an, &k);
+	uint32_t id = an_htab_find(&an->ld->nodes_h, h, node_eq, an, &k);
 	struct an_node *n;
 
 	if (id != UINT32_MAX)
@@ -158,7 +158,7 @@ static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
 	n->depth = parent == UINT32_MAX ? 1 :
 		AN_VEC(an->nodes, struct an_node, parent).depth + 1;
 	id = an->nodes.n - 1;
-	return an_htab_add(&an->nodes_h, h, id) ? UINT32_MAX : id;
+	return an_htab_add(&an->ld->nodes_h, h, id) ? UINT32_MAX : id;
 }
 
 /* The mapping of as that holds ip (the latest one when several do). */
@@ -225,7 +225,7 @@ static int add_frames(struct an *an, struct an_as *a, uint32_t *parent,
 
 static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 {
-	const uint64_t *ips = &AN_VEC(an->rawips, uint64_t, r->off);
+	const uint64_t *ips = &AN_VEC(an->ld->rawips, uint64_t, r->off);
 	struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
 	uint32_t parent = UINT32_MAX, nk = r->flags >> AN_RAW_KSHIFT;
 	uint32_t n = r->n - nk;
@@ -256,16 +256,16 @@ int an_resolve(struct an *an)
 {
 	size_t i;
 
-	for (i = 0; i < an->raws.n; i++) {
-		struct an_raw *r = &AN_VEC(an->raws, struct an_raw, i);
+	for (i = 0; i < an->ld->raws.n; i++) {
+		struct an_raw *r = &AN_VEC(an->ld->raws, struct an_raw, i);
 		uint32_t node = resolve_raw(an, r);
 
 		if (node == UINT32_MAX)
 			return an_errf(an, -ENOMEM, "out of memory");
-		AN_VEC(an->raws, struct an_raw, i).node = node;
+		AN_VEC(an->ld->raws, struct an_raw, i).node = node;
 	}
 	for (i = 0; i < an->s.n; i++)
-		an->s.stack[i] = AN_VEC(an->raws, struct an_raw,
+		an->s.stack[i] = AN_VEC(an->ld->raws, struct an_raw,
 					an->s.stack[i]).node;
 	return 0;
 }

@@ -296,7 +296,7 @@ static int unwind_one(struct an *an, struct an_ucache *c, Dwfl *d,
 		if (err < 0)
 			return err;
 	}
-	if (err == 1 || an->unwind_check) {
+	if (err == 1 || an->run->unwind_check) {
 		/* what the cache did: all frames, or those before it gave up */
 		n = c && d ? u->n : 0;
 		memcpy(ips, u->ips, n * 8);
@@ -304,11 +304,11 @@ static int unwind_one(struct an *an, struct an_ucache *c, Dwfl *d,
 		u->given = false;
 		if (d)
 			dwfl_getthread_frames(d, u->tid, frame_cb, u);
-		if (an->unwind_check && ((!err && n != u->n) || n > u->n ||
+		if (an->run->unwind_check && ((!err && n != u->n) || n > u->n ||
 					 memcmp(ips, u->ips, n * 8)))
-			an->unwind_differ++;
+			an->run->unwind_differ++;
 		if (err == 1)
-			an->unwind_libdwfl++;
+			an->run->unwind_libdwfl++;
 	}
 	return 0;
 }
@@ -346,7 +346,7 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 	u->tid = s->tid;
 	h = an_mix(r->as, u->regs[LWPROF_REG_IP]);
 	if (an_htab_find(nocfi, h, noframes_eq, NULL, NULL) != UINT32_MAX) {
-		an->unwind_cached++;
+		an->run->unwind_cached++;
 		return 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &w0);
@@ -357,7 +357,7 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 		return err;
 	if (u->n <= 1) {
 		/* no CFI here: keep the frame-pointer stack, and remember */
-		an->unwind_fail++;
+		an->run->unwind_fail++;
 		return an_htab_add(nocfi, h, 0);
 	}
 	/* -K: the record's kernel frames stay below the user leaf */
@@ -369,7 +369,7 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 	if (raw == UINT32_MAX)
 		return -ENOMEM;
 	an->s.stack[r->sample] = raw;
-	an->unwind_ok++;
+	an->run->unwind_ok++;
 	return 0;
 }
 
@@ -384,9 +384,9 @@ int an_unwind_all(struct an *an)
 	int err = 0;
 	size_t i;
 
-	if (!an->deferred.n)
+	if (!an->ld->deferred.n)
 		return 0;
-	an->unwind_check = mode && !strcmp(mode, "check");
+	an->run->unwind_check = mode && !strcmp(mode, "check");
 	/* one state for all sessions: dwfl_attach_state keeps its pointer */
 	u = calloc(1, sizeof(*u));
 	if (!mode || strcmp(mode, "nocache"))
@@ -396,15 +396,15 @@ int an_unwind_all(struct an *an)
 		return an_errf(an, -ENOMEM, "out of memory");
 	}
 
-	for (i = 0; i < an->deferred.n; i++) {
-		struct an_unw_ref *r = &AN_VEC(an->deferred, struct an_unw_ref, i);
+	for (i = 0; i < an->ld->deferred.n; i++) {
+		struct an_unw_ref *r = &AN_VEC(an->ld->deferred, struct an_unw_ref, i);
 		const uint8_t *rec = read_record(an, r, &w);
 		uint8_t *owned = NULL;
 
 		if (rec)	/* a delta copy rebuilt (exp_stack.c) */
 			rec = an_rec_whole(an, r, w.fd, rec, &owned);
 		if (!rec) {
-			an->unwind_fail++;
+			an->run->unwind_fail++;
 			continue;
 		}
 		err = unwind_rec(an, c, u, &nocfi, r, rec, &walk);
@@ -418,17 +418,17 @@ int an_unwind_all(struct an *an)
 	an_htab_free(&nocfi);
 	an_htab_free(&u->sessions);
 	free(u);
-	an->unwind_secs = cpu_secs() - t0;
+	an->run->unwind_secs = cpu_secs() - t0;
 	if (c)
-		an_ucache_counts(c, &an->unwind_steps, &an->unwind_lookups);
+		an_ucache_counts(c, &an->run->unwind_steps, &an->run->unwind_lookups);
 	an_ucache_free(c);
 	if (getenv("LWPROF_UNWIND_STATS"))
 		fprintf(stderr, "lwprof print: unwind %s: %zu samples, %.3f s CPU, walks %.3f s elapsed, %lu unwound, %lu kept frame pointers (%lu known pcs without CFI), %lu cached steps for %lu frames, %lu samples by libdwfl, %lu differ\n",
-			c ? (an->unwind_check ? "check" : "cache") : "nocache",
-			an->deferred.n, an->unwind_secs, walk, an->unwind_ok,
-			an->unwind_fail + an->unwind_cached, an->unwind_cached,
-			an->unwind_steps, an->unwind_lookups, an->unwind_libdwfl,
-			an->unwind_differ);
+			c ? (an->run->unwind_check ? "check" : "cache") : "nocache",
+			an->ld->deferred.n, an->run->unwind_secs, walk, an->run->unwind_ok,
+			an->run->unwind_fail + an->run->unwind_cached, an->run->unwind_cached,
+			an->run->unwind_steps, an->run->unwind_lookups, an->run->unwind_libdwfl,
+			an->run->unwind_differ);
 	if (err)
 		return an_errf(an, -ENOMEM, "out of memory");
 	return 0;

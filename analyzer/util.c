@@ -159,7 +159,7 @@ int an_errf(struct an *an, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(an->err, sizeof(an->err), fmt, ap);
+	vsnprintf(an->run->err, sizeof(an->run->err), fmt, ap);
 	va_end(ap);
 	return err < 0 ? err : -err;
 }
@@ -173,5 +173,5 @@ void an_warn(struct an *an, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	an->nwarn++;
+	an->run->nwarn++;
 }

@@ -42,21 +42,22 @@ static bool layout_eq(void *ctx, uint32_t id, const void *key)
 uint32_t an_layout_intern(struct an *an, const uint32_t *ids, uint32_t n)
 {
 	struct an_layouts *ly = &an->lay;
+	struct an_load *ld = an->ld;
 	uint32_t key[AN_SAMPLE_VALUES_MAX + 1], id, *p;
 	uint64_t h;
 
-	if (ly->last != UINT32_MAX) {
-		const uint32_t *l = an_layout(an, ly->last);
+	if (ld->lay_last != UINT32_MAX) {
+		const uint32_t *l = an_layout(an, ld->lay_last);
 
 		if (l[0] == n && !memcmp(l + 1, ids, n * sizeof(*ids)))
-			return ly->last;
+			return ld->lay_last;
 	}
 	if (n > AN_SAMPLE_VALUES_MAX)
 		return UINT32_MAX;
 	key[0] = n;
 	memcpy(key + 1, ids, n * sizeof(*ids));
 	h = an_hash(key, (n + 1) * sizeof(*key), 0x1a7);
-	id = an_htab_find(&ly->h, h, layout_eq, an, key);
+	id = an_htab_find(&ld->lay_h, h, layout_eq, an, key);
 	if (id == UINT32_MAX) {
 		id = ly->first.n;
 		ly->first.esz = ly->items.esz = sizeof(uint32_t);
@@ -67,9 +68,9 @@ uint32_t an_layout_intern(struct an *an, const uint32_t *ids, uint32_t n)
 		memcpy((uint32_t *)ly->items.p + ly->items.n, key,
 		       (n + 1) * sizeof(*key));
 		ly->items.n += n + 1;
-		if (an_htab_add(&ly->h, h, id))
+		if (an_htab_add(&ld->lay_h, h, id))
 			return UINT32_MAX;
 	}
-	ly->last = id;
+	ld->lay_last = id;
 	return id;
 }

@@ -168,11 +168,12 @@ static void read_print(void)
 {
 	char warn[4096];
 	struct an an;
+	struct an_run run = { .nwarn = 0 };
 	struct an_settings vs = { .limit = 0 };
 	struct an_out out = { stdout, AN_PM_TEXT, ',' };
 	int err, saved;
 
-	if (an_init(&an))
+	if (an_init(&an, &run))
 		abort();
 	saved = capture_begin();	/* its warnings */
 	err = an_load(&an, dir);
@@ -185,9 +186,9 @@ static void read_print(void)
 		an_view_flat(&an, &vs, &out, AN_K_LINE);
 	}
 	capture_end(saved, warn, sizeof(warn));
-	if (err && !strstr(an.err, "out of memory") && !names_offset(an.err, 1))
+	if (err && !strstr(run.err, "out of memory") && !names_offset(run.err, 1))
 		finding("print", "an error that does not name the file and offset",
-			an.err);
+			run.err);
 	an_free(&an);
 }
 
