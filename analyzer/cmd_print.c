@@ -181,18 +181,14 @@ static int c_overview(struct prun *r, const char *arg)
 
 static int c_printmode(struct prun *r, const char *arg)
 {
-	if (!strcmp(arg, "text")) {
-		r->out->mode = AN_PM_TEXT;
-	} else if (!strcmp(arg, "csv")) {
-		r->out->mode = AN_PM_CSV;
-	} else if (strlen(arg) == 1) {
-		r->out->mode = AN_PM_DELIM;
-		r->out->delim = arg[0];
-	} else {
-		return an_errf(r->an, -EINVAL, "printmode '%s': text, csv or one character",
-			       arg);
-	}
-	return 0;
+	if (!strcmp(arg, "text"))
+		return an_out_mode(r->out, AN_PM_TEXT, ',');
+	if (!strcmp(arg, "csv"))
+		return an_out_mode(r->out, AN_PM_CSV, ',');
+	if (strlen(arg) == 1)
+		return an_out_mode(r->out, AN_PM_DELIM, arg[0]);
+	return an_errf(r->an, -EINVAL, "printmode '%s': text, csv or one character",
+		       arg);
 }
 
 static int c_outfile(struct prun *r, const char *arg)
@@ -402,9 +398,10 @@ int cmd_print(int argc, char **argv)
 	struct an an;
 	struct an_run ctx = { .nwarn = 0 };
 	struct an_settings vs = { .limit = 0 };
-	struct an_out out = { stdout, AN_PM_TEXT, ',' };
+	struct an_out out = { .f = stdout };
 	struct prun pr = { &an, &vs, &out, 0, NULL };
 
+	an_out_mode(&out, AN_PM_TEXT, ',');
 	if (!todo || !exps) {
 		fprintf(stderr, "lwprof print: out of memory\n");
 		return 1;

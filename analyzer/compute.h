@@ -119,18 +119,50 @@ void an_filter_free(struct an_filter **fp);
 /* "none", or the filter's parts, in buf */
 const char *an_filter_desc(const struct an_filter *f, char *buf, size_t len);
 
-/* ---- table output (out.c) ---- */
+/* ---- the output layer (out.c) ---- */
 
 #define AN_PM_TEXT 0
 #define AN_PM_CSV 1
 #define AN_PM_DELIM 2
 
+/* What a cell holds: nothing, text, or a number and how it is shown. */
+enum {
+	AN_C_NONE,
+	AN_C_TEXT,
+	AN_C_TIME,	/* seconds: 3 decimals */
+	AN_C_COUNT,	/* events: a whole number */
+	AN_C_PCT,	/* a percentage: 2 decimals */
+	AN_C_INT,	/* an integer (bytes) */
+};
+
+struct an_cell {
+	int kind;		/* AN_C_* */
+	union {
+		char *s;	/* AN_C_TEXT, owned */
+		double d;
+		uint64_t u;	/* AN_C_INT */
+	};
+};
+
+struct an_col {
+	char *head1, *head2;	/* the two title lines */
+	bool left;		/* aligned left (names, text) */
+};
+
+/* What a view computed: rows x columns of values, with the columns' names. */
 struct an_table {
 	int ncol;
-	char *head1[AN_MAX_COLS], *head2[AN_MAX_COLS];
-	bool left[AN_MAX_COLS];
-	char **cells;		/* rows x ncol */
+	struct an_col *cols;
+	struct an_cell *cells;	/* rows x ncol */
 	size_t rows, cap;
+};
+
+struct an_out;
+
+/* A format: how titles and tables are written (text, csv, delimiter). */
+struct an_fmt_ops {
+	void (*title)(struct an_out *o, const char *s);
+	void (*table)(struct an_out *o, const struct an_table *t);
 };
 
 /* Where views write, and how (-outfile, -printmode). */
@@ -138,17 +170,22 @@ struct an_out {
 	FILE *f;
 	int mode;		/* AN_PM_* */
 	char delim;		/* AN_PM_DELIM's */
+	const struct an_fmt_ops *ops;
 };
 
+int an_out_mode(struct an_out *o, int mode, char delim);
+void an_fmt_num(char *buf, size_t len, int kind, double v);
 void an_title(struct an_out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int an_table_init(struct an_table *t, int ncol);
 int an_table_head(struct an_table *t, int col, const char *h1, const char *h2,
 		  bool left);
-int an_table_cell(struct an_table *t, size_t row, int col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 size_t an_table_row(struct an_table *t);	/* new row index, or SIZE_MAX */
-void an_table_print(struct an_out *o, struct an_table *t);
+int an_table_text(struct an_table *t, size_t row, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void an_table_num(struct an_table *t, size_t row, int col, int kind, double v);
+void an_table_int(struct an_table *t, size_t row, int col, uint64_t v);
+void an_table_print(struct an_out *o, const struct an_table *t);
 void an_table_free(struct an_table *t);
 
 /*
@@ -194,9 +231,18 @@ int an_view_sample_list(struct an *an, const struct an_settings *vs,
 int an_cols_effective(struct an *an, const struct an_settings *vs,
 		      const struct an_agg *g, struct an_mlist *out,
 		      bool attributed);
-void an_fmt_metric(struct an *an, char *buf, size_t len, int m, double v);
+int an_metric_cell(struct an *an, int m);	/* AN_C_TIME or AN_C_COUNT */
 int an_make_heads(struct an *an, const struct an_mlist *ml,
 		  struct an_table *t, int *colof);
+/*
+ * Fill a row's columns of ml: metrics from the base vectors of the e, i
+ * and a flavors (NULL: blank), percentages of tot; the name, and size and
+ * address (addr NULL: blank).
+ */
+void an_fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
+		 const int *colof, size_t row, const uint64_t *e,
+		 const uint64_t *i, const uint64_t *a, const uint64_t *tot,
+		 const char *name, uint64_t size, const char *addr);
 uint32_t an_func_find(struct an *an, const char *name, int *nfound);
 
 #endif

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tables: the views fill cells, this prints them as aligned text (two
- * header lines, numbers right-aligned, names left), as CSV (RFC 4180
- * quoting, one header line), or with another one-character delimiter
- * (-printmode text|csv|<delimiter>).
+ * The output layer: views fill tables of values (numbers with their kind,
+ * or text) and hand them here with their titles; a formatter, chosen by
+ * -printmode, writes them: aligned text (two header lines, numbers
+ * right-aligned, names left), CSV (RFC 4180 quoting, one header line), or
+ * another one-character delimiter.  Numbers are turned into text in one
+ * place, an_fmt_num(), for the formatters and the text-only reports alike.
+ * Another format (html, pprof) is another struct an_fmt_ops.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,73 +17,143 @@
 #include "an.h"
 #include "compute.h"
 
-/* A view's title: text mode only (CSV output is the table alone). */
-void an_title(struct an_out *o, const char *fmt, ...)
+void an_fmt_num(char *buf, size_t len, int kind, double v)
 {
-	va_list ap;
+	switch (kind) {
+	case AN_C_TIME:
+		snprintf(buf, len, "%.3f", v);
+		break;
+	case AN_C_PCT:
+		snprintf(buf, len, "%.2f", v);
+		break;
+	default:
+		snprintf(buf, len, "%.0f", v);
+		break;
+	}
+}
 
-	if (o->mode != AN_PM_TEXT)
-		return;
-	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
-	va_end(ap);
+/* A cell as text: in buf, or its own string. */
+static const char *cell_str(const struct an_cell *c, char *buf, size_t len)
+{
+	switch (c->kind) {
+	case AN_C_NONE:
+		return NULL;
+	case AN_C_TEXT:
+		return c->s;
+	case AN_C_INT:
+		snprintf(buf, len, "%" PRIu64, c->u);
+		return buf;
+	default:
+		an_fmt_num(buf, len, c->kind, c->d);
+		return buf;
+	}
 }
 
 int an_table_init(struct an_table *t, int ncol)
 {
 	memset(t, 0, sizeof(*t));
+	t->cols = calloc(ncol + 1, sizeof(*t->cols));
+	if (!t->cols)
+		return -ENOMEM;
 	t->ncol = ncol;
-	return ncol > AN_MAX_COLS ? -E2BIG : 0;
+	return 0;
 }
 
 int an_table_head(struct an_table *t, int col, const char *h1, const char *h2,
 		  bool left)
 {
-	t->head1[col] = strdup(h1);
-	t->head2[col] = strdup(h2);
-	t->left[col] = left;
-	return t->head1[col] && t->head2[col] ? 0 : -ENOMEM;
+	struct an_col *c = &t->cols[col];
+
+	c->head1 = strdup(h1);
+	c->head2 = strdup(h2);
+	c->left = left;
+	return c->head1 && c->head2 ? 0 : -ENOMEM;
 }
 
 size_t an_table_row(struct an_table *t)
 {
 	if (t->rows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **p = realloc(t->cells, cap * t->ncol * sizeof(char *));
+		struct an_cell *p = realloc(t->cells, cap * t->ncol * sizeof(*p));
 
 		if (!p)
 			return SIZE_MAX;
 		t->cells = p;
 		t->cap = cap;
 	}
-	memset(t->cells + t->rows * t->ncol, 0, t->ncol * sizeof(char *));
+	memset(t->cells + t->rows * t->ncol, 0, t->ncol * sizeof(*t->cells));
 	return t->rows++;
 }
 
-int an_table_cell(struct an_table *t, size_t row, int col, const char *fmt, ...)
+static struct an_cell *cell(struct an_table *t, size_t row, int col)
 {
+	struct an_cell *c = &t->cells[row * t->ncol + col];
+
+	if (c->kind == AN_C_TEXT)
+		free(c->s);
+	c->kind = AN_C_NONE;
+	return c;
+}
+
+int an_table_text(struct an_table *t, size_t row, int col, const char *fmt, ...)
+{
+	struct an_cell *c = cell(t, row, col);
 	va_list ap;
-	char *s;
 	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	r = vasprintf(&c->s, fmt, ap);
 	va_end(ap);
 	if (r < 0)
 		return -ENOMEM;
-	free(t->cells[row * t->ncol + col]);
-	t->cells[row * t->ncol + col] = s;
+	c->kind = AN_C_TEXT;
 	return 0;
 }
 
-static void put_field(FILE *f, const char *s, char delim)
+void an_table_num(struct an_table *t, size_t row, int col, int kind, double v)
 {
-	if (!strchr(s, delim) && !strchr(s, '"') && !strchr(s, '\n')) {
-		fputs(s, f);
+	struct an_cell *c = cell(t, row, col);
+
+	c->kind = kind;
+	c->d = v;
+}
+
+void an_table_int(struct an_table *t, size_t row, int col, uint64_t v)
+{
+	struct an_cell *c = cell(t, row, col);
+
+	c->kind = AN_C_INT;
+	c->u = v;
+}
+
+void an_table_free(struct an_table *t)
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < t->rows * t->ncol; i++)
+		if (t->cells[i].kind == AN_C_TEXT)
+			free(t->cells[i].s);
+	free(t->cells);
+	for (c = 0; c < t->ncol; c++) {
+		free(t->cols[c].head1);
+		free(t->cols[c].head2);
+	}
+	free(t->cols);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- delimited: csv or another character ---- */
+
+/* The first len bytes of s, quoted when they hold delim, '"' or a newline. */
+static void put_field(FILE *f, const char *s, size_t len, char delim)
+{
+	if (!memchr(s, delim, len) && !memchr(s, '"', len) && !memchr(s, '\n', len)) {
+		fwrite(s, 1, len, f);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
+	for (; len--; s++) {
 		if (*s == '"')
 			fputc('"', f);
 		fputc(*s, f);
@@ -87,51 +161,49 @@ static void put_field(FILE *f, const char *s, char delim)
 	fputc('"', f);
 }
 
-static void print_delim(struct an_table *t, FILE *f, char delim)
+static void delim_table(struct an_out *o, const struct an_table *t)
 {
+	char delim = o->mode == AN_PM_CSV ? ',' : o->delim, buf[64];
+	FILE *f = o->f;
 	size_t r;
 	int c;
 
 	for (c = 0; c < t->ncol; c++) {
+		const struct an_col *col = &t->cols[c];
 		char h[256];
 
-		if (t->head2[c][0])
-			snprintf(h, sizeof(h), "%s (%s)", t->head1[c], t->head2[c]);
+		if (col->head2[0])
+			snprintf(h, sizeof(h), "%s (%s)", col->head1, col->head2);
 		else
-			snprintf(h, sizeof(h), "%s", t->head1[c]);
+			snprintf(h, sizeof(h), "%s", col->head1);
 		if (c)
 			fputc(delim, f);
-		put_field(f, h, delim);
+		put_field(f, h, strlen(h), delim);
 	}
 	fputc('\n', f);
 	for (r = 0; r < t->rows; r++) {
 		for (c = 0; c < t->ncol; c++) {
-			const char *s = t->cells[r * t->ncol + c];
-			char *trim = NULL;
+			const char *s = cell_str(&t->cells[r * t->ncol + c], buf,
+						 sizeof(buf));
+			size_t l;
 
 			if (c)
 				fputc(delim, f);
 			if (!s)
 				continue;
+			/* padding is not data; a left column's trailing blanks are */
 			while (*s == ' ')
 				s++;
-			/* a name's tree indentation is data, numbers' padding not */
-			if (!t->left[c]) {
-				trim = strdup(s);
-				if (trim) {
-					size_t l = strlen(trim);
-
-					while (l && trim[l - 1] == ' ')
-						trim[--l] = 0;
-					s = trim;
-				}
-			}
-			put_field(f, s, delim);
-			free(trim);
+			l = strlen(s);
+			while (!t->cols[c].left && l && s[l - 1] == ' ')
+				l--;
+			put_field(f, s, l, delim);
 		}
 		fputc('\n', f);
 	}
 }
+
+/* ---- aligned text ---- */
 
 static void put_line(FILE *f, char *line, size_t len)
 {
@@ -157,29 +229,32 @@ static size_t put_cell(char *line, size_t at, const char *s, size_t w, bool left
 	return at + w + 2;
 }
 
-void an_table_print(struct an_out *o, struct an_table *t)
+/* Column c's title is shared with the next column (value, then %). */
+static bool shared(const struct an_table *t, int c)
 {
+	return c + 1 < t->ncol && !strcmp(t->cols[c].head1, t->cols[c + 1].head1);
+}
+
+static void text_table(struct an_out *o, const struct an_table *t)
+{
+	size_t *w = calloc(t->ncol + 1, sizeof(*w)), r, l, total = 0, at;
+	const struct an_col *cols = t->cols;
 	FILE *f = o->f;
-	size_t w[AN_MAX_COLS], r, l, total = 0, at;
-	char *line;
+	char *line = NULL, buf[64];
 	int c;
 
-	if (o->mode != AN_PM_TEXT) {
-		print_delim(t, f, o->mode == AN_PM_CSV ? ',' : o->delim);
+	if (!w)
 		return;
-	}
 	for (c = 0; c < t->ncol; c++) {
-		/* a title shared with the next column (value, then %) spans both */
-		bool shared = c + 1 < t->ncol && !strcmp(t->head1[c], t->head1[c + 1]);
-
-		w[c] = shared ? 0 : strlen(t->head1[c]);
-		if (c && !strcmp(t->head1[c], t->head1[c - 1]) &&
-		    strlen(t->head1[c]) > w[c - 1] + 2)
-			w[c] = strlen(t->head1[c]) - w[c - 1] - 2;
-		if (strlen(t->head2[c]) > w[c])
-			w[c] = strlen(t->head2[c]);
+		/* a title shared with the next column spans both */
+		w[c] = shared(t, c) ? 0 : strlen(cols[c].head1);
+		if (c && shared(t, c - 1) && strlen(cols[c].head1) > w[c - 1] + 2)
+			w[c] = strlen(cols[c].head1) - w[c - 1] - 2;
+		if (strlen(cols[c].head2) > w[c])
+			w[c] = strlen(cols[c].head2);
 		for (r = 0; r < t->rows; r++) {
-			const char *s = t->cells[r * t->ncol + c];
+			const char *s = cell_str(&t->cells[r * t->ncol + c], buf,
+						 sizeof(buf));
 
 			l = s ? strlen(s) : 0;
 			if (l > w[c])
@@ -189,42 +264,78 @@ void an_table_print(struct an_out *o, struct an_table *t)
 	}
 	line = malloc(total + 1);
 	if (!line)
-		return;
+		goto out;
 	/* title line: a shared title right-aligned over its two columns */
 	for (c = 0, at = 0; c < t->ncol; c++) {
-		if (c + 1 < t->ncol && !strcmp(t->head1[c], t->head1[c + 1])) {
-			at = put_cell(line, at, t->head1[c], w[c] + 2 + w[c + 1], false);
+		if (shared(t, c)) {
+			at = put_cell(line, at, cols[c].head1, w[c] + 2 + w[c + 1], false);
 			c++;
 			continue;
 		}
-		at = put_cell(line, at, t->head1[c], w[c], t->left[c]);
+		at = put_cell(line, at, cols[c].head1, w[c], cols[c].left);
 	}
 	put_line(f, line, at);
 	for (c = 0, at = 0; c < t->ncol; c++)
-		at = put_cell(line, at, t->head2[c], w[c], t->left[c]);
+		at = put_cell(line, at, cols[c].head2, w[c], cols[c].left);
 	put_line(f, line, at);
 	for (r = 0; r < t->rows; r++) {
 		for (c = 0, at = 0; c < t->ncol; c++) {
-			const char *s = t->cells[r * t->ncol + c];
+			const char *s = cell_str(&t->cells[r * t->ncol + c], buf,
+						 sizeof(buf));
 
-			at = put_cell(line, at, s ? s : "", w[c], t->left[c]);
+			at = put_cell(line, at, s ? s : "", w[c], cols[c].left);
 		}
 		put_line(f, line, at);
 	}
+out:
 	free(line);
+	free(w);
 }
 
-void an_table_free(struct an_table *t)
+static void text_title(struct an_out *o, const char *s)
 {
-	size_t i;
-	int c;
+	fputs(s, o->f);
+}
 
-	for (i = 0; i < t->rows * t->ncol; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	for (c = 0; c < t->ncol; c++) {
-		free(t->head1[c]);
-		free(t->head2[c]);
-	}
-	memset(t, 0, sizeof(*t));
+/* Delimited output is the tables alone. */
+static void no_title(struct an_out *o, const char *s)
+{
+}
+
+static const struct an_fmt_ops text_ops = {
+	.title = text_title,
+	.table = text_table,
+};
+
+static const struct an_fmt_ops delim_ops = {
+	.title = no_title,
+	.table = delim_table,
+};
+
+int an_out_mode(struct an_out *o, int mode, char delim)
+{
+	o->mode = mode;
+	o->delim = delim;
+	o->ops = mode == AN_PM_TEXT ? &text_ops : &delim_ops;
+	return 0;
+}
+
+void an_title(struct an_out *o, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	o->ops->title(o, s);
+	free(s);
+}
+
+void an_table_print(struct an_out *o, const struct an_table *t)
+{
+	o->ops->table(o, t);
 }

@@ -86,48 +86,19 @@ static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
 		  const char *prefix)
 {
 	struct an *an = c->an;
+	struct an_func *fn = &AN_VEC(an->funcs, struct an_func, func);
 	size_t row = an_table_row(&c->t);
-	char name[700];
-	int k;
+	char name[700], addr[64];
 
 	if (row == SIZE_MAX)
 		return -ENOMEM;
-	for (k = 0; k < c->ml.n; k++) {
-		const struct an_mcol *m = &c->ml.c[k];
-		const uint64_t *v = m->flavor == 'e' ? c->f.excl + func * c->f.nb :
-				    m->flavor == 'i' ? c->f.incl + func * c->f.nb :
-				    attr;
-		int col = c->colof[k];
-		double x, tx;
-		char buf[64];
-
-		if (m->flavor == 's') {
-			if (m->m == AN_M_NAME) {
-				snprintf(name, sizeof(name), "%s%s", prefix,
-					 an_func_name(an, func, c->vs->name_long));
-				an_table_cell(&c->t, row, col, "%s", name);
-			} else if (m->m == AN_M_SIZE) {
-				an_table_cell(&c->t, row, col, "%" PRIu64,
-					      AN_VEC(an->funcs, struct an_func, func).size);
-			} else {
-				struct an_func *fn = &AN_VEC(an->funcs, struct an_func, func);
-
-				an_table_cell(&c->t, row, col, "%d:0x%08" PRIx64,
-					      AN_VEC(an->objs, struct an_obj, fn->obj).num,
-					      fn->addr);
-			}
-			continue;
-		}
-		x = an_metric_val(an, m->m, v);
-		tx = an_metric_val(an, m->m, c->g.total);
-		if (m->value) {
-			an_fmt_metric(an, buf, sizeof(buf), m->m, x);
-			an_table_cell(&c->t, row, col++, "%s", buf);
-		}
-		if (m->pct)
-			an_table_cell(&c->t, row, col, "%.2f",
-				      tx > 0 ? 100 * x / tx : 0.0);
-	}
+	snprintf(name, sizeof(name), "%s%s", prefix,
+		 an_func_name(an, func, c->vs->name_long));
+	snprintf(addr, sizeof(addr), "%d:0x%08" PRIx64,
+		 AN_VEC(an->objs, struct an_obj, fn->obj).num, fn->addr);
+	an_fill_row(an, &c->ml, &c->t, c->colof, row, c->f.excl + func * c->f.nb,
+		    c->f.incl + func * c->f.nb, attr, c->g.total, name, fn->size,
+		    addr);
 	return 0;
 }
 
@@ -314,7 +285,6 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		uint32_t nd = it[i].func;
 		size_t row = an_table_row(&x->c.t);
 		char name[1024];
-		int m;
 
 		if (row == SIZE_MAX) {
 			err = -ENOMEM;
@@ -322,29 +292,9 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		}
 		snprintf(name, sizeof(name), "%s+-%s", prefix,
 			 an_func_name(x->c.an, tr->n[nd].func, nl));
-		for (m = 0; m < x->c.ml.n; m++) {
-			const struct an_mcol *c = &x->c.ml.c[m];
-			const uint64_t *v = (c->flavor == 'e' ? tr->excl : tr->incl) +
-					    nd * tr->nb;
-			int col = x->c.colof[m];
-			double val, tx;
-			char buf[64];
-
-			if (c->flavor == 's') {
-				if (c->m == AN_M_NAME)
-					an_table_cell(&x->c.t, row, col, "%s", name);
-				continue;
-			}
-			val = an_metric_val(x->c.an, c->m, v);
-			tx = an_metric_val(x->c.an, c->m, x->c.g.total);
-			if (c->value) {
-				an_fmt_metric(x->c.an, buf, sizeof(buf), c->m, val);
-				an_table_cell(&x->c.t, row, col++, "%s", buf);
-			}
-			if (c->pct)
-				an_table_cell(&x->c.t, row, col, "%.2f",
-					      tx > 0 ? 100 * val / tx : 0.0);
-		}
+		an_fill_row(x->c.an, &x->c.ml, &x->c.t, x->c.colof, row,
+			    tr->excl + nd * tr->nb, tr->incl + nd * tr->nb,
+			    tr->incl + nd * tr->nb, x->c.g.total, name, 0, NULL);
 		if (plen + 4 < 4096 && depth < 1000) {
 			strcpy(prefix + plen, i + 1 < n ? "|  " : "   ");
 			err = ct_walk(x, tr->n[nd].child, prefix, plen + 3, depth + 1);

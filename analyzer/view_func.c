@@ -23,12 +23,10 @@ static void short_title(char *buf, size_t len, const char *title)
 		buf[l - 5] = 0;
 }
 
-void an_fmt_metric(struct an *an, char *buf, size_t len, int m, double v)
+/* How a metric's values are shown. */
+int an_metric_cell(struct an *an, int m)
 {
-	if (an_metric_is_time(an, m))
-		snprintf(buf, len, "%.3f", v);
-	else
-		snprintf(buf, len, "%.0f", v);
+	return an_metric_is_time(an, m) ? AN_C_TIME : AN_C_COUNT;
 }
 
 /* The metric list in effect: -metrics, else the defaults for this data. */
@@ -106,14 +104,10 @@ int an_make_heads(struct an *an, const struct an_mlist *ml,
 	return 0;
 }
 
-/*
- * Fill one row: base vectors for the e, i and a flavors (NULL: blank),
- * totals for percentages, the name and the static metrics.
- */
-static int fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
-		    const int *colof, size_t row, const uint64_t *e,
-		    const uint64_t *i, const uint64_t *a, const uint64_t *tot,
-		    const char *name, uint64_t size, const char *addr)
+void an_fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
+		 const int *colof, size_t row, const uint64_t *e,
+		 const uint64_t *i, const uint64_t *a, const uint64_t *tot,
+		 const char *name, uint64_t size, const char *addr)
 {
 	int k;
 
@@ -121,32 +115,29 @@ static int fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t
 		const struct an_mcol *c = &ml->c[k];
 		const uint64_t *v = c->flavor == 'e' ? e : c->flavor == 'i' ? i : a;
 		int col = colof[k];
-		char buf[64];
 		double x, tx;
 
 		if (c->flavor == 's') {
 			if (c->m == AN_M_NAME)
-				an_table_cell(t, row, col, "%s", name);
+				an_table_text(t, row, col, "%s", name);
+			else if (!addr)
+				;	/* blank */
 			else if (c->m == AN_M_SIZE)
-				an_table_cell(t, row, col, "%" PRIu64, size);
+				an_table_int(t, row, col, size);
 			else
-				an_table_cell(t, row, col, "%s", addr);
+				an_table_text(t, row, col, "%s", addr);
 			continue;
 		}
-		if (!v) {
-			col += c->value + c->pct;
+		if (!v)
 			continue;
-		}
 		x = an_metric_val(an, c->m, v);
 		tx = an_metric_val(an, c->m, tot);
-		if (c->value) {
-			an_fmt_metric(an, buf, sizeof(buf), c->m, x);
-			an_table_cell(t, row, col++, "%s", buf);
-		}
+		if (c->value)
+			an_table_num(t, row, col++, an_metric_cell(an, c->m), x);
 		if (c->pct)
-			an_table_cell(t, row, col, "%.2f", tx > 0 ? 100.0 * x / tx : 0.0);
+			an_table_num(t, row, col, AN_C_PCT,
+				     tx > 0 ? 100.0 * x / tx : 0.0);
 	}
-	return 0;
 }
 
 static const char *item_name(struct an *an, bool name_long, int kind,
@@ -321,7 +312,7 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 	qsort_r(ids, nid, sizeof(*ids), row_cmp, &sc);
 	an_title(o, "%s sorted by metric: %s\n\n", kind_title(kind), what);
 	row = an_table_row(&t);
-	fill_row(an, &ml, &t, colof, row, g.total, g.total, g.total, g.total,
+	an_fill_row(an, &ml, &t, colof, row, g.total, g.total, g.total, g.total,
 		 "<Total>", 0, "1:0x00000000");
 	n = vs->limit > 0 && (size_t)vs->limit < nid ? (size_t)vs->limit : nid;
 	for (i = 0; i < n; i++) {
@@ -332,7 +323,7 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 			goto out;
 		}
 		item_static(an, kind, k, &size, addr, sizeof(addr));
-		fill_row(an, &ml, &t, colof, row, f.excl + (size_t)k * f.nb,
+		an_fill_row(an, &ml, &t, colof, row, f.excl + (size_t)k * f.nb,
 			 f.incl + (size_t)k * f.nb, NULL, g.total,
 			 item_name(an, vs->name_long, kind, k, buf, sizeof(buf)),
 			 size, addr);
@@ -398,7 +389,7 @@ int an_view_fsingle(struct an *an, const struct an_settings *vs, struct an_out *
 			continue;
 		x = an_metric_val(an, c->m, v);
 		tx = an_metric_val(an, c->m, g.total);
-		an_fmt_metric(an, buf, sizeof(buf), c->m, x);
+		an_fmt_num(buf, sizeof(buf), an_metric_cell(an, c->m), x);
 		snprintf(label, sizeof(label), "%s %s",
 			 c->flavor == 'e' ? "Exclusive" : "Inclusive",
 			 an_metric_title(an, c->m));

@@ -70,13 +70,10 @@ static void listing_row(struct an *an, const struct an_mlist *ml,
 
 	for (k = 0; k < ml->n; k++) {
 		const struct an_mcol *c = &ml->c[k];
-		char buf[64];
-
 		if (c->flavor != 'e' && c->flavor != 'i')
 			continue;
-		an_fmt_metric(an, buf, sizeof(buf), c->m,
-			      an_metric_val(an, c->m, c->flavor == 'e' ? e : i));
-		an_table_cell(t, row, n++, "%s", buf);
+		an_table_num(t, row, n++, an_metric_cell(an, c->m),
+			     an_metric_val(an, c->m, c->flavor == 'e' ? e : i));
 	}
 }
 
@@ -172,7 +169,7 @@ int an_view_source(struct an *an, const struct an_settings *vs,
 		       an_metric_raw(an, sm, ex + i * nb) * 4 >= hot * 3;
 		if (i <= maxline)
 			listing_row(an, &ml, &t, row, ex + i * nb, in + i * nb);
-		an_table_cell(&t, row, t.ncol - 1, "%s%5zu. %s", mark ? "## " : "   ",
+		an_table_text(&t, row, t.ncol - 1, "%s%5zu. %s", mark ? "## " : "   ",
 			      i, text);
 	}
 	if (src)
@@ -356,7 +353,7 @@ int an_view_disasm(struct an *an, const struct an_settings *vs,
 				/* a clone's part: its symbol's name as a heading */
 				part_name = ob->mod ? dwfl_module_addrname(ob->mod,
 						x->address + ob->mod_bias) : NULL;
-				an_table_cell(&t, row, t.ncol - 1, "<%s: %" PRIx64 ", %" PRIu64 " bytes>",
+				an_table_text(&t, row, t.ncol - 1, "<%s: %" PRIx64 ", %" PRIu64 " bytes>",
 					      part_name ? part_name : "part", x->address,
 					      parts[j].size);
 				row = an_table_row(&t);
@@ -364,7 +361,7 @@ int an_view_disasm(struct an *an, const struct an_settings *vs,
 					break;
 			}
 			listing_row(an, &ml, &t, row, ex + at * nb, in + at * nb);
-			an_table_cell(&t, row, t.ncol - 1, "[%5u] %8" PRIx64 ":  %-7s %s%s",
+			an_table_text(&t, row, t.ncol - 1, "[%5u] %8" PRIx64 ":  %-7s %s%s",
 				      lno, x->address, x->mnemonic, x->op_str,
 				      target_name(an, vs->name_long, fn->obj, x, tgt,
 						  sizeof(tgt)));

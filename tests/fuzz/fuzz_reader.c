@@ -170,9 +170,10 @@ static void read_print(void)
 	struct an an;
 	struct an_run run = { .nwarn = 0 };
 	struct an_settings vs = { .limit = 0 };
-	struct an_out out = { stdout, AN_PM_TEXT, ',' };
+	struct an_out out = { .f = stdout };
 	int err, saved;
 
+	an_out_mode(&out, AN_PM_TEXT, ',');
 	if (an_init(&an, &run))
 		abort();
 	saved = capture_begin();	/* its warnings */
