@@ -495,6 +495,7 @@ out:
 	if (out.f != stdout)
 		fclose(out.f);
 	an_filter_free(&vs.filter);
+	an_mlist_free(&vs.ml);
 	an_free(&an);
 	free(todo);
 	free(exps);

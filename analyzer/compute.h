@@ -82,14 +82,18 @@ struct an_mcol {
 	char flavor;		/* 'e', 'i', 'a', or 's' for the statics */
 	bool value, pct;
 	int m;			/* an->metrics index, or AN_M_NAME, _SIZE, _ADDRESS */
+	int col;		/* its first table column (an_make_heads) */
 };
 
-#define AN_MAX_COLS 64
-
+/* A metric list: as many columns as asked for. */
 struct an_mlist {
-	struct an_mcol c[AN_MAX_COLS];
-	int n;
+	struct an_mcol *c;
+	int n, cap;
 };
+
+int an_mlist_add(struct an_mlist *l, char flavor, bool value, bool pct, int m);
+int an_mlist_copy(struct an_mlist *dst, const struct an_mlist *src);
+void an_mlist_free(struct an_mlist *l);
 
 struct an_msort {
 	char flavor;		/* 0: the first metric column */
@@ -105,7 +109,7 @@ uint64_t an_metric_raw(struct an *an, int m, const uint64_t *base);
 double an_metric_val(struct an *an, int m, const uint64_t *base);
 int an_mlist_parse(struct an *an, const char *spec, struct an_mlist *l);
 int an_msort_parse(struct an *an, const char *spec, struct an_msort *s);
-void an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l);
+int an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l);
 void an_mlist_print(struct an *an, FILE *f, const struct an_mlist *l);
 void an_metric_list_help(struct an *an, FILE *f);
 
@@ -203,44 +207,43 @@ struct an_settings {
 
 /* views: the experiments, the settings, where to write */
 int an_view_flat(struct an *an, const struct an_settings *vs,
-	         struct an_out *o, int kind);
+		 struct an_out *o, int kind);
 int an_view_fsingle(struct an *an, const struct an_settings *vs,
-	            struct an_out *o, const char *name);
+		    struct an_out *o, const char *name);
 int an_view_cc(struct an *an, const struct an_settings *vs,
 	       struct an_out *o, const char *single);
 int an_view_calltree(struct an *an, const struct an_settings *vs,
-	             struct an_out *o);
+		     struct an_out *o);
 int an_view_source(struct an *an, const struct an_settings *vs,
-	           struct an_out *o, const char *what);
+		   struct an_out *o, const char *what);
 int an_view_disasm(struct an *an, const struct an_settings *vs,
-	           struct an_out *o, const char *what);
+		   struct an_out *o, const char *what);
 int an_view_statistics(struct an *an, const struct an_settings *vs,
-	               struct an_out *o);
+		       struct an_out *o);
 int an_view_header(struct an *an, const struct an_settings *vs,
-	           struct an_out *o);
+		   struct an_out *o);
 int an_view_overview(struct an *an, const struct an_settings *vs,
-	             struct an_out *o);
+		     struct an_out *o);
 int an_view_thread_list(struct an *an, const struct an_settings *vs,
-	                struct an_out *o);
+			struct an_out *o);
 int an_view_cpu_list(struct an *an, const struct an_settings *vs,
-	             struct an_out *o);
+		     struct an_out *o);
 int an_view_sample_list(struct an *an, const struct an_settings *vs,
-	                struct an_out *o);
+			struct an_out *o);
 
 /* helpers shared by the views (view_func.c) */
 int an_cols_effective(struct an *an, const struct an_settings *vs,
 		      const struct an_agg *g, struct an_mlist *out,
 		      bool attributed);
 int an_metric_cell(struct an *an, int m);	/* AN_C_TIME or AN_C_COUNT */
-int an_make_heads(struct an *an, const struct an_mlist *ml,
-		  struct an_table *t, int *colof);
+int an_make_heads(struct an *an, struct an_mlist *ml, struct an_table *t);
 /*
  * Fill a row's columns of ml: metrics from the base vectors of the e, i
  * and a flavors (NULL: blank), percentages of tot; the name, and size and
  * address (addr NULL: blank).
  */
 void an_fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
-		 const int *colof, size_t row, const uint64_t *e,
+		 size_t row, const uint64_t *e,
 		 const uint64_t *i, const uint64_t *a, const uint64_t *tot,
 		 const char *name, uint64_t size, const char *addr);
 uint32_t an_func_find(struct an *an, const char *name, int *nfound);

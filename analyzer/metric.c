@@ -232,12 +232,37 @@ static int metric_by_kw(struct an *an, const char *kw)
 	return -1;
 }
 
-static int add_col(struct an_mlist *l, char fl, bool value, bool pct, int m)
+int an_mlist_add(struct an_mlist *l, char flavor, bool value, bool pct, int m)
 {
-	if (l->n >= AN_MAX_COLS)
-		return -E2BIG;
-	l->c[l->n++] = (struct an_mcol){ fl, value, pct, m };
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 16;
+		struct an_mcol *c = realloc(l->c, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		l->c = c;
+		l->cap = cap;
+	}
+	l->c[l->n++] = (struct an_mcol){ flavor, value, pct, m, 0 };
 	return 0;
+}
+
+int an_mlist_copy(struct an_mlist *dst, const struct an_mlist *src)
+{
+	int i;
+
+	dst->n = 0;
+	for (i = 0; i < src->n; i++)
+		if (an_mlist_add(dst, src->c[i].flavor, src->c[i].value,
+				 src->c[i].pct, src->c[i].m))
+			return -ENOMEM;
+	return 0;
+}
+
+void an_mlist_free(struct an_mlist *l)
+{
+	free(l->c);
+	memset(l, 0, sizeof(*l));
 }
 
 int an_mlist_parse(struct an *an, const char *spec, struct an_mlist *l)
@@ -255,8 +280,8 @@ int an_mlist_parse(struct an *an, const char *spec, struct an_mlist *l)
 
 		m = metric_by_kw(an, tok);
 		if (m >= AN_M_NAME) {
-			if (add_col(l, 's', true, false, m))
-				return an_errf(an, -E2BIG, "too many metrics");
+			if (an_mlist_add(l, 's', true, false, m))
+				return an_errf(an, -ENOMEM, "out of memory");
 			continue;
 		}
 		while (*p == 'e' || *p == 'i' || *p == 'a') {
@@ -280,8 +305,8 @@ int an_mlist_parse(struct an *an, const char *spec, struct an_mlist *l)
 		if (hide)
 			continue;
 		for (i = 0; i < nf; i++)
-			if (add_col(l, fl[i], value, pct, m))
-				return an_errf(an, -E2BIG, "too many metrics");
+			if (an_mlist_add(l, fl[i], value, pct, m))
+				return an_errf(an, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -308,9 +333,9 @@ int an_msort_parse(struct an *an, const char *spec, struct an_msort *s)
 }
 
 /* The microstate metrics that have data, and the metrics always shown. */
-void an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l)
+int an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l)
 {
-	int n = an_metric_count(an), ns = 0, m, first = -1;
+	int n = an_metric_count(an), ns = 0, m, first = -1, err = 0;
 
 	l->n = 0;
 	for (m = 0; m < n; m++)
@@ -318,26 +343,27 @@ void an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l)
 		    an_metric_raw(an, m, g->total) && !ns++)
 			first = m;
 	if (ns == 1) {
-		add_col(l, 'e', true, true, first);
-		add_col(l, 'i', true, true, first);
+		err |= an_mlist_add(l, 'e', true, true, first);
+		err |= an_mlist_add(l, 'i', true, true, first);
 	} else if (ns > 1) {
-		add_col(l, 'e', true, true, AN_M_TOTAL);
-		add_col(l, 'i', true, true, AN_M_TOTAL);
+		err |= an_mlist_add(l, 'e', true, true, AN_M_TOTAL);
+		err |= an_mlist_add(l, 'i', true, true, AN_M_TOTAL);
 		for (m = 0; m < n; m++)
 			if ((an_metric_flags(an, m) & AN_MF_STATE) &&
 			    an_metric_raw(an, m, g->total))
-				add_col(l, 'e', true, false, m);
+				err |= an_mlist_add(l, 'e', true, false, m);
 	}
 	for (m = 0; m < n; m++)
 		if (an_metric_flags(an, m) & AN_MF_ALWAYS) {
-			add_col(l, 'e', true, true, m);
-			add_col(l, 'i', true, true, m);
+			err |= an_mlist_add(l, 'e', true, true, m);
+			err |= an_mlist_add(l, 'i', true, true, m);
 		}
 	if (!l->n) {	/* no data at all: still a useful header */
-		add_col(l, 'e', true, true, AN_M_TOTAL);
-		add_col(l, 'i', true, true, AN_M_TOTAL);
+		err |= an_mlist_add(l, 'e', true, true, AN_M_TOTAL);
+		err |= an_mlist_add(l, 'i', true, true, AN_M_TOTAL);
 	}
-	add_col(l, 's', true, false, AN_M_NAME);
+	err |= an_mlist_add(l, 's', true, false, AN_M_NAME);
+	return err ? -ENOMEM : 0;
 }
 
 void an_mlist_print(struct an *an, FILE *f, const struct an_mlist *l)

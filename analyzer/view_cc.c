@@ -15,29 +15,31 @@
 #include "compute.h"
 
 /* Columns: the metric list, with an a. column for each metric shown. */
-static void cc_cols(struct an *an, const struct an_settings *vs,
-		    const struct an_agg *g, struct an_mlist *ml)
+static int cc_cols(struct an *an, const struct an_settings *vs,
+		   const struct an_agg *g, struct an_mlist *ml)
 {
-	struct an_mlist in;
-	int i, k;
+	struct an_mlist in = { 0 };
+	int i, k, err;
 
-	an_cols_effective(an, vs, g, &in, true);
-	if (vs->ml.n) {
+	err = an_cols_effective(an, vs, g, &in, true);
+	if (err || vs->ml.n) {
 		*ml = in;
-		return;
+		return err;
 	}
-	ml->n = 0;
-	for (i = 0; i < in.n; i++) {
-		ml->c[ml->n++] = in.c[i];
-		if (in.c[i].flavor != 'i')
+	for (i = 0; i < in.n && !err; i++) {
+		const struct an_mcol *c = &in.c[i];
+
+		err = an_mlist_add(ml, c->flavor, c->value, c->pct, c->m);
+		if (err || c->flavor != 'i')
 			continue;
 		for (k = 0; k < in.n; k++)
-			if (in.c[k].flavor == 'a' && in.c[k].m == in.c[i].m)
+			if (in.c[k].flavor == 'a' && in.c[k].m == c->m)
 				break;
-		if (k == in.n && ml->n < AN_MAX_COLS)
-			ml->c[ml->n++] = (struct an_mcol){ 'a', true, in.c[i].pct,
-							   in.c[i].m };
+		if (k == in.n)
+			err = an_mlist_add(ml, 'a', true, c->pct, c->m);
 	}
+	an_mlist_free(&in);
+	return err ? an_errf(an, -ENOMEM, "out of memory") : 0;
 }
 
 static int sort_metric(const struct an_settings *vs, const struct an_mlist *ml)
@@ -61,7 +63,6 @@ struct cc {
 	struct an_edges callers, callees;
 	struct an_mlist ml;
 	struct an_table t;
-	int colof[AN_MAX_COLS];
 	int sm;
 };
 
@@ -96,7 +97,7 @@ static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
 		 an_func_name(an, func, c->vs->name_long));
 	snprintf(addr, sizeof(addr), "%d:0x%08" PRIx64,
 		 AN_VEC(an->objs, struct an_obj, fn->obj).num, fn->addr);
-	an_fill_row(an, &c->ml, &c->t, c->colof, row, c->f.excl + func * c->f.nb,
+	an_fill_row(an, &c->ml, &c->t, row, c->f.excl + func * c->f.nb,
 		    c->f.incl + func * c->f.nb, attr, c->g.total, name, fn->size,
 		    addr);
 	return 0;
@@ -186,9 +187,11 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	cc_cols(an, vs, &c.g, &c.ml);
+	err = cc_cols(an, vs, &c.g, &c.ml);
+	if (err)
+		goto out;
 	c.sm = sort_metric(vs, &c.ml);
-	if (an_make_heads(an, &c.ml, &c.t, c.colof)) {
+	if (an_make_heads(an, &c.ml, &c.t)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -232,6 +235,7 @@ out:
 	cc_index_free(&xr);
 	cc_index_free(&xe);
 	an_table_free(&c.t);
+	an_mlist_free(&c.ml);
 	an_edges_free(&c.callers);
 	an_edges_free(&c.callees);
 	an_flat_free(&c.f);
@@ -292,7 +296,7 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		}
 		snprintf(name, sizeof(name), "%s+-%s", prefix,
 			 an_func_name(x->c.an, tr->n[nd].func, nl));
-		an_fill_row(x->c.an, &x->c.ml, &x->c.t, x->c.colof, row,
+		an_fill_row(x->c.an, &x->c.ml, &x->c.t, row,
 			    tr->excl + nd * tr->nb, tr->incl + nd * tr->nb,
 			    tr->incl + nd * tr->nb, x->c.g.total, name, 0, NULL);
 		if (plen + 4 < 4096 && depth < 1000) {
@@ -319,9 +323,11 @@ int an_view_calltree(struct an *an, const struct an_settings *vs,
 		err = an_tree(an, &x.c.g, &x.tr);
 	if (err)
 		goto out;
-	an_cols_effective(an, vs, &x.c.g, &x.c.ml, false);
+	err = an_cols_effective(an, vs, &x.c.g, &x.c.ml, false);
+	if (err)
+		goto out;
 	x.c.sm = sort_metric(vs, &x.c.ml);
-	if (an_make_heads(an, &x.c.ml, &x.c.t, x.c.colof)) {
+	if (an_make_heads(an, &x.c.ml, &x.c.t)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -335,6 +341,7 @@ int an_view_calltree(struct an *an, const struct an_settings *vs,
 out:
 	free(prefix);
 	an_table_free(&x.c.t);
+	an_mlist_free(&x.c.ml);
 	an_tree_free(&x.tr);
 	an_agg_free(&x.c.g);
 	return err;

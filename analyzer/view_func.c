@@ -29,17 +29,19 @@ int an_metric_cell(struct an *an, int m)
 	return an_metric_is_time(an, m) ? AN_C_TIME : AN_C_COUNT;
 }
 
-/* The metric list in effect: -metrics, else the defaults for this data. */
+/*
+ * The metric list in effect (out starts empty; the caller frees it):
+ * -metrics, else the defaults for this data.
+ */
 int an_cols_effective(struct an *an, const struct an_settings *vs,
 		      const struct an_agg *g, struct an_mlist *out,
 		      bool attributed)
 {
-	int i;
+	int i, err;
 
-	if (vs->ml.n)
-		*out = vs->ml;
-	else
-		an_mlist_default(an, g, out);
+	err = vs->ml.n ? an_mlist_copy(out, &vs->ml) : an_mlist_default(an, g, out);
+	if (err)
+		return an_errf(an, err, "out of memory");
 	if (!attributed) {
 		int k = 0;
 
@@ -51,40 +53,36 @@ int an_cols_effective(struct an *an, const struct an_settings *vs,
 	for (i = 0; i < out->n; i++)
 		if (out->c[i].flavor == 's' && out->c[i].m == AN_M_NAME)
 			return 0;
-	if (out->n < AN_MAX_COLS)
-		out->c[out->n++] = (struct an_mcol){ 's', true, false, AN_M_NAME };
+	if (an_mlist_add(out, 's', true, false, AN_M_NAME))
+		return an_errf(an, -ENOMEM, "out of memory");
 	return 0;
 }
 
-/* One table column per value or percentage of each metric column. */
-int an_make_heads(struct an *an, const struct an_mlist *ml,
-		      struct an_table *t, int *colof)
+static const char *flavor_head(char flavor)
+{
+	return flavor == 'e' ? "Excl." : flavor == 'i' ? "Incl." : "Attr.";
+}
+
+/*
+ * One table column per value or percentage of each metric column, one
+ * per static; each metric column learns its first table column.
+ */
+int an_make_heads(struct an *an, struct an_mlist *ml, struct an_table *t)
 {
 	int i, n = 0;
 
 	for (i = 0; i < ml->n; i++) {
-		const struct an_mcol *c = &ml->c[i];
-		char h1[128], st[96];
-		const char *fl = c->flavor == 'e' ? "Excl." :
-				 c->flavor == 'i' ? "Incl." : "Attr.";
+		struct an_mcol *c = &ml->c[i];
 
-		colof[i] = n;
-		if (c->flavor == 's') {
-			n++;
-			continue;
-		}
-		short_title(st, sizeof(st), an_metric_title(an, c->m));
-		snprintf(h1, sizeof(h1), "%s %s", fl, st);
-		n += c->value + c->pct;
+		c->col = n;
+		n += c->flavor == 's' ? 1 : c->value + c->pct;
 	}
 	if (an_table_init(t, n))
-		return -E2BIG;
+		return -ENOMEM;
 	for (i = 0; i < ml->n; i++) {
 		const struct an_mcol *c = &ml->c[i];
 		char h1[128], st[96];
-		const char *fl = c->flavor == 'e' ? "Excl." :
-				 c->flavor == 'i' ? "Incl." : "Attr.";
-		int col = colof[i];
+		int col = c->col;
 
 		if (c->flavor == 's') {
 			if (an_table_head(t, col, an_metric_title(an, c->m), "",
@@ -93,7 +91,7 @@ int an_make_heads(struct an *an, const struct an_mlist *ml,
 			continue;
 		}
 		short_title(st, sizeof(st), an_metric_title(an, c->m));
-		snprintf(h1, sizeof(h1), "%s %s", fl, st);
+		snprintf(h1, sizeof(h1), "%s %s", flavor_head(c->flavor), st);
 		if (c->value && an_table_head(t, col++, h1,
 					      an_metric_is_time(an, c->m) ? "sec." :
 					      "events", false))
@@ -105,7 +103,7 @@ int an_make_heads(struct an *an, const struct an_mlist *ml,
 }
 
 void an_fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
-		 const int *colof, size_t row, const uint64_t *e,
+		 size_t row, const uint64_t *e,
 		 const uint64_t *i, const uint64_t *a, const uint64_t *tot,
 		 const char *name, uint64_t size, const char *addr)
 {
@@ -114,7 +112,7 @@ void an_fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
 	for (k = 0; k < ml->n; k++) {
 		const struct an_mcol *c = &ml->c[k];
 		const uint64_t *v = c->flavor == 'e' ? e : c->flavor == 'i' ? i : a;
-		int col = colof[k];
+		int col = c->col;
 		double x, tx;
 
 		if (c->flavor == 's') {
@@ -278,10 +276,10 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 	struct flat_sort sc;
 	struct an_agg g;
 	struct an_flat f;
-	struct an_mlist ml;
-	struct an_table t;
-	int colof[AN_MAX_COLS], err;
+	struct an_mlist ml = { 0 };
+	struct an_table t = { 0 };
 	uint32_t *ids = NULL, nid = 0, k;
+	int err;
 	char what[160], buf[600], addr[64];
 	uint64_t size;
 	size_t row, i, n;
@@ -294,8 +292,10 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 		an_agg_free(&g);
 		return err;
 	}
-	an_cols_effective(an, vs, &g, &ml, false);
-	if (an_make_heads(an, &ml, &t, colof)) {
+	err = an_cols_effective(an, vs, &g, &ml, false);
+	if (err)
+		goto out;
+	if (an_make_heads(an, &ml, &t)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -312,7 +312,7 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 	qsort_r(ids, nid, sizeof(*ids), row_cmp, &sc);
 	an_title(o, "%s sorted by metric: %s\n\n", kind_title(kind), what);
 	row = an_table_row(&t);
-	an_fill_row(an, &ml, &t, colof, row, g.total, g.total, g.total, g.total,
+	an_fill_row(an, &ml, &t, row, g.total, g.total, g.total, g.total,
 		 "<Total>", 0, "1:0x00000000");
 	n = vs->limit > 0 && (size_t)vs->limit < nid ? (size_t)vs->limit : nid;
 	for (i = 0; i < n; i++) {
@@ -323,7 +323,7 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 			goto out;
 		}
 		item_static(an, kind, k, &size, addr, sizeof(addr));
-		an_fill_row(an, &ml, &t, colof, row, f.excl + (size_t)k * f.nb,
+		an_fill_row(an, &ml, &t, row, f.excl + (size_t)k * f.nb,
 			 f.incl + (size_t)k * f.nb, NULL, g.total,
 			 item_name(an, vs->name_long, kind, k, buf, sizeof(buf)),
 			 size, addr);
@@ -331,6 +331,7 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 	an_table_print(o, &t);
 out:
 	an_table_free(&t);
+	an_mlist_free(&ml);
 	free(ids);
 	an_flat_free(&f);
 	an_agg_free(&g);
@@ -360,7 +361,7 @@ int an_view_fsingle(struct an *an, const struct an_settings *vs, struct an_out *
 {
 	struct an_agg g;
 	struct an_flat f;
-	struct an_mlist ml;
+	struct an_mlist ml = { 0 };
 	struct an_func *fn;
 	const char *file = NULL;
 	int nf, err, k, line;
@@ -376,7 +377,9 @@ int an_view_fsingle(struct an *an, const struct an_settings *vs, struct an_out *
 		an_agg_free(&g);
 		return err;
 	}
-	an_cols_effective(an, vs, &g, &ml, false);
+	err = an_cols_effective(an, vs, &g, &ml, false);
+	if (err)
+		goto out;
 	fn = &AN_VEC(an->funcs, struct an_func, id);
 	fprintf(o->f, "%s\n", an_func_name(an, id, vs->name_long));
 	for (k = 0; k < ml.n; k++) {
@@ -408,7 +411,9 @@ int an_view_fsingle(struct an *an, const struct an_settings *vs, struct an_out *
 	if (nf > 1)
 		fprintf(o->f, "  (%d functions have this name; this is the first)\n",
 			nf);
+out:
+	an_mlist_free(&ml);
 	an_flat_free(&f);
 	an_agg_free(&g);
-	return 0;
+	return err;
 }

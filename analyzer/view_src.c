@@ -82,7 +82,7 @@ int an_view_source(struct an *an, const struct an_settings *vs,
 {
 	struct an_agg g;
 	struct an_flat f;
-	struct an_mlist ml;
+	struct an_mlist ml = { 0 };
 	struct an_table t;
 	const char *file = NULL;
 	uint64_t *ex = NULL, *in = NULL, hot = 0;
@@ -111,7 +111,9 @@ int an_view_source(struct an *an, const struct an_settings *vs,
 		return err;
 	}
 	nb = f.nb;
-	an_cols_effective(an, vs, &g, &ml, false);
+	err = an_cols_effective(an, vs, &g, &ml, false);
+	if (err)
+		goto out;
 	for (i = 0; i < (size_t)ml.n; i++)
 		if (ml.c[i].flavor == 'e' || ml.c[i].flavor == 'i') {
 			sm = ml.c[i].m;
@@ -177,6 +179,7 @@ int an_view_source(struct an *an, const struct an_settings *vs,
 	an_table_print(o, &t);
 	an_table_free(&t);
 out:
+	an_mlist_free(&ml);
 	free(ex);
 	free(in);
 	an_flat_free(&f);
@@ -275,7 +278,7 @@ int an_view_disasm(struct an *an, const struct an_settings *vs,
 	struct part parts[MAX_PARTS];
 	struct an_agg g;
 	struct an_flat f;
-	struct an_mlist ml;
+	struct an_mlist ml = { 0 };
 	struct an_table t;
 	struct an_func *fn;
 	struct an_obj *ob;
@@ -305,7 +308,9 @@ int an_view_disasm(struct an *an, const struct an_settings *vs,
 	if (err)
 		goto out1;
 	nb = f.nb;
-	an_cols_effective(an, vs, &g, &ml, false);
+	err = an_cols_effective(an, vs, &g, &ml, false);
+	if (err)
+		goto out;
 	ex = calloc((count + 1) * nb, sizeof(*ex));
 	in = calloc((count + 1) * nb, sizeof(*in));
 	if (!ex || !in || listing_heads(an, &ml, &t, "Instruction")) {
@@ -370,6 +375,7 @@ int an_view_disasm(struct an *an, const struct an_settings *vs,
 	an_table_print(o, &t);
 	an_table_free(&t);
 out:
+	an_mlist_free(&ml);
 	free(ex);
 	free(in);
 	an_flat_free(&f);
