@@ -260,10 +260,18 @@ struct an_layouts {
 	struct an_vec items;	/* uint32_t */
 };
 
-/* The sample decoder's bases (decode.c): looked up per record, made once. */
+/*
+ * The sample decoder's bases (decode.c), made once, and the layouts of
+ * the clock samples by which of their fields have values (bit i:
+ * microstate i, bit LWPROF_MS_COUNT: the wall time), made on first use.
+ */
+#define AN_SDEC_CLOCK (1u << (LWPROF_MS_COUNT + 1))
 struct an_sdec {
 	uint32_t ms[LWPROF_MS_COUNT], wall;
-	struct an_vec ctr;	/* uint32_t per counter of log.txt */
+	uint32_t clock[AN_SDEC_CLOCK];	/* UINT32_MAX: not made yet */
+	struct an_vec ctr;	/* uint32_t per counter of log.txt: its base */
+	struct an_vec ctr_lay;	/* uint32_t per counter: its layout */
+	uint32_t none;		/* the layout of no value */
 };
 
 /* The compact sample table (struct of arrays). */
@@ -319,7 +327,6 @@ struct an_load {
 	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
 	struct an_sdec sdec;	/* decode.c */
 	struct an_htab lay_h;	/* values.c: layout interning */
-	uint32_t lay_last;	/* the latest layout interned, or UINT32_MAX */
 };
 
 /*

@@ -182,13 +182,15 @@ static int c_overview(struct prun *r, const char *arg)
 static int c_printmode(struct prun *r, const char *arg)
 {
 	if (!strcmp(arg, "text"))
-		return an_out_mode(r->out, AN_PM_TEXT, ',');
-	if (!strcmp(arg, "csv"))
-		return an_out_mode(r->out, AN_PM_CSV, ',');
-	if (strlen(arg) == 1)
-		return an_out_mode(r->out, AN_PM_DELIM, arg[0]);
-	return an_errf(r->an, -EINVAL, "printmode '%s': text, csv or one character",
-		       arg);
+		an_out_mode(r->out, AN_PM_TEXT, ',');
+	else if (!strcmp(arg, "csv"))
+		an_out_mode(r->out, AN_PM_CSV, ',');
+	else if (strlen(arg) == 1)
+		an_out_mode(r->out, AN_PM_DELIM, arg[0]);
+	else
+		return an_errf(r->an, -EINVAL, "printmode '%s': text, csv or one character",
+			       arg);
+	return 0;
 }
 
 static int c_outfile(struct prun *r, const char *arg)

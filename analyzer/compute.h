@@ -177,7 +177,7 @@ struct an_out {
 	const struct an_fmt_ops *ops;
 };
 
-int an_out_mode(struct an_out *o, int mode, char delim);
+void an_out_mode(struct an_out *o, int mode, char delim);
 void an_fmt_num(char *buf, size_t len, int kind, double v);
 void an_title(struct an_out *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

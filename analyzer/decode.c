@@ -3,9 +3,10 @@
  * The record decoders of metric data (analyzer/metric.h): a sample
  * record's base values.  A clock sample carries the ten microstates'
  * times (and, on a process's main thread, their sum as the wall time); a
- * counter sample the events of one counter of log.txt.  The bases are
- * made once (an_decode_init, an_decode_counter) so that decoding a record
- * only looks them up.
+ * counter sample the events of one counter of log.txt.  The bases and
+ * the counters' layouts are made once (an_decode_init, an_decode_counter),
+ * the clock samples' layouts the first time their fields have values, so
+ * that decoding a record only looks its layout up.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,35 +15,58 @@
 
 int an_decode_init(struct an *an)
 {
+	struct an_sdec *d = &an->ld->sdec;
 	uint32_t i;
 
 	for (i = 0; i < LWPROF_MS_COUNT; i++) {
-		an->ld->sdec.ms[i] = an_base_id(an, AN_B_MSTATE, i);
-		if (an->ld->sdec.ms[i] == UINT32_MAX)
+		d->ms[i] = an_base_id(an, AN_B_MSTATE, i);
+		if (d->ms[i] == UINT32_MAX)
 			return -ENOMEM;
 	}
-	an->ld->sdec.wall = an_base_id(an, AN_B_WALL, 0);
-	an->ld->sdec.ctr.esz = sizeof(uint32_t);
-	return an->ld->sdec.wall == UINT32_MAX ? -ENOMEM : 0;
+	d->wall = an_base_id(an, AN_B_WALL, 0);
+	for (i = 0; i < AN_SDEC_CLOCK; i++)
+		d->clock[i] = UINT32_MAX;
+	d->ctr.esz = d->ctr_lay.esz = sizeof(uint32_t);
+	d->none = an_layout_intern(an, NULL, 0);
+	return d->wall == UINT32_MAX || d->none == UINT32_MAX ? -ENOMEM : 0;
 }
 
-/* The base of counter k (an->ld->sdec.ctr.n == k), made now. */
+/* The base and layout of counter k (an->ld->sdec.ctr.n == k), made now. */
 uint32_t an_decode_counter(struct an *an, uint32_t k)
 {
-	uint32_t id = an_base_id(an, AN_B_COUNTER, k), *p;
+	struct an_sdec *d = &an->ld->sdec;
+	uint32_t id = an_base_id(an, AN_B_COUNTER, k), *p, *q;
 
-	if (id == UINT32_MAX || !(p = an_vec_push(&an->ld->sdec.ctr)))
+	if (id == UINT32_MAX || !(p = an_vec_push(&d->ctr)) ||
+	    !(q = an_vec_push(&d->ctr_lay)))
 		return UINT32_MAX;
 	*p = id;
-	return id;
+	*q = an_layout_intern(an, &id, 1);
+	return *q == UINT32_MAX ? UINT32_MAX : id;
+}
+
+/* The layout of a clock sample whose fields in bit set f have values. */
+static uint32_t clock_layout(struct an *an, uint32_t f)
+{
+	struct an_sdec *d = &an->ld->sdec;
+	uint32_t ids[AN_SAMPLE_VALUES_MAX], n = 0, i;
+
+	for (i = 0; i < LWPROF_MS_COUNT; i++)
+		if (f & 1u << i)
+			ids[n++] = d->ms[i];
+	if (f & 1u << LWPROF_MS_COUNT)
+		ids[n++] = d->wall;
+	d->clock[f] = an_layout_intern(an, ids, n);
+	return d->clock[f];
 }
 
 int an_decode_sample(struct an *an, const struct an_exp *e,
-		     const struct lwprof_rec_sample *r, uint32_t *ids,
+		     const struct lwprof_rec_sample *r, uint32_t *layout,
 		     uint64_t *vals, char *msg, size_t len, uint64_t *at)
 {
 	const struct an_sdec *d = &an->ld->sdec;
 	uint64_t sum = 0;
+	uint32_t f = 0;
 	int nv = 0, i;
 
 	if (r->kind == LWPROF_SK_CLOCK) {
@@ -54,7 +78,7 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 		for (i = 0; i < LWPROF_MS_COUNT; i++) {
 			sum += r->mstate_ns[i];
 			if (r->mstate_ns[i]) {
-				ids[nv] = d->ms[i];
+				f |= 1u << i;
 				vals[nv++] = r->mstate_ns[i];
 			}
 		}
@@ -66,10 +90,11 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 			return -EINVAL;
 		}
 		if (r->pid == r->tid && sum) {
-			ids[nv] = d->wall;
+			f |= 1u << LWPROF_MS_COUNT;
 			vals[nv++] = sum;
 		}
-		return nv;
+		*layout = d->clock[f] != UINT32_MAX ? d->clock[f] : clock_layout(an, f);
+		return *layout == UINT32_MAX ? -ENOMEM : nv;
 	}
 	if (r->kind == LWPROF_SK_COUNTER) {
 		if (r->counter >= e->counters.n || r->counter >= d->ctr.n) {
@@ -84,8 +109,9 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 				snprintf(msg, len, "counter sample with microstate time");
 				return -EINVAL;
 			}
+		*layout = d->none;
 		if (r->value) {
-			ids[nv] = AN_VEC(d->ctr, uint32_t, r->counter);
+			*layout = AN_VEC(d->ctr_lay, uint32_t, r->counter);
 			vals[nv++] = r->value;
 		}
 		return nv;

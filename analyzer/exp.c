@@ -40,7 +40,6 @@ int an_init(struct an *an, struct an_run *run)
 	an->obj_keys.esz = sizeof(char *);
 	an->tmin = UINT64_MAX;
 	an->o_kernel = UINT32_MAX;
-	an->ld->lay_last = UINT32_MAX;
 	elf_version(EV_CURRENT);
 	if (an_objs_init(an))
 		return -ENOMEM;
@@ -95,6 +94,7 @@ static void load_free(struct an *an)
 	free(ld->exits.p);
 	free(ld->tasks.p);
 	free(ld->sdec.ctr.p);
+	free(ld->sdec.ctr_lay.p);
 	an_htab_free(&ld->thr_h);
 	an_htab_free(&ld->as_h);
 	an_htab_free(&ld->pcs_h);

@@ -179,7 +179,6 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	struct an *an = c->an;
 	struct an_exp *e = c->e;
 	uint64_t vals[AN_SAMPLE_VALUES_MAX], want, at;
-	uint32_t ids[AN_SAMPLE_VALUES_MAX];
 	const uint64_t *ips;
 	struct an_thread *th;
 	uint32_t thr, as, raw, flags = 0, layout;
@@ -207,12 +206,11 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		return bad(c, 24, "cpu %u of %u", r->cpu, e->cpus_possible);
 	if (!r->pid || !r->tid)
 		return bad(c, 16, "pid %u tid %u", r->pid, r->tid);
-	nv = an_decode_sample(an, e, r, ids, vals, msg, sizeof(msg), &at);
+	nv = an_decode_sample(an, e, r, &layout, vals, msg, sizeof(msg), &at);
+	if (nv == -ENOMEM)
+		return an_errf(an, -ENOMEM, "out of memory");
 	if (nv < 0)
 		return bad(c, at, "%s", msg);
-	layout = an_layout_intern(an, ids, nv);
-	if (layout == UINT32_MAX)
-		return an_errf(an, -ENOMEM, "out of memory");
 
 	if (r->pid == c->last_pid && r->tid == c->last_tid) {
 		thr = c->last_thr;

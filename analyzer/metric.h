@@ -74,12 +74,12 @@ uint32_t an_layout_intern(struct an *an, const uint32_t *ids, uint32_t n);
 int an_decode_init(struct an *an);
 uint32_t an_decode_counter(struct an *an, uint32_t k);
 /*
- * decode.c: a sample record's base values, in increasing base order:
- * their count, or -EINVAL with the reason in msg and the offending
- * field's offset in *at.
+ * decode.c: a sample record's base values, in its layout's order, and
+ * the layout (*layout): their count; -EINVAL with the reason in msg and
+ * the offending field's offset in *at; or -ENOMEM.
  */
 int an_decode_sample(struct an *an, const struct an_exp *e,
-		     const struct lwprof_rec_sample *r, uint32_t *ids,
+		     const struct lwprof_rec_sample *r, uint32_t *layout,
 		     uint64_t *vals, char *msg, size_t len, uint64_t *at);
 /* at most this many base values per sample record */
 #define AN_SAMPLE_VALUES_MAX (LWPROF_MS_COUNT + 1)

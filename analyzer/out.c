@@ -235,16 +235,63 @@ static bool shared(const struct an_table *t, int c)
 	return c + 1 < t->ncol && !strcmp(t->cols[c].head1, t->cols[c + 1].head1);
 }
 
+/*
+ * Every cell as text, each number formatted once: txt[cell] is its text
+ * (NULL: blank); the numbers' texts are in *pool.
+ */
+static const char **cells_text(const struct an_table *t, char **pool)
+{
+	size_t n = t->rows * t->ncol, i, len = 0, cap = 4096, *off;
+	const char **txt = calloc(n + 1, sizeof(*txt));
+	char buf[64], *p = malloc(cap);
+
+	off = calloc(n + 1, sizeof(*off));
+	if (!txt || !p || !off)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const char *s = cell_str(&t->cells[i], buf, sizeof(buf));
+		size_t l;
+
+		if (!s || t->cells[i].kind == AN_C_TEXT) {
+			txt[i] = s;
+			continue;
+		}
+		l = strlen(s) + 1;
+		if (len + l > cap) {
+			char *np = realloc(p, cap *= 2);
+
+			if (!np)
+				goto fail;
+			p = np;
+		}
+		memcpy(p + len, s, l);
+		off[i] = len + 1;	/* 0: not a number */
+		len += l;
+	}
+	for (i = 0; i < n; i++)
+		if (off[i])
+			txt[i] = p + off[i] - 1;
+	free(off);
+	*pool = p;
+	return txt;
+fail:
+	free(txt);
+	free(p);
+	free(off);
+	return NULL;
+}
+
 static void text_table(struct an_out *o, const struct an_table *t)
 {
 	size_t *w = calloc(t->ncol + 1, sizeof(*w)), r, l, total = 0, at;
 	const struct an_col *cols = t->cols;
+	char *line = NULL, *pool = NULL;
+	const char **txt = cells_text(t, &pool);
 	FILE *f = o->f;
-	char *line = NULL, buf[64];
 	int c;
 
-	if (!w)
-		return;
+	if (!w || !txt)
+		goto out;
 	for (c = 0; c < t->ncol; c++) {
 		/* a title shared with the next column spans both */
 		w[c] = shared(t, c) ? 0 : strlen(cols[c].head1);
@@ -253,8 +300,7 @@ static void text_table(struct an_out *o, const struct an_table *t)
 		if (strlen(cols[c].head2) > w[c])
 			w[c] = strlen(cols[c].head2);
 		for (r = 0; r < t->rows; r++) {
-			const char *s = cell_str(&t->cells[r * t->ncol + c], buf,
-						 sizeof(buf));
+			const char *s = txt[r * t->ncol + c];
 
 			l = s ? strlen(s) : 0;
 			if (l > w[c])
@@ -280,8 +326,7 @@ static void text_table(struct an_out *o, const struct an_table *t)
 	put_line(f, line, at);
 	for (r = 0; r < t->rows; r++) {
 		for (c = 0, at = 0; c < t->ncol; c++) {
-			const char *s = cell_str(&t->cells[r * t->ncol + c], buf,
-						 sizeof(buf));
+			const char *s = txt[r * t->ncol + c];
 
 			at = put_cell(line, at, s ? s : "", w[c], cols[c].left);
 		}
@@ -289,6 +334,8 @@ static void text_table(struct an_out *o, const struct an_table *t)
 	}
 out:
 	free(line);
+	free(txt);
+	free(pool);
 	free(w);
 }
 
@@ -312,12 +359,11 @@ static const struct an_fmt_ops delim_ops = {
 	.table = delim_table,
 };
 
-int an_out_mode(struct an_out *o, int mode, char delim)
+void an_out_mode(struct an_out *o, int mode, char delim)
 {
 	o->mode = mode;
 	o->delim = delim;
 	o->ops = mode == AN_PM_TEXT ? &text_ops : &delim_ops;
-	return 0;
 }
 
 void an_title(struct an_out *o, const char *fmt, ...)
