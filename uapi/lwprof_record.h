@@ -2,8 +2,9 @@
 /*
  * lwprof records (ABI 1.1, 1.2: delta stack copies): what the module writes into its per-CPU rings,
  * and what the recorder copies, byte for byte, into an experiment's
- * cpu.N.rec files (after a struct lwprof_file_header).  The rules of
- * lwprof.h apply; also:
+ * cpu.N.rec files (after the file header of libexp/format.h; the
+ * experiment's format, and how readers treat records of a newer one, is
+ * docs/experiment-format.md).  The rules of lwprof.h apply; also:
  *  - every record starts with struct lwprof_rec; size counts the header and
  *    everything after it and is a multiple of 8; a reader skips types it
  *    does not know by size;
@@ -199,26 +200,6 @@ struct lwprof_rec_lost {
 	__u64 lost;
 	__u32 cpu;
 	__u32 pad0;
-};
-
-/*
- * The first 64 bytes of an experiment's cpu.N.rec file (written by the
- * recorder, not the module); the ring's bytes follow.
- */
-#define LWPROF_FILE_MAGIC	"LWPROFR"	/* 8 bytes with its NUL */
-#define LWPROF_FILE_MAJOR	1
-#define LWPROF_FILE_MINOR	1	/* 1.1: delta stack copies */
-#define LWPROF_FILE_LE		0x01020304	/* byte_order as written */
-
-struct lwprof_file_header {
-	char magic[8];
-	__u32 major;		/* experiment format, LWPROF_FILE_* */
-	__u32 minor;
-	__u32 byte_order;	/* LWPROF_FILE_LE read natively */
-	__u32 cpu;
-	__u32 abi_major;	/* the module's ABI that wrote the records */
-	__u32 abi_minor;
-	__u64 reserved[4];
 };
 
 #endif /* _UAPI_LWPROF_RECORD_H */

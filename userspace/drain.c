@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "collect.h"
+#include "libexp/format.h"
 
 #define QMAX	8	/* writes in flight per ring */
 
@@ -136,7 +137,7 @@ static int submit_write(struct drain *d, unsigned int ri, unsigned int slot)
 		return -EBUSY;
 	io_uring_prep_write(sqe, ri, r->data + (w->start & (r->size - 1)),
 			    w->end - w->start,
-			    sizeof(struct lwprof_file_header) + w->start - r->base);
+			    sizeof(struct exp_file_header) + w->start - r->base);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_WRITE, (__u64)ri << 16 | slot));
 	return 0;

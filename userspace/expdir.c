@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "libexp/format.h"
 #include "usage.h"
 
 #define TEST_MAX	100000	/* test.1.er ... */
@@ -80,7 +81,7 @@ int exp_create(struct experiment *e, const struct collect_opts *o)
 
 int exp_open_files(struct experiment *e, unsigned int nr)
 {
-	struct lwprof_file_header h;
+	struct exp_file_header h;
 	unsigned int i;
 	char name[32];
 
@@ -97,14 +98,7 @@ int exp_open_files(struct experiment *e, unsigned int nr)
 				   O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (e->fds[i] < 0)
 			return -errno;
-		memset(&h, 0, sizeof(h));
-		memcpy(h.magic, LWPROF_FILE_MAGIC, sizeof(h.magic));
-		h.major = LWPROF_FILE_MAJOR;
-		h.minor = LWPROF_FILE_MINOR;
-		h.byte_order = LWPROF_FILE_LE;
-		h.cpu = i;
-		h.abi_major = e->abi.major;
-		h.abi_minor = e->abi.minor;
+		exp_file_header_init(&h, i, e->abi.major, e->abi.minor);
 		if (pwrite(e->fds[i], &h, sizeof(h), 0) != sizeof(h))
 			return errno ? -errno : -EIO;
 	}
@@ -209,8 +203,8 @@ static void put_log(FILE *f, const struct experiment *e)
 	unsigned int i;
 	char **a;
 
-	fprintf(f, "lwprof experiment %d.%d\n", LWPROF_FILE_MAJOR,
-		LWPROF_FILE_MINOR);
+	fprintf(f, "lwprof experiment %d.%d\n", EXP_FILE_MAJOR,
+		EXP_FILE_MINOR);
 	if (!e->finished)
 		fprintf(f, "# still recording, or the recorder was stopped: no end_ns yet\n");
 	if (o->argv && o->mode != MODE_ATTACH) {
