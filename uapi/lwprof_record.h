@@ -7,7 +7,9 @@
  * docs/experiment-format.md).  The rules of lwprof.h apply; also:
  *  - every record starts with struct lwprof_rec; size counts the header and
  *    everything after it and is a multiple of 8; a reader skips types it
- *    does not know by size;
+ *    does not know by size (and, in a file of a newer format minor, fields
+ *    appended to a known record and flag bits it does not know: new flags
+ *    never change the layout of the known parts; docs/experiment-format.md);
  *  - byte order is the machine's; the file header says which;
  *  - times are CLOCK_MONOTONIC nanoseconds, as in lwprof_thread_usage.
  */
@@ -62,7 +64,9 @@ struct lwprof_rec {
 /*
  * The user registers of a sample, in the DWARF register order of x86-64
  * (what libdw's set_initial_registers wants): rax, rdx, rcx, rbx, rsi,
- * rdi, rbp, rsp, r8 ... r15, then the return address (rip).
+ * rdi, rbp, rsp, r8 ... r15, then the return address (rip).  A cpu.N.rec
+ * file's header names this set (e_machine, reg_mask, nr_regs): readers
+ * lay samples out with its count (libexp/sample.h).
  */
 #define LWPROF_NR_REGS		17
 #define LWPROF_REG_BP		6
