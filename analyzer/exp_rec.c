@@ -72,8 +72,7 @@ static void lookahead(struct rec_ctx *c)
 	c->la1_off = c->la2_off;
 	c->la1_hash = c->la2_hash;
 	c->la2_hash = 0;
-	if (!exp_reader_peek(&c->rd, 1, &o1))
-		return;
+	o1 = exp_reader_tell(&c->rd);
 	if (c->la1_off == o1 && c->la1_hash)
 		an_raw_prefetch(c->an, c->la1_hash, 1);
 	/* Not checked yet: only what the hash reads is in bounds. */

@@ -172,11 +172,9 @@ static void grew(struct exp_reader *r, uint64_t at)
  * Flag bits outside known: a newer minor's, cleared (its records stay
  * readable without them), or damage.
  */
-static int flags(struct exp_reader *r, struct lwprof_rec *h, unsigned int known,
-		 const char *what)
+static int unknown_flags(struct exp_reader *r, struct lwprof_rec *h,
+			 unsigned int known, const char *what)
 {
-	if (!(h->flags & ~known))
-		return 0;
 	if (!r->newer)
 		return bad(r, 2, "%s flags 0x%x", what, h->flags);
 	grew(r, 2);
@@ -208,9 +206,11 @@ static int check_sample(struct exp_reader *r, struct lwprof_rec_sample *s,
 	uint32_t at;
 	int err;
 
-	err = flags(r, &s->hdr, SAMPLE_FLAGS, "sample");
-	if (err)
-		return err;
+	if (s->hdr.flags & ~SAMPLE_FLAGS) {
+		err = unknown_flags(r, &s->hdr, SAMPLE_FLAGS, "sample");
+		if (err)
+			return err;
+	}
 	if (s->kind != LWPROF_SK_CLOCK && s->kind != LWPROF_SK_COUNTER)
 		return bad(r, 28, "unknown sample kind %u", s->kind);
 	if (s->hdr.flags & LWPROF_RS_SDELTA) {
@@ -219,7 +219,7 @@ static int check_sample(struct exp_reader *r, struct lwprof_rec_sample *s,
 		if (why)
 			return bad(r, stack - (const unsigned char *)s + at, "%s", why);
 	}
-	if (s->hdr.size != known) {
+	if (__builtin_expect(s->hdr.size != known, 0)) {
 		grew(r, known);
 		s->hdr.size = known;
 	}
@@ -240,9 +240,11 @@ static int check_mmap(struct exp_reader *r, struct lwprof_rec_mmap *m)
 	for (p = nul; p < m->path + (r->newer ? used : plen); p++)
 		if (*p)
 			return bad(r, p - (const char *)m, "mmap path padding not zero");
-	err = flags(r, &m->hdr, LWPROF_MMAP_ANON, "mmap");
-	if (err)
-		return err;
+	if (m->hdr.flags & ~LWPROF_MMAP_ANON) {
+		err = unknown_flags(r, &m->hdr, LWPROF_MMAP_ANON, "mmap");
+		if (err)
+			return err;
+	}
 	if (r->newer && used < plen) {
 		/* beyond the padded path: a newer minor's fields (or NULs) */
 		for (p = m->path + used; p < m->path + plen && !*p; p++)
@@ -261,15 +263,13 @@ static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
 	int err = 0;
 
 	switch (h->type) {
-	case LWPROF_REC_SAMPLE:
-		return check_sample(r, (void *)h, known);
 	case LWPROF_REC_MMAP:
 		return check_mmap(r, (void *)h);
 	case LWPROF_REC_TASK:
-		err = flags(r, h, 0, "task");
+		err = h->flags ? unknown_flags(r, h, 0, "task") : 0;
 		break;
 	case LWPROF_REC_LOST:
-		err = flags(r, h, 0, "lost record");
+		err = h->flags ? unknown_flags(r, h, 0, "lost record") : 0;
 		break;
 	default:
 		return 0;	/* a later minor's type: skipped by size */
@@ -297,8 +297,6 @@ static int want(struct exp_reader *r, size_t n, uint32_t size,
 {
 	int err;
 
-	if (r->have - r->pos >= n)
-		return 0;
 	err = fill(r, n);
 	if (err)
 		return err;
@@ -337,15 +335,21 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 	switch (h->type) {
 	case 0:
 		return bad(r, 0, "record type 0");
-	case LWPROF_REC_SAMPLE:
+	case LWPROF_REC_SAMPLE:	/* most records: all here */
 		if (size < ssz)
 			return bad(r, 4, "sample record size %u", size);
-		err = want(r, ssz, size, &h);
-		if (err)
-			return err;
+		if (r->have - r->pos < ssz) {
+			err = want(r, ssz, size, &h);
+			if (err)
+				return err;
+		}
 		known = exp_sample_known((const void *)h, r->regs.nr);
-		err = size_fits(r, h, known, "sample");
-		break;
+		err = size == known ? 0 : size_fits(r, h, known, "sample");
+		if (!err && r->have - r->pos < size)
+			err = want(r, size, size, &h);
+		if (!err)
+			err = check_sample(r, (void *)h, known);
+		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);
 		err = size_fits(r, h, known, "task record");
@@ -362,37 +366,16 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 	default:
 		err = 0;
 	}
-	if (!err)
+	if (!err && r->have - r->pos < size)
 		err = want(r, size, size, &h);
 	if (!err)
 		err = check_whole(r, h, known);
+out:
 	if (err)
 		return err;
 	r->pos += size;
 	*rec = h;
 	return 1;
-}
-
-const struct lwprof_rec *exp_reader_peek(const struct exp_reader *r,
-					 unsigned int k, uint64_t *off)
-{
-	size_t p = r->pos;
-	const struct lwprof_rec *h;
-
-	if (!k)
-		return NULL;
-	for (;;) {
-		if (r->have - p < sizeof(*h))
-			return NULL;
-		h = (const void *)(r->buf + p);
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > r->have - p)
-			return NULL;
-		if (!--k)
-			break;
-		p += h->size;
-	}
-	*off = r->base + p;
-	return h;
 }
 
 void exp_reader_close(struct exp_reader *r)

@@ -81,14 +81,37 @@ int exp_reader_open(struct exp_reader *r, int dirfd, const char *path,
  */
 int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec);
 
+/* The file offset of the record after the one last handed out. */
+static inline uint64_t exp_reader_tell(const struct exp_reader *r)
+{
+	return r->base + r->pos;
+}
+
 /*
  * A look ahead, for prefetching: the k-th record (1, 2, ...) after the
  * one last handed out, if it is already in the buffer whole, with its
  * file offset in *off; NULL otherwise.  Not checked beyond its size: use
- * it only for hints.
+ * it only for hints.  (Inline: the analyzer calls it for every record.)
  */
-const struct lwprof_rec *exp_reader_peek(const struct exp_reader *r,
-					 unsigned int k, uint64_t *off);
+static inline const struct lwprof_rec *
+exp_reader_peek(const struct exp_reader *r, unsigned int k, uint64_t *off)
+{
+	const struct lwprof_rec *h = NULL;
+	size_t p = r->pos;
+
+	while (k--) {
+		if (h)
+			p += h->size;
+		if (r->have - p < sizeof(*h))
+			return NULL;
+		h = (const void *)(r->buf + p);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > r->have - p)
+			return NULL;
+	}
+	if (h)
+		*off = r->base + p;
+	return h;
+}
 
 void exp_reader_close(struct exp_reader *r);
 
