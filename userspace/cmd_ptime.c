@@ -93,7 +93,8 @@ static void print_totals(const struct lwprof_usage_set *set,
 
 	fprintf(stderr, "\n%-6s %15s\n", "real", lwprof_fmt_sec(b, sizeof(b), real));
 	for (i = 0; i < ms_columns(o->mstate); i++)
-		fprintf(stderr, "%-6s %15s\n", exp_mstate_names[lwprof_ms_order[i]].ptime,
+		fprintf(stderr, "%-6s %15s\n",
+			exp_mstate_names[lwprof_ms_order[i]].ptime,
 			lwprof_fmt_sec(b, sizeof(b), ms_value(&sum, i, o->mstate)));
 }
 
@@ -106,7 +107,8 @@ static void print_threads(const struct lwprof_usage_set *set,
 
 	fprintf(stderr, "\n%7s %7s %14s", "PID", "TID", "REAL");
 	for (i = 0; i < ms_columns(o->mstate); i++)
-		fprintf(stderr, " %14s", exp_mstate_names[lwprof_ms_order[i]].ptime_col);
+		fprintf(stderr, " %14s",
+			exp_mstate_names[lwprof_ms_order[i]].ptime_col);
 	if (o->mstate)
 		fprintf(stderr, " %7s %7s %7s %7s %8s %7s", "VCX", "ICX",
 			"MINF", "MAJF", "SCL", "SIG");
