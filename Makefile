@@ -21,11 +21,11 @@ B := build
 CC ?= cc
 CFLAGS ?= -O2 -g
 LWPROF_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
-	-Wno-unused-parameter -Iuapi -Iuserspace -MMD -MP
+	-Wno-unused-parameter -I. -Iuapi -Iuserspace -MMD -MP
 # lwprof collect drains the rings with io_uring and reads build-ids with libelf.
 LDLIBS := -luring -lelf
 
-USER_SRCS := $(sort $(wildcard userspace/*.c))
+USER_SRCS := $(sort $(wildcard userspace/*.c libexp/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
 
 # The analyzer (lwprof print): elfutils for symbols, lines and unwinding,
@@ -129,7 +129,7 @@ uninstall:
 
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf $(B)/userspace $(B)/analyzer $(B)/tests $(B)/lwprof tests/out
+	rm -rf $(B)/userspace $(B)/libexp $(B)/analyzer $(B)/tests $(B)/lwprof tests/out
 
 -include $(USER_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 

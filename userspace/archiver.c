@@ -38,7 +38,7 @@
 #include "recfile.h"
 
 struct archiver {
-	struct experiment *e;
+	struct exp_writer *e;
 	int adir;
 	struct amap *v;
 	size_t n, cap;
@@ -130,7 +130,7 @@ void archiver_rec(struct archiver *a, const struct lwprof_rec *rec)
 		a->missed = true;	/* out of memory: the final scan retries */
 }
 
-int archiver_start(struct experiment *e, int child, struct archiver **ap)
+int archiver_start(struct exp_writer *e, int child, struct archiver **ap)
 {
 	struct archiver *a;
 	struct rlimit rl;
@@ -166,7 +166,7 @@ fail:
 /* Every MMAP record in the experiment's files, for what the drain missed. */
 static void scan_files(struct archiver *a)
 {
-	struct experiment *e = a->e;
+	struct exp_writer *e = a->e;
 	const struct lwprof_rec *rec;
 	struct recfile f;
 	char name[32], msg[256];
@@ -174,7 +174,7 @@ static void scan_files(struct archiver *a)
 	size_t off;
 	int ret;
 
-	for (i = 0; i < e->nr_cpus; i++) {
+	for (i = 0; i < e->nr_files; i++) {
 		snprintf(name, sizeof(name), "cpu.%u.rec", i);
 		if (recfile_open(&f, e->dirfd, name, msg, sizeof(msg))) {
 			exp_warn(e, "archives: %s", msg);
