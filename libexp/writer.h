@@ -40,7 +40,7 @@ struct exp_settings {
 struct exp_writer {
 	char *path;		/* the directory */
 	int dirfd;
-	const char *who;	/* prefix of warnings echoed to stderr, or NULL */
+	const char *who;	/* if set, echo warnings to stderr after it */
 	unsigned int nr_files;	/* cpu.0.rec ... */
 	int *fds;		/* cpu.N.rec, open for writing */
 	/* For log.txt: */

@@ -36,7 +36,7 @@ struct collect_opts {
 	enum collect_mode mode;
 	__u64 clock_ns;		/* -p; 0 = off */
 	unsigned int nr_counters;
-	struct exp_counter counters[LWPROF_MAX_COUNTERS];	/* -h, resolved */
+	struct exp_counter counters[LWPROF_MAX_COUNTERS];	/* -h */
 	const char *output;	/* -o NAME.er */
 	const char *dir;	/* -d DIR */
 	int pid;		/* -P */

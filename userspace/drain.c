@@ -195,7 +195,7 @@ static int kick_ring(struct drain *d, unsigned int ri)
 	int err;
 
 	if (head - r->tail > r->size)
-		return -EPROTO;		/* the source broke the protocol */
+		return -EPROTO;	/* the source broke the protocol */
 	if (d->watch && r->seen != UINT64_MAX)
 		watch_ring(d, r, head);
 	while (r->queued < head && r->n < QMAX) {
@@ -243,7 +243,7 @@ static void advance(struct dring *r)
 	}
 	if (tail != r->tail) {
 		r->tail = tail;
-		/* The bytes below tail are in the file: the source may reuse them. */
+		/* All below tail is written: the source may reuse it. */
 		__atomic_store_n(r->tail_pub, tail, __ATOMIC_RELEASE);
 	}
 }
