@@ -81,6 +81,15 @@ $(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/ring.h \
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)
 
+# collect_source runs lwprof collect's loop (collect_run) with a recording
+# source of its own: it links collect's objects.
+COLLECT_OBJS := $(filter-out $(B)/userspace/main.o,$(USER_OBJS))
+$(B)/tests/host/collect_source: tests/host/collect_source.c tests/lib/test.h \
+		$(COLLECT_OBJS) $(EXP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Iuserspace -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(COLLECT_OBJS) $(EXP_LIB) -lpthread $(LDLIBS)
+
 # Sampling tests and their workloads know their call chains: frame
 # pointers, and symbols for dladdr().
 $(B)/tests/guest/sample_% $(B)/tests/progs/smp_%: CFLAGS += -fno-omit-frame-pointer -rdynamic

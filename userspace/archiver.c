@@ -39,7 +39,7 @@
 #include "libexp/reader.h"
 
 struct archiver {
-	struct experiment *e;
+	struct exp_writer *e;
 	int adir;
 	struct amap *v;
 	size_t n, cap;
@@ -131,7 +131,7 @@ void archiver_rec(struct archiver *a, const struct lwprof_rec *rec)
 		a->missed = true;	/* out of memory: the final scan retries */
 }
 
-int archiver_start(struct experiment *e, int child, struct archiver **ap)
+int archiver_start(struct exp_writer *e, int child, struct archiver **ap)
 {
 	struct archiver *a;
 	struct rlimit rl;
@@ -173,14 +173,14 @@ static void scan_warn(void *arg, const char *msg)
 /* Every MMAP record in the experiment's files, for what the drain missed. */
 static void scan_files(struct archiver *a)
 {
-	struct experiment *e = a->e;
+	struct exp_writer *e = a->e;
 	const struct lwprof_rec *rec;
 	struct exp_reader f;
 	char name[32];
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < e->nr_cpus; i++) {
+	for (i = 0; i < e->nr_files; i++) {
 		snprintf(name, sizeof(name), EXP_REC_FMT, i);
 		ret = exp_reader_open(&f, e->dirfd, name, scan_warn, e);
 		if (!ret)

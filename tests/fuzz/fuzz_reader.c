@@ -217,7 +217,7 @@ static void read_dump(void)
 /* The archiver's rescan: its warnings about the records name the offset. */
 static void read_archiver(void)
 {
-	struct experiment e = { .nr_cpus = 1 };
+	struct exp_writer e = { .nr_files = 1 };
 	struct archiver *a;
 	char err[8192];
 	size_t i;
