@@ -16,26 +16,36 @@ KVER := $(patsubst /lib/modules/%/build,%,$(KDIR))
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
 B := build
 
 CC ?= cc
 CFLAGS ?= -O2 -g
+# Headers by path from the top (#include "libexp/reader.h"); a program's
+# own directory only for its own objects.
 LWPROF_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
-	-Wno-unused-parameter -Iuapi -Iuserspace -MMD -MP
-# lwprof collect drains the rings with io_uring and reads build-ids with libelf.
-LDLIBS := -luring -lelf
+	-Wno-unused-parameter -Iuapi -I. -MMD -MP
 
+# The experiment library (libexp/): the format, its reader, the sample
+# layout, the delta codec, the microstate names; both programs link it.
+EXP_SRCS := $(sort $(wildcard libexp/*.c))
+EXP_OBJS := $(EXP_SRCS:%.c=$(B)/%.o)
+EXP_LIB := $(B)/libexp.a
+
+# lwprof: collect drains the rings with io_uring and reads build-ids with
+# libelf; ptime and top start without the analyzer's libraries.
 USER_SRCS := $(sort $(wildcard userspace/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
+$(USER_OBJS): LWPROF_CFLAGS += -Iuserspace
+LDLIBS := -luring -lelf
 
-# The analyzer (lwprof print): elfutils for symbols, lines and unwinding,
-# capstone for -disasm, libstdc++ for __cxa_demangle.
+# lwprof-print, the analyzer (lwprof print execs it): elfutils for
+# symbols, lines and unwinding, capstone for -disasm, libstdc++ for
+# __cxa_demangle.
 ANA_SRCS := $(sort $(wildcard analyzer/*.c))
 ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
 ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++
 $(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
-USER_OBJS += $(ANA_OBJS)
-LDLIBS += $(ANA_LDLIBS)
 
 # Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
 # Programs that exist only to be run or profiled by tests: tests/progs/.
@@ -48,12 +58,19 @@ module:
 	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/lwprof
+tools: $(B)/lwprof $(B)/lwprof-print
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
-$(B)/lwprof: $(USER_OBJS)
+$(EXP_LIB): $(EXP_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/lwprof: $(USER_OBJS) $(EXP_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/lwprof-print: $(ANA_OBJS) $(EXP_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ANA_LDLIBS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -63,6 +80,15 @@ $(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/ring.h \
 		tests/lib/peer.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)
+
+# collect_source runs lwprof collect's loop (collect_run) with a recording
+# source of its own: it links collect's objects.
+COLLECT_OBJS := $(filter-out $(B)/userspace/main.o,$(USER_OBJS))
+$(B)/tests/host/collect_source: tests/host/collect_source.c tests/lib/test.h \
+		$(COLLECT_OBJS) $(EXP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Iuserspace -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(COLLECT_OBJS) $(EXP_LIB) -lpthread $(LDLIBS)
 
 # Sampling tests and their workloads know their call chains: frame
 # pointers, and symbols for dladdr().
@@ -94,9 +120,9 @@ tests: $(B)/tests/progs/lines_example_dw4
 
 # The synthetic-experiment generator (tests/lib/gen_*.c).
 GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))
-$(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h
+$(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h $(EXP_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) -ldw -lelf -lcapstone
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone
 tests: $(B)/tests/lib/gen_exp
 
 # The ABI header must compile on its own with no implicit padding.
@@ -119,18 +145,22 @@ check: all
 
 install: all
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
+	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
+	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/lwprof.ko*
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf $(B)/userspace $(B)/analyzer $(B)/tests $(B)/lwprof tests/out
+	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
+		$(B)/lwprof-print $(EXP_LIB) tests/out
 
--include $(USER_OBJS:.o=.d) $(TEST_BINS:%=%.d)
+-include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 
 .PHONY: all module tools tests check install uninstall clean

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "an.h"
-#include "cmds.h"
+#include "print.h"
 #include "compute.h"
 
 struct prun;

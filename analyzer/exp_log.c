@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "libexp/format.h"
 
 /* Read a whole small text file; *len gets its length.  NUL bytes are an error. */
 static int slurp(struct an *an, const char *path, char **buf, size_t *len,
@@ -213,11 +214,11 @@ int an_read_log(struct an *an, struct an_exp *e)
 		free(buf);
 		return err;
 	}
-	if (maj != LWPROF_FILE_MAJOR) {
+	if (maj != EXP_FILE_MAJOR) {
 		free(buf);
 		return an_errf(an, -EPROTO,
 			       "%s: byte 18: experiment format %d.%d; this lwprof reads %d.x",
-			       path, maj, min, LWPROF_FILE_MAJOR);
+			       path, maj, min, EXP_FILE_MAJOR);
 	}
 	e->fmt_major = maj;
 	e->fmt_minor = min;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One cpu.N.rec file: the 64-byte file header, then the module's records.
- * Everything is checked (magic, versions, sizes, bounds, counts, reserved
- * fields); damage is an error naming the file and the byte offset, and a
+ * One cpu.N.rec file, read through libexp/reader.h (which checks the
+ * header, every record's framing and size, flags and layout); here what
+ * the analyzer needs on top (times, pids, counters, sums, log.txt's
+ * limits).  Damage is an error naming the file and the byte offset, and a
  * record cut short at the end of the file is a warning: the records before
  * it are used.  Samples go into the compact sample table with their raw
  * user stack interned per address space.
@@ -16,9 +17,9 @@
 #include <unistd.h>
 
 #include "an.h"
+#include "libexp/reader.h"
+#include "libexp/sample.h"
 
-#define REC_MAX		(16u << 20)	/* no record is larger */
-#define BUF_SIZE	(8u << 20)
 #define TIME_SLACK_NS	(60ULL * 1000000000ULL)
 
 struct rec_ctx {
@@ -34,6 +35,7 @@ struct rec_ctx {
 	bool cur_ok;
 	uint64_t cur_hash;
 	struct an_sd_scan sd;	/* delta stack copies: the bases */
+	struct exp_reader rd;
 };
 
 static uint32_t raw_flags(const struct lwprof_rec_sample *r)
@@ -47,49 +49,39 @@ static uint32_t raw_flags(const struct lwprof_rec_sample *r)
 	return flags | (uint32_t)r->nr_kernel << AN_RAW_KSHIFT;
 }
 
+/* The analyzer reads x86-64's register set only (an_read_rec checks). */
 static const uint64_t *raw_ips(const struct lwprof_rec_sample *r)
 {
-	return (const uint64_t *)((const uint8_t *)r + sizeof(*r) +
-				  (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0));
+	return (const uint64_t *)exp_sample_ips(r, LWPROF_NR_REGS);
 }
 
 /*
- * Before the record at pos (size need) is handled: hash the sample two
+ * Before the record just read (at c->off) is handled: hash the sample two
  * records ahead and prefetch its table slot, prefetch the pool entry of
  * the one after this (its slot was prefetched a record ago), and hand
  * this one its hash.  Only samples of the last process seen (its address
- * space is known) and whole in the buffer take part.
+ * space is known) and whole in the reader's buffer take part.
  */
-static void lookahead(struct rec_ctx *c, const uint8_t *buf, size_t pos,
-		      size_t need, size_t have)
+static void lookahead(struct rec_ctx *c)
 {
 	const struct lwprof_rec_sample *r;
-	size_t p2, next;
-	uint64_t o = c->off;
+	uint64_t o = c->off, o1, o2;
 
 	c->cur_ok = c->la1_off == o && c->la1_hash;
 	c->cur_hash = c->la1_hash;
 	c->la1_off = c->la2_off;
 	c->la1_hash = c->la2_hash;
 	c->la2_hash = 0;
-	if (c->la1_off == o + need && c->la1_hash)
+	o1 = exp_reader_tell(&c->rd);
+	if (c->la1_off == o1 && c->la1_hash)
 		an_raw_prefetch(c->an, c->la1_hash, 1);
-	if (pos + need + 8 > have)
+	/* Not checked yet: only what the hash reads is in bounds. */
+	r = (const void *)exp_reader_peek(&c->rd, 2, &o2);
+	if (!r || r->hdr.type != LWPROF_REC_SAMPLE || r->hdr.size < sizeof(*r) ||
+	    r->pid != c->last_pid || !c->last_pid ||
+	    exp_sample_frames_end(r, LWPROF_NR_REGS) > r->hdr.size)
 		return;
-	/* Not checked yet: a bad size would misalign the one after it. */
-	next = ((const struct lwprof_rec *)(buf + pos + need))->size;
-	if (next < sizeof(struct lwprof_rec) || next % 8)
-		return;
-	p2 = pos + need + next;
-	if (p2 + sizeof(*r) > have)
-		return;
-	r = (const void *)(buf + p2);
-	if (r->hdr.type != LWPROF_REC_SAMPLE || r->hdr.size < sizeof(*r) ||
-	    p2 + r->hdr.size > have || r->pid != c->last_pid || !c->last_pid ||
-	    sizeof(*r) + (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0) +
-	    8ULL * (r->nr_user + r->nr_kernel) > r->hdr.size)
-		return;
-	c->la2_off = o + (p2 - pos);
+	c->la2_off = o2;
 	c->la2_hash = an_raw_hash(c->last_as, raw_ips(r), r->nr_user + r->nr_kernel,
 				  raw_flags(r));
 	an_raw_prefetch(c->an, c->la2_hash, 0);
@@ -178,20 +170,13 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 {
 	struct an *an = c->an;
 	struct an_exp *e = c->e;
-	uint64_t vals[AN_SAMPLE_VALUES_MAX], want, at;
+	uint64_t vals[AN_SAMPLE_VALUES_MAX], at;
 	const uint64_t *ips;
 	struct an_thread *th;
 	uint32_t thr, as, raw, flags = 0, layout;
 	char msg[128];
 	int nv;
 
-	if (r->hdr.flags & ~0xff)
-		return bad(c, 2, "unknown sample flags 0x%x", r->hdr.flags);
-	want = sizeof(*r) + (r->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0) +
-	       8ULL * (r->nr_user + r->nr_kernel) + ((r->stack_size + 7ULL) & ~7ULL);
-	if (want != r->hdr.size)
-		return bad(c, 4, "sample size %u, its fields need %" PRIu64,
-			   r->hdr.size, want);
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_REGS))
 		return bad(c, 124, "stack copy without registers");
 	if (e->stack_bytes && r->stack_size > e->stack_bytes)
@@ -291,13 +276,8 @@ static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 	struct an_task_ev *ev;
 	uint32_t thr;
 
-	if (r->hdr.size != sizeof(*r))
-		return bad(c, 4, "task record size %u, want %zu", r->hdr.size,
-			   sizeof(*r));
 	if (r->event < LWPROF_TASK_START || r->event > LWPROF_TASK_COMM)
 		return bad(c, 28, "unknown task event %u", r->event);
-	if (r->hdr.flags)
-		return bad(c, 2, "task flags 0x%x", r->hdr.flags);
 	time_check(c, r->time_ns);
 	if (!r->pid || !r->tid)
 		return bad(c, 16, "pid %u tid %u", r->pid, r->tid);
@@ -333,22 +313,10 @@ static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 
 static int do_mmap(struct rec_ctx *c, const struct lwprof_rec_mmap *r)
 {
-	size_t plen = r->hdr.size - sizeof(*r);
 	const char *path = r->path;
 	struct an_map *m;
 	uint32_t as, obj;
-	const char *nul;
 
-	if (r->hdr.size < sizeof(*r) + 8)
-		return bad(c, 4, "mmap record size %u", r->hdr.size);
-	nul = memchr(path, 0, plen);
-	if (!nul || nul == path)
-		return bad(c, sizeof(*r), "mmap path not NUL-terminated");
-	for (const char *p = nul; p < path + plen; p++)
-		if (*p)
-			return bad(c, p - (const char *)r, "mmap path padding not zero");
-	if (r->hdr.flags & ~LWPROF_MMAP_ANON)
-		return bad(c, 2, "mmap flags 0x%x", r->hdr.flags);
 	if (r->pad0)
 		return bad(c, 68, "mmap pad0 not zero");
 	if (!r->len || r->start + r->len < r->start)
@@ -379,8 +347,6 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 
 	switch (h->type) {
 	case LWPROF_REC_SAMPLE:
-		if (h->size < sizeof(struct lwprof_rec_sample))
-			return bad(c, 4, "sample record size %u", h->size);
 		return do_sample(c, (const void *)p, p);
 	case LWPROF_REC_TASK:
 		return do_task(c, (const void *)p);
@@ -389,189 +355,54 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 	case LWPROF_REC_LOST: {
 		const struct lwprof_rec_lost *l = (const void *)p;
 
-		if (h->size != sizeof(*l))
-			return bad(c, 4, "lost record size %u", h->size);
 		if (l->pad0 || h->flags)
 			return bad(c, 28, "lost record padding not zero");
 		c->e->lost_read += l->lost;
 		return 0;
 	}
-	case 0:
-		return bad(c, 0, "record type 0");
 	default:
 		return 0;	/* a later minor's record: skip by size */
 	}
 }
 
-static int check_header(struct rec_ctx *c, const struct lwprof_file_header *h)
+static void rec_warn(void *arg, const char *msg)
 {
-	int i;
-
-	if (memcmp(h->magic, LWPROF_FILE_MAGIC, 8))
-		return bad(c, 0, "not an lwprof record file (bad magic)");
-	if (h->byte_order != LWPROF_FILE_LE)
-		return bad(c, 16, "byte order 0x%08x is not this machine's",
-			   h->byte_order);
-	if (h->major != LWPROF_FILE_MAJOR)
-		return bad(c, 8, "format version %u.%u; this lwprof reads %u.x",
-			   h->major, h->minor, LWPROF_FILE_MAJOR);
-	if (h->cpu != c->cpu)
-		return bad(c, 20, "header says cpu %u, the file is cpu %u", h->cpu,
-			   c->cpu);
-	if (h->abi_major != LWPROF_ABI_MAJOR)
-		return bad(c, 24, "module ABI %u.%u; this lwprof reads %u.x",
-			   h->abi_major, h->abi_minor, LWPROF_ABI_MAJOR);
-	for (i = 0; i < 4; i++)
-		if (h->reserved[i])
-			return bad(c, 32 + 8 * i, "reserved field not zero");
-	return 0;
-}
-
-/*
- * How many bytes the record at p needs before it can be handled: its size,
- * once the fixed part shows that size to be right for the type (so a
- * damaged size is an error, not a record "cut short").  0 after an error.
- */
-static size_t rec_need(struct rec_ctx *c, const uint8_t *p, size_t avail)
-{
-	const struct lwprof_rec *h = (const void *)p;
-	const struct lwprof_rec_sample *s = (const void *)p;
-	uint64_t want;
-
-	if (h->size < 8 || h->size % 8) {
-		bad(c, 4, "record size %u", h->size);
-		return 0;
-	}
-	if (h->size > REC_MAX) {
-		bad(c, 4, "record size %u is too large", h->size);
-		return 0;
-	}
-	switch (h->type) {
-	case LWPROF_REC_SAMPLE:
-		if (avail < sizeof(*s))
-			return h->size < sizeof(*s) ? h->size : sizeof(*s);
-		want = sizeof(*s) + (h->flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0) +
-		       8ULL * (s->nr_user + s->nr_kernel) +
-		       ((s->stack_size + 7ULL) & ~7ULL);
-		if (want != h->size) {
-			bad(c, 4, "sample size %u, its fields need %" PRIu64, h->size,
-			    want);
-			return 0;
-		}
-		break;
-	case LWPROF_REC_TASK:
-		if (h->size != sizeof(struct lwprof_rec_task)) {
-			bad(c, 4, "task record size %u, want %zu", h->size,
-			    sizeof(struct lwprof_rec_task));
-			return 0;
-		}
-		break;
-	case LWPROF_REC_LOST:
-		if (h->size != sizeof(struct lwprof_rec_lost)) {
-			bad(c, 4, "lost record size %u, want %zu", h->size,
-			    sizeof(struct lwprof_rec_lost));
-			return 0;
-		}
-		break;
-	case LWPROF_REC_MMAP:
-		if (h->size < sizeof(struct lwprof_rec_mmap) + 8 ||
-		    h->size > sizeof(struct lwprof_rec_mmap) + 4096 + 8) {
-			bad(c, 4, "mmap record size %u", h->size);
-			return 0;
-		}
-		break;
-	case 0:
-		bad(c, 0, "record type 0");
-		return 0;
-	}
-	return h->size;
+	an_warn(arg, "%s", msg);
 }
 
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
 {
-	struct rec_ctx c = { an, &AN_VEC(an->exps, struct an_exp, exp), exp, cpu,
-			     path, 0, false, 0, 0, 0, 0,
-			     0, 0, 0, 0, false, 0, { { 0 }, { 0 }, 0 } };
-	const size_t fh = sizeof(struct lwprof_file_header);
-	size_t cap = BUF_SIZE, have = 0, pos = 0, avail, need;
-	uint64_t base = 0;	/* file offset of buf[0] */
-	uint8_t *buf = malloc(cap);
-	bool eof = false, hdr_done = false;
-	ssize_t r;
-	int fd, err = 0;
+	struct rec_ctx c = { .an = an, .e = &AN_VEC(an->exps, struct an_exp, exp),
+			     .exp = exp, .cpu = cpu, .path = path };
+	const struct lwprof_rec *h;
+	int err;
 
-	if (!buf)
-		return an_errf(an, -ENOMEM, "out of memory");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return an_errf(an, -errno, "%s: %s", path, strerror(errno));
+	err = exp_reader_open(&c.rd, AT_FDCWD, path, rec_warn, an);
+	if (err) {
+		err = an_errf(an, err, "%s", c.rd.msg);
+		goto out;
 	}
-	for (;;) {
-		avail = have - pos;
-		c.off = base + pos;
-		if (!hdr_done)
-			need = fh;
-		else if (avail < 8)
-			need = 8;
-		else if (!(need = rec_need(&c, buf + pos, avail))) {
-			err = -EINVAL;
-			break;
-		}
-		if (avail < need && !eof) {
-			if (pos) {
-				memmove(buf, buf + pos, avail);
-				base += pos;
-				have = avail;
-				pos = 0;
-			}
-			if (need > cap) {
-				uint8_t *nb = realloc(buf, need);
-
-				if (!nb) {
-					err = an_errf(an, -ENOMEM, "out of memory");
-					break;
-				}
-				buf = nb;
-				cap = need;
-			}
-			r = read(fd, buf + have, cap - have);
-			if (r < 0) {
-				err = an_errf(an, -errno, "%s: %s", path, strerror(errno));
-				break;
-			}
-			eof = !r;
-			have += r;
-			continue;
-		}
-		if (avail < need) {
-			if (!hdr_done && avail)
-				err = bad(&c, 0, "file header cut short (%zu of 64 bytes)",
-					  avail);
-			else if (!hdr_done)
-				err = bad(&c, 0, "empty file: no file header");
-			else if (avail)
-				an_warn(an, "%s: byte %" PRIu64 ": last record cut short (%zu of %zu bytes); using the records before it",
-					path, c.off, avail, need);
-			break;
-		}
-		if (!hdr_done) {
-			err = check_header(&c, (const void *)buf);
-			if (err)
-				break;
-			hdr_done = true;
-			pos += fh;
-			continue;
-		}
-		lookahead(&c, buf, pos, need, have);
-		err = do_record(&c, buf + pos);
+	if (!exp_regs_x86_64(&c.rd.regs)) {
+		err = bad(&c, 32, "registers of machine %u (DWARF mask 0x%llx): lwprof print reads x86-64's",
+			  c.rd.regs.e_machine, (unsigned long long)c.rd.regs.mask);
+		goto out;
+	}
+	while ((err = exp_reader_next(&c.rd, &h)) > 0) {
+		c.off = c.rd.off;
+		lookahead(&c);
+		err = do_record(&c, (const uint8_t *)h);
 		if (err)
-			break;
+			goto out;	/* said */
 		c.e->nrecords++;
-		pos += need;
 	}
-	close(fd);
-	free(buf);
+	if (err == -ENODATA) {
+		an_warn(an, "%s", c.rd.msg);	/* cut short: the rest is used */
+		err = 0;
+	} else if (err) {
+		err = an_errf(an, err, "%s", c.rd.msg);
+	}
+out:
+	exp_reader_close(&c.rd);
 	an_sd_scan_end(an, &c.sd, path);
 	return err;
 }

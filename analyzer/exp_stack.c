@@ -23,9 +23,10 @@
 #include <unistd.h>
 
 #include "an.h"
-#include "sdelta.h"
+#include "libexp/reader.h"
+#include "libexp/sample.h"
+#include "libexp/sdelta.h"
 
-#define REC_MAX		(16u << 20)
 
 struct sd_link {
 	uint32_t exp, file;
@@ -236,17 +237,16 @@ static struct sd_slot *slot_get(struct an_sd *sd, uint32_t exp,
 	return s;
 }
 
-/* Is h (the fixed part of a sample) laid out as its size says? */
+/*
+ * Is h (the fixed part of a sample) laid out as its size says (a newer
+ * minor's may have more: the reader has checked it)?
+ */
 static bool sane(const struct lwprof_rec_sample *h, uint32_t tid)
 {
-	uint64_t need;
-
 	if (h->hdr.type != LWPROF_REC_SAMPLE || h->tid != tid ||
-	    h->hdr.size > REC_MAX || !(h->hdr.flags & LWPROF_RS_REGS))
+	    h->hdr.size > EXP_REC_MAX || !(h->hdr.flags & LWPROF_RS_REGS))
 		return false;
-	need = sizeof(*h) + LWPROF_NR_REGS * 8 + 8ULL * (h->nr_user + h->nr_kernel) +
-	       ((h->stack_size + 7ULL) & ~7ULL);
-	return need == h->hdr.size;
+	return exp_sample_known(h, LWPROF_NR_REGS) <= h->hdr.size;
 }
 
 /* The sample record at off, whole as it is in the file, checked a little. */
@@ -267,8 +267,7 @@ static uint8_t *read_raw(int fd, uint64_t off, uint32_t tid)
 
 static const uint8_t *rec_stack(const struct lwprof_rec_sample *s)
 {
-	return (const uint8_t *)s + sizeof(*s) + LWPROF_NR_REGS * 8 +
-	       8 * (s->nr_user + s->nr_kernel);
+	return exp_sample_stack(s, LWPROF_NR_REGS);
 }
 
 #define NO_BASE		UINT64_MAX

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dwflcb.h"
+#include "libexp/sample.h"
 #include "unwind.h"
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -338,9 +339,8 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 	u->as = a;
 	u->n = 0;
 	u->given = false;
-	u->regs = (const uint64_t *)(rec + sizeof(*s));
-	u->stack = rec + sizeof(*s) + LWPROF_NR_REGS * 8 +
-		   8 * (s->nr_user + s->nr_kernel);
+	u->regs = (const uint64_t *)exp_sample_regs(s);
+	u->stack = exp_sample_stack(s, LWPROF_NR_REGS);
 	u->sp = u->regs[LWPROF_REG_SP];
 	u->stack_size = s->stack_size;
 	u->tid = s->tid;
@@ -362,8 +362,7 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 	}
 	/* -K: the record's kernel frames stay below the user leaf */
 	nk = r->flags >> AN_RAW_KSHIFT;
-	memcpy(u->ips + u->n, rec + sizeof(*s) + LWPROF_NR_REGS * 8 +
-	       8 * s->nr_user, 8 * nk);
+	memcpy(u->ips + u->n, exp_sample_kips(s, LWPROF_NR_REGS), 8 * nk);
 	raw = an_raw_intern(an, r->as, u->ips, u->n + nk,
 			    r->flags & ~AN_RAW_UNKNOWN);
 	if (raw == UINT32_MAX)

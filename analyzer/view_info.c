@@ -13,12 +13,7 @@
 
 #include "an.h"
 #include "compute.h"
-
-static const char *const ms_title[LWPROF_MS_COUNT] = {
-	"User CPU", "System CPU", "Trap CPU", "Text Page Fault",
-	"Data Page Fault", "Kernel Page Fault", "User Lock", "Sleep",
-	"Stopped", "Wait CPU",
-};
+#include "libexp/mstate_names.h"
 
 int an_view_header(struct an *an, const struct an_settings *vs,
 		   struct an_out *out)
@@ -143,7 +138,7 @@ static void stat_block(FILE *o, const char *indent, const uint64_t *precise,
 		if (have_precise && p)
 			snprintf(ratio, sizeof(ratio), "%.4f", (double)s / p);
 		fprintf(o, "%s%-18s %16.6f %16.6f %8s\n", indent,
-			i < LWPROF_MS_COUNT ? ms_title[i] : "Total",
+			i < LWPROF_MS_COUNT ? exp_mstate_names[i].label : "Total",
 			have_precise ? p / 1e9 : 0.0, s / 1e9, have_precise ? ratio : "-");
 	}
 }
@@ -271,10 +266,6 @@ int an_view_cpu_list(struct an *an, const struct an_settings *vs,
 int an_view_sample_list(struct an *an, const struct an_settings *vs,
 			struct an_out *out)
 {
-	static const char *const st[LWPROF_MS_COUNT] = {
-		"User", "System", "Trap", "TextPF", "DataPF", "KernPF", "Lock",
-		"Sleep", "Stop", "Wait",
-	};
 	const uint64_t *v = an->s.vals;
 	size_t i, e, k, nrow = 0, *first;
 	uint64_t *row, *start, *stop = NULL, used = 0;
@@ -339,7 +330,7 @@ int an_view_sample_list(struct an *an, const struct an_settings *vs,
 		"Packets", "Total");
 	for (b = 0; b < LWPROF_MS_COUNT; b++)
 		if (used & 1ULL << b)
-			fprintf(out->f, " %9s", st[b]);
+			fprintf(out->f, " %9s", exp_mstate_names[b].brief);
 	fputc('\n', out->f);
 	for (e = 0; e < an->exps.n; e++) {
 		uint64_t t0 = start[e] >= an->tmin ? start[e] - an->tmin : 0;

@@ -2,11 +2,14 @@
 /*
  * lwprof records (ABI 1.1, 1.2: delta stack copies): what the module writes into its per-CPU rings,
  * and what the recorder copies, byte for byte, into an experiment's
- * cpu.N.rec files (after a struct lwprof_file_header).  The rules of
- * lwprof.h apply; also:
+ * cpu.N.rec files (after the file header of libexp/format.h; the
+ * experiment's format, and how readers treat records of a newer one, is
+ * docs/experiment-format.md).  The rules of lwprof.h apply; also:
  *  - every record starts with struct lwprof_rec; size counts the header and
  *    everything after it and is a multiple of 8; a reader skips types it
- *    does not know by size;
+ *    does not know by size (and, in a file of a newer format minor, fields
+ *    appended to a known record and flag bits it does not know: new flags
+ *    never change the layout of the known parts; docs/experiment-format.md);
  *  - byte order is the machine's; the file header says which;
  *  - times are CLOCK_MONOTONIC nanoseconds, as in lwprof_thread_usage.
  */
@@ -61,7 +64,9 @@ struct lwprof_rec {
 /*
  * The user registers of a sample, in the DWARF register order of x86-64
  * (what libdw's set_initial_registers wants): rax, rdx, rcx, rbx, rsi,
- * rdi, rbp, rsp, r8 ... r15, then the return address (rip).
+ * rdi, rbp, rsp, r8 ... r15, then the return address (rip).  A cpu.N.rec
+ * file's header names this set (e_machine, reg_mask, nr_regs): readers
+ * lay samples out with its count (libexp/sample.h).
  */
 #define LWPROF_NR_REGS		17
 #define LWPROF_REG_BP		6
@@ -199,26 +204,6 @@ struct lwprof_rec_lost {
 	__u64 lost;
 	__u32 cpu;
 	__u32 pad0;
-};
-
-/*
- * The first 64 bytes of an experiment's cpu.N.rec file (written by the
- * recorder, not the module); the ring's bytes follow.
- */
-#define LWPROF_FILE_MAGIC	"LWPROFR"	/* 8 bytes with its NUL */
-#define LWPROF_FILE_MAJOR	1
-#define LWPROF_FILE_MINOR	1	/* 1.1: delta stack copies */
-#define LWPROF_FILE_LE		0x01020304	/* byte_order as written */
-
-struct lwprof_file_header {
-	char magic[8];
-	__u32 major;		/* experiment format, LWPROF_FILE_* */
-	__u32 minor;
-	__u32 byte_order;	/* LWPROF_FILE_LE read natively */
-	__u32 cpu;
-	__u32 abi_major;	/* the module's ABI that wrote the records */
-	__u32 abi_minor;
-	__u64 reserved[4];
 };
 
 #endif /* _UAPI_LWPROF_RECORD_H */

@@ -306,14 +306,14 @@ void archive_vdso(int adir, struct amap *a)
  * analyzer's kernel function names; not when it shows only zero addresses
  * (kptr_restrict, no CAP_SYSLOG): the analyzer then names frames by address.
  */
-void archive_kallsyms(struct experiment *e, int adir)
+void archive_kallsyms(struct exp_writer *e, int adir)
 {
 	char line[256];
 	bool shown = false;
 	FILE *f;
 	int err;
 
-	if (!e->opts || !e->opts->kstack)
+	if (!e->set.kstack)
 		return;
 	f = fopen("/proc/kallsyms", "re");
 	if (!f) {

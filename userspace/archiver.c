@@ -35,10 +35,11 @@
 #include <unistd.h>
 
 #include "collect.h"
-#include "recfile.h"
+#include "libexp/format.h"
+#include "libexp/reader.h"
 
 struct archiver {
-	struct experiment *e;
+	struct exp_writer *e;
 	int adir;
 	struct amap *v;
 	size_t n, cap;
@@ -130,7 +131,7 @@ void archiver_rec(struct archiver *a, const struct lwprof_rec *rec)
 		a->missed = true;	/* out of memory: the final scan retries */
 }
 
-int archiver_start(struct experiment *e, int child, struct archiver **ap)
+int archiver_start(struct exp_writer *e, int child, struct archiver **ap)
 {
 	struct archiver *a;
 	struct rlimit rl;
@@ -141,11 +142,11 @@ int archiver_start(struct experiment *e, int child, struct archiver **ap)
 		return -ENOMEM;
 	a->e = e;
 	a->child = child > 0 ? child : 0;
-	if (mkdirat(e->dirfd, "archives", 0755) < 0 && errno != EEXIST) {
+	if (mkdirat(e->dirfd, EXP_ARCHIVES, 0755) < 0 && errno != EEXIST) {
 		err = -errno;
 		goto fail;
 	}
-	a->adir = openat(e->dirfd, "archives", O_RDONLY | O_DIRECTORY |
+	a->adir = openat(e->dirfd, EXP_ARCHIVES, O_RDONLY | O_DIRECTORY |
 			 O_CLOEXEC);
 	if (a->adir < 0) {
 		err = -errno;
@@ -163,30 +164,32 @@ fail:
 	return err;
 }
 
+/* The reader's warnings (a newer minor's records): into the log. */
+static void scan_warn(void *arg, const char *msg)
+{
+	exp_warn(arg, "archives: %s", msg);
+}
+
 /* Every MMAP record in the experiment's files, for what the drain missed. */
 static void scan_files(struct archiver *a)
 {
-	struct experiment *e = a->e;
+	struct exp_writer *e = a->e;
 	const struct lwprof_rec *rec;
-	struct recfile f;
-	char name[32], msg[256];
+	struct exp_reader f;
+	char name[32];
 	unsigned int i;
-	size_t off;
 	int ret;
 
-	for (i = 0; i < e->nr_cpus; i++) {
-		snprintf(name, sizeof(name), "cpu.%u.rec", i);
-		if (recfile_open(&f, e->dirfd, name, msg, sizeof(msg))) {
-			exp_warn(e, "archives: %s", msg);
-			continue;
-		}
-		while ((ret = recfile_next(&f, &rec, &off, msg,
-					   sizeof(msg))) > 0)
-			if (add_any(a, rec, false))
-				exp_warn(e, "archives: out of memory");
+	for (i = 0; i < e->nr_files; i++) {
+		snprintf(name, sizeof(name), EXP_REC_FMT, i);
+		ret = exp_reader_open(&f, e->dirfd, name, scan_warn, e);
+		if (!ret)
+			while ((ret = exp_reader_next(&f, &rec)) > 0)
+				if (add_any(a, rec, false))
+					exp_warn(e, "archives: out of memory");
 		if (ret < 0)
-			exp_warn(e, "archives: %s", msg);
-		recfile_close(&f);
+			exp_warn(e, "archives: %s", f.msg);
+		exp_reader_close(&f);
 	}
 }
 

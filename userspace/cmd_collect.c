@@ -6,13 +6,16 @@
  *   lwprof collect [options] -P PID [-t DUR]   a running process
  *   lwprof collect [options] -a [-t DUR | CMD] the whole machine
  *
- * One io_uring runs everything: a multishot poll on /dev/lwprof (the rings
- * reached their watermark), a 250 ms timer that flushes whatever the rings
- * hold, a poll on a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP), a pidfd
- * poll (-P), the -t deadline, and the writes of drain.c.
+ * The records come from a recording source (source.h; lwprof.ko's rings).
+ * One io_uring runs everything: a multishot poll on the source's poll_fd
+ * (/dev/lwprof: the rings reached their watermark), a 250 ms timer that
+ * flushes whatever the rings hold, a poll on a signalfd (SIGCHLD, SIGINT,
+ * SIGTERM, SIGHUP), a pidfd poll (-P), the -t deadline, and the writes of
+ * drain.c.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <liburing.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -29,7 +31,7 @@
 
 #include "cmds.h"
 #include "collect.h"
-#include "dev.h"
+#include "source.h"
 #include "usage.h"
 
 #define FLUSH_NS	250000000LL	/* the timed flush */
@@ -40,22 +42,21 @@
 enum state { RUNNING, SETTLING, STOPPING, DONE };
 
 struct run {
-	struct collect_opts *o;
-	struct experiment e;
+	const struct collect_opts *o;
+	struct rec_source *src;
+	struct exp_writer e;
 	struct drain *d;
 	struct archiver *arch;
 	struct io_uring *ring;
 	struct lwprof_usage_set usage;
-	struct lwprof_ring_setup rs;
-	int devfd, sfd, pidfd;
+	int sfd, pidfd;
 	pid_t child;		/* 0 once reaped (or none) */
 	int status;		/* the child's wait status */
 	enum state state;
 	__u64 settle_end;
 	unsigned int ticks, kills;
 	int write_err;
-	bool what_says_all;	/* setup()'s what is the whole message */
-	char msg[320];		/* for what */
+	char msg[320];		/* why setup failed */
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
 };
 
@@ -95,13 +96,12 @@ static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
 	return 0;
 }
 
+/* The source's threads (r->usage.live: how many still run), if it knows. */
 static int read_usage(struct run *r)
 {
-	int err = lwprof_usage_read(r->devfd, &r->usage);
-
-	if (err && err != -ENOMEM)
-		return err;
-	return 0;
+	if (!r->src->ops->usage)
+		return 0;
+	return r->src->ops->usage(r->src, &r->usage);
 }
 
 /* A new mapping (hold its file now, while it is surely there), an exec. */
@@ -122,17 +122,11 @@ static void kick(struct run *r)
 
 static void stop(struct run *r)
 {
-	struct lwprof_sample_stop ss;
-
 	if (r->state >= STOPPING)
 		return;
-	memset(&ss, 0, sizeof(ss));
-	if (ioctl(r->devfd, LWPROF_IOC_SAMPLE_STOP, &ss) < 0)
-		exp_warn(&r->e, "LWPROF_IOC_SAMPLE_STOP: %s", strerror(errno));
+	r->src->ops->stop(r->src, &r->e);
 	r->e.end_ns = mono_ns();
 	clock_gettime(CLOCK_REALTIME, &r->e.end_rt);
-	r->e.records = ss.records;
-	r->e.lost = ss.lost;
 	r->state = STOPPING;
 	kick(r);
 }
@@ -218,7 +212,7 @@ static void handle(struct run *r, struct io_uring_cqe *cqe)
 		if (cqe->res >= 0)
 			kick(r);
 		if (!more && cqe->res >= 0)
-			arm_poll(r->ring, r->devfd, UD_POLL, 1);
+			arm_poll(r->ring, r->src->poll_fd, UD_POLL, 1);
 		break;
 	case UD_SIGNAL:
 		on_signal(r);
@@ -300,125 +294,67 @@ static void child_main(int gate, char **argv, const sigset_t *mask)
 	_exit(127);
 }
 
-static int start(struct run *r)
+/* "what: why" into r->msg; returns err. */
+static int say(struct run *r, int err, const char *what)
+{
+	snprintf(r->msg, sizeof(r->msg), "%s: %s", what, strerror(-err));
+	return err;
+}
+
+/*
+ * Attach the source to the target, open the files for its rings, start
+ * draining and sampling.  On an error r->msg says what failed.
+ */
+static int setup(struct run *r)
 {
 	const struct collect_opts *o = r->o;
-	struct lwprof_sample_start ss;
-	unsigned int i;
-
-	memset(&ss, 0, sizeof(ss));
-	ss.flags = o->kstack ? LWPROF_SS_KSTACK : 0;
-	/* An older module sends full copies only. */
-	if (!o->no_sdelta && (r->e.abi.features & LWPROF_FEAT_SDELTA))
-		ss.flags |= LWPROF_SS_SDELTA;
-	ss.max_depth = o->depth;
-	ss.clock_ns = o->clock_ns;
-	ss.stack_bytes = o->stack_bytes;
-	ss.nr_counters = o->nr_counters;
-	for (i = 0; i < o->nr_counters; i++) {
-		ss.counters[i].type = o->counters[i].type;
-		ss.counters[i].config = o->counters[i].config;
-		ss.counters[i].period = o->counters[i].period;
-	}
-	r->e.start_ns = mono_ns();
-	clock_gettime(CLOCK_REALTIME, &r->e.start_rt);
-	if (ioctl(r->devfd, LWPROF_IOC_SAMPLE_START, &ss) < 0)
-		return -errno;
-	return 0;
-}
-
-static const char *setup_strerror(int err)
-{
-	switch (err) {
-	case -ENOENT:
-	case -EOPNOTSUPP:
-		return "the module cannot count one of the -h counters here (see lwprof collect -h)";
-	case -ENOMEM:
-		return "out of memory for the rings (try a smaller -m)";
-	case -EPROTO:
-		return "the module's rings are not what ABI 1.1 describes";
-	default:
-		return strerror(-err);
-	}
-}
-
-/* Attach, set up and map the rings, open the files, start sampling. */
-static int setup(struct run *r, const char **what)
-{
-	struct collect_opts *o = r->o;
-	__u32 flags = 0;
+	struct rec_source *src = r->src;
 	int err, pid;
 
 	pid = o->mode == MODE_ATTACH ? o->pid : r->child;
-	if (o->mode == MODE_MACHINE) {
-		flags = LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF;
+	r->e.target = pid;
+	if (o->mode == MODE_MACHINE)
 		pid = 0;
-	} else if (o->mode == MODE_COMMAND &&
-		   (r->e.abi.features & LWPROF_FEAT_EXEC)) {
-		/* The child's wait for the go is ours: count from its exec. */
-		flags = LWPROF_ATTACH_EXEC;
-	}
-	r->e.target = o->mode == MODE_MACHINE ? r->child : pid;
-	err = lwprof_session_attach(r->devfd, flags, pid);
-	if (err) {
-		*what = lwprof_session_strerror(err, flags, pid, r->msg,
-						sizeof(r->msg));
-		r->what_says_all = true;
-		return err;
-	}
-	*what = "LWPROF_IOC_RING_SETUP";
-	err = collect_ring_setup(r->devfd, o->ring_pages, o->ring_pages_set,
-				 &r->rs, r->msg, sizeof(r->msg));
-	if (err == -EPERM) {
-		*what = r->msg;
-		r->what_says_all = true;
-	}
+	err = src->ops->setup(src, pid, &r->e, r->msg, sizeof(r->msg));
 	if (err)
 		return err;
-	r->e.ring_pages = r->rs.data_pages;
-	*what = "creating the record files";
-	err = exp_open_files(&r->e, r->rs.nr_rings);
+	err = exp_open_files(&r->e, src->nr_rings, src->abi_major,
+			     src->abi_minor);
 	if (err)
-		return err;
-	*what = "mapping the rings";
-	err = drain_create(&r->d, r->devfd, r->rs.nr_rings, r->rs.mmap_size,
-			   r->e.fds);
+		return say(r, err, "creating the record files");
+	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
 	if (err)
-		return err;
+		return say(r, err, "setting up the drain");
 	r->ring = drain_ring(r->d);
-	*what = "creating archives/";
 	err = archiver_start(&r->e, r->child, &r->arch);
 	if (err)
-		return err;
+		return say(r, err, "creating archives/");
 	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
 		    r->arch);
-	*what = "arming io_uring";
-	if (arm_poll(r->ring, r->devfd, UD_POLL, 1) ||
+	if ((src->poll_fd >= 0 &&
+	     arm_poll(r->ring, src->poll_fd, UD_POLL, 1)) ||
 	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
 	    arm_timeout(r->ring, &r->flush_ts, FLUSH_NS, UD_FLUSH))
-		return -EBUSY;
+		return say(r, -EBUSY, "arming io_uring");
 	if (o->mode == MODE_ATTACH) {
 		r->pidfd = syscall(SYS_pidfd_open, o->pid, 0);
 		if (r->pidfd >= 0 && arm_poll(r->ring, r->pidfd, UD_PIDFD, 0))
-			return -EBUSY;
+			return say(r, -EBUSY, "arming io_uring");
 	}
 	if (o->duration_ns &&
 	    arm_timeout(r->ring, &r->deadline_ts, o->duration_ns, UD_DEADLINE))
-		return -EBUSY;
-	*what = "LWPROF_IOC_SAMPLE_START";
-	err = start(r);
-	if (err == -EPERM && o->kstack)
-		*what = "kernel call stacks (-K) need CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid at 1 or below";
+		return say(r, -EBUSY, "arming io_uring");
+	r->e.start_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &r->e.start_rt);
+	err = src->ops->start(src, r->msg, sizeof(r->msg));
 	if (err)
 		return err;
 	err = io_uring_submit(r->ring);
-	return err < 0 ? err : 0;
+	return err < 0 ? say(r, err, "io_uring") : 0;
 }
 
 static void finish(struct run *r)
 {
-	unsigned int i;
-	bool cut;
 	int err;
 
 	err = read_usage(r);
@@ -427,17 +363,10 @@ static void finish(struct run *r)
 	if (r->usage.lost)
 		exp_warn(&r->e, "%llu threads were not accounted (the module ran out of memory)",
 			 (unsigned long long)r->usage.lost);
-	drain_lost(r->d, r->e.lost_cpu);
-	/* Rings cut to what this user may lock grow only with the right. */
-	cut = r->e.ring_pages < r->o->ring_pages;
-	for (i = 0; i < r->e.nr_cpus; i++)
-		if (r->e.lost_cpu[i])
-			exp_warn(&r->e, "%llu records lost on CPU %u (ring full): use %s or a longer interval",
-				 (unsigned long long)r->e.lost_cpu[i], i, cut ?
-				 "CAP_IPC_LOCK for rings larger than this user may lock" :
-				 "a larger -m");
+	r->src->ops->finish(r->src, &r->e);
 	r->e.finished = true;
-	err = exp_write_usage(&r->e, &r->usage);
+	err = r->src->ops->usage ?
+		exp_write_usage(&r->e, r->usage.tu, r->usage.n) : 0;
 	if (err)
 		exp_warn(&r->e, "writing usage.txt: %s", strerror(-err));
 	archiver_finish(r->arch, drain_watch_missed(r->d));
@@ -459,32 +388,9 @@ static int exit_code(const struct run *r)
 	return 1;
 }
 
-static int open_device(struct lwprof_abi_version *abi)
-{
-	int fd = lwprof_dev_open(), err;
-
-	if (fd < 0) {
-		fprintf(stderr, COLLECT ": %s\n", lwprof_dev_strerror(fd));
-		return fd;
-	}
-	err = lwprof_dev_abi(fd, abi);
-	if (!err && !(abi->features & LWPROF_FEAT_SAMPLE)) {
-		fprintf(stderr, COLLECT ": the loaded lwprof module cannot sample (no LWPROF_FEAT_SAMPLE; it is older than ABI 1.1)\n");
-		close(fd);
-		return -EOPNOTSUPP;
-	}
-	if (err) {
-		fprintf(stderr, COLLECT ": %s\n", lwprof_dev_strerror(err));
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 static int run(struct run *r)
 {
 	sigset_t mask, old;
-	const char *what = "";
 	int gate[2] = { -1, -1 }, err, st;
 
 	sigemptyset(&mask);
@@ -507,19 +413,18 @@ static int run(struct run *r)
 		close(gate[0]);
 	}
 	r->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	err = r->sfd < 0 ? -errno : setup(r, &what);
-	if (!err)
+	err = r->sfd < 0 ? say(r, -errno, "signalfd") : setup(r);
+	if (!err) {
 		err = exp_write_log(&r->e);
+		if (err)
+			say(r, err, "writing log.txt");
+	}
 	if (!err && gate[1] >= 0 && write(gate[1], "g", 1) != 1)
-		err = -errno;
+		err = say(r, -errno, "starting the command");
 	if (gate[1] >= 0)
 		close(gate[1]);		/* on error, the child exits */
 	if (err) {
-		if (r->what_says_all)
-			fprintf(stderr, COLLECT ": %s\n", what);
-		else
-			fprintf(stderr, COLLECT ": %s%s%s\n", what,
-				*what ? ": " : "", setup_strerror(err));
+		fprintf(stderr, COLLECT ": %s\n", r->msg);
 		if (r->child > 0)
 			waitpid(r->child, &st, 0);
 		return 1;
@@ -533,39 +438,80 @@ static int run(struct run *r)
 	return exit_code(r);
 }
 
-int cmd_collect(int argc, char **argv)
+static const char *const mode_name[] = { "command", "attach", "machine" };
+
+/* What log.txt says was asked for. */
+static struct exp_settings settings(const struct collect_opts *o)
 {
-	struct lwprof_abi_version abi;
-	struct collect_opts o;
+	return (struct exp_settings){
+		.mode = mode_name[o->mode],
+		.argv = o->mode != MODE_ATTACH ? o->argv : NULL,
+		.clock_ns = o->clock_ns,
+		.nr_counters = o->nr_counters,
+		.counters = o->counters,
+		.depth = o->depth,
+		.stack_bytes = o->stack_bytes,
+		.kstack = o->kstack,
+	};
+}
+
+/* Create the experiment o names; a message if it cannot. */
+static int create(struct exp_writer *e, const struct collect_opts *o)
+{
+	char path[PATH_MAX];
+	int err = exp_create(e, o->dir, o->output, path, sizeof(path));
+
+	if (err == -EEXIST && o->output)
+		fprintf(stderr, COLLECT ": %s already exists; choose another -o\n",
+			path);
+	else if (err)
+		fprintf(stderr, COLLECT ": cannot create %s: %s\n", path,
+			strerror(-err));
+	e->who = COLLECT;
+	e->set = settings(o);
+	return err;
+}
+
+int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
+{
+	char msg[320];
 	struct run r;
 	int ret;
 
-	ret = collect_parse(argc, argv, &o);
-	if (ret)
-		return ret < 0 ? 0 : ret;
 	memset(&r, 0, sizeof(r));
-	r.o = &o;
+	r.o = o;
 	r.sfd = r.pidfd = -1;
 	lwprof_usage_init(&r.usage);
-	r.devfd = open_device(&abi);
-	if (r.devfd < 0)
-		return 1;
-	if (exp_create(&r.e, &o)) {
-		close(r.devfd);
+	if (ops->open(o, &r.src, msg, sizeof(msg))) {
+		fprintf(stderr, COLLECT ": %s\n", msg);
 		return 1;
 	}
-	r.e.abi = abi;
+	if (create(&r.e, o)) {
+		ops->close(r.src);
+		return 1;
+	}
 	ret = run(&r);
 	if (ret == 1 && !r.e.finished)
 		exp_remove(&r.e);
 	exp_free(&r.e);
 	archiver_cancel(r.arch);
 	drain_destroy(r.d);
+	ops->close(r.src);
 	lwprof_usage_free(&r.usage);
 	if (r.sfd >= 0)
 		close(r.sfd);
 	if (r.pidfd >= 0)
 		close(r.pidfd);
-	close(r.devfd);
 	return ret;
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	struct collect_opts o;
+	int ret;
+
+	ret = collect_parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	return collect_run(&o, &source_module);
 }

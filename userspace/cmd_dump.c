@@ -19,20 +19,12 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "recfile.h"
-#include "../analyzer/sdelta.h"
+#include "libexp/format.h"
+#include "libexp/mstate_names.h"
+#include "libexp/reader.h"
+#include "libexp/sdelta.h"
 
 #define DUMP "lwprof dump"
-
-static const char *const ms_name[LWPROF_MS_COUNT] = {
-	"user", "system", "trap", "tflt", "dflt", "kflt", "lock", "sleep",
-	"stop", "wait",
-};
-
-static const char *const reg_name[LWPROF_NR_REGS] = {
-	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
-	"r10", "r11", "r12", "r13", "r14", "r15", "rip",
-};
 
 static const char *const task_event[] = {
 	"?", "start", "fork", "exec", "exit", "comm",
@@ -68,7 +60,7 @@ static void put_comm(const char *c, size_t n)
 }
 
 /*
- * A delta stack copy (checked by recfile_next): the full copy's extent,
+ * A delta stack copy (checked by exp_reader_next): the full copy's extent,
  * the base's time, how many blocks are literal and how many reused; with
  * -s the literal blocks, each at its address.
  */
@@ -103,14 +95,16 @@ static void dump_sdelta(const struct lwprof_rec_sample *s,
 	}
 }
 
-static void dump_sample(const struct lwprof_rec_sample *s)
+static void dump_sample(const struct lwprof_rec_sample *s,
+			const struct exp_regs *regs)
 {
 	static const char *const fl[] = {
 		"REGS", "TRUNC", "KMODE", "EXIT", "DEFERRED", "KTRUNC",
 		"SDELTA", "SBASE",
 	};
-	struct rec_sample_parts p;
-	const char *sep = "";
+	const __u64 *rv = exp_sample_regs(s), *ips, *kips;
+	const unsigned char *stack;
+	const char *sep = "", *rn;
 	unsigned int i;
 
 	if (s->kind == LWPROF_SK_CLOCK)
@@ -129,28 +123,34 @@ static void dump_sample(const struct lwprof_rec_sample *s)
 		putchar('-');
 	if (s->kind == LWPROF_SK_CLOCK)
 		for (i = 0; i < LWPROF_MS_COUNT; i++)
-			printf(" %s=%llu", ms_name[i],
+			printf(" %s=%llu", exp_mstate_names[i].name,
 			       (unsigned long long)s->mstate_ns[i]);
 	printf(" frames=%u kframes=%u stack=%u\n", s->nr_user, s->nr_kernel,
 	       s->stack_size);
-	rec_sample_parts(s, &p);
-	if (p.regs) {
+	ips = exp_sample_ips(s, regs->nr);
+	kips = exp_sample_kips(s, regs->nr);
+	stack = exp_sample_stack(s, regs->nr);
+	if (rv) {
 		printf("  regs");
-		for (i = 0; i < LWPROF_NR_REGS; i++)
-			printf(" %s=0x%llx", reg_name[i],
-			       (unsigned long long)p.regs[i]);
+		for (i = 0; i < regs->nr; i++) {
+			rn = exp_regs_name(regs, i);
+			if (rn)
+				printf(" %s=0x%llx", rn, (unsigned long long)rv[i]);
+			else
+				printf(" r%u=0x%llx", i, (unsigned long long)rv[i]);
+		}
 		putchar('\n');
 	}
 	for (i = 0; i < s->nr_user; i++)
-		printf("  ip[%u] 0x%llx\n", i, (unsigned long long)p.ips[i]);
+		printf("  ip[%u] 0x%llx\n", i, (unsigned long long)ips[i]);
 	for (i = 0; i < s->nr_kernel; i++)
-		printf("  kip[%u] 0x%llx\n", i, (unsigned long long)p.kips[i]);
+		printf("  kip[%u] 0x%llx\n", i, (unsigned long long)kips[i]);
 	if (s->hdr.flags & LWPROF_RS_SDELTA) {
-		dump_sdelta(s, p.stack);
+		dump_sdelta(s, stack);
 		return;
 	}
 	for (i = 0; show_stack && i < s->stack_size; i++)
-		printf("%s%02x%s", i % 32 ? " " : "  stack ", p.stack[i],
+		printf("%s%02x%s", i % 32 ? " " : "  stack ", stack[i],
 		       i % 32 == 31 || i + 1 == s->stack_size ? "\n" : "");
 }
 
@@ -179,29 +179,36 @@ static void dump_mmap(const struct lwprof_rec_mmap *m)
 	       m->hdr.flags & LWPROF_MMAP_ANON ? " anon" : "", m->path);
 }
 
+/* The reader's warnings (a newer minor's records): on stderr. */
+static void dump_warn(void *arg, const char *msg)
+{
+	fprintf(stderr, DUMP ": warning: %s\n", msg);
+}
+
 /* Dump one .rec file; 0, or 1 when it is damaged. */
-static int dump_file(int dirfd, const char *name, struct counts *tot)
+static int dump_file(const char *name, struct counts *tot)
 {
 	struct counts c = { 0 };
 	const struct lwprof_rec *r;
-	struct recfile f;
-	char msg[512];
-	size_t off;
+	struct exp_reader f;
+	size_t i;
 	int ret;
 
-	if (recfile_open(&f, dirfd, name, msg, sizeof(msg))) {
-		fprintf(stderr, DUMP ": %s\n", msg);
+	ret = exp_reader_open(&f, AT_FDCWD, name, dump_warn, NULL);
+	if (ret) {
+		fprintf(stderr, DUMP ": %s\n", f.msg);
+		exp_reader_close(&f);
 		return 1;
 	}
 	printf("== %s: format %u.%u, cpu %u, abi %u.%u ==\n", name,
 	       f.hdr.major, f.hdr.minor, f.hdr.cpu, f.hdr.abi_major,
 	       f.hdr.abi_minor);
-	while ((ret = recfile_next(&f, &r, &off, msg, sizeof(msg))) > 0) {
-		printf("%s+%zu: ", name, off);
+	while ((ret = exp_reader_next(&f, &r)) > 0) {
+		printf("%s+%llu: ", name, (unsigned long long)f.off);
 		c.rec++;
 		switch (r->type) {
 		case LWPROF_REC_SAMPLE:
-			dump_sample((const void *)r);
+			dump_sample((const void *)r, &f.regs);
 			break;
 		case LWPROF_REC_TASK:
 			dump_task((const void *)r);
@@ -232,13 +239,13 @@ static int dump_file(int dirfd, const char *name, struct counts *tot)
 	       c.type[LWPROF_REC_MMAP], c.type[LWPROF_REC_LOST], c.lost,
 	       c.other, ret < 0 ? "; DAMAGED" : "");
 	if (ret < 0)
-		fprintf(stderr, DUMP ": %s\n", msg);
-	recfile_close(&f);
+		fprintf(stderr, DUMP ": %s\n", f.msg);
+	exp_reader_close(&f);
 	tot->rec += c.rec;
 	tot->other += c.other;
 	tot->lost += c.lost;
-	for (off = 0; off < 5; off++)
-		tot->type[off] += c.type[off];
+	for (i = 0; i < 5; i++)
+		tot->type[i] += c.type[i];
 	return ret < 0;
 }
 
@@ -272,7 +279,7 @@ static int check_log(int dirfd, int *finished)
 	unsigned int maj = 0, min = 0;
 	char line[256];
 	FILE *f;
-	int fd = openat(dirfd, "log.txt", O_RDONLY | O_CLOEXEC), bad;
+	int fd = openat(dirfd, EXP_LOG, O_RDONLY | O_CLOEXEC), bad;
 
 	*finished = 1;
 	if (fd < 0)
@@ -287,9 +294,9 @@ static int check_log(int dirfd, int *finished)
 	if (bad)
 		fprintf(stderr, DUMP ": %s/log.txt: offset 0: not an lwprof experiment log\n",
 			exp_path);
-	else if (maj != LWPROF_FILE_MAJOR)
+	else if (maj != EXP_FILE_MAJOR)
 		fprintf(stderr, DUMP ": %s/log.txt: offset 0: experiment format %u.%u; this lwprof reads %u.x\n",
-			exp_path, maj, min, LWPROF_FILE_MAJOR);
+			exp_path, maj, min, EXP_FILE_MAJOR);
 	*finished = 0;
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, "end_ns = ", 9))
@@ -298,7 +305,7 @@ static int check_log(int dirfd, int *finished)
 		fprintf(stderr, DUMP ": %s/log.txt: the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
 			exp_path);
 	fclose(f);
-	return bad || maj != LWPROF_FILE_MAJOR || !*finished;
+	return bad || maj != EXP_FILE_MAJOR || !*finished;
 }
 
 /* Where an unfinished recording's file ends. */
@@ -343,7 +350,7 @@ static int dump_dir(const char *path)
 	}
 	exp_path = path;
 	bad |= check_log(dirfd, &finished);
-	bad |= cat(dirfd, "log.txt", 1);
+	bad |= cat(dirfd, EXP_LOG, 1);
 	n = scandirat(dirfd, ".", &list, rec_index, rec_cmp);
 	if (n <= 0) {
 		fprintf(stderr, DUMP ": %s: no cpu.N.rec files\n", path);
@@ -351,15 +358,15 @@ static int dump_dir(const char *path)
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s/%s", path, list[i]->d_name);
-		bad |= dump_file(AT_FDCWD, name, &tot);
+		bad |= dump_file(name, &tot);
 		if (!finished)
 			cut_at(name);
 		free(list[i]);
 	}
 	if (n > 0)
 		free(list);
-	bad |= cat(dirfd, "usage.txt", finished);
-	bad |= cat(dirfd, "archives/index.txt", 0);
+	bad |= cat(dirfd, EXP_USAGE, finished);
+	bad |= cat(dirfd, EXP_INDEX, 0);
 	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other\n",
 	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],
 	       tot.type[LWPROF_REC_MMAP], tot.type[LWPROF_REC_LOST], tot.lost,
@@ -396,7 +403,7 @@ int cmd_dump(int argc, char **argv)
 		} else if (S_ISDIR(st.st_mode)) {
 			bad |= dump_dir(argv[i]);
 		} else {
-			bad |= dump_file(AT_FDCWD, argv[i], &tot);
+			bad |= dump_file(argv[i], &tot);
 		}
 	}
 	fflush(stdout);

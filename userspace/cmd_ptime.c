@@ -25,6 +25,7 @@
 
 #include "cmds.h"
 #include "dev.h"
+#include "libexp/mstate_names.h"
 #include "usage.h"
 
 #define PTIME "lwprof ptime"
@@ -39,16 +40,6 @@ struct ptime_opts {
 	bool mstate;		/* -m */
 	bool threads;		/* -L */
 	int pid;		/* -p, or the command's */
-};
-
-static const char *const ms_label[LWPROF_MS_COUNT] = {
-	"user", "sys", "trap", "tflt", "dflt", "kflt", "lock", "slp", "lat",
-	"stop",
-};
-
-static const char *const ms_head[LWPROF_MS_COUNT] = {
-	"USER", "SYS", "TRAP", "TFLT", "DFLT", "KFLT", "LOCK", "SLP", "LAT",
-	"STOP",
 };
 
 static void usage(FILE *f)
@@ -102,7 +93,8 @@ static void print_totals(const struct lwprof_usage_set *set,
 
 	fprintf(stderr, "\n%-6s %15s\n", "real", lwprof_fmt_sec(b, sizeof(b), real));
 	for (i = 0; i < ms_columns(o->mstate); i++)
-		fprintf(stderr, "%-6s %15s\n", ms_label[i],
+		fprintf(stderr, "%-6s %15s\n",
+			exp_mstate_names[lwprof_ms_order[i]].ptime,
 			lwprof_fmt_sec(b, sizeof(b), ms_value(&sum, i, o->mstate)));
 }
 
@@ -115,7 +107,8 @@ static void print_threads(const struct lwprof_usage_set *set,
 
 	fprintf(stderr, "\n%7s %7s %14s", "PID", "TID", "REAL");
 	for (i = 0; i < ms_columns(o->mstate); i++)
-		fprintf(stderr, " %14s", ms_head[i]);
+		fprintf(stderr, " %14s",
+			exp_mstate_names[lwprof_ms_order[i]].ptime_col);
 	if (o->mstate)
 		fprintf(stderr, " %7s %7s %7s %7s %8s %7s", "VCX", "ICX",
 			"MINF", "MAJF", "SCL", "SIG");

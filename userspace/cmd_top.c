@@ -21,6 +21,7 @@
 
 #include "cmds.h"
 #include "dev.h"
+#include "libexp/mstate_names.h"
 #include "usage.h"
 
 #define TOP "lwprof top"
@@ -32,10 +33,18 @@ enum {
 	C_NCOLS, C_CPU = C_NCOLS
 };
 
-static const char *const col_name[C_NCOLS] = {
-	"PID", "TID", "NAME", "USR", "SYS", "TRP", "TFL", "DFL", "KFL", "LCK",
-	"SLP", "LAT", "STP", "VCX", "ICX", "SCL", "SIG",
+static const char *const col_other[] = {
+	[C_PID] = "PID", [C_TID] = "TID", [C_NAME] = "NAME", [C_VCX] = "VCX",
+	[C_ICX] = "ICX", [C_SCL] = "SCL", [C_SIG] = "SIG",
 };
+
+/* A column's heading: a microstate's (libexp) or another's. */
+static const char *col_name(int c)
+{
+	if (c >= C_MS0 && c < C_MS0 + LWPROF_MS_COUNT)
+		return exp_mstate_names[lwprof_ms_order[c - C_MS0]].top;
+	return col_other[c];
+}
 
 struct top_opts {
 	bool batch;		/* -b */
@@ -80,7 +89,7 @@ static int parse_col(const char *s)
 	int i;
 
 	for (i = 0; i < C_NCOLS; i++)
-		if (!strcasecmp(s, col_name[i]))
+		if (!strcasecmp(s, col_name(i)))
 			return i;
 	return -1;
 }
@@ -216,10 +225,10 @@ static void print_table(struct top_row *rows, size_t n,
 			max = fit;
 	}
 	printf("%s  %zu threads\n", stamp, n);
-	printf("%7s %7s %-16s", col_name[C_PID], col_name[C_TID],
-	       col_name[C_NAME]);
+	printf("%7s %7s %-16s", col_name(C_PID), col_name(C_TID),
+	       col_name(C_NAME));
 	for (c = C_MS0; c < C_NCOLS; c++)
-		printf(c < C_VCX ? " %5s" : " %6s", col_name[c]);
+		printf(c < C_VCX ? " %5s" : " %6s", col_name(c));
 	putchar('\n');
 	for (i = 0; i < max; i++) {
 		const struct top_row *r = &rows[i];

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lwprof collect: options, counters, the experiment directory, the io_uring
- * drain of the module's rings and the archives.  Every function returns 0
- * (or a count) or a negative errno; none exits.
+ * lwprof collect: options, counters, the io_uring drain of a recording
+ * source's rings (source.h) into the experiment (libexp/writer.h) and the
+ * archives.  Every function returns 0 (or a count) or a negative errno;
+ * none exits.
  */
 #ifndef LWPROF_COLLECT_H
 #define LWPROF_COLLECT_H
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "libexp/writer.h"
 #include "lwprof.h"
 
 #define COLLECT "lwprof collect"
@@ -30,19 +32,11 @@
 
 enum collect_mode { MODE_COMMAND, MODE_ATTACH, MODE_MACHINE };
 
-/* One -h counter, resolved. */
-struct collect_counter {
-	char name[32];		/* as given (alias, perf name or r<hex>) */
-	__u32 type;		/* PERF_TYPE_* */
-	__u64 config;
-	__u64 period;
-};
-
 struct collect_opts {
 	enum collect_mode mode;
 	__u64 clock_ns;		/* -p; 0 = off */
 	unsigned int nr_counters;
-	struct collect_counter counters[LWPROF_MAX_COUNTERS];
+	struct exp_counter counters[LWPROF_MAX_COUNTERS];	/* -h */
 	const char *output;	/* -o NAME.er */
 	const char *dir;	/* -d DIR */
 	int pid;		/* -P */
@@ -72,40 +66,6 @@ void counters_list(FILE *f);
 /* "cycles, insts, ..." for error messages. */
 void counters_names(FILE *f);
 
-/* The experiment (expdir.c). */
-struct experiment {
-	char *path;		/* the directory */
-	int dirfd;
-	unsigned int nr_cpus;	/* rings = cpu.N.rec files */
-	int *fds;		/* cpu.N.rec, open for writing */
-	/* For log.txt: */
-	const struct collect_opts *opts;
-	int target;
-	struct lwprof_abi_version abi;
-	__u32 ring_pages;	/* data pages per ring, as set up */
-	__u64 start_ns, end_ns;
-	struct timespec start_rt, end_rt;
-	__u64 records, lost;
-	__u64 *lost_cpu;	/* per ring */
-	int exit_status;	/* waitpid status, or -1 */
-	bool exited;		/* the target ended (attach mode) */
-	bool core_known;
-	char **warnings;
-	size_t nr_warnings;
-	bool finished;
-};
-
-int exp_create(struct experiment *e, const struct collect_opts *o);
-int exp_open_files(struct experiment *e, unsigned int nr_cpus);
-int exp_write_log(struct experiment *e);
-void exp_warn(struct experiment *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-struct lwprof_usage_set;
-int exp_write_usage(struct experiment *e, const struct lwprof_usage_set *u);
-/* Remove a just-created experiment that never started. */
-void exp_remove(struct experiment *e);
-void exp_free(struct experiment *e);
-
 /* archive.c: copying one load object into archives/. */
 struct amap {
 	__u32 maj, min;
@@ -126,7 +86,7 @@ void archive_pin(struct amap *a);
 void archive_one(int adir, struct amap *a);
 void archive_vdso(int adir, struct amap *a);
 /* With -K: /proc/kallsyms as archives/kallsyms; warnings go to e. */
-void archive_kallsyms(struct experiment *e, int adir);
+void archive_kallsyms(struct exp_writer *e, int adir);
 
 /*
  * archiver.c: archives/.  start (archives/; child: the command's process,
@@ -138,7 +98,7 @@ void archive_kallsyms(struct experiment *e, int adir);
  * for a run that never started).
  */
 struct archiver;
-int archiver_start(struct experiment *e, int child, struct archiver **ap);
+int archiver_start(struct exp_writer *e, int child, struct archiver **ap);
 void archiver_rec(struct archiver *a, const struct lwprof_rec *rec);
 int archiver_finish(struct archiver *a, bool rescan);
 void archiver_cancel(struct archiver *a);
@@ -152,13 +112,14 @@ void archiver_cancel(struct archiver *a);
 int collect_ring_setup(int devfd, __u32 pages, bool exact,
 		       struct lwprof_ring_setup *rs, char *msg, size_t len);
 
-/* The drain (drain.c). */
+/* The drain (drain.c): rings[i] into the file fds[i]. */
 struct drain;
 struct io_uring;
 struct io_uring_sqe;
+struct rec_ring;
 
-int drain_create(struct drain **dp, int devfd, unsigned int nr_rings,
-		 size_t mmap_size, const int *fds);
+int drain_create(struct drain **dp, const struct rec_ring *rings,
+		 unsigned int nr, const int *fds);
 /*
  * Call fn(arg, rec) for each record of the types in the mask (bit
  * LWPROF_REC_*) as the drain first sees it (before its write is queued),
@@ -177,7 +138,6 @@ int drain_complete(struct drain *d, __u64 data, int res);
 unsigned int drain_busy(const struct drain *d);
 /* Bytes queued but not written: is everything out? */
 bool drain_empty(struct drain *d);
-void drain_lost(const struct drain *d, __u64 *per_ring);
 __u64 drain_bytes(const struct drain *d);
 void drain_destroy(struct drain *d);
 struct io_uring *drain_ring(struct drain *d);

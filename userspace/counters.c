@@ -204,7 +204,7 @@ static const struct cdesc *lookup(const char *name)
 }
 
 /* r<hex>: a raw PMU event code. */
-static int parse_raw(const char *name, struct collect_counter *c)
+static int parse_raw(const char *name, struct exp_counter *c)
 {
 	char *end;
 
@@ -248,7 +248,7 @@ static int is_interval(const char *s)
 static int add_one(const char *name, const char *ival, struct collect_opts *o,
 		   char *msg, size_t len)
 {
-	struct collect_counter *c = &o->counters[o->nr_counters];
+	struct exp_counter *c = &o->counters[o->nr_counters];
 	const struct cdesc *d = lookup(name);
 	unsigned int i;
 	int why = 0;

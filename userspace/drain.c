@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Draining the module's per-CPU rings into the experiment's cpu.N.rec files
- * with io_uring: each write goes straight from the mapped ring to its file
- * offset (64-byte file header + the ring's byte position), a region that
- * wraps around the ring's end is two writes, and the ring's tail moves
+ * Draining a recording source's rings (source.h: the module's per-CPU
+ * rings, or any other) into the experiment's cpu.N.rec files with
+ * io_uring: each write goes straight from the ring to its file offset
+ * (64-byte file header + the ring's byte position), a region that wraps
+ * around the ring's end is two writes, and the ring's tail moves
  * (store-release) only over bytes whose write has completed, in order.
  * The caller owns the event loop: it calls drain_kick() when the device
  * polls readable or its flush timer fires, and drain_complete() for every
@@ -14,9 +15,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "collect.h"
+#include "libexp/format.h"
+#include "source.h"
 
 #define QMAX	8	/* writes in flight per ring */
 
@@ -26,7 +28,7 @@ struct dwrite {
 };
 
 struct dring {
-	struct lwprof_ring_ctl *ctl;
+	__u64 *head, *tail_pub;	/* the source's and ours, shared */
 	unsigned char *data;
 	__u64 size;		/* data bytes, a power of two */
 	__u64 base;		/* the tail at the start: file offset 0 */
@@ -40,7 +42,6 @@ struct dring {
 struct drain {
 	struct io_uring ring;
 	unsigned int nr;
-	size_t mmap_size;
 	__u64 bytes;		/* written to the files */
 	int error;		/* the first write error */
 	unsigned int watch_types;	/* mask of 1 << LWPROF_REC_* */
@@ -64,8 +65,8 @@ static unsigned int ring_entries(unsigned int nr)
 	return e;
 }
 
-int drain_create(struct drain **dp, int devfd, unsigned int nr,
-		 size_t mmap_size, const int *fds)
+int drain_create(struct drain **dp, const struct rec_ring *rings,
+		 unsigned int nr, const int *fds)
 {
 	struct drain *d;
 	unsigned int i;
@@ -75,25 +76,18 @@ int drain_create(struct drain **dp, int devfd, unsigned int nr,
 	if (!d)
 		return -ENOMEM;
 	d->nr = nr;
-	d->mmap_size = mmap_size;
 	for (i = 0; i < nr; i++) {
 		struct dring *r = &d->r[i];
-		void *m = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, devfd, (off_t)i * mmap_size);
 
-		if (m == MAP_FAILED) {
-			err = -errno;
+		if (!rings[i].size || (rings[i].size & (rings[i].size - 1))) {
+			err = -EINVAL;
 			goto fail;
 		}
-		r->ctl = m;
-		r->size = r->ctl->data_size;
-		if (!r->size || (r->size & (r->size - 1)) ||
-		    r->ctl->data_offset + r->size > mmap_size) {
-			err = -EPROTO;	/* not the ring the ABI describes */
-			goto fail;
-		}
-		r->data = (unsigned char *)m + r->ctl->data_offset;
-		r->base = __atomic_load_n(&r->ctl->tail, __ATOMIC_ACQUIRE);
+		r->head = rings[i].head;
+		r->tail_pub = rings[i].tail;
+		r->data = rings[i].data;
+		r->size = rings[i].size;
+		r->base = __atomic_load_n(r->tail_pub, __ATOMIC_ACQUIRE);
 		r->tail = r->queued = r->seen = r->base;
 	}
 	err = io_uring_queue_init(ring_entries(nr), &d->ring, 0);
@@ -107,9 +101,6 @@ int drain_create(struct drain **dp, int devfd, unsigned int nr,
 	*dp = d;
 	return 0;
 fail:
-	for (i = 0; i < nr; i++)
-		if (d->r[i].ctl)
-			munmap(d->r[i].ctl, mmap_size);
 	free(d);
 	return err;
 }
@@ -136,7 +127,7 @@ static int submit_write(struct drain *d, unsigned int ri, unsigned int slot)
 		return -EBUSY;
 	io_uring_prep_write(sqe, ri, r->data + (w->start & (r->size - 1)),
 			    w->end - w->start,
-			    sizeof(struct lwprof_file_header) + w->start - r->base);
+			    sizeof(struct exp_file_header) + w->start - r->base);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_WRITE, (__u64)ri << 16 | slot));
 	return 0;
@@ -200,11 +191,12 @@ bool drain_watch_missed(const struct drain *d)
 static int kick_ring(struct drain *d, unsigned int ri)
 {
 	struct dring *r = &d->r[ri];
-	__u64 head = __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE);
+	/* Pairs with the source's store-release of head, after the bytes. */
+	__u64 head = __atomic_load_n(r->head, __ATOMIC_ACQUIRE);
 	int err;
 
 	if (head - r->tail > r->size)
-		return -EPROTO;		/* the module broke the protocol */
+		return -EPROTO;	/* the source broke the protocol */
 	if (d->watch && r->seen != UINT64_MAX)
 		watch_ring(d, r, head);
 	while (r->queued < head && r->n < QMAX) {
@@ -252,7 +244,8 @@ static void advance(struct dring *r)
 	}
 	if (tail != r->tail) {
 		r->tail = tail;
-		__atomic_store_n(&r->ctl->tail, tail, __ATOMIC_RELEASE);
+		/* All below tail is written: the source may reuse it. */
+		__atomic_store_n(r->tail_pub, tail, __ATOMIC_RELEASE);
 	}
 }
 
@@ -304,20 +297,11 @@ bool drain_empty(struct drain *d)
 	for (i = 0; i < d->nr; i++) {
 		struct dring *r = &d->r[i];
 
-		if (r->n || r->queued !=
-		    __atomic_load_n(&r->ctl->head, __ATOMIC_ACQUIRE))
+		if (r->n || r->queued != __atomic_load_n(r->head,
+							 __ATOMIC_ACQUIRE))
 			return false;
 	}
 	return true;
-}
-
-void drain_lost(const struct drain *d, __u64 *per_ring)
-{
-	unsigned int i;
-
-	for (i = 0; i < d->nr; i++)
-		per_ring[i] = __atomic_load_n(&d->r[i].ctl->lost,
-					      __ATOMIC_RELAXED);
 }
 
 __u64 drain_bytes(const struct drain *d)
@@ -327,12 +311,8 @@ __u64 drain_bytes(const struct drain *d)
 
 void drain_destroy(struct drain *d)
 {
-	unsigned int i;
-
 	if (!d)
 		return;
 	io_uring_queue_exit(&d->ring);
-	for (i = 0; i < d->nr; i++)
-		munmap(d->r[i].ctl, d->mmap_size);
 	free(d);
 }

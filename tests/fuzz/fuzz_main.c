@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "lwprof.h"
+#include "libexp/format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,11 +44,11 @@ static uint64_t rnd(uint64_t *s)
  */
 static size_t field_at(uint64_t *s, const uint8_t *b, size_t n)
 {
-	size_t at = sizeof(struct lwprof_file_header), starts[1024];
+	size_t at = sizeof(struct exp_file_header), starts[1024];
 	unsigned int k = 0;
 	uint32_t size;
 
-	if (n < at || memcmp(b, LWPROF_FILE_MAGIC, 8))
+	if (n < at || memcmp(b, EXP_FILE_MAGIC, 8))
 		return rnd(s) % n;
 	while (at + 8 <= n && k < 1024) {
 		starts[k++] = at;

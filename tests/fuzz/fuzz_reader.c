@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz harness over every reader of an experiment (scripts/fuzz-reader
- * builds and runs it: with libFuzzer, or with tests/fuzz/fuzz_main.c's
- * deterministic mutations for make check).  An input is one file of an
- * otherwise sound experiment: by its first byte, log.txt (1), usage.txt
- * (2), archives/index.txt (3), or else cpu.0.rec (the whole input).
- * Three readers read it, in this order:
+ * Fuzz harness over the experiment's reader (libexp/reader.c) and every
+ * command that reads an experiment (scripts/fuzz-reader builds and runs
+ * it: with libFuzzer, or with tests/fuzz/fuzz_main.c's deterministic
+ * mutations for make check).  An input is one file of an otherwise sound
+ * experiment: by its first byte, log.txt (1), usage.txt (2),
+ * archives/index.txt (3), or else cpu.0.rec (the whole input).  Three
+ * commands read it, in this order, the record files all through
+ * libexp/reader.c:
  *  - lwprof print: loaded, resolved and summed into the functions,
  *    callers-callees, call tree and lines views (to /dev/null);
  *  - lwprof dump -s (to /dev/null);
@@ -141,7 +143,8 @@ static void finding(const char *reader, const char *what, const char *msg)
 /*
  * A complaint names the file it is about, as DIR/NAME: (print, dump) or
  * NAME: (the archiver's), and for a record file the byte offset next:
- * "cpu.0.rec: offset N:" (recfile) or "cpu.0.rec: byte N:" (print).  The
+ * "cpu.0.rec: byte N:" (libexp/reader.c's, and print's own checks) or
+ * "cpu.0.rec: offset N:" (dump's end of an unfinished recording).  The
  * rest of the message may quote the damaged input: only its start counts.
  */
 static int names_offset(const char *msg, int with_dir)
@@ -161,7 +164,7 @@ static int names_offset(const char *msg, int with_dir)
 	if (strncmp(p, "cpu.0.rec: ", 11))
 		return 1;
 	p += 11;
-	return !strncmp(p, "offset ", 7) || !strncmp(p, "byte ", 5);
+	return !strncmp(p, "byte ", 5) || !strncmp(p, "offset ", 7);
 }
 
 static void read_print(void)
@@ -216,7 +219,7 @@ static void read_dump(void)
 /* The archiver's rescan: its warnings about the records name the offset. */
 static void read_archiver(void)
 {
-	struct experiment e = { .nr_cpus = 1 };
+	struct exp_writer e = { .nr_files = 1 };
 	struct archiver *a;
 	char err[8192];
 	size_t i;

@@ -24,7 +24,7 @@ dump_bad() { "$LWPROF" dump bad.er >out.txt 2>err.txt; rc=$?; }
 o10=$(off 10); o11=$(off 11)
 fresh; truncate -s $((o10 + 20)) bad.er/cpu.1.rec; dump_bad
 check $rc -eq 1 "a file cut inside a record: exit 1"
-check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.1.rec: offset $o10: cut short: a record of $((o11 - o10)) bytes (type 1), only 20 bytes left (the recorder stopped mid-write?)" \
+check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.1.rec: byte $o10: last record cut short (20 of $((o11 - o10)) bytes); using the records before it" \
 	"names the file and the offset"
 check "$(grep -c '^bad.er/cpu.1.rec+' out.txt)" -eq 9 "the 9 records before it are shown"
 check "$(grep -c '^bad.er/cpu.0.rec+' out.txt)" -eq "$(grep -c '^good.er/cpu.0.rec+' good.txt)" \
@@ -33,33 +33,33 @@ grep -q '^== usage.txt ==$' out.txt; check $? -eq 0 "and dump goes on to usage.t
 
 fresh; truncate -s $((o10 + 4)) bad.er/cpu.1.rec; dump_bad
 check $rc -eq 1 "4 stray bytes at the end: exit 1"
-grep -q "^lwprof dump: bad.er/cpu.1.rec: offset $o10: cut short: 4 bytes at the end" err.txt
+grep -q "^lwprof dump: bad.er/cpu.1.rec: byte $o10: last record cut short (4 of 8 bytes)" err.txt
 check $? -eq 0 "less than a record header, at offset $o10"
 
 fresh; poke32 bad.er/cpu.1.rec 12 $((o10 + 4)); dump_bad
 check $rc -eq 1 "a record size that is not a multiple of 8: exit 1"
-check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.1.rec: offset $o10: bad record size 12 (type 1)" "says so"
+check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.1.rec: byte $((o10 + 4)): bad record size 12 (type 1)" "says so"
 fresh; poke32 bad.er/cpu.1.rec 1 $((o10 + 4)); dump_bad
-grep -q "offset $o10: bad record size 1 (type 1)" err.txt; check $? -eq 0 "a size smaller than a header"
+grep -q "byte $((o10 + 4)): bad record size 1 (type 1)" err.txt; check $? -eq 0 "a size smaller than a header"
 fresh; poke32 bad.er/cpu.1.rec $((0x7ffffff8)) $((o10 + 4)); dump_bad
-grep -q "offset $o10: cut short: a record of 2147483640 bytes" err.txt; check $? -eq 0 "a huge size"
+grep -q "byte $((o10 + 4)): record size 2147483640 is too large" err.txt; check $? -eq 0 "a huge size"
 
 # A sample whose frame count does not match its size (nr_user at +120).
 fresh; poke32 bad.er/cpu.1.rec 200 $((o10 + 120)); dump_bad
 check $rc -eq 1 "a sample's frames overflow its record: exit 1"
-grep -q "^lwprof dump: bad.er/cpu.1.rec: offset $o10: SAMPLE record of $((o11 - o10)) bytes, but its frames and stack need [0-9]*$" err.txt
+grep -q "^lwprof dump: bad.er/cpu.1.rec: byte $((o10 + 4)): sample size $((o11 - o10)), its fields need [0-9]*$" err.txt
 check $? -eq 0 "says so: $(cat err.txt)"
 
 fresh; printf 'XXXXXXX' | dd of=bad.er/cpu.0.rec conv=notrunc status=none; dump_bad
-check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: offset 0: bad magic: not an lwprof record file" "bad magic"
+check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: byte 0: not an lwprof record file (bad magic)" "bad magic"
 check "$(grep -c '^bad.er/cpu.1.rec+' out.txt)" -eq "$(grep -c '^good.er/cpu.1.rec+' good.txt)" \
 	"the other file is still dumped"
 fresh; poke32 bad.er/cpu.0.rec 2 8; poke32 bad.er/cpu.0.rec 0 12; dump_bad
-check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: offset 8: format version 2.0; this lwprof reads 1.x" "another major version"
+check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: byte 8: format version 2.0; this lwprof reads 1.x" "another major version"
 fresh; poke32 bad.er/cpu.0.rec $((0x04030201)) 16; dump_bad
-grep -q "offset 16: byte order 0x04030201" err.txt; check $? -eq 0 "another byte order"
+grep -q "byte 16: byte order 0x04030201" err.txt; check $? -eq 0 "another byte order"
 fresh; : >bad.er/cpu.0.rec; dump_bad
-check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: offset 0: 0 bytes: too short for the 64-byte file header" "an empty file"
+check "$(cat err.txt)" = "lwprof dump: bad.er/cpu.0.rec: byte 0: empty file: no file header" "an empty file"
 fresh; truncate -s 64 bad.er/cpu.0.rec; dump_bad
 check $rc -eq 0 "a file with only its header is sound (no records)"
 grep -q '^bad.er/cpu.0.rec: 0 records' out.txt; check $? -eq 0 "  0 records"
@@ -82,7 +82,7 @@ for seed in $(seq 1 60); do
 	done
 	dump_bad
 	[ $rc -le 1 ] || crashes=$((crashes + 1))
-	[ ! -s err.txt ] || grep -q '^lwprof dump: bad.er/cpu.1.rec: offset [0-9]*: ' err.txt || unnamed=$((unnamed + 1))
+	[ ! -s err.txt ] || grep -q '^lwprof dump: bad.er/cpu.1.rec: byte [0-9]*: ' err.txt || unnamed=$((unnamed + 1))
 done
 check $crashes -eq 0 "60 randomly damaged files: no crash"
 check $unnamed -eq 0 "every message names the file and the offset"

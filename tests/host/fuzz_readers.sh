@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The experiment readers (lwprof print, lwprof dump, the archiver's rescan)
-# on 400 deterministic mutations of the fuzz corpus, built with gcc's ASan
+# The experiment reader (libexp/reader.c) under its three users (lwprof
+# print, lwprof dump, the archiver's rescan) on 400 deterministic
+# mutations of the fuzz corpus, built with gcc's ASan
 # and UBSan (scripts/fuzz-reader -m): no crash, no sanitizer report, and
 # every complaint names the damaged file (and the offset in a cpu.N.rec);
 # then the inputs it once crashed on (tests/data/fuzz).

@@ -23,7 +23,10 @@ check $rc -eq 0 "print reads the recorded experiment"
 check "$(awk -F, '$NF == "<Total>" { print $1 }' <<<"$out")" = "$want" "<Total> = the sum of the samples dump reads ($want s)"
 grep -q "records were lost" err.txt; check $? -eq 0 "print warns about the lost records"
 out=$("$LWPROF" print -header -thread_list $e 2>/dev/null)
-grep -q 'Records: *624 read, 600 samples, 14 lost' <<<"$out"; check $? -eq 0 "header: 624 records, 600 samples, 14 lost"
+# as many records as dump reads (the MMAP records are of collect's own
+# mappings, so their number follows the libraries lwprof links)
+nrec=$(sed -n 's/^total: \([0-9]*\) records.*/\1/p' dump.txt)
+grep -q "Records: *$nrec read, 600 samples, 14 lost" <<<"$out"; check $? -eq 0 "header: $nrec records (as dump), 600 samples, 14 lost"
 check "$(grep -c ' fake-worker [12] ' <<<"$out")" -eq 2 "thread names with a space"
 out=$("$LWPROF" print -statistics $e 2>/dev/null)
 check "$(grep -c '^  Thread [123]: tid' <<<"$out")" -eq 3 "statistics: three threads with usage.txt's totals"

@@ -53,9 +53,11 @@ for b in lost stale; do
 	check "$(incl "$exp" main)" = "" "  and nothing is made up above it"
 done
 
-# Format 1.0 (no deltas) still reads.
+# Format 1.0 (no deltas) still reads: minor 0, and zeros where 1.2 has
+# the register set.
 exp=$(printf 'capture %s\nusage auto\n' "$cap" | gen_exp old -)
 printf '\0' | dd of="$exp/cpu.0.rec" bs=1 seek=12 conv=notrunc status=none
+dd if=/dev/zero of="$exp/cpu.0.rec" bs=1 seek=32 count=16 conv=notrunc status=none
 sed -i '1s/.*/lwprof experiment 1.0/' "$exp/log.txt"
 check "$("$LWPROF" dump "$exp" | sed -n 's/.*cpu.0.rec: format \([0-9.]*\),.*/\1/p')" = 1.0 \
 	"a format 1.0 file"

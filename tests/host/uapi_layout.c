@@ -36,7 +36,6 @@ _Static_assert(sizeof(struct lwprof_rec_lost) == 32, "abi 1.1 size");
 _Static_assert(sizeof(struct lwprof_sdelta) == 24, "abi 1.2 size");
 _Static_assert(offsetof(struct lwprof_sdelta, size) == 16, "layout");
 _Static_assert(offsetof(struct lwprof_sdelta, nr_literal) == 22, "layout");
-_Static_assert(sizeof(struct lwprof_file_header) == 64, "format 1.0 size");
 _Static_assert(sizeof(((struct lwprof_rec_sample *)0)->mstate_ns) ==
 	       LWPROF_MS_COUNT * 8, "one delta per microstate");
 

@@ -47,6 +47,14 @@
  *   kallsyms ADDR TYPE NAME [MODULE]   a line of archives/kallsyms
  *   usage auto                 usage.txt from the sampled sums per thread
  *   usage PID TID SCALE        ... that thread's precise totals x SCALE
+ *   grow minor=M [bytes=B] [flags=F]
+ *                              forward compatibility: the file headers say
+ *                              format 1.M, and every SAMPLE, TASK, MMAP
+ *                              record written after this line has B more
+ *                              bytes (a multiple of 8, not zero: 0xa5...)
+ *                              after what format 1.2 knows (an MMAP's after
+ *                              its path padded to 8 bytes) and the flag
+ *                              bits F (a SAMPLE's only above 0xff)
  *   random n=N paths=P depth=D seed=S pid=P threads=T [cpu_spread=C]
  *                              N samples over P random stacks of the
  *                              mapped binaries' functions (the benchmark)

@@ -12,6 +12,9 @@
 
 #include "lwprof.h"
 #include "lwprof_record.h"
+#include "libexp/format.h"
+#include "libexp/mstate_names.h"
+#include "libexp/sample.h"
 
 #define GEN_MAX_BIN 64
 #define GEN_MAX_CPU 64
@@ -72,6 +75,10 @@ struct gen {
 	unsigned long line;
 	const uint64_t *kips;	/* the next sample's kernel frames (kstack=) */
 	int nkips;
+	/* "grow": a newer minor's records (forward compatibility) */
+	uint32_t minor;		/* the file headers' (EXP_FILE_MINOR) */
+	uint32_t extra_bytes;	/* appended to each known record */
+	uint16_t extra_flags;	/* flag bits set in each known record */
 };
 
 void gen_init(struct gen *g);
@@ -87,6 +94,7 @@ int gen_archive(struct gen *g, struct gen_bin *b);
 
 /* gen_rec.c */
 int gen_rec(struct gen *g, int cpu, const void *rec, size_t len);
+void gen_extra(const struct gen *g, uint8_t *p);
 struct gen_thr *gen_thread(struct gen *g, uint32_t pid, uint32_t tid);
 int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
 	    uint64_t base, uint64_t t);

@@ -194,14 +194,10 @@ static uint64_t rnd(uint64_t *s)
 
 static int stream(struct gen *g)
 {
-	struct lwprof_file_header fh = { .major = LWPROF_FILE_MAJOR,
-					  .minor = LWPROF_FILE_MINOR,
-					  .byte_order = LWPROF_FILE_LE,
-					  .abi_major = LWPROF_ABI_MAJOR,
-					  .abi_minor = LWPROF_ABI_MINOR };
+	struct exp_file_header fh;
 	char path[4200];
 
-	memcpy(fh.magic, LWPROF_FILE_MAGIC, 8);
+	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
 	for (int i = 0; i < g->ncpu; i++) {
 		if (g->cpuf[i])
 			continue;
@@ -211,6 +207,7 @@ static int stream(struct gen *g)
 			return -errno;
 		setvbuf(g->cpuf[i], NULL, _IOFBF, 1 << 20);
 		fh.cpu = i;
+		fh.minor = g->minor;
 		if (fwrite(&fh, sizeof(fh), 1, g->cpuf[i]) != 1 ||
 		    (g->cpu[i].n && fwrite(g->cpu[i].p, g->cpu[i].n, 1, g->cpuf[i]) != 1))
 			return -EIO;

@@ -10,17 +10,19 @@
 
 #define START_NS 1000000000000ULL
 
-static const char *const states[LWPROF_MS_COUNT] = {
-	"user", "system", "trap", "tflt", "dflt", "kflt", "lock", "sleep",
-	"stop", "wait",
-};
-
 void gen_init(struct gen *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->ncpu = 2;
 	g->archive = true;
 	g->start_ns = START_NS;
+	g->minor = EXP_FILE_MINOR;
+}
+
+/* A newer minor's fields after a record's known part (grow bytes=B). */
+void gen_extra(const struct gen *g, uint8_t *p)
+{
+	memset(p, 0xa5, g->extra_bytes);
 }
 
 int gen_rec(struct gen *g, int cpu, const void *rec, size_t len)
@@ -73,7 +75,7 @@ int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
 	const char *path = b->vdso ? "[vdso]" : b->path;
 	struct stat st;
 	size_t plen = strlen(path) + 1, size;
-	uint8_t buf[sizeof(struct lwprof_rec_mmap) + 4200];
+	uint8_t buf[sizeof(struct lwprof_rec_mmap) + 4200 + 64];
 	struct lwprof_rec_mmap *m = (void *)buf;
 
 	if (stat(b->path, &st))
@@ -89,7 +91,8 @@ int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
 
 		memset(buf, 0, size);
 		m->hdr.type = LWPROF_REC_MMAP;
-		m->hdr.size = size;
+		m->hdr.size = size + g->extra_bytes;
+		m->hdr.flags = g->extra_flags;
 		m->time_ns = g->start_ns + t;
 		m->pid = pid;
 		m->tid = pid;
@@ -101,9 +104,10 @@ int gen_map(struct gen *g, int cpu, uint32_t pid, struct gen_bin *b,
 		m->dev_minor = minor(st.st_dev);
 		m->prot = 5;	/* PROT_READ | PROT_EXEC */
 		if (b->vdso)
-			m->hdr.flags = LWPROF_MMAP_ANON;
+			m->hdr.flags |= LWPROF_MMAP_ANON;
 		memcpy(m->path, path, plen);
-		if (gen_rec(g, cpu, buf, size))
+		gen_extra(g, buf + size);
+		if (gen_rec(g, cpu, buf, size + g->extra_bytes))
 			return -EIO;
 	}
 	return g->archive && !b->archived++ ? gen_archive(g, b) : 0;
@@ -114,9 +118,12 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 	       const uint64_t *ips, int nips, const uint64_t *regs,
 	       const uint8_t *stack, uint32_t stack_size)
 {
-	size_t size = sizeof(struct lwprof_rec_sample) + (regs ? LWPROF_NR_REGS * 8 : 0) +
-		      8 * (nips + g->nkips) + ((stack_size + 7) & ~7U);
-	uint8_t *buf = calloc(1, size), *p;
+	struct lwprof_rec_sample h = {
+		.hdr.flags = flags | (regs ? LWPROF_RS_REGS : 0),
+		.nr_user = nips, .nr_kernel = g->nkips, .stack_size = stack_size,
+	};
+	size_t size = exp_sample_known(&h, LWPROF_NR_REGS);
+	uint8_t *buf = calloc(1, size + g->extra_bytes);
 	struct lwprof_rec_sample *s = (void *)buf;
 	struct gen_thr *th = gen_thread(g, pid, tid);
 	int err;
@@ -125,9 +132,10 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 		free(buf);
 		return -ENOMEM;
 	}
+	*s = h;
 	s->hdr.type = LWPROF_REC_SAMPLE;
-	s->hdr.flags = flags | (regs ? LWPROF_RS_REGS : 0);
-	s->hdr.size = size;
+	s->hdr.flags |= g->extra_flags & 0xff00;	/* a newer minor's bits */
+	s->hdr.size = size + g->extra_bytes;
 	s->time_ns = t;
 	s->pid = pid;
 	s->tid = tid;
@@ -144,21 +152,16 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 			th->ms[i] += ms[i];
 		}
 	}
-	s->nr_user = nips;
-	s->nr_kernel = g->nkips;
-	s->stack_size = stack_size;
-	p = buf + sizeof(*s);
-	if (regs) {
-		memcpy(p, regs, LWPROF_NR_REGS * 8);
-		p += LWPROF_NR_REGS * 8;
-	}
-	memcpy(p, ips, 8 * nips);
-	p += 8 * nips;
+	if (regs)
+		memcpy((void *)exp_sample_regs(s), regs, LWPROF_NR_REGS * 8);
+	memcpy((void *)exp_sample_ips(s, LWPROF_NR_REGS), ips, 8 * nips);
 	if (g->nkips)
-		memcpy(p, g->kips, 8 * g->nkips);
-	p += 8 * g->nkips;
+		memcpy((void *)exp_sample_kips(s, LWPROF_NR_REGS), g->kips,
+		       8 * g->nkips);
 	if (stack_size)
-		memcpy(p, stack, stack_size);
+		memcpy((void *)exp_sample_stack(s, LWPROF_NR_REGS), stack,
+		       stack_size);
+	gen_extra(g, buf + size);
 	if (!th->first || t < th->first)
 		th->first = t;
 	if (t > th->last)
@@ -167,7 +170,7 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 		g->tmax = t;
 	if (flags & LWPROF_RS_EXIT)
 		th->exited = true;
-	err = gen_rec(g, cpu, buf, size);
+	err = gen_rec(g, cpu, buf, size + g->extra_bytes);
 	free(buf);
 	return err;
 }
@@ -191,6 +194,10 @@ static int at_words(struct gen *g, char **w, int n, uint64_t *t, int *cpu)
 static int task(struct gen *g, char **w, int n)
 {
 	static const char *const ev[] = { "", "start", "fork", "exec", "exit", "comm" };
+	struct {
+		struct lwprof_rec_task r;
+		uint8_t extra[64];
+	} x;
 	struct lwprof_rec_task r = { 0 };
 	struct gen_thr *th;
 	uint64_t t;
@@ -219,7 +226,28 @@ static int task(struct gen *g, char **w, int n)
 	th->ppid = r.ppid;
 	if (e != LWPROF_TASK_EXIT)
 		snprintf(th->comm, sizeof(th->comm), "%s", w[5]);
-	return gen_rec(g, cpu, &r, sizeof(r));
+	memset(&x, 0, sizeof(x));
+	x.r = r;
+	x.r.hdr.size += g->extra_bytes;
+	x.r.hdr.flags = g->extra_flags;
+	gen_extra(g, x.extra);
+	return gen_rec(g, cpu, &x, sizeof(r) + g->extra_bytes);
+}
+
+/* "grow minor=M [bytes=B] [flags=F]": a newer minor's records from here */
+static int grow(struct gen *g, char **w, int n)
+{
+	for (int i = 1; i < n; i++) {
+		if (!strncmp(w[i], "minor=", 6))
+			g->minor = strtoul(w[i] + 6, NULL, 0);
+		else if (!strncmp(w[i], "bytes=", 6))
+			g->extra_bytes = strtoul(w[i] + 6, NULL, 0);
+		else if (!strncmp(w[i], "flags=", 6))
+			g->extra_flags = strtoul(w[i] + 6, NULL, 0);
+		else
+			return -EINVAL;
+	}
+	return g->extra_bytes % 8 || g->extra_bytes > 64 ? -EINVAL : 0;
 }
 
 /* "kallsyms ADDR TYPE NAME [MODULE]": a line of archives/kallsyms */
@@ -281,7 +309,7 @@ static int sample(struct gen *g, char **w, int n)
 					return -EINVAL;
 				*c = 0;
 				for (k = 0; k < LWPROF_MS_COUNT; k++)
-					if (!strcmp(s, states[k]))
+					if (!strcmp(s, exp_mstate_names[k].name))
 						break;
 				if (k == LWPROF_MS_COUNT)
 					return -EINVAL;
@@ -361,6 +389,8 @@ static int statement(struct gen *g, char **w, int n)
 	}
 	if (!g->out[0])
 		return -EINVAL;
+	if (!strcmp(w[0], "grow"))
+		return grow(g, w, n);
 	if (!strcmp(w[0], "kallsyms") && n >= 4)
 		return kallsyms(g, w, n);
 	if (!strcmp(w[0], "cpus") && n == 2) {
@@ -439,17 +469,13 @@ static void iso(char *buf, size_t len, uint64_t ns)
 
 int gen_finish(struct gen *g)
 {
-	struct lwprof_file_header fh = { .major = LWPROF_FILE_MAJOR,
-					  .minor = LWPROF_FILE_MINOR,
-					  .byte_order = LWPROF_FILE_LE,
-					  .abi_major = LWPROF_ABI_MAJOR,
-					  .abi_minor = LWPROF_ABI_MINOR };
+	struct exp_file_header fh;
 	uint64_t end = (g->tmax > g->start_ns ? g->tmax : g->start_ns) + 1000000;
 	char path[4200], t0[64], t1[64];
 	FILE *f;
 	int i;
 
-	memcpy(fh.magic, LWPROF_FILE_MAGIC, 8);
+	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
 	for (i = 0; i < g->ncpu; i++) {
 		if (g->cpuf[i]) {
 			fclose(g->cpuf[i]);
@@ -458,6 +484,7 @@ int gen_finish(struct gen *g)
 		snprintf(path, sizeof(path), "%s/cpu.%d.rec", g->out, i);
 		f = fopen(path, "w");
 		fh.cpu = i;
+		fh.minor = g->minor;
 		if (!f || fwrite(&fh, sizeof(fh), 1, f) != 1 ||
 		    (g->cpu[i].n && fwrite(g->cpu[i].p, g->cpu[i].n, 1, f) != 1) ||
 		    fclose(f))
@@ -469,8 +496,8 @@ int gen_finish(struct gen *g)
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "lwprof experiment %d.%d\n# written by tests/lib/gen_exp\n",
-		LWPROF_FILE_MAJOR, LWPROF_FILE_MINOR);
+	fprintf(f, "lwprof experiment %d.%u\n# written by tests/lib/gen_exp\n",
+		EXP_FILE_MAJOR, g->minor);
 	fprintf(f, "command = synthetic\nmode = command\ntarget = %u\n", g->target);
 	fprintf(f, "host = gen\nkernel = 6.1.0-gen\narch = x86_64\n");
 	fprintf(f, "cpus = %d\ncpus_possible = %d\n", g->ncpu, g->ncpu);

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 
 #include "lwprof.h"
+#include "libexp/sample.h"
 #include "test.h"
 
 /*
@@ -299,37 +300,31 @@ static inline const struct lwprof_rec *lwr_iter_next(struct lwr *r,
 	return NULL;
 }
 
-/* Parts of a sample. */
+/* Parts of a sample (the module's: uapi's register set). */
 static inline const uint64_t *lwr_regs(const struct lwprof_rec_sample *s)
 {
-	return s->hdr.flags & LWPROF_RS_REGS ? (const uint64_t *)(s + 1) : NULL;
+	return (const uint64_t *)exp_sample_regs(s);
 }
 
 static inline const uint64_t *lwr_ips(const struct lwprof_rec_sample *s)
 {
-	return (const uint64_t *)(s + 1) +
-	       (s->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS : 0);
+	return (const uint64_t *)exp_sample_ips(s, LWPROF_NR_REGS);
 }
 
 static inline const uint64_t *lwr_kips(const struct lwprof_rec_sample *s)
 {
-	return lwr_ips(s) + s->nr_user;
+	return (const uint64_t *)exp_sample_kips(s, LWPROF_NR_REGS);
 }
 
 static inline const unsigned char *lwr_stack(const struct lwprof_rec_sample *s)
 {
-	return (const unsigned char *)(lwr_kips(s) + s->nr_kernel);
+	return exp_sample_stack(s, LWPROF_NR_REGS);
 }
 
 /* Is the sample's size what its parts add up to? */
 static inline int lwr_sample_ok(const struct lwprof_rec_sample *s)
 {
-	size_t want = sizeof(*s) +
-		      (s->hdr.flags & LWPROF_RS_REGS ? LWPROF_NR_REGS * 8 : 0) +
-		      (s->nr_user + s->nr_kernel) * 8 +
-		      ((s->stack_size + 7) & ~7u);
-
-	return s->hdr.size == want;
+	return s->hdr.size == exp_sample_known(s, LWPROF_NR_REGS);
 }
 
 /*

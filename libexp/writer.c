@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The experiment directory (docs/experiment-format.md): its name, the
- * cpu.N.rec files and their headers, log.txt and usage.txt.
+ * The experiment writer (writer.h, docs/experiment-format.md): the
+ * directory's name, the cpu.N.rec files and their headers, log.txt and
+ * usage.txt.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,12 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "usage.h"
+#include "libexp/format.h"
+#include "libexp/writer.h"
 
 #define TEST_MAX	100000	/* test.1.er ... */
 
-static int make_dir(struct experiment *e, const char *path)
+static int make_dir(struct exp_writer *e, const char *path)
 {
 	if (mkdir(path, 0755) < 0)
 		return -errno;
@@ -40,96 +40,105 @@ static int make_dir(struct experiment *e, const char *path)
 	return 0;
 }
 
-int exp_create(struct experiment *e, const struct collect_opts *o)
+int exp_create(struct exp_writer *e, const char *dir, const char *name,
+	       char *path, size_t len)
 {
-	char path[PATH_MAX];
+	char test[32];
 	int n, err;
 
 	memset(e, 0, sizeof(*e));
 	e->dirfd = -1;
-	e->opts = o;
 	e->exit_status = -1;
-	if (o->output) {
-		if (o->dir)
-			snprintf(path, sizeof(path), "%s/%s", o->dir, o->output);
-		else
-			snprintf(path, sizeof(path), "%s", o->output);
-		err = make_dir(e, path);
-		if (err == -EEXIST)
-			fprintf(stderr, COLLECT ": %s already exists; choose another -o\n",
-				path);
-		else if (err)
-			fprintf(stderr, COLLECT ": cannot create %s: %s\n", path,
-				strerror(-err));
-		return err;
-	}
 	for (n = 1; n <= TEST_MAX; n++) {
-		if (o->dir)
-			snprintf(path, sizeof(path), "%s/test.%d.er", o->dir, n);
+		if (!name)
+			snprintf(test, sizeof(test), "test.%d.er", n);
+		if (dir)
+			snprintf(path, len, "%s/%s", dir, name ? name : test);
 		else
-			snprintf(path, sizeof(path), "test.%d.er", n);
+			snprintf(path, len, "%s", name ? name : test);
 		err = make_dir(e, path);
-		if (err != -EEXIST)
+		if (err != -EEXIST || name)
 			break;
 	}
-	if (err)
-		fprintf(stderr, COLLECT ": cannot create %s: %s\n", path,
-			strerror(-err));
 	return err;
 }
 
-int exp_open_files(struct experiment *e, unsigned int nr)
+int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
+		   __u32 abi_minor)
 {
-	struct lwprof_file_header h;
+	struct exp_file_header h;
 	unsigned int i;
 	char name[32];
 
 	e->fds = malloc(nr * sizeof(*e->fds));
-	e->lost_cpu = calloc(nr, sizeof(*e->lost_cpu));
-	if (!e->fds || !e->lost_cpu)
+	e->lost_file = calloc(nr, sizeof(*e->lost_file));
+	if (!e->fds || !e->lost_file)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
 		e->fds[i] = -1;
-	e->nr_cpus = nr;
+	e->nr_files = nr;
 	for (i = 0; i < nr; i++) {
 		snprintf(name, sizeof(name), "cpu.%u.rec", i);
 		e->fds[i] = openat(e->dirfd, name,
 				   O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (e->fds[i] < 0)
 			return -errno;
-		memset(&h, 0, sizeof(h));
-		memcpy(h.magic, LWPROF_FILE_MAGIC, sizeof(h.magic));
-		h.major = LWPROF_FILE_MAJOR;
-		h.minor = LWPROF_FILE_MINOR;
-		h.byte_order = LWPROF_FILE_LE;
-		h.cpu = i;
-		h.abi_major = e->abi.major;
-		h.abi_minor = e->abi.minor;
+		exp_file_header_init(&h, i, abi_major, abi_minor);
 		if (pwrite(e->fds[i], &h, sizeof(h), 0) != sizeof(h))
 			return errno ? -errno : -EIO;
 	}
 	return 0;
 }
 
-void exp_warn(struct experiment *e, const char *fmt, ...)
+/* Append s (taken) to the list *v of *n; -ENOMEM frees it. */
+static int push(char ***v, size_t *n, char *s)
 {
-	char **w, *s;
+	char **w = realloc(*v, (*n + 1) * sizeof(*w));
+
+	if (!w) {
+		free(s);
+		return -ENOMEM;
+	}
+	*v = w;
+	w[(*n)++] = s;
+	return 0;
+}
+
+/* The formatted string, or NULL (out of memory). */
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *s;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+int exp_note(struct exp_writer *e, const char *key, const char *fmt, ...)
+{
+	char *v, *s = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
+	v = vformat(fmt, ap);
+	va_end(ap);
+	if (v && asprintf(&s, "%s = %s", key, v) < 0)
 		s = NULL;
+	free(v);
+	return s ? push(&e->notes, &e->nr_notes, s) : -ENOMEM;
+}
+
+void exp_warn(struct exp_writer *e, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vformat(fmt, ap);
 	va_end(ap);
 	if (!s)
 		return;
-	fprintf(stderr, COLLECT ": warning: %s\n", s);
-	w = realloc(e->warnings, (e->nr_warnings + 1) * sizeof(*w));
-	if (!w) {
-		free(s);
-		return;
-	}
-	e->warnings = w;
-	w[e->nr_warnings++] = s;
+	if (e->who)
+		fprintf(stderr, "%s: warning: %s\n", e->who, s);
+	push(&e->warnings, &e->nr_warnings, s);
 }
 
 /* A word as the shell would need it quoted. */
@@ -183,7 +192,7 @@ static void put_time(FILE *f, const char *key, const struct timespec *ts)
 	fprintf(f, "%s = %s.%09ldZ\n", key, b, ts->tv_nsec);
 }
 
-static void put_exit(FILE *f, const struct experiment *e)
+static void put_exit(FILE *f, const struct exp_writer *e)
 {
 	int st = e->exit_status;
 
@@ -200,20 +209,18 @@ static void put_exit(FILE *f, const struct experiment *e)
 	}
 }
 
-static const char *const mode_name[] = { "command", "attach", "machine" };
-
-static void put_log(FILE *f, const struct experiment *e)
+static void put_log(FILE *f, const struct exp_writer *e)
 {
-	const struct collect_opts *o = e->opts;
+	const struct exp_settings *o = &e->set;
 	struct utsname u;
 	unsigned int i;
-	char **a;
+	char *const *a;
 
-	fprintf(f, "lwprof experiment %d.%d\n", LWPROF_FILE_MAJOR,
-		LWPROF_FILE_MINOR);
+	fprintf(f, "lwprof experiment %d.%d\n", EXP_FILE_MAJOR,
+		EXP_FILE_MINOR);
 	if (!e->finished)
 		fprintf(f, "# still recording, or the recorder was stopped: no end_ns yet\n");
-	if (o->argv && o->mode != MODE_ATTACH) {
+	if (o->argv) {
 		fputs("command =", f);
 		for (a = o->argv; *a; a++) {
 			fputc(' ', f);
@@ -221,14 +228,14 @@ static void put_log(FILE *f, const struct experiment *e)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "mode = %s\n", mode_name[o->mode]);
+	fprintf(f, "mode = %s\n", o->mode);
 	if (e->target)
 		fprintf(f, "target = %d\n", e->target);
 	if (!uname(&u))
 		fprintf(f, "host = %s\nkernel = %s\narch = %s\n", u.nodename,
 			u.release, u.machine);
 	fprintf(f, "cpus = %ld\ncpus_possible = %u\n",
-		sysconf(_SC_NPROCESSORS_ONLN), e->nr_cpus);
+		sysconf(_SC_NPROCESSORS_ONLN), e->nr_files);
 	fprintf(f, "cpu_mhz = %.3f\n", cpu_mhz());
 	fprintf(f, "clock = CLOCK_MONOTONIC\n");
 	fprintf(f, "start_ns = %llu\n", (unsigned long long)e->start_ns);
@@ -246,20 +253,16 @@ static void put_log(FILE *f, const struct experiment *e)
 			(unsigned long long)o->counters[i].config);
 	fprintf(f, "max_depth = %u\nstack_bytes = %u\nkernel_stacks = %d\n",
 		o->depth, o->stack_bytes, o->kstack);
-	fprintf(f, "stack_delta = %d\n", !o->no_sdelta &&
-		!!(e->abi.features & LWPROF_FEAT_SDELTA));
-	fprintf(f, "ring_pages = %u\n", e->ring_pages);
-	fprintf(f, "abi = %u.%u\nmodule_version = %.*s\n", e->abi.major,
-		e->abi.minor, (int)sizeof(e->abi.module_version),
-		e->abi.module_version);
+	for (i = 0; i < e->nr_notes; i++)
+		fprintf(f, "%s\n", e->notes[i]);
 	if (e->finished) {
 		fprintf(f, "records = %llu\nlost = %llu\n",
 			(unsigned long long)e->records,
 			(unsigned long long)e->lost);
-		for (i = 0; i < e->nr_cpus; i++)
-			if (e->lost_cpu[i])
+		for (i = 0; i < e->nr_files; i++)
+			if (e->lost_file[i])
 				fprintf(f, "lost.cpu%u = %llu\n", i,
-					(unsigned long long)e->lost_cpu[i]);
+					(unsigned long long)e->lost_file[i]);
 		put_exit(f, e);
 	}
 	for (i = 0; i < e->nr_warnings; i++)
@@ -267,8 +270,8 @@ static void put_log(FILE *f, const struct experiment *e)
 }
 
 /* Write name through a temporary file, so a reader never sees half. */
-static int write_file(struct experiment *e, const char *name,
-		      void (*fill)(FILE *, const struct experiment *,
+static int write_file(struct exp_writer *e, const char *name,
+		      void (*fill)(FILE *, const struct exp_writer *,
 				   const void *), const void *arg)
 {
 	char tmp[64];
@@ -298,19 +301,24 @@ static int write_file(struct experiment *e, const char *name,
 	return err;
 }
 
-static void fill_log(FILE *f, const struct experiment *e, const void *arg)
+static void fill_log(FILE *f, const struct exp_writer *e, const void *arg)
 {
 	put_log(f, e);
 }
 
-int exp_write_log(struct experiment *e)
+int exp_write_log(struct exp_writer *e)
 {
 	return write_file(e, "log.txt", fill_log, NULL);
 }
 
-static void fill_usage(FILE *f, const struct experiment *e, const void *arg)
+struct usage_arg {
+	const struct lwprof_thread_usage *tu;
+	size_t n;
+};
+
+static void fill_usage(FILE *f, const struct exp_writer *e, const void *arg)
 {
-	const struct lwprof_usage_set *u = arg;
+	const struct usage_arg *u = arg;
 	size_t i;
 	int j;
 
@@ -340,19 +348,22 @@ static void fill_usage(FILE *f, const struct experiment *e, const void *arg)
 	}
 }
 
-int exp_write_usage(struct experiment *e, const struct lwprof_usage_set *u)
+int exp_write_usage(struct exp_writer *e,
+		    const struct lwprof_thread_usage *tu, size_t n)
 {
-	return write_file(e, "usage.txt", fill_usage, u);
+	struct usage_arg u = { tu, n };
+
+	return write_file(e, "usage.txt", fill_usage, &u);
 }
 
-void exp_remove(struct experiment *e)
+void exp_remove(struct exp_writer *e)
 {
 	unsigned int i;
 	char name[32];
 
 	if (e->dirfd < 0)
 		return;
-	for (i = 0; i < e->nr_cpus; i++) {
+	for (i = 0; i < e->nr_files; i++) {
 		snprintf(name, sizeof(name), "cpu.%u.rec", i);
 		unlinkat(e->dirfd, name, 0);
 	}
@@ -360,21 +371,24 @@ void exp_remove(struct experiment *e)
 	rmdir(e->path);
 }
 
-void exp_free(struct experiment *e)
+void exp_free(struct exp_writer *e)
 {
 	size_t i;
 
 	if (e->fds)
-		for (i = 0; i < e->nr_cpus; i++)
+		for (i = 0; i < e->nr_files; i++)
 			if (e->fds[i] >= 0)
 				close(e->fds[i]);
 	if (e->dirfd >= 0)
 		close(e->dirfd);
+	for (i = 0; i < e->nr_notes; i++)
+		free(e->notes[i]);
 	for (i = 0; i < e->nr_warnings; i++)
 		free(e->warnings[i]);
+	free(e->notes);
 	free(e->warnings);
 	free(e->fds);
-	free(e->lost_cpu);
+	free(e->lost_file);
 	free(e->path);
 	memset(e, 0, sizeof(*e));
 	e->dirfd = -1;

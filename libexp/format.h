@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The experiment directory (docs/experiment-format.md): its file names and
+ * the header of its cpu.N.rec files, which carry the module's records
+ * (uapi/lwprof_record.h) after it.  The format is the recorder's, not the
+ * module's: uapi/ keeps only what the module writes.
+ *
+ * Format versions: a reader refuses another major and reads every minor of
+ * its own.  A minor newer than the reader's may append fields to a known
+ * record and define new flag bits; the reader skips both (libexp/reader.h
+ * has the rules).
+ */
+#ifndef LWPROF_LIBEXP_FORMAT_H
+#define LWPROF_LIBEXP_FORMAT_H
+
+#include <linux/types.h>
+
+/* The directory's files. */
+#define EXP_LOG			"log.txt"
+#define EXP_USAGE		"usage.txt"
+#define EXP_ARCHIVES		"archives"
+#define EXP_INDEX		"archives/index.txt"
+#define EXP_KALLSYMS		"archives/kallsyms"
+#define EXP_REC_FMT		"cpu.%u.rec"	/* one per possible CPU */
+
+#define EXP_FILE_MAGIC		"LWPROFR"	/* 8 bytes with its NUL */
+#define EXP_FILE_MAJOR		1
+/* 1.1: delta stack copies; 1.2: e_machine and the register set, growth */
+#define EXP_FILE_MINOR		2
+#define EXP_FILE_LE		0x01020304	/* byte_order as written */
+
+/*
+ * The registers of a sample with LWPROF_RS_REGS: the architecture's DWARF
+ * registers whose numbers are set in reg_mask, in increasing order, one
+ * __u64 each; nr_regs of them (the mask's bits).  A 1.0 or 1.1 file has
+ * zeros here: x86-64's 17 (EXP_X86_64_*).
+ */
+#define EXP_EM_X86_64		62		/* EM_X86_64 of <elf.h> */
+#define EXP_X86_64_NR_REGS	17		/* LWPROF_NR_REGS */
+#define EXP_X86_64_REG_MASK	0x1ffffULL	/* DWARF 0-16: rax ... rip */
+
+/* The first 64 bytes of a cpu.N.rec file; the ring's bytes follow. */
+struct exp_file_header {
+	char magic[8];
+	__u32 major;		/* experiment format, EXP_FILE_* */
+	__u32 minor;
+	__u32 byte_order;	/* EXP_FILE_LE read natively */
+	__u32 cpu;		/* N of cpu.N.rec */
+	__u32 abi_major;	/* the module's ABI that wrote the records */
+	__u32 abi_minor;
+	__u16 e_machine;	/* 1.2: ELF e_machine of the registers, 0 = x86-64 */
+	__u16 nr_regs;		/* 1.2: registers in a sample, 0 = 17 */
+	__u32 reserved0;	/* zero */
+	__u64 reg_mask;		/* 1.2: their DWARF numbers, 0 = 0-16 */
+	__u64 reserved[2];	/* zero */
+};
+
+_Static_assert(sizeof(struct exp_file_header) == 64, "format 1.0 size");
+_Static_assert(__builtin_offsetof(struct exp_file_header, e_machine) == 32,
+	       "format 1.2: the first reserved word of 1.1");
+_Static_assert(__builtin_offsetof(struct exp_file_header, reg_mask) == 40,
+	       "layout");
+
+/*
+ * A header for the records of CPU cpu, written by a module of ABI
+ * abi_major.abi_minor (its samples' registers are uapi's x86-64 set).
+ */
+void exp_file_header_init(struct exp_file_header *h, __u32 cpu,
+			  __u32 abi_major, __u32 abi_minor);
+
+#endif

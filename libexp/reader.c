@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading cpu.N.rec files (libexp/reader.h, docs/experiment-format.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libexp/reader.h"
+#include "libexp/sdelta.h"
+
+#define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */
+#define SAMPLE_FLAGS	0xffu		/* LWPROF_RS_* of 1.2 */
+
+static int bad(struct exp_reader *r, uint64_t at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Damage at byte r->off + at (the current record's field). */
+static int bad(struct exp_reader *r, uint64_t at, const char *fmt, ...)
+{
+	int n = snprintf(r->msg, sizeof(r->msg), "%s: byte %" PRIu64 ": ",
+			 r->path, r->off + at);
+	va_list ap;
+
+	if (n >= 0 && (size_t)n < sizeof(r->msg)) {
+		va_start(ap, fmt);
+		vsnprintf(r->msg + n, sizeof(r->msg) - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+static int sys_err(struct exp_reader *r, int err, const char *what)
+{
+	snprintf(r->msg, sizeof(r->msg), "%s: %s%s", r->path, what,
+		 strerror(-err));
+	return err;
+}
+
+/* Make buf[pos, pos + need) valid, short only at the end of the file. */
+static int fill(struct exp_reader *r, size_t need)
+{
+	ssize_t n;
+
+	while (r->have - r->pos < need && !r->eof) {
+		if (r->pos) {
+			memmove(r->buf, r->buf + r->pos, r->have - r->pos);
+			r->base += r->pos;
+			r->have -= r->pos;
+			r->pos = 0;
+		}
+		if (need > r->cap) {
+			uint8_t *nb = realloc(r->buf, need);
+
+			if (!nb)
+				return sys_err(r, -ENOMEM, "");
+			r->buf = nb;
+			r->cap = need;
+		}
+		n = read(r->fd, r->buf + r->have, r->cap - r->have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sys_err(r, -errno, "read: ");
+		r->eof = !n;
+		r->have += n;
+	}
+	return 0;
+}
+
+/* Is path NAME (any directory) cpu.N.rec?  N, or -1. */
+static int rec_cpu(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	unsigned int cpu;
+	int len = 0;
+
+	base = base ? base + 1 : path;
+	if (sscanf(base, EXP_REC_FMT "%n", &cpu, &len) == 1 && len &&
+	    !base[len] && cpu < 1u << 30)
+		return cpu;
+	return -1;
+}
+
+static int check_header(struct exp_reader *r)
+{
+	const struct exp_file_header *h = &r->hdr;
+	const char *why;
+	unsigned int at;
+
+	if (memcmp(h->magic, EXP_FILE_MAGIC, sizeof(h->magic)))
+		return bad(r, 0, "not an lwprof record file (bad magic)");
+	if (h->byte_order != EXP_FILE_LE)
+		return bad(r, 16, "byte order 0x%08x is not this machine's",
+			   h->byte_order);
+	if (h->major != EXP_FILE_MAJOR)
+		return bad(r, 8, "format version %u.%u; this lwprof reads %u.x",
+			   h->major, h->minor, EXP_FILE_MAJOR);
+	if (r->cpu >= 0 && h->cpu != (unsigned int)r->cpu)
+		return bad(r, 20, "header says cpu %u, the file is cpu %d", h->cpu,
+			   r->cpu);
+	if (h->abi_major != LWPROF_ABI_MAJOR)
+		return bad(r, 24, "module ABI %u.%u; this lwprof reads %u.x",
+			   h->abi_major, h->abi_minor, LWPROF_ABI_MAJOR);
+	r->newer = h->minor > EXP_FILE_MINOR;
+	if (h->minor < 2 && (h->e_machine || h->nr_regs))
+		return bad(r, 32, "reserved field not zero");
+	if (h->minor < 2 && h->reg_mask)
+		return bad(r, 40, "reserved field not zero");
+	why = exp_regs_get(h, &r->regs, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (r->newer)
+		return 0;	/* its minor may use the reserved fields */
+	if (h->reserved0)
+		return bad(r, 36, "reserved field not zero");
+	for (at = 0; at < 2; at++)
+		if (h->reserved[at])
+			return bad(r, 48 + 8 * at, "reserved field not zero");
+	return 0;
+}
+
+int exp_reader_open(struct exp_reader *r, int dirfd, const char *path,
+		    exp_warn_fn *warn, void *warn_arg)
+{
+	size_t fh = sizeof(r->hdr);
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	r->path = path;
+	r->warn = warn;
+	r->warn_arg = warn_arg;
+	r->cpu = rec_cpu(path);
+	r->fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0)
+		return sys_err(r, -errno, "");
+	r->cap = EXP_READ_BUF;
+	r->buf = malloc(r->cap);
+	if (!r->buf)
+		return sys_err(r, -ENOMEM, "");
+	err = fill(r, fh);
+	if (err)
+		return err;
+	if (r->have < fh)
+		return r->have ? bad(r, 0, "file header cut short (%zu of %zu bytes)",
+				     r->have, fh) :
+				 bad(r, 0, "empty file: no file header");
+	memcpy(&r->hdr, r->buf, fh);
+	r->pos = fh;
+	return check_header(r);
+}
+
+/* A record of a newer minor with what this reader does not know. */
+static void grew(struct exp_reader *r, uint64_t at)
+{
+	char w[sizeof(r->msg)];
+
+	if (r->grew_warned || !r->warn)
+		return;
+	r->grew_warned = true;
+	snprintf(w, sizeof(w), "%s: byte %" PRIu64 ": format %u.%u is newer than this lwprof's %u.%u: the record fields and flag bits it does not know are skipped (the first here)",
+		 r->path, r->off + at, r->hdr.major, r->hdr.minor,
+		 EXP_FILE_MAJOR, EXP_FILE_MINOR);
+	r->warn(r->warn_arg, w);
+}
+
+/*
+ * Flag bits outside known: a newer minor's, cleared (its records stay
+ * readable without them), or damage.
+ */
+static int unknown_flags(struct exp_reader *r, struct lwprof_rec *h,
+			 unsigned int known, const char *what)
+{
+	if (!r->newer)
+		return bad(r, 2, "%s flags 0x%x", what, h->flags);
+	grew(r, 2);
+	h->flags &= known;
+	return 0;
+}
+
+/*
+ * known bytes of h are this reader's: the rest is a newer minor's (cut
+ * off) or, in a minor it knows, damage.
+ */
+static int size_fits(struct exp_reader *r, struct lwprof_rec *h, uint64_t known,
+		     const char *what)
+{
+	if (h->size == known)
+		return 0;
+	if (h->size < known || !r->newer)
+		return bad(r, 4, "%s size %u, its fields need %" PRIu64, what,
+			   h->size, known);
+	return 0;
+}
+
+static int check_sample(struct exp_reader *r, struct lwprof_rec_sample *s,
+			uint64_t known)
+{
+	const unsigned char *stack;
+	struct sdelta d;
+	const char *why;
+	uint32_t at;
+	int err;
+
+	if (s->hdr.flags & ~SAMPLE_FLAGS) {
+		err = unknown_flags(r, &s->hdr, SAMPLE_FLAGS, "sample");
+		if (err)
+			return err;
+	}
+	if (s->kind != LWPROF_SK_CLOCK && s->kind != LWPROF_SK_COUNTER)
+		return bad(r, 28, "unknown sample kind %u", s->kind);
+	if (s->hdr.flags & LWPROF_RS_SDELTA) {
+		stack = exp_sample_stack(s, r->regs.nr);
+		why = sdelta_parse(stack, s->stack_size, &d, &at);
+		if (why)
+			return bad(r, stack - (const unsigned char *)s + at, "%s", why);
+	}
+	if (__builtin_expect(s->hdr.size != known, 0)) {
+		grew(r, known);
+		s->hdr.size = known;
+	}
+	return 0;
+}
+
+static int check_mmap(struct exp_reader *r, struct lwprof_rec_mmap *m)
+{
+	size_t plen = m->hdr.size - sizeof(*m), used;
+	const char *nul = memchr(m->path, 0, plen), *p;
+	int err;
+
+	if (!nul || nul == m->path)
+		return bad(r, sizeof(*m), "mmap path not NUL-terminated");
+	used = (nul - m->path + 8) & ~(size_t)7;	/* path, NULs to 8 */
+	if (r->newer && used > MMAP_PATH_MAX)
+		return bad(r, sizeof(*m), "mmap path longer than PATH_MAX");
+	for (p = nul; p < m->path + (r->newer ? used : plen); p++)
+		if (*p)
+			return bad(r, p - (const char *)m, "mmap path padding not zero");
+	if (m->hdr.flags & ~LWPROF_MMAP_ANON) {
+		err = unknown_flags(r, &m->hdr, LWPROF_MMAP_ANON, "mmap");
+		if (err)
+			return err;
+	}
+	if (r->newer && used < plen) {
+		/* beyond the padded path: a newer minor's fields (or NULs) */
+		for (p = m->path + used; p < m->path + plen && !*p; p++)
+			;
+		if (p < m->path + plen)
+			grew(r, p - (const char *)m);
+		m->hdr.size = sizeof(*m) + used;
+	}
+	return 0;
+}
+
+/* The record at pos, whole (size bytes): check what its type needs. */
+static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
+		       uint64_t known)
+{
+	int err = 0;
+
+	switch (h->type) {
+	case LWPROF_REC_MMAP:
+		return check_mmap(r, (void *)h);
+	case LWPROF_REC_TASK:
+		err = h->flags ? unknown_flags(r, h, 0, "task") : 0;
+		break;
+	case LWPROF_REC_LOST:
+		err = h->flags ? unknown_flags(r, h, 0, "lost record") : 0;
+		break;
+	default:
+		return 0;	/* a later minor's type: skipped by size */
+	}
+	if (!err && h->size != known) {
+		grew(r, known);
+		h->size = known;
+	}
+	return err;
+}
+
+static int cut(struct exp_reader *r, size_t have, uint64_t need)
+{
+	bad(r, 0, "last record cut short (%zu of %" PRIu64 " bytes); using the records before it",
+	    have, need);
+	return -ENODATA;
+}
+
+/*
+ * The record at pos (size bytes) with at least n of them in the buffer:
+ * 0 and *h (moved if the buffer was), or -ENODATA at the end of the file.
+ */
+static int want(struct exp_reader *r, size_t n, uint32_t size,
+		struct lwprof_rec **h)
+{
+	int err;
+
+	err = fill(r, n);
+	if (err)
+		return err;
+	if (r->have - r->pos < n)
+		return cut(r, r->have - r->pos, size);
+	r->off = r->base + r->pos;
+	*h = (void *)(r->buf + r->pos);
+	return 0;
+}
+
+int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
+{
+	const size_t ssz = sizeof(struct lwprof_rec_sample);
+	struct lwprof_rec *h;
+	uint64_t known = 0;
+	uint32_t size;
+	int err;
+
+	r->off = r->base + r->pos;
+	if (r->have - r->pos < sizeof(*h)) {
+		err = fill(r, sizeof(*h));
+		if (err)
+			return err;
+		if (r->have == r->pos)
+			return 0;
+		if (r->have - r->pos < sizeof(*h))
+			return cut(r, r->have - r->pos, sizeof(*h));
+		r->off = r->base + r->pos;
+	}
+	h = (void *)(r->buf + r->pos);
+	size = h->size;
+	if (size < sizeof(*h) || size % 8)
+		return bad(r, 4, "bad record size %u (type %u)", size, h->type);
+	if (size > EXP_REC_MAX)
+		return bad(r, 4, "record size %u is too large", size);
+	switch (h->type) {
+	case 0:
+		return bad(r, 0, "record type 0");
+	case LWPROF_REC_SAMPLE:	/* most records: all here */
+		if (size < ssz)
+			return bad(r, 4, "sample record size %u", size);
+		if (r->have - r->pos < ssz) {
+			err = want(r, ssz, size, &h);
+			if (err)
+				return err;
+		}
+		known = exp_sample_known((const void *)h, r->regs.nr);
+		err = size == known ? 0 : size_fits(r, h, known, "sample");
+		if (!err && r->have - r->pos < size)
+			err = want(r, size, size, &h);
+		if (!err)
+			err = check_sample(r, (void *)h, known);
+		goto out;
+	case LWPROF_REC_TASK:
+		known = sizeof(struct lwprof_rec_task);
+		err = size_fits(r, h, known, "task record");
+		break;
+	case LWPROF_REC_LOST:
+		known = sizeof(struct lwprof_rec_lost);
+		err = size_fits(r, h, known, "lost record");
+		break;
+	case LWPROF_REC_MMAP:
+		if (size < sizeof(struct lwprof_rec_mmap) + 8 ||
+		    (!r->newer && size > sizeof(struct lwprof_rec_mmap) + MMAP_PATH_MAX))
+			return bad(r, 4, "mmap record size %u", size);
+		break;
+	default:
+		err = 0;
+	}
+	if (!err && r->have - r->pos < size)
+		err = want(r, size, size, &h);
+	if (!err)
+		err = check_whole(r, h, known);
+out:
+	if (err)
+		return err;
+	r->pos += size;
+	*rec = h;
+	return 1;
+}
+
+void exp_reader_close(struct exp_reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	free(r->buf);
+	r->buf = NULL;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The experiment writer (docs/experiment-format.md): the directory, the
+ * cpu.N.rec files with their headers, log.txt and usage.txt.  A text file
+ * is written to a temporary name and renamed, so a reader never sees half
+ * of one.  It knows what a recording asked for and what came of it (the
+ * fields below, filled in by the recorder), not which recorder or source
+ * made the records.  Every function returns 0 or a negative errno; none
+ * exits.
+ */
+#ifndef LIBEXP_WRITER_H
+#define LIBEXP_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "lwprof.h"
+
+/* One counter profiled: log.txt's "counter = NAME,PERIOD,TYPE,CONFIG". */
+struct exp_counter {
+	char name[32];		/* as given (alias, perf name or r<hex>) */
+	__u32 type;		/* PERF_TYPE_* */
+	__u64 config;
+	__u64 period;
+};
+
+/* What the recording asked for, as log.txt says it. */
+struct exp_settings {
+	const char *mode;	/* "command", "attach", "machine" */
+	char *const *argv;	/* the command line logged, or NULL */
+	__u64 clock_ns;		/* 0 = no clock profiling */
+	unsigned int nr_counters;
+	const struct exp_counter *counters;
+	__u32 depth;
+	__u32 stack_bytes;
+	bool kstack;
+};
+
+struct exp_writer {
+	char *path;		/* the directory */
+	int dirfd;
+	const char *who;	/* if set, echo warnings to stderr after it */
+	unsigned int nr_files;	/* cpu.0.rec ... */
+	int *fds;		/* cpu.N.rec, open for writing */
+	/* For log.txt: */
+	struct exp_settings set;	/* its pointers live as long as e */
+	int target;		/* the process recorded, or 0 */
+	__u64 start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	struct timespec start_rt, end_rt;
+	__u64 records, lost;
+	__u64 *lost_file;	/* per cpu.N.rec */
+	int exit_status;	/* waitpid status, or -1 */
+	bool exited;		/* the target ended (attach mode) */
+	char **notes;		/* "key = value" lines exp_note() added */
+	size_t nr_notes;
+	char **warnings;
+	size_t nr_warnings;
+	bool finished;
+};
+
+/*
+ * Create the directory dir/name (dir NULL: the current directory), or,
+ * with name NULL, the first free dir/test.N.er.  path (len bytes) gets the
+ * directory's name: on an error the one tried last (-EEXIST: name exists).
+ */
+int exp_create(struct exp_writer *e, const char *dir, const char *name,
+	       char *path, size_t len);
+/*
+ * Create cpu.0.rec ... cpu.(nr - 1).rec, each with its file header: the
+ * records' ABI (abi_major.abi_minor) and its number.
+ */
+int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
+		   __u32 abi_minor);
+/* Add a line "key = value" to log.txt, after the settings. */
+int exp_note(struct exp_writer *e, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void exp_warn(struct exp_writer *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int exp_write_log(struct exp_writer *e);
+/* usage.txt: the n threads' precise usage. */
+int exp_write_usage(struct exp_writer *e,
+		    const struct lwprof_thread_usage *tu, size_t n);
+/* Remove a just-created experiment that never started. */
+void exp_remove(struct exp_writer *e);
+void exp_free(struct exp_writer *e);
+
+#endif

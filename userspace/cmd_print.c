@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwprof print: the analyzer is its own program, lwprof-print (it needs
+ * libdw, capstone and libstdc++, which the other commands do not load).
+ * It is looked for beside this program (the build tree), then in
+ * ../libexec/lwprof/ from it (make install), and run with the arguments.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+
+#define PRINT_PROG "lwprof-print"
+
+static const char *const print_dirs[] = { "", "../libexec/lwprof/" };
+
+int cmd_print(int argc, char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX * 2];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+	size_t i;
+
+	if (n < 0) {
+		fprintf(stderr, "lwprof print: /proc/self/exe: %s\n", strerror(errno));
+		return 1;
+	}
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		slash[1] = 0;
+	argv[0] = PRINT_PROG;
+	for (i = 0; i < sizeof(print_dirs) / sizeof(print_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s%s", self, print_dirs[i],
+			 PRINT_PROG);
+		execv(path, argv);
+		if (errno != ENOENT) {
+			fprintf(stderr, "lwprof print: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	}
+	fprintf(stderr, "lwprof print: the analyzer is not installed: no %s%s nor %s%s%s\n",
+		self, PRINT_PROG, self, print_dirs[1], PRINT_PROG);
+	return 1;
+}
