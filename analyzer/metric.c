@@ -14,8 +14,13 @@
 
 #include "an.h"
 #include "compute.h"
+#include "libexp/mstate_names.h"
 
-/* A registry row: one metric, or with kw NULL one per counter. */
+/*
+ * A registry row: one metric, or with kw NULL a family: one metric per
+ * microstate (named by libexp's table), or per counter (named by
+ * log.txt).
+ */
 struct mrow {
 	const char *kw, *title;
 	enum an_unit unit;
@@ -25,43 +30,33 @@ struct mrow {
 };
 
 #define MS(s) (1u << LWPROF_MS_##s)
-#define STATE(kw, title, s) \
-	{ kw, title, AN_U_TIME, AN_MF_STATE | AN_MF_THREAD, AN_B_MSTATE, MS(s) }
 
-/*
- * Table A's timing metrics, in er_print's order; AN_M_TOTAL is the first.
- * TODO(issue 11 merge): the microstates' titles from libexp/mstate_names.
- */
+/* Table A's timing metrics, in er_print's order; AN_M_TOTAL is the first. */
 static const struct mrow registry[] = {
 	{ "total", "Total Thread Time", AN_U_TIME, AN_MF_THREAD, AN_B_MSTATE,
 	  (1u << LWPROF_MS_COUNT) - 1 },
 	{ "totalcpu", "Total CPU Time", AN_U_TIME, AN_MF_THREAD, AN_B_MSTATE,
 	  MS(USER) | MS(SYSTEM) | MS(TRAP) },
-	STATE("user", "User CPU Time", USER),
-	STATE("system", "System CPU Time", SYSTEM),
-	STATE("trap", "Trap CPU Time", TRAP),
-	STATE("textpfault", "Text Page Fault Time", TFAULT),
-	STATE("datapfault", "Data Page Fault Time", DFAULT),
-	STATE("kernelpfault", "Kernel Page Fault Time", KFAULT),
-	STATE("lock", "User Lock Time", USER_LOCK),
-	STATE("sleep", "Sleep Time", SLEEP),
-	STATE("stop", "Stopped Time", STOPPED),
-	STATE("wait", "Wait CPU Time", WAIT_CPU),
+	/* user ... wait, in LWPROF_MS_ order */
+	{ NULL, NULL, AN_U_TIME, AN_MF_STATE | AN_MF_THREAD, AN_B_MSTATE, 0 },
 	{ "wall", "Wall Time", AN_U_TIME, 0, AN_B_WALL, 0 },
-	/* hardware counters: the name from log.txt, always a default column */
+	/* hardware counters: always default columns */
 	{ NULL, "Events", AN_U_COUNT, AN_MF_ALWAYS, AN_B_COUNTER, 0 },
 };
 
 #define NROWS (sizeof(registry) / sizeof(registry[0]))
 
-/* Make metric row r, over the bases of kind r->kind (idx: the counter). */
+/*
+ * Make metric row r named kw and title, over the bases of kind r->kind:
+ * r->states, else base idx (the microstate or counter of a family).
+ */
 static int metric_add(struct an *an, const struct mrow *r, const char *kw,
-		      uint32_t idx, double mhz)
+		      const char *title, uint32_t idx, double mhz)
 {
 	uint32_t ids[LWPROF_MS_COUNT], n = 0, i;
 	struct an_metric *m;
 
-	if (r->kind == AN_B_MSTATE) {
+	if (r->kind == AN_B_MSTATE && r->states) {
 		for (i = 0; i < LWPROF_MS_COUNT; i++)
 			if (r->states & 1u << i)
 				ids[n++] = an_base_id(an, AN_B_MSTATE, i);
@@ -85,14 +80,9 @@ static int metric_add(struct an *an, const struct mrow *r, const char *kw,
 	snprintf(m->kw, sizeof(m->kw), "%s", kw);
 	m->unit = r->unit;
 	m->flags = r->flags;
-	/* cycles at a known clock rate are time */
 	m->as_time = r->unit == AN_U_TIME || mhz > 0;
 	m->div = r->unit == AN_U_TIME ? 1e9 : mhz > 0 ? mhz * 1e6 : 1;
-	if (r->kw)
-		snprintf(m->title, sizeof(m->title), "%s", r->title);
-	else
-		snprintf(m->title, sizeof(m->title), "%s %s", kw,
-			 mhz > 0 ? "Time" : r->title);
+	snprintf(m->title, sizeof(m->title), "%s", title);
 	return 0;
 }
 
@@ -104,27 +94,37 @@ int an_metrics_init(struct an *an)
 
 	if (err)
 		return err;
-	for (i = 0; i < NROWS; i++) {
-		if (!registry[i].kw)
-			continue;
-		err = metric_add(an, &registry[i], registry[i].kw, 0, 0);
-		if (err)
-			return err;
+	for (i = 0; i < NROWS && !err; i++) {
+		const struct mrow *r = &registry[i];
+		uint32_t k;
+
+		if (r->kw)
+			err = metric_add(an, r, r->kw, r->title, 0, 0);
+		else if (r->kind == AN_B_MSTATE)
+			for (k = 0; k < LWPROF_MS_COUNT && !err; k++)
+				err = metric_add(an, r, exp_mstate_names[k].keyword,
+						 exp_mstate_names[k].title, k, 0);
 	}
-	return 0;
+	return err;
 }
 
 /* Counter nctr of log.txt: its base and metric (mhz > 0: cycles). */
 int an_metric_add_counter(struct an *an, const char *name, double mhz)
 {
+	char title[96];
 	size_t i;
 	int err = -EINVAL;
 
 	if (an_decode_counter(an, an->nctr) == UINT32_MAX)
 		return -ENOMEM;
+	/* cycles at a known clock rate are time */
 	for (i = 0; i < NROWS; i++)
-		if (!registry[i].kw && registry[i].kind == AN_B_COUNTER)
-			err = metric_add(an, &registry[i], name, an->nctr, mhz);
+		if (!registry[i].kw && registry[i].kind == AN_B_COUNTER) {
+			snprintf(title, sizeof(title), "%s %s", name,
+				 mhz > 0 ? "Time" : registry[i].title);
+			err = metric_add(an, &registry[i], name, title, an->nctr,
+					 mhz);
+		}
 	if (!err)
 		an->nctr++;
 	return err;
