@@ -26,7 +26,9 @@
 
 /* Bits of LWPROF_FEAT_* this build implements. */
 #define LWPROF_FEATURES		(LWPROF_FEAT_MSTATE | LWPROF_FEAT_SAMPLE | \
-				 LWPROF_FEAT_SDELTA | LWPROF_FEAT_EXEC)
+				 LWPROF_FEAT_SDELTA | LWPROF_FEAT_EXEC | \
+				 LWPROF_FEAT_KBLOCK | LWPROF_FEAT_IDLE | \
+				 LWPROF_FEAT_KONLY)
 
 /*
  * The one clock (clock.c): ns on CLOCK_MONOTONIC's time line, NMI-safe.
@@ -115,6 +117,8 @@ struct lwprof_thread {
 	u64 smp_next;			/* a packet is due from then; 0: unset */
 	u8 smp_due;			/* take it at the return to user mode */
 	struct lwprof_sdelta_state *sd;	/* sdelta.c: the last stack copy */
+	struct lwprof_kblock *kb;	/* offcpu.c: where it last blocked */
+	u8 idle;			/* idle.c: a CPU's idle task */
 };
 
 struct lwprof_session {
@@ -130,9 +134,11 @@ struct lwprof_session {
 	struct lwprof_smp *smp;		/* sample.c: rings and sampling */
 };
 
-/* sdelta.c */
+/* sdelta.c, offcpu.c */
 struct lwprof_sdelta_state;
 void lwprof_sd_free(struct lwprof_sdelta_state *sd);
+struct lwprof_kblock;
+void lwprof_kb_free(struct lwprof_kblock *kb);
 
 /* thread.c: the table of accounted threads */
 #define LWPROF_HASH_BITS	12
@@ -250,6 +256,15 @@ static __always_inline void lwprof_smp_switch_in(struct lwprof_thread *t,
 {
 	if (atomic_read(&lwprof_clock_sessions))
 		__lwprof_smp_switch_in(t, now);
+}
+
+/* signal_deliver: a packet owed is taken before the handler's frame. */
+void __lwprof_smp_signal(struct lwprof_thread *t);
+
+static __always_inline void lwprof_smp_signal(struct lwprof_thread *t)
+{
+	if (atomic_read(&lwprof_clock_sessions) && unlikely(t->smp_due))
+		__lwprof_smp_signal(t);
 }
 
 void lwprof_smp_exit(struct lwprof_thread *t);

@@ -152,6 +152,7 @@ void lwprof_tp_signal_deliver(void *data, int sig,
 		return;
 	t->signals++;
 	lwprof_cur_write_end(t, flags);
+	lwprof_smp_signal(t);	/* before the handler's frame is built */
 }
 
 /*

@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	3
+#define LWPROF_ABI_MINOR	4
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -56,6 +56,10 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_SAMPLE	_BITULL(1)	/* rings, clock and counter samples (1.1) */
 #define LWPROF_FEAT_SDELTA	_BITULL(2)	/* delta stack copies (1.2) */
 #define LWPROF_FEAT_EXEC	_BITULL(3)	/* LWPROF_ATTACH_EXEC (1.3) */
+/* 1.4: with -K, off-CPU time carries the kernel stack where it blocked */
+#define LWPROF_FEAT_KBLOCK	_BITULL(4)
+#define LWPROF_FEAT_IDLE	_BITULL(5)	/* LWPROF_SS_IDLE (1.4) */
+#define LWPROF_FEAT_KONLY	_BITULL(6)	/* LWPROF_SS_KONLY (1.4) */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -234,6 +238,20 @@ struct lwprof_counter {
 /* lwprof_sample_start.flags */
 #define LWPROF_SS_KSTACK	_BITUL(0)	/* kernel stacks too (-K) */
 #define LWPROF_SS_SDELTA	_BITUL(1)	/* 1.2: delta stack copies */
+/*
+ * 1.4, machine sessions with a clock only: every CPU's idle time in
+ * packets of the idle task (pid 0, LWPROF_RS_IDLE), so that the packets
+ * of a run add up to CPUs x elapsed.
+ */
+#define LWPROF_SS_IDLE		_BITUL(2)
+/*
+ * 1.4, with LWPROF_SS_KSTACK and stack_bytes 0: kernel stacks and
+ * microstates only, the cheap always-on mode.  No user registers, frame
+ * walk or stack copy (a packet's only user frame is the user pc, from the
+ * registers the kernel saved), so no packet waits for the return to user
+ * mode: off-CPU time is sent when the thread is switched back in.
+ */
+#define LWPROF_SS_KONLY		_BITUL(3)
 
 #define LWPROF_CLOCK_MIN_NS	10000ULL	/* 10 us */
 #define LWPROF_CLOCK_MAX_NS	1000000000ULL	/* 1 s */

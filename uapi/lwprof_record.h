@@ -82,6 +82,17 @@ struct lwprof_rec {
 #define LWPROF_RS_KTRUNC	0x0020	/* kernel frame walk hit max_depth */
 #define LWPROF_RS_SDELTA	0x0040	/* 1.2: stack[] is a struct lwprof_sdelta */
 #define LWPROF_RS_SBASE		0x0080	/* 1.2: this copy is the next delta's base */
+/*
+ * 1.4.  KBLOCK: kips[] is the kernel stack at which the thread last left
+ * the CPU (its caller chain of schedule(): __schedule first), not where the
+ * packet was taken: the packet carries off-CPU time.  SIGNAL: taken as a
+ * signal was delivered, before its handler's frame was built: the user
+ * stack is where the thread was in the kernel (the wait the signal ended).
+ * IDLE: the idle time of CPU cpu (pid and tid 0; LWPROF_SS_IDLE).
+ */
+#define LWPROF_RS_KBLOCK	0x0100
+#define LWPROF_RS_SIGNAL	0x0200
+#define LWPROF_RS_IDLE		0x0400
 
 /* lwprof_rec_sample.kind */
 #define LWPROF_SK_CLOCK		1
@@ -89,6 +100,12 @@ struct lwprof_rec {
 
 /*
  * A clock-profile or counter-overflow packet.
+ *
+ * Idle packets (ABI 1.4, LWPROF_RS_IDLE, pid 0, tid 0): the time CPU cpu
+ * ran its idle task since that CPU's previous idle packet (since
+ * SAMPLE_START for the first; SAMPLE_STOP sends every CPU's last one):
+ * mstate_ns[LWPROF_MS_SYSTEM] the idle loop itself, mstate_ns[LWPROF_MS_TRAP]
+ * the interrupts it took; no stack.
  *
  * Clock packets: mstate_ns[] is the time, per microstate, that the thread
  * spent since its previous clock packet (since accounting began for the
