@@ -24,6 +24,7 @@ struct lwprof_cpu {
 	struct lwprof_thread *idle;	/* idle.c: idle packets of this CPU */
 	bool trapped;		/* cur is in TRAP, trap_resume to restore */
 	u8 trap_resume;
+	u8 trap_kind;		/* LWPROF_TRAP_* of the open trap */
 	bool urn_armed;
 };
 

@@ -15,6 +15,7 @@
  * disabled (a sample may be taken in any context), so what is not mapped
  * and present ends the walk or the copy.
  */
+#include <linux/module.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
@@ -170,6 +171,31 @@ u32 lwprof_task_kframes(struct task_struct *task, u64 *ips, u32 max,
 	return lwprof_unwind(&state, ips, 0, max, flags);
 }
 
+/*
+ * The kernel stack of current from the caller of the hook that asks (an
+ * interrupt's exit: the interrupt's entry path, then what it interrupted),
+ * below fn, the handler that ran, if known.  Frames in lwprof itself (the
+ * probe) are left out.
+ */
+u32 lwprof_here_kframes(unsigned long fn, u64 *ips, u32 max, u16 *flags)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	u32 n = 0;
+
+	if (!max)
+		return 0;
+	if (fn)
+		ips[n++] = fn;
+	unwind_start(&state, current, NULL, __builtin_frame_address(0));
+	for (; !unwind_done(&state); unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr || !within_module(addr, THIS_MODULE))
+			break;
+	}
+	return lwprof_unwind(&state, ips, n, max, flags);
+}
+
 /* Copy up to want bytes of user stack from sp, a page at a time. */
 u32 lwprof_user_stack(struct pt_regs *regs, u8 *dst, u32 want)
 {
@@ -222,6 +248,10 @@ u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt, void *buf)
 		n = min_t(u32, pkt->kb->nr, smp->kdepth);
 		memcpy(p, pkt->kb->ips, n * sizeof(u64));
 		flags |= LWPROF_RS_KBLOCK | pkt->kb->flags;
+		rec->nr_kernel = n;
+		p += n;
+	} else if (pkt->khere && smp->kdepth) {
+		n = lwprof_here_kframes(pkt->kfn, p, smp->kdepth, &flags);
 		rec->nr_kernel = n;
 		p += n;
 	} else if (pkt->ktask && smp->kdepth) {

@@ -79,14 +79,25 @@ static u64 lwprof_grid_local(struct lwprof_smp *smp, u64 ns)
 }
 
 /*
- * Has a grid point been reached on this CPU, at ref, since t's last
- * packet (or its start)?
+ * Has a grid point been reached on this CPU, at ref, since *next was set
+ * (0: since from)?  lwprof_grid_next() sets it after a packet.
  */
+bool lwprof_grid_reached(struct lwprof_smp *smp, u64 *next, u64 from, u64 ref)
+{
+	if (!*next)
+		*next = lwprof_grid_after(smp, from);
+	return lwprof_grid_local(smp, ref) >= *next;
+}
+
+void lwprof_grid_next(struct lwprof_smp *smp, u64 *next, u64 ref)
+{
+	*next = lwprof_grid_after(smp, lwprof_grid_local(smp, ref));
+}
+
+/* Has t owed a clock packet, at ref, since its last one (or its start)? */
 bool lwprof_clock_due(struct lwprof_smp *smp, struct lwprof_thread *t, u64 ref)
 {
-	if (!t->smp_next)
-		t->smp_next = lwprof_grid_after(smp, t->start_ns);
-	return lwprof_grid_local(smp, ref) >= t->smp_next;
+	return lwprof_grid_reached(smp, &t->smp_next, t->start_ns, ref);
 }
 
 /*
@@ -129,10 +140,11 @@ void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 		pkt->kb = t->kb;
 	if (lwprof_pkt_emit(smp, pkt)) {
 		memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
+		memset(t->irq_pend, 0, sizeof(t->irq_pend));
 		if (pkt->kb)
 			t->kb->nr = 0;
 	}
-	t->smp_next = lwprof_grid_after(smp, lwprof_grid_local(smp, ref));
+	lwprof_grid_next(smp, &t->smp_next, ref);
 	t->smp_due = 0;
 }
 
@@ -339,6 +351,7 @@ static int lwprof_smp_config(struct lwprof_smp *smp,
 	smp->sdelta = req->flags & LWPROF_SS_SDELTA;
 	smp->konly = req->flags & LWPROF_SS_KONLY;
 	smp->idle = req->flags & LWPROF_SS_IDLE;
+	smp->irq = req->flags & LWPROF_SS_IRQ;
 	size = lwprof_pkt_max(smp->max_depth, smp->kdepth, smp->stack_bytes);
 	smp->scratch_size = ALIGN(max(size, lwprof_rec_mmap_max()),
 				  SMP_CACHE_BYTES);
@@ -377,7 +390,11 @@ static int lwprof_smp_check(struct lwprof_smp *smp,
 	u32 kdepth = req->flags & LWPROF_SS_KSTACK ? LWPROF_KDEPTH_MAX : 0;
 
 	if (req->flags & ~(LWPROF_SS_KSTACK | LWPROF_SS_SDELTA |
-			   LWPROF_SS_IDLE | LWPROF_SS_KONLY))
+			   LWPROF_SS_IDLE | LWPROF_SS_KONLY | LWPROF_SS_IRQ))
+		return -EINVAL;
+	/* Interrupt packets: with their kernel stacks, by the clock. */
+	if ((req->flags & LWPROF_SS_IRQ) &&
+	    (!(req->flags & LWPROF_SS_KSTACK) || !req->clock_ns))
 		return -EINVAL;
 	/* Idle packets: the machine's CPUs, by the clock. */
 	if ((req->flags & LWPROF_SS_IDLE) &&

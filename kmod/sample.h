@@ -85,6 +85,7 @@ struct lwprof_smp {
 	bool sdelta;			/* LWPROF_SS_SDELTA */
 	bool konly;			/* LWPROF_SS_KONLY */
 	bool idle;			/* LWPROF_SS_IDLE */
+	bool irq;			/* LWPROF_SS_IRQ */
 	u32 nr_counters;
 	struct lwprof_smp_counter counters[LWPROF_MAX_COUNTERS];
 
@@ -145,6 +146,8 @@ struct lwprof_pkt {
 	/* Off-CPU time (LWPROF_RS_KBLOCK): kernel frames saved, or a task's */
 	const struct lwprof_kblock *kb;
 	struct task_struct *ktask;	/* not running: unwind its stack */
+	bool khere;			/* unwind from here (interrupt) ... */
+	unsigned long kfn;		/* ... below this handler, if any */
 };
 
 void *lwprof_scratch(struct lwprof_smp *smp);
@@ -158,6 +161,7 @@ u32 lwprof_user_stack(struct pt_regs *regs, u8 *dst, u32 want);
 
 u32 lwprof_task_kframes(struct task_struct *task, u64 *ips, u32 max,
 			u16 *flags);
+u32 lwprof_here_kframes(unsigned long fn, u64 *ips, u32 max, u16 *flags);
 
 /* offcpu.c: where threads left the CPU, and packets before signals */
 struct lwprof_kblock {
@@ -196,6 +200,8 @@ void lwprof_idle_free(struct lwprof_smp *smp);
 
 /* sample.c */
 struct lwprof_smp *lwprof_smp_of(struct lwprof_thread *t);
+bool lwprof_grid_reached(struct lwprof_smp *smp, u64 *next, u64 from, u64 ref);
+void lwprof_grid_next(struct lwprof_smp *smp, u64 *next, u64 ref);
 bool lwprof_clock_due(struct lwprof_smp *smp, struct lwprof_thread *t, u64 ref);
 void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 			 struct lwprof_pkt *pkt, u64 now, u64 ref);

@@ -60,6 +60,7 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_KBLOCK	_BITULL(4)
 #define LWPROF_FEAT_IDLE	_BITULL(5)	/* LWPROF_SS_IDLE (1.4) */
 #define LWPROF_FEAT_KONLY	_BITULL(6)	/* LWPROF_SS_KONLY (1.4) */
+#define LWPROF_FEAT_IRQ		_BITULL(7)	/* LWPROF_SS_IRQ (1.4) */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -252,6 +253,15 @@ struct lwprof_counter {
  * mode: off-CPU time is sent when the thread is switched back in.
  */
 #define LWPROF_SS_KONLY		_BITUL(3)
+/*
+ * 1.4, with LWPROF_SS_KSTACK and a clock: interrupt time apart.  A
+ * thread's TRAP time goes, as it accrues, into packets of its own, one for
+ * hard interrupts (LWPROF_RS_HARDIRQ) and one for softirqs
+ * (LWPROF_RS_SOFTIRQ) at the end of the first interrupt of each kind after
+ * a grid point, with that interrupt's kernel stack; its clock packets keep
+ * what is left.
+ */
+#define LWPROF_SS_IRQ		_BITUL(4)
 
 #define LWPROF_CLOCK_MIN_NS	10000ULL	/* 10 us */
 #define LWPROF_CLOCK_MAX_NS	1000000000ULL	/* 1 s */

@@ -93,6 +93,17 @@ struct lwprof_rec {
 #define LWPROF_RS_KBLOCK	0x0100
 #define LWPROF_RS_SIGNAL	0x0200
 #define LWPROF_RS_IDLE		0x0400
+/*
+ * 1.4, LWPROF_SS_IRQ: the packet holds only TRAP time of the thread (or
+ * of the idle task: with LWPROF_RS_IDLE), spent in hard interrupts
+ * (HARDIRQ: device IRQs and x86 system vectors) or softirqs (SOFTIRQ)
+ * since its previous packet of that kind or clock packet.  kips[] is the
+ * stack at the end of the interrupt that sent it: first the handler
+ * (irqaction handler, softirq action; none for a system vector), then
+ * the interrupt's entry path and what it interrupted.
+ */
+#define LWPROF_RS_HARDIRQ	0x0800
+#define LWPROF_RS_SOFTIRQ	0x1000
 
 /* lwprof_rec_sample.kind */
 #define LWPROF_SK_CLOCK		1
