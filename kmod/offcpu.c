@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where off-CPU time goes (docs/sampling.md, "Off-CPU time").
+ * Where off-CPU time goes (docs/kernel-profiling.md).
  *
  * A thread off CPU (asleep, stopped, waiting for a CPU) across a grid
- * point owes a packet for that time.  With -K the packet carries the
+ * point owes a packet for that time.  With -K and LWPROF_SS_OFFCPU (or
+ * LWPROF_SS_KONLY: readers of ABI 1.4 ask, since older ones refuse flags
+ * they do not know) the packet carries the
  * kernel stack at which the thread left the CPU, its caller chain of
  * schedule() (do_nanosleep, futex_wait_queue, pipe_read, io_schedule...),
  * flagged LWPROF_RS_KBLOCK.  That stack is read when the thread is switched
@@ -14,7 +16,10 @@
  *  - Threads that run user code get the packet at their return to user
  *    mode (the user stack of the call that blocked), so the kernel frames
  *    wait in a per-thread buffer, allocated at the first such packet:
- *    threads that never block across a grid point never pay for it.
+ *    threads that never block across a grid point never pay for it.  It
+ *    is allocated under the runqueue lock, without any reclaim and so
+ *    without waking kswapd or anything else (as sdelta.c does from a
+ *    context-switch counter); if that fails the packet has no frames.
  *  - Kernel threads, and every thread under LWPROF_SS_KONLY (no user
  *    stack to wait for), get the packet at once, from the switch-in.
  *
@@ -22,7 +27,8 @@
  * the signal's handler, whose frame is built before the return, so a
  * packet taken at that return would land on the handler.  The
  * signal_deliver tracepoint comes before the frame is built: a packet owed
- * then is taken there (LWPROF_RS_SIGNAL), with the registers of the call.
+ * then is taken there, with the registers of the call, for every session
+ * (flagged LWPROF_RS_SIGNAL when LWPROF_SS_OFFCPU asked for 1.4's flags).
  *
  * Like the rest of a thread's packet state, this is touched only on the
  * thread's CPU with interrupts off (sample.c).
@@ -73,7 +79,7 @@ bool lwprof_offcpu_switch_in(struct lwprof_smp *smp, struct lwprof_thread *t,
 	struct lwprof_kblock *kb;
 	u16 flags = 0;
 
-	if (!smp->kdepth)
+	if (!smp->kdepth || !smp->offcpu)
 		return false;
 	if (!lwprof_user_task(task)) {
 		pkt.flags = LWPROF_RS_KMODE;
@@ -99,15 +105,15 @@ bool lwprof_offcpu_switch_in(struct lwprof_smp *smp, struct lwprof_thread *t,
  */
 void __lwprof_smp_signal(struct lwprof_thread *t)
 {
-	struct lwprof_pkt pkt = {
-		.flags = LWPROF_RS_DEFERRED | LWPROF_RS_SIGNAL,
-	};
+	struct lwprof_pkt pkt = { .flags = LWPROF_RS_DEFERRED };
 	struct lwprof_smp *smp = lwprof_smp_of(t);
 	unsigned long flags;
 	u64 now;
 
 	if (!smp || !READ_ONCE(smp->clock_on) || !lwprof_user_task(current))
 		return;
+	if (smp->offcpu)
+		pkt.flags |= LWPROF_RS_SIGNAL;	/* a reader of 1.4 asked */
 	local_irq_save(flags);
 	if (t->smp_due) {
 		now = lwprof_now();

@@ -352,6 +352,7 @@ static int lwprof_smp_config(struct lwprof_smp *smp,
 	smp->konly = req->flags & LWPROF_SS_KONLY;
 	smp->idle = req->flags & LWPROF_SS_IDLE;
 	smp->irq = req->flags & LWPROF_SS_IRQ;
+	smp->offcpu = req->flags & (LWPROF_SS_OFFCPU | LWPROF_SS_KONLY);
 	size = lwprof_pkt_max(smp->max_depth, smp->kdepth, smp->stack_bytes);
 	smp->scratch_size = ALIGN(max(size, lwprof_rec_mmap_max()),
 				  SMP_CACHE_BYTES);
@@ -390,7 +391,8 @@ static int lwprof_smp_check(struct lwprof_smp *smp,
 	u32 kdepth = req->flags & LWPROF_SS_KSTACK ? LWPROF_KDEPTH_MAX : 0;
 
 	if (req->flags & ~(LWPROF_SS_KSTACK | LWPROF_SS_SDELTA |
-			   LWPROF_SS_IDLE | LWPROF_SS_KONLY | LWPROF_SS_IRQ))
+			   LWPROF_SS_IDLE | LWPROF_SS_KONLY | LWPROF_SS_IRQ |
+			   LWPROF_SS_OFFCPU))
 		return -EINVAL;
 	/* Interrupt packets: with their kernel stacks, by the clock. */
 	if ((req->flags & LWPROF_SS_IRQ) &&

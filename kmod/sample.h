@@ -86,6 +86,7 @@ struct lwprof_smp {
 	bool konly;			/* LWPROF_SS_KONLY */
 	bool idle;			/* LWPROF_SS_IDLE */
 	bool irq;			/* LWPROF_SS_IRQ */
+	bool offcpu;			/* LWPROF_SS_OFFCPU (or KONLY) */
 	u32 nr_counters;
 	struct lwprof_smp_counter counters[LWPROF_MAX_COUNTERS];
 

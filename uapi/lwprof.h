@@ -56,7 +56,7 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_SAMPLE	_BITULL(1)	/* rings, clock and counter samples (1.1) */
 #define LWPROF_FEAT_SDELTA	_BITULL(2)	/* delta stack copies (1.2) */
 #define LWPROF_FEAT_EXEC	_BITULL(3)	/* LWPROF_ATTACH_EXEC (1.3) */
-/* 1.4: with -K, off-CPU time carries the kernel stack where it blocked */
+/* 1.4: LWPROF_SS_OFFCPU, off-CPU time with the kernel stack where it blocked */
 #define LWPROF_FEAT_KBLOCK	_BITULL(4)
 #define LWPROF_FEAT_IDLE	_BITULL(5)	/* LWPROF_SS_IDLE (1.4) */
 #define LWPROF_FEAT_KONLY	_BITULL(6)	/* LWPROF_SS_KONLY (1.4) */
@@ -262,6 +262,15 @@ struct lwprof_counter {
  * what is left.
  */
 #define LWPROF_SS_IRQ		_BITUL(4)
+/*
+ * 1.4: off-CPU packets marked.  With LWPROF_SS_KSTACK, the packet that
+ * carries off-CPU time has the kernel stack where the thread left the CPU
+ * (LWPROF_RS_KBLOCK); a packet taken at a signal's delivery says so
+ * (LWPROF_RS_SIGNAL).  (Such a packet is taken before the handler's frame
+ * with or without this flag; without it, it is an ordinary DEFERRED one.)
+ * LWPROF_SS_KONLY implies it.
+ */
+#define LWPROF_SS_OFFCPU	_BITUL(5)
 
 #define LWPROF_CLOCK_MIN_NS	10000ULL	/* 10 us */
 #define LWPROF_CLOCK_MAX_NS	1000000000ULL	/* 1 s */

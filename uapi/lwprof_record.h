@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * lwprof records (ABI 1.1, 1.2: delta stack copies): what the module writes into its per-CPU rings,
+ * lwprof records (ABI 1.1, 1.2: delta stack copies, 1.4: off-CPU kernel
+ * stacks, idle and interrupt packets): what the module writes into its per-CPU rings,
  * and what the recorder copies, byte for byte, into an experiment's
  * cpu.N.rec files (after a struct lwprof_file_header).  The rules of
  * lwprof.h apply; also:
@@ -123,7 +124,13 @@ struct lwprof_rec {
  * first one), so every nanosecond of a thread's accounted life lands in
  * exactly one packet; value is their sum.  Time off CPU is carried by the
  * packet taken when the thread next returns to user mode, with the user
- * stack there: the call that blocked.
+ * stack there: the call that blocked (1.4: taken before a signal handler's
+ * frame if a signal ended the wait, LWPROF_RS_SIGNAL; with -K its kips[]
+ * are where the thread left the CPU, LWPROF_RS_KBLOCK; with
+ * LWPROF_SS_KONLY, and for kernel threads, it is taken when the thread is
+ * switched back in).  1.4: with LWPROF_SS_IRQ a thread's TRAP time is in
+ * packets of its own (LWPROF_RS_HARDIRQ, LWPROF_RS_SOFTIRQ), so the
+ * thread's packets of all kinds together hold every nanosecond.
  *
  * Counter packets: counter is the index in lwprof_sample_start.counters[],
  * value the events counted since the previous overflow (the period);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where off-CPU time lands (ABI 1.4, -K): the packet that carries a
- * thread's time asleep has the kernel stack at which it left the CPU
- * (LWPROF_RS_KBLOCK), and a wait ended by a signal has the user stack of
- * the call that waited, not the signal handler's (LWPROF_RS_SIGNAL).
+ * Where off-CPU time lands (ABI 1.4, -K with LWPROF_SS_OFFCPU): the packet
+ * that carries a thread's time asleep has the kernel stack at which it left
+ * the CPU (LWPROF_RS_KBLOCK), and a wait ended by a signal has the user
+ * stack of the call that waited, not the signal handler's
+ * (LWPROF_RS_SIGNAL).  Without the flag (a reader of ABI 1.3) no packet
+ * has a flag of 1.4, and the signalled wait still has the call's stack.
  *
  * A process with four threads, each blocked in one way while its main
  * thread waits 600 ms, then wakes them:
@@ -181,33 +183,32 @@ static void look(const struct ks_table *k, const struct lwprof_rec_sample *s,
 	}
 }
 
-int main(void)
+static const unsigned int state[NTHREADS] = {
+	LWPROF_MS_SLEEP, LWPROF_MS_SLEEP, LWPROF_MS_USER_LOCK, LWPROF_MS_SLEEP
+};
+static const char *const fn[NTHREADS] = {
+	"do_nanosleep", "pipe_read", "futex_wait", "pipe_read"
+};
+
+/*
+ * One run of the workload sampled at 10 ms with -K and flags; what each
+ * thread's packets showed into v, and the flag bits of ABI 1.4 seen.
+ */
+static unsigned int run(const struct ks_table *k, unsigned int flags,
+			struct seen *v)
 {
-	static const unsigned int state[NTHREADS] = {
-		LWPROF_MS_SLEEP, LWPROF_MS_SLEEP, LWPROF_MS_USER_LOCK,
-		LWPROF_MS_SLEEP
-	};
-	static const char *const fn[NTHREADS] = {
-		"do_nanosleep", "pipe_read", "futex_wait", "pipe_read"
-	};
-	struct seen v[NTHREADS] = { 0 };
 	struct lwprof_sample_start ss;
 	const struct lwprof_rec *rec;
 	struct lwr_iter it = { 0 };
-	struct ks_table k;
+	unsigned int newflags = 0;
 	struct lwr_child c;
 	struct lwr r;
 	int i, ret;
 
-	lwr_test_begin();
-	if (ks_load(&k))
-		t_skip("no kernel addresses in /proc/kallsyms");
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
-		t_fatal("mmap");
+	memset(sh, 0, sizeof(*sh));
+	memset(v, 0, NTHREADS * sizeof(*v));
 	lwr_clock_req(&ss, 10000000, 8192);
-	ss.flags = LWPROF_SS_KSTACK;
+	ss.flags = LWPROF_SS_KSTACK | flags;
 	ret = lwr_begin(&r, &c, workload, NULL, 256, &ss);
 	if (ret) {
 		errno = -ret;
@@ -219,16 +220,37 @@ int main(void)
 	t_check(sh->handled && sh->eintr,
 		"the handler ran and the read failed with EINTR (%d, %d)",
 		sh->handled, sh->eintr);
-
 	while ((rec = lwr_iter_next(&r, &it)) != NULL) {
 		const struct lwprof_rec_sample *s = (const void *)rec;
 
 		if (rec->type != LWPROF_REC_SAMPLE || s->kind != LWPROF_SK_CLOCK)
 			continue;
+		newflags |= rec->flags & ~0xffu;
 		for (i = 0; i < NTHREADS; i++)
 			if (s->tid == (__u32)sh->tid[i])
-				look(&k, s, state[i], fn[i], &v[i]);
+				look(k, s, state[i], fn[i], &v[i]);
 	}
+	lwr_close(&r);
+	return newflags;
+}
+
+int main(void)
+{
+	struct seen v[NTHREADS];
+	unsigned int newflags;
+	struct ks_table k;
+	int i;
+
+	lwr_test_begin();
+	if (ks_load(&k))
+		t_skip("no kernel addresses in /proc/kallsyms");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		t_fatal("mmap");
+
+	printf("# -K with LWPROF_SS_OFFCPU\n");
+	run(&k, LWPROF_SS_OFFCPU, v);
 	for (i = 0; i < NTHREADS; i++) {
 		printf("# %s (tid %d): %.0f ms waiting; %u packets of >= 100 ms, %u with KBLOCK frames, %u with %s\n",
 		       names[i], sh->tid[i], v[i].waited / 1e6, v[i].big,
@@ -251,6 +273,15 @@ int main(void)
 	t_check(v[SIGNALLED].user_ok == v[SIGNALLED].big,
 		"signalled: with the user stack of the read in sig_blocker (pc in read), not the handler's (%u of %u)",
 		v[SIGNALLED].user_ok, v[SIGNALLED].big);
-	lwr_close(&r);
+
+	/* A reader of ABI 1.3 (no OFFCPU): no flag it does not know. */
+	printf("# -K without LWPROF_SS_OFFCPU\n");
+	newflags = run(&k, 0, v);
+	t_check(!newflags, "no flags of ABI 1.4 (%#x)", newflags);
+	printf("# signalled: the pc of its packet is in %s\n", v[SIGNALLED].pc);
+	t_check(v[SIGNALLED].big >= 1 &&
+		v[SIGNALLED].user_ok == v[SIGNALLED].big,
+		"signalled: still the user stack of the read, not the handler's (%u of %u)",
+		v[SIGNALLED].user_ok, v[SIGNALLED].big);
 	return lwr_test_end();
 }

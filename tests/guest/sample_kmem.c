@@ -6,7 +6,8 @@
  * A process of 2000 threads, each sleeping 100 ms at a time (so every one
  * owes packets at a 10 ms clock), is sampled for 1.5 s in three ways, one
  * session after the other: user stacks with 8 KiB delta copies (what
- * `lwprof collect` does by default), the same with -K, and -K with KONLY.
+ * `lwprof collect` does by default), the same with -K and LWPROF_SS_OFFCPU,
+ * and -K with KONLY.
  * Kernel memory is Slab + VmallocUsed of /proc/meminfo (large kmallocs
  * count as Slab) before the attach (once the previous session's entries
  * are freed) and after SAMPLE_STOP (the session, its thread entries and
@@ -227,7 +228,8 @@ int main(void)
 {
 	struct run runs[] = {
 		{ "user stacks, 8 KiB delta copies", LWPROF_SS_SDELTA, 8192, 0 },
-		{ "the same with -K", LWPROF_SS_SDELTA | LWPROF_SS_KSTACK, 8192, 0 },
+		{ "the same with -K, OFFCPU", LWPROF_SS_SDELTA | LWPROF_SS_KSTACK |
+		  LWPROF_SS_OFFCPU, 8192, 0 },
 		{ "-K KONLY", LWPROF_SS_KSTACK | LWPROF_SS_KONLY, 0, 0 },
 	};
 	struct ks_table k;

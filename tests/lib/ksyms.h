@@ -79,6 +79,22 @@ static inline const char *ks_name(const struct ks_table *k, uint64_t addr)
 	return lo ? k->s[lo - 1].name : "?";
 }
 
+/* Is addr exactly where a symbol begins (a function pointer, not a pc)? */
+static inline int ks_name_is_entry(const struct ks_table *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (k->s[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->n && k->s[lo].addr == addr;
+}
+
 /*
  * Does one of the n return addresses lie in a function whose name starts
  * with fn?  (The call before a return address may end its function.)
