@@ -117,13 +117,22 @@ static void lwprof_idle_stop_cpu(void *arg)
 	c->idle = NULL;
 }
 
-/* SAMPLE_STOP, before the clock stops: each CPU's remainder. */
+/*
+ * SAMPLE_STOP, before the clock stops: each CPU's remainder.  A CPU that
+ * went offline during the run (hotplug is not handled: its idle time is
+ * lost) must not keep a pointer to an entry freed at the session's end:
+ * with hotplug held off, no CPU is coming up to use it meanwhile.
+ */
 void lwprof_idle_stop(struct lwprof_smp *smp)
 {
+	int cpu;
+
 	if (!smp->idle || !smp->idle_thr || smp->state != LWPROF_SMP_RUNNING)
 		return;
 	cpus_read_lock();
 	on_each_cpu(lwprof_idle_stop_cpu, smp, 1);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&lwprof_cpu, cpu)->idle, NULL);
 	cpus_read_unlock();
 }
 
