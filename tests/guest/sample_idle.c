@@ -10,7 +10,9 @@
  *    around each sleep, which lwprof's idle task includes); idle plus
  *    every thread's USER + SYSTEM + TRAP (READ_USAGE before and after)
  *    within 1% of 2 x elapsed;
- *  - a read() loop of /dev/zero pinned to CPU 1, 2 s, the test on CPU 0:
+ *  - a read() loop of /dev/zero pinned to CPU 1, 2 s, the test on CPU 0,
+ *    with interrupt packets (LWPROF_SS_IRQ: the idle CPU's interrupts
+ *    come as idle packets of their own) and off-CPU stacks too:
  *    CPU 1 at most 5% idle, CPU 0 at least 90%; the reader's packets are
  *    mostly SYSTEM, and those taken in the kernel have read_zero (or
  *    read_iter_zero, where /dev/zero has no .read) on their kernel stack.
@@ -88,17 +90,23 @@ static int idle_sums(struct lwr *r, uint64_t *idle, unsigned int *pkts)
 			continue;
 		for (int m = 0; m < LWPROF_MS_COUNT; m++)
 			sum += s->mstate_ns[m];
-		bad += s->pid || s->tid || s->cpu != it.ring ||
-		       s->nr_user || s->nr_kernel || sum != s->value ||
+		bad += s->pid || s->tid || s->cpu != it.ring || s->nr_user ||
+		       sum != s->value ||
 		       sum != s->mstate_ns[LWPROF_MS_SYSTEM] +
 			      s->mstate_ns[LWPROF_MS_TRAP];
+		/* An idle CPU's interrupts (LWPROF_SS_IRQ): TRAP, a stack. */
+		if (rec->flags & (LWPROF_RS_HARDIRQ | LWPROF_RS_SOFTIRQ))
+			bad += sum != s->mstate_ns[LWPROF_MS_TRAP] ||
+			       !s->nr_kernel;
+		else
+			bad += s->nr_kernel;
 		idle[s->cpu] += sum;
 		pkts[s->cpu]++;
 	}
 	return bad ? -1 : 0;
 }
 
-static void start(struct lwr *r)
+static void start(struct lwr *r, unsigned int flags)
 {
 	struct lwprof_sample_start ss;
 	int ret;
@@ -109,7 +117,7 @@ static void start(struct lwr *r)
 		t_fatal("machine session");
 	}
 	lwr_clock_req(&ss, 10000000, 0);
-	ss.flags = LWPROF_SS_KSTACK | LWPROF_SS_IDLE;
+	ss.flags = LWPROF_SS_KSTACK | LWPROF_SS_IDLE | flags;
 	ret = lwr_start(r, &ss);
 	if (ret) {
 		errno = -ret;
@@ -127,7 +135,7 @@ static void idle_machine(int ncpu)
 	int c;
 
 	printf("# an idle machine, 3 s\n");
-	start(&r);
+	start(&r, 0);
 	proc_idle(p0, NCPU_MAX);
 	t0 = usage_now(&r, &u0);
 	while (lwr_now() < t0 + 3000000000ULL)
@@ -200,7 +208,8 @@ static void pinned_loop(const struct ks_table *k)
 		t_fatal("pin the test to cpu 0");
 	if (lwr_spawn(&c, zero_reader, NULL) || pin(c.pid, 1))
 		t_fatal("spawn the reader on cpu 1");
-	start(&r);
+	/* With interrupt packets and off-CPU stacks too: they mix. */
+	start(&r, LWPROF_SS_IRQ | LWPROF_SS_OFFCPU);
 	t0 = lwr_now();
 	lwr_go(&c);
 	lwr_wait(&r, &c);
