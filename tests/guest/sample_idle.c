@@ -13,7 +13,9 @@
  *  - a read() loop of /dev/zero pinned to CPU 1, 2 s, the test on CPU 0,
  *    with interrupt packets (LWPROF_SS_IRQ: the idle CPU's interrupts
  *    come as idle packets of their own) and off-CPU stacks too:
- *    CPU 1 at most 5% idle, CPU 0 at least 90%; the reader's packets are
+ *    CPU 1 at most 5% idle, CPU 0 at least 90%; every off-CPU packet
+ *    (KBLOCK) begins at __schedule, kernel threads' (sent at their
+ *    switch-in) among them; the reader's packets are
  *    mostly SYSTEM, and those taken in the kernel have read_zero (or
  *    read_iter_zero, where /dev/zero has no .read) on their kernel stack.
  */
@@ -198,6 +200,7 @@ static void pinned_loop(const struct ks_table *k)
 {
 	uint64_t idle[NCPU_MAX] = { 0 }, sys = 0, all = 0, t0, el;
 	unsigned int pkts[NCPU_MAX] = { 0 }, kmode = 0, named = 0;
+	unsigned int kblock = 0, kblock_ok = 0, kthr = 0;
 	const struct lwprof_rec *rec;
 	struct lwr_iter it = { 0 };
 	struct lwr_child c;
@@ -220,7 +223,21 @@ static void pinned_loop(const struct ks_table *k)
 	while ((rec = lwr_iter_next(&r, &it)) != NULL) {
 		const struct lwprof_rec_sample *s = (const void *)rec;
 
-		if (rec->type != LWPROF_REC_SAMPLE || s->pid != (__u32)c.pid)
+		if (rec->type != LWPROF_REC_SAMPLE)
+			continue;
+		/*
+		 * Off-CPU packets: __schedule first.  Those without user
+		 * registers are kernel threads', sent at their switch-in.
+		 */
+		if (rec->flags & LWPROF_RS_KBLOCK) {
+			kblock++;
+			kblock_ok += s->nr_kernel &&
+				     !strcmp(ks_name(k, lwr_kips(s)[0] - 1),
+					     "__schedule");
+			kthr += (rec->flags & LWPROF_RS_KMODE) &&
+				!(rec->flags & LWPROF_RS_REGS);
+		}
+		if (s->pid != (__u32)c.pid)
 			continue;
 		sys += s->mstate_ns[LWPROF_MS_SYSTEM];
 		all += s->value;
@@ -245,6 +262,10 @@ static void pinned_loop(const struct ks_table *k)
 		100.0 * idle[0] / el);
 	t_check(sys * 2 >= all, "the reader's time is mostly SYSTEM (%.1f%%)",
 		all ? 100.0 * sys / all : 0);
+	t_check(kblock_ok == kblock,
+		"off-CPU packets have __schedule first (%u of %u)", kblock_ok,
+		kblock);
+	t_check(kthr >= 1, "... kernel threads' among them (%u)", kthr);
 	t_check(kmode >= 50 && named * 10 >= kmode * 9,
 		"at least 90%% of its kernel packets are in read_zero (%u of %u)",
 		named, kmode);
