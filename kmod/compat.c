@@ -26,6 +26,7 @@
 
 #include <linux/capability.h>
 #include <linux/ftrace.h>
+#include <linux/interrupt.h>
 #include <linux/kprobes.h>
 #include <linux/string.h>
 #include <linux/ptrace.h>
@@ -37,6 +38,7 @@
 static bool (*lwprof_ptrace_may_access)(struct task_struct *task,
 					unsigned int mode);
 static const int *lwprof_paranoid_var;
+static const struct softirq_action *lwprof_softirq_vec;
 
 /*
  * The address of an unexported function, from a kprobe registered
@@ -78,7 +80,17 @@ int lwprof_compat_init(void)
 			(const int *)lookup("sysctl_perf_event_paranoid");
 	if (!lwprof_paranoid_var)
 		pr_warn("cannot read perf_event_paranoid: kernel stacks need CAP_PERFMON\n");
+	if (lookup)
+		lwprof_softirq_vec = (const void *)lookup("softirq_vec");
 	return 0;
+}
+
+/* The action of softirq nr (its handler, for interrupt packets), or 0. */
+unsigned long lwprof_softirq_fn(unsigned int nr)
+{
+	if (!lwprof_softirq_vec || nr >= NR_SOFTIRQS)
+		return 0;
+	return (unsigned long)READ_ONCE(lwprof_softirq_vec[nr].action);
 }
 
 /* May the caller account for task's process?  (perf's rule.) */

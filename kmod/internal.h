@@ -26,7 +26,9 @@
 
 /* Bits of LWPROF_FEAT_* this build implements. */
 #define LWPROF_FEATURES		(LWPROF_FEAT_MSTATE | LWPROF_FEAT_SAMPLE | \
-				 LWPROF_FEAT_SDELTA | LWPROF_FEAT_EXEC)
+				 LWPROF_FEAT_SDELTA | LWPROF_FEAT_EXEC | \
+				 LWPROF_FEAT_KBLOCK | LWPROF_FEAT_IDLE | \
+				 LWPROF_FEAT_KONLY | LWPROF_FEAT_IRQ)
 
 /*
  * The one clock (clock.c): ns on CLOCK_MONOTONIC's time line, NMI-safe.
@@ -72,6 +74,11 @@ enum lwprof_ctx {
 
 #define LWPROF_CTX_MAX		4
 
+/* Kinds of interrupt (TRAP time): index of lwprof_thread.irq_pend[]. */
+#define LWPROF_TRAP_HARD	0	/* device IRQs, x86 system vectors */
+#define LWPROF_TRAP_SOFT	1	/* softirqs */
+#define LWPROF_TRAP_KINDS	2
+
 /* lwprof_thread.flags, under the session lock */
 #define LWPROF_T_FREED		BIT(0)	/* task freed, out of the hash */
 #define LWPROF_T_REPORTED	BIT(1)	/* final record read by the owner */
@@ -115,6 +122,11 @@ struct lwprof_thread {
 	u64 smp_next;			/* a packet is due from then; 0: unset */
 	u8 smp_due;			/* take it at the return to user mode */
 	struct lwprof_sdelta_state *sd;	/* sdelta.c: the last stack copy */
+	struct lwprof_kblock *kb;	/* offcpu.c: where it last blocked */
+	u8 idle;			/* idle.c: a CPU's idle task */
+	/* irq.c: TRAP not yet sent, and next packet, per interrupt kind */
+	u64 irq_pend[LWPROF_TRAP_KINDS];
+	u64 irq_next[LWPROF_TRAP_KINDS];
 };
 
 struct lwprof_session {
@@ -130,9 +142,11 @@ struct lwprof_session {
 	struct lwprof_smp *smp;		/* sample.c: rings and sampling */
 };
 
-/* sdelta.c */
+/* sdelta.c, offcpu.c */
 struct lwprof_sdelta_state;
 void lwprof_sd_free(struct lwprof_sdelta_state *sd);
+struct lwprof_kblock;
+void lwprof_kb_free(struct lwprof_kblock *kb);
 
 /* thread.c: the table of accounted threads */
 #define LWPROF_HASH_BITS	12
@@ -221,6 +235,7 @@ void lwprof_session_release(struct file *file);
 int lwprof_compat_init(void);
 bool lwprof_may_trace(struct task_struct *task);
 int lwprof_perf_paranoid(void);
+unsigned long lwprof_softirq_fn(unsigned int nr);
 
 /*
  * Sampling (sample.c, ring.c, packet.c, records.c, counter.c): the hooks
@@ -250,6 +265,30 @@ static __always_inline void lwprof_smp_switch_in(struct lwprof_thread *t,
 {
 	if (atomic_read(&lwprof_clock_sessions))
 		__lwprof_smp_switch_in(t, now);
+}
+
+/*
+ * The end of an outermost interrupt of kind that took dur ns of t's TRAP
+ * time; fn its handler, or 0 (interrupts off).
+ */
+void __lwprof_smp_irq(struct lwprof_thread *t, unsigned int kind, u64 dur,
+		      unsigned long fn, u64 now);
+
+static __always_inline void lwprof_smp_irq(struct lwprof_thread *t,
+					   unsigned int kind, u64 dur,
+					   unsigned long fn, u64 now)
+{
+	if (atomic_read(&lwprof_clock_sessions))
+		__lwprof_smp_irq(t, kind, dur, fn, now);
+}
+
+/* signal_deliver: a packet owed is taken before the handler's frame. */
+void __lwprof_smp_signal(struct lwprof_thread *t);
+
+static __always_inline void lwprof_smp_signal(struct lwprof_thread *t)
+{
+	if (atomic_read(&lwprof_clock_sessions) && unlikely(t->smp_due))
+		__lwprof_smp_signal(t);
 }
 
 void lwprof_smp_exit(struct lwprof_thread *t);

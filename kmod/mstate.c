@@ -143,9 +143,17 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	/* One clock reading for both threads; none between two bystanders. */
 	if (out) {
 		now = lwprof_now();
-		lwprof_ms_switch_out(out, prev, prev_state, now);
+		if (unlikely(out->idle))
+			lwprof_idle_out(out, now);
+		else
+			lwprof_ms_switch_out(out, prev, prev_state, now);
 	}
 	in = lwprof_thread_find(next);
+	if (unlikely(!in && c->idle) && is_idle_task(next)) {
+		c->cur = lwprof_idle_in(c, next, out ? now : lwprof_now());
+		lwprof_urn_disarm(c);	/* the idle task never goes to user */
+		return;
+	}
 	c->cur = in;
 	if (in) {
 		if (!out)
@@ -307,6 +315,7 @@ void lwprof_ms_cpu_reset(void *unused)
 	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
 
 	c->cur = NULL;
+	c->idle = NULL;
 	c->trapped = false;
 	c->urn_armed = false;
 }

@@ -21,8 +21,10 @@
  */
 struct lwprof_cpu {
 	struct lwprof_thread *cur;
+	struct lwprof_thread *idle;	/* idle.c: idle packets of this CPU */
 	bool trapped;		/* cur is in TRAP, trap_resume to restore */
 	u8 trap_resume;
+	u8 trap_kind;		/* LWPROF_TRAP_* of the open trap */
 	bool urn_armed;
 };
 
@@ -123,6 +125,11 @@ static __always_inline void lwprof_cur_write_end(struct lwprof_thread *t,
 	write_seqcount_end(&t->seq);
 	local_irq_restore(flags);
 }
+
+/* idle.c: sched_switch to and from the idle task of a CPU with c->idle */
+struct lwprof_thread *lwprof_idle_in(struct lwprof_cpu *c,
+				     struct task_struct *next, u64 now);
+void lwprof_idle_out(struct lwprof_thread *t, u64 now);
 
 /* mstate_sys.c */
 bool lwprof_futex_wait_slow(struct task_struct *task, struct pt_regs *regs,

@@ -69,7 +69,7 @@ void lwprof_tp_page_fault_kernel(void *data, unsigned long address,
  * a hardirq not nested in another one nor in a softirq being served, or a
  * softirq outside any hardirq.
  */
-static void lwprof_trap_enter(void)
+static void lwprof_trap_enter(unsigned int kind)
 {
 	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
 	struct lwprof_thread *t = c->cur;
@@ -79,23 +79,34 @@ static void lwprof_trap_enter(void)
 		return;
 	local_irq_save(flags);
 	c->trapped = true;
+	c->trap_kind = kind;
 	c->trap_resume = t->state;
 	lwprof_ms_change(t, LWPROF_MS_TRAP);
 	local_irq_restore(flags);
 }
 
-static void lwprof_trap_exit(void)
+/* fn: the handler that ran (irqaction, softirq action), or 0. */
+static void lwprof_trap_exit(unsigned long fn)
 {
 	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
 	struct lwprof_thread *t = c->cur;
 	unsigned long flags;
+	u64 now, dur = 0;
 
 	if (!c->trapped)
 		return;
 	local_irq_save(flags);
 	c->trapped = false;
-	if (t)
-		lwprof_ms_change(t, c->trap_resume);
+	if (t) {
+		now = lwprof_now();
+		/* This interrupt's time not yet in a packet (one may have come). */
+		if (t->state == LWPROF_MS_TRAP && now > t->last_ns)
+			dur = now - t->last_ns;
+		write_seqcount_begin(&t->seq);
+		lwprof_ms_set(t, c->trap_resume, now);
+		write_seqcount_end(&t->seq);
+		lwprof_smp_irq(t, c->trap_kind, dur, fn, now);
+	}
 	local_irq_restore(flags);
 }
 
@@ -107,38 +118,38 @@ static inline bool lwprof_outer_hardirq(void)
 void lwprof_tp_irq_entry(void *data, int irq, struct irqaction *action)
 {
 	if (lwprof_outer_hardirq())
-		lwprof_trap_enter();
+		lwprof_trap_enter(LWPROF_TRAP_HARD);
 }
 
 void lwprof_tp_irq_exit(void *data, int irq, struct irqaction *action,
 			int ret)
 {
 	if (lwprof_outer_hardirq())
-		lwprof_trap_exit();
+		lwprof_trap_exit((unsigned long)action->handler);
 }
 
 void lwprof_tp_vector_entry(void *data, int vector)
 {
 	if (lwprof_outer_hardirq())
-		lwprof_trap_enter();
+		lwprof_trap_enter(LWPROF_TRAP_HARD);
 }
 
 void lwprof_tp_vector_exit(void *data, int vector)
 {
 	if (lwprof_outer_hardirq())
-		lwprof_trap_exit();
+		lwprof_trap_exit(0);
 }
 
 void lwprof_tp_softirq_entry(void *data, unsigned int vec_nr)
 {
 	if (!hardirq_count())
-		lwprof_trap_enter();
+		lwprof_trap_enter(LWPROF_TRAP_SOFT);
 }
 
 void lwprof_tp_softirq_exit(void *data, unsigned int vec_nr)
 {
 	if (!hardirq_count())
-		lwprof_trap_exit();
+		lwprof_trap_exit(lwprof_softirq_fn(vec_nr));
 }
 
 void lwprof_tp_signal_deliver(void *data, int sig,
@@ -152,6 +163,7 @@ void lwprof_tp_signal_deliver(void *data, int sig,
 		return;
 	t->signals++;
 	lwprof_cur_write_end(t, flags);
+	lwprof_smp_signal(t);	/* before the handler's frame is built */
 }
 
 /*
@@ -170,6 +182,8 @@ static void lwprof_exec_restart(struct lwprof_thread *t, struct task_struct *p)
 	t->signals = 0;
 	t->smp_next = 0;
 	t->smp_due = 0;
+	memset(t->irq_pend, 0, sizeof(t->irq_pend));
+	memset(t->irq_next, 0, sizeof(t->irq_next));
 	t->pre_exec = 0;
 }
 

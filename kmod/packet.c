@@ -15,6 +15,7 @@
  * disabled (a sample may be taken in any context), so what is not mapped
  * and present ends the walk or the copy.
  */
+#include <linux/module.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
@@ -114,12 +115,30 @@ static u32 lwprof_user_frames(struct pt_regs *regs, u64 *ips, u32 max,
 	return n;
 }
 
+/* Return addresses from an unwind begun by the caller, after n of them. */
+static u32 lwprof_unwind(struct unwind_state *state, u64 *ips, u32 n, u32 max,
+			 u16 *flags)
+{
+	unsigned long addr;
+
+	for (; !unwind_done(state); unwind_next_frame(state)) {
+		addr = unwind_get_return_address(state);
+		if (!addr)
+			break;
+		if (n == max) {
+			*flags |= LWPROF_RS_KTRUNC;
+			break;
+		}
+		ips[n++] = addr;
+	}
+	return n;
+}
+
 /* The kernel stack from regs, with the ORC unwinder (as perf does). */
 static u32 lwprof_kernel_frames(struct pt_regs *regs, u64 *ips, u32 max,
 				u16 *flags)
 {
 	struct unwind_state state;
-	unsigned long addr;
 	u32 n = 0;
 
 	if (!max)
@@ -132,17 +151,49 @@ static u32 lwprof_kernel_frames(struct pt_regs *regs, u64 *ips, u32 max,
 		/* Made up by perf_fetch_caller_regs(): only sp is good. */
 		unwind_start(&state, current, NULL, (unsigned long *)regs->sp);
 	}
+	return lwprof_unwind(&state, ips, n, max, flags);
+}
+
+/*
+ * The kernel stack of a task that is not running, as it left the CPU
+ * (/proc/PID/stack's walk): __schedule, then its callers.  The caller
+ * makes sure the task stays off CPU and alive meanwhile (sched_switch
+ * about to run it, under its runqueue lock).
+ */
+u32 lwprof_task_kframes(struct task_struct *task, u64 *ips, u32 max,
+			u16 *flags)
+{
+	struct unwind_state state;
+
+	if (!max || task == current)
+		return 0;
+	unwind_start(&state, task, NULL, NULL);
+	return lwprof_unwind(&state, ips, 0, max, flags);
+}
+
+/*
+ * The kernel stack of current from the caller of the hook that asks (an
+ * interrupt's exit: the interrupt's entry path, then what it interrupted),
+ * below fn, the handler that ran, if known.  Frames in lwprof itself (the
+ * probe) are left out.
+ */
+u32 lwprof_here_kframes(unsigned long fn, u64 *ips, u32 max, u16 *flags)
+{
+	struct unwind_state state;
+	unsigned long addr;
+	u32 n = 0;
+
+	if (!max)
+		return 0;
+	if (fn)
+		ips[n++] = fn;
+	unwind_start(&state, current, NULL, __builtin_frame_address(0));
 	for (; !unwind_done(&state); unwind_next_frame(&state)) {
 		addr = unwind_get_return_address(&state);
-		if (!addr)
+		if (!addr || !within_module(addr, THIS_MODULE))
 			break;
-		if (n == max) {
-			*flags |= LWPROF_RS_KTRUNC;
-			break;
-		}
-		ips[n++] = addr;
 	}
-	return n;
+	return lwprof_unwind(&state, ips, n, max, flags);
 }
 
 /* Copy up to want bytes of user stack from sp, a page at a time. */
@@ -182,7 +233,10 @@ u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt, void *buf)
 	rec->value = pkt->value;
 	if (pkt->mstate)
 		memcpy(rec->mstate_ns, pkt->mstate, sizeof(rec->mstate_ns));
-	if (pkt->uregs) {
+	if (pkt->uregs && smp->konly) {
+		*p++ = pkt->uregs->ip;	/* the user pc alone: no user memory */
+		rec->nr_user = 1;
+	} else if (pkt->uregs) {
 		flags |= LWPROF_RS_REGS;
 		lwprof_put_regs(p, pkt->uregs);
 		p += LWPROF_NR_REGS;
@@ -190,12 +244,27 @@ u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt, void *buf)
 		rec->nr_user = n;
 		p += n;
 	}
-	if (pkt->kregs && smp->kdepth) {
+	if (pkt->kb && smp->kdepth) {
+		n = min_t(u32, pkt->kb->nr, smp->kdepth);
+		memcpy(p, pkt->kb->ips, n * sizeof(u64));
+		flags |= LWPROF_RS_KBLOCK | pkt->kb->flags;
+		rec->nr_kernel = n;
+		p += n;
+	} else if (pkt->khere && smp->kdepth) {
+		n = lwprof_here_kframes(pkt->kfn, p, smp->kdepth, &flags);
+		rec->nr_kernel = n;
+		p += n;
+	} else if (pkt->ktask && smp->kdepth) {
+		n = lwprof_task_kframes(pkt->ktask, p, smp->kdepth, &flags);
+		flags |= LWPROF_RS_KBLOCK;
+		rec->nr_kernel = n;
+		p += n;
+	} else if (pkt->kregs && smp->kdepth) {
 		n = lwprof_kernel_frames(pkt->kregs, p, smp->kdepth, &flags);
 		rec->nr_kernel = n;
 		p += n;
 	}
-	if (pkt->uregs && smp->stack_bytes) {
+	if (pkt->uregs && smp->stack_bytes && !smp->konly) {
 		stack = lwprof_sd_stack(smp, pkt, (u8 *)p, &flags);
 		rec->stack_size = stack;
 		memset((u8 *)p + stack, 0, ALIGN(stack, 8) - stack);

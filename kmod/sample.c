@@ -79,15 +79,25 @@ static u64 lwprof_grid_local(struct lwprof_smp *smp, u64 ns)
 }
 
 /*
- * Has a grid point been reached on this CPU, at ref, since t's last
- * packet (or its start)?
+ * Has a grid point been reached on this CPU, at ref, since *next was set
+ * (0: since from)?  lwprof_grid_next() sets it after a packet.
  */
-static bool lwprof_clock_due(struct lwprof_smp *smp, struct lwprof_thread *t,
-			     u64 ref)
+bool lwprof_grid_reached(struct lwprof_smp *smp, u64 *next, u64 from, u64 ref)
 {
-	if (!t->smp_next)
-		t->smp_next = lwprof_grid_after(smp, t->start_ns);
-	return lwprof_grid_local(smp, ref) >= t->smp_next;
+	if (!*next)
+		*next = lwprof_grid_after(smp, from);
+	return lwprof_grid_local(smp, ref) >= *next;
+}
+
+void lwprof_grid_next(struct lwprof_smp *smp, u64 *next, u64 ref)
+{
+	*next = lwprof_grid_after(smp, lwprof_grid_local(smp, ref));
+}
+
+/* Has t owed a clock packet, at ref, since its last one (or its start)? */
+bool lwprof_clock_due(struct lwprof_smp *smp, struct lwprof_thread *t, u64 ref)
+{
+	return lwprof_grid_reached(smp, &t->smp_next, t->start_ns, ref);
 }
 
 /*
@@ -102,8 +112,8 @@ static bool lwprof_clock_due(struct lwprof_smp *smp, struct lwprof_thread *t,
  * CPU 1 of 2 in a guest stalled by a busy host, 8% fewer packets than
  * perf's cpu-clock took of the same thread.
  */
-static void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
-				struct lwprof_pkt *pkt, u64 now, u64 ref)
+void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
+			 struct lwprof_pkt *pkt, u64 now, u64 ref)
 {
 	u64 delta[LWPROF_MS_COUNT], sum = 0;
 	int i;
@@ -125,9 +135,16 @@ static void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 	pkt->pid = t->pid;
 	pkt->tid = t->tid;
 	pkt->thr = t;
-	if (lwprof_pkt_emit(smp, pkt))
+	/* Off-CPU time in this packet: where the thread blocked (offcpu.c). */
+	if (!pkt->ktask && t->kb && t->kb->nr)
+		pkt->kb = t->kb;
+	if (lwprof_pkt_emit(smp, pkt)) {
 		memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
-	t->smp_next = lwprof_grid_after(smp, lwprof_grid_local(smp, ref));
+		memset(t->irq_pend, 0, sizeof(t->irq_pend));
+		if (pkt->kb)
+			t->kb->nr = 0;
+	}
+	lwprof_grid_next(smp, &t->smp_next, ref);
 	t->smp_due = 0;
 }
 
@@ -211,7 +228,8 @@ static void lwprof_clock_start_cpu(void *arg)
  * Hook: t is switched in on this CPU at now (sched_switch: runqueue lock
  * held, interrupts off; the scheduler's own hrtick timer starts there
  * too).  A grid point passed while it was off CPU: its packet is due at
- * its return to user mode.
+ * its return to user mode, with -K the kernel stack where it blocked
+ * (offcpu.c), which also sends it at once when no user stack is wanted.
  */
 void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
 {
@@ -219,7 +237,8 @@ void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
 
 	if (!smp || !READ_ONCE(smp->clock_on))
 		return;
-	if (!t->pre_exec && lwprof_clock_due(smp, t, now))
+	if (!t->pre_exec && (t->smp_due || lwprof_clock_due(smp, t, now)) &&
+	    !lwprof_offcpu_switch_in(smp, t, now))
 		t->smp_due = 1;
 	lwprof_clock_arm(smp);	/* also before an exec: it may not switch */
 }
@@ -330,6 +349,10 @@ static int lwprof_smp_config(struct lwprof_smp *smp,
 		      min_t(u32, smp->max_depth, LWPROF_KDEPTH_MAX) : 0;
 	smp->stack_bytes = req->stack_bytes;
 	smp->sdelta = req->flags & LWPROF_SS_SDELTA;
+	smp->konly = req->flags & LWPROF_SS_KONLY;
+	smp->idle = req->flags & LWPROF_SS_IDLE;
+	smp->irq = req->flags & LWPROF_SS_IRQ;
+	smp->offcpu = req->flags & (LWPROF_SS_OFFCPU | LWPROF_SS_KONLY);
 	size = lwprof_pkt_max(smp->max_depth, smp->kdepth, smp->stack_bytes);
 	smp->scratch_size = ALIGN(max(size, lwprof_rec_mmap_max()),
 				  SMP_CACHE_BYTES);
@@ -348,11 +371,12 @@ static int lwprof_smp_config(struct lwprof_smp *smp,
 		st->smp = smp;
 		st->phase = div_u64(smp->clock_ns * cpu, nr_cpu_ids);
 	}
-	return 0;
+	return smp->idle ? lwprof_idle_alloc(smp) : 0;
 }
 
 static void lwprof_smp_unconfig(struct lwprof_smp *smp)
 {
+	lwprof_idle_free(smp);
 	free_percpu(smp->timers);
 	smp->timers = NULL;
 	vfree(smp->scratch);
@@ -366,7 +390,22 @@ static int lwprof_smp_check(struct lwprof_smp *smp,
 	u32 depth = req->max_depth ? : LWPROF_DEPTH_DEFAULT;
 	u32 kdepth = req->flags & LWPROF_SS_KSTACK ? LWPROF_KDEPTH_MAX : 0;
 
-	if (req->flags & ~(LWPROF_SS_KSTACK | LWPROF_SS_SDELTA))
+	if (req->flags & ~(LWPROF_SS_KSTACK | LWPROF_SS_SDELTA |
+			   LWPROF_SS_IDLE | LWPROF_SS_KONLY | LWPROF_SS_IRQ |
+			   LWPROF_SS_OFFCPU))
+		return -EINVAL;
+	/* Interrupt packets: with their kernel stacks, by the clock. */
+	if ((req->flags & LWPROF_SS_IRQ) &&
+	    (!(req->flags & LWPROF_SS_KSTACK) || !req->clock_ns))
+		return -EINVAL;
+	/* Idle packets: the machine's CPUs, by the clock. */
+	if ((req->flags & LWPROF_SS_IDLE) &&
+	    (!smp->session->machine || !req->clock_ns))
+		return -EINVAL;
+	/* Kernel stacks only: nothing of user memory. */
+	if ((req->flags & LWPROF_SS_KONLY) &&
+	    (!(req->flags & LWPROF_SS_KSTACK) || req->stack_bytes ||
+	     (req->flags & LWPROF_SS_SDELTA)))
 		return -EINVAL;
 	if (req->clock_ns && (req->clock_ns < LWPROF_CLOCK_MIN_NS ||
 			      req->clock_ns > LWPROF_CLOCK_MAX_NS))
@@ -387,6 +426,7 @@ static void lwprof_smp_halt(struct lwprof_smp *smp)
 {
 	int cpu;
 
+	lwprof_idle_stop(smp);	/* each CPU's last idle packet */
 	WRITE_ONCE(smp->clock_on, false);
 	WRITE_ONCE(smp->active, false);
 	lwprof_counters_stop(smp);
@@ -432,6 +472,8 @@ long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req)
 	smp->state = LWPROF_SMP_RUNNING;
 	/* Release: hooks that see active see the configuration above. */
 	smp_store_release(&smp->active, true);
+	/* The CPUs' idle time counts from here, with the threads' own. */
+	lwprof_idle_start(smp);
 	lwprof_rec_initial(smp);
 	if (smp->clock_ns) {
 		atomic_inc(&lwprof_clock_sessions);

@@ -83,6 +83,10 @@ struct lwprof_smp {
 	u32 kdepth;			/* kernel frames, 0 without -K */
 	u32 stack_bytes;
 	bool sdelta;			/* LWPROF_SS_SDELTA */
+	bool konly;			/* LWPROF_SS_KONLY */
+	bool idle;			/* LWPROF_SS_IDLE */
+	bool irq;			/* LWPROF_SS_IRQ */
+	bool offcpu;			/* LWPROF_SS_OFFCPU (or KONLY) */
 	u32 nr_counters;
 	struct lwprof_smp_counter counters[LWPROF_MAX_COUNTERS];
 
@@ -93,7 +97,18 @@ struct lwprof_smp {
 	struct lwprof_smp_timer __percpu *timers;
 	struct perf_event **events;
 	unsigned int nr_events;
+
+	/* LWPROF_SS_IDLE: each CPU's idle task as a pseudo-thread (idle.c). */
+	struct lwprof_thread **idle_thr;
 };
+
+/*
+ * Allocations in the sampling hooks (a context-switch counter, the
+ * sched_switch probe: runqueue lock held) may not reclaim, nor even wake
+ * kswapd; when they fail the hook does without.
+ */
+#define LWPROF_NORECLAIM_GFP	((GFP_NOWAIT & ~__GFP_KSWAPD_RECLAIM) | \
+				 __GFP_NOWARN)
 
 /* The largest kernel stack a sample carries (frames). */
 #define LWPROF_KDEPTH_MAX	128
@@ -129,6 +144,11 @@ struct lwprof_pkt {
 	struct pt_regs *kregs;		/* kernel stack from here, or NULL */
 	struct lwprof_thread *thr;	/* for delta stack copies, or NULL */
 	struct lwprof_sdelta_state *sd;	/* set by lwprof_sd_stack() */
+	/* Off-CPU time (LWPROF_RS_KBLOCK): kernel frames saved, or a task's */
+	const struct lwprof_kblock *kb;
+	struct task_struct *ktask;	/* not running: unwind its stack */
+	bool khere;			/* unwind from here (interrupt) ... */
+	unsigned long kfn;		/* ... below this handler, if any */
 };
 
 void *lwprof_scratch(struct lwprof_smp *smp);
@@ -139,6 +159,22 @@ struct pt_regs *lwprof_user_regs(struct pt_regs *regs);
 bool lwprof_user_task(struct task_struct *task);
 size_t lwprof_pkt_max(u32 max_depth, u32 kdepth, u32 stack_bytes);
 u32 lwprof_user_stack(struct pt_regs *regs, u8 *dst, u32 want);
+
+u32 lwprof_task_kframes(struct task_struct *task, u64 *ips, u32 max,
+			u16 *flags);
+u32 lwprof_here_kframes(unsigned long fn, u64 *ips, u32 max, u16 *flags);
+
+/* offcpu.c: where threads left the CPU, and packets before signals */
+struct lwprof_kblock {
+	u16 nr;				/* frames in ips[], 0: none saved */
+	u16 flags;			/* LWPROF_RS_KTRUNC */
+	u32 cap;
+	u64 ips[];
+};
+
+void lwprof_kb_free(struct lwprof_kblock *kb);
+bool lwprof_offcpu_switch_in(struct lwprof_smp *smp, struct lwprof_thread *t,
+			     u64 now);
 
 /* sdelta.c */
 u32 lwprof_sd_stack(struct lwprof_smp *smp, struct lwprof_pkt *pkt, u8 *dst,
@@ -157,8 +193,19 @@ int lwprof_counters_start(struct lwprof_smp *smp,
 			  const struct lwprof_sample_start *req, bool kernel_ok);
 void lwprof_counters_stop(struct lwprof_smp *smp);
 
+/* idle.c */
+int lwprof_idle_alloc(struct lwprof_smp *smp);
+void lwprof_idle_start(struct lwprof_smp *smp);
+void lwprof_idle_stop(struct lwprof_smp *smp);
+void lwprof_idle_free(struct lwprof_smp *smp);
+
 /* sample.c */
 struct lwprof_smp *lwprof_smp_of(struct lwprof_thread *t);
+bool lwprof_grid_reached(struct lwprof_smp *smp, u64 *next, u64 from, u64 ref);
+void lwprof_grid_next(struct lwprof_smp *smp, u64 *next, u64 ref);
+bool lwprof_clock_due(struct lwprof_smp *smp, struct lwprof_thread *t, u64 ref);
+void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
+			 struct lwprof_pkt *pkt, u64 now, u64 ref);
 int lwprof_smp_tasks(struct lwprof_session *s, struct lwprof_task_ref **refs);
 void lwprof_smp_tasks_put(struct lwprof_task_ref *refs, int n);
 static inline bool lwprof_smp_active(struct lwprof_smp *smp)

@@ -35,8 +35,6 @@ struct lwprof_sdelta_state {
 	u32 next_size;
 };
 
-#define LWPROF_SD_GFP	((GFP_NOWAIT & ~__GFP_KSWAPD_RECLAIM) | __GFP_NOWARN)
-
 void lwprof_sd_free(struct lwprof_sdelta_state *sd)
 {
 	if (!sd)
@@ -55,10 +53,10 @@ static struct lwprof_sdelta_state *lwprof_sd_get(struct lwprof_smp *smp,
 	sd = t->sd;
 	if (sd)
 		return sd->cap == smp->stack_bytes ? sd : NULL;
-	sd = kzalloc(sizeof(*sd), LWPROF_SD_GFP);
+	sd = kzalloc(sizeof(*sd), LWPROF_NORECLAIM_GFP);
 	if (!sd)
 		return NULL;
-	sd->buf[0] = kmalloc(2 * (size_t)smp->stack_bytes, LWPROF_SD_GFP);
+	sd->buf[0] = kmalloc(2 * (size_t)smp->stack_bytes, LWPROF_NORECLAIM_GFP);
 	if (!sd->buf[0]) {
 		kfree(sd);
 		return NULL;

@@ -26,6 +26,7 @@ static void lwprof_thread_free_rcu(struct rcu_head *head)
 	struct lwprof_thread *t = container_of(head, struct lwprof_thread, rcu);
 
 	lwprof_sd_free(t->sd);
+	lwprof_kb_free(t->kb);
 	kmem_cache_free(lwprof_thread_cache, t);
 }
 

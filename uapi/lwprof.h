@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	3
+#define LWPROF_ABI_MINOR	4
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -56,6 +56,11 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_SAMPLE	_BITULL(1)	/* rings, clock and counter samples (1.1) */
 #define LWPROF_FEAT_SDELTA	_BITULL(2)	/* delta stack copies (1.2) */
 #define LWPROF_FEAT_EXEC	_BITULL(3)	/* LWPROF_ATTACH_EXEC (1.3) */
+/* 1.4: LWPROF_SS_OFFCPU, off-CPU time with the kernel stack where it blocked */
+#define LWPROF_FEAT_KBLOCK	_BITULL(4)
+#define LWPROF_FEAT_IDLE	_BITULL(5)	/* LWPROF_SS_IDLE (1.4) */
+#define LWPROF_FEAT_KONLY	_BITULL(6)	/* LWPROF_SS_KONLY (1.4) */
+#define LWPROF_FEAT_IRQ		_BITULL(7)	/* LWPROF_SS_IRQ (1.4) */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -234,6 +239,38 @@ struct lwprof_counter {
 /* lwprof_sample_start.flags */
 #define LWPROF_SS_KSTACK	_BITUL(0)	/* kernel stacks too (-K) */
 #define LWPROF_SS_SDELTA	_BITUL(1)	/* 1.2: delta stack copies */
+/*
+ * 1.4, machine sessions with a clock only: every CPU's idle time in
+ * packets of the idle task (pid 0, LWPROF_RS_IDLE), so that the packets
+ * of a run add up to CPUs x elapsed.
+ */
+#define LWPROF_SS_IDLE		_BITUL(2)
+/*
+ * 1.4, with LWPROF_SS_KSTACK and stack_bytes 0: kernel stacks and
+ * microstates only, the cheap always-on mode.  No user registers, frame
+ * walk or stack copy (a packet's only user frame is the user pc, from the
+ * registers the kernel saved), so no packet waits for the return to user
+ * mode: off-CPU time is sent when the thread is switched back in.
+ */
+#define LWPROF_SS_KONLY		_BITUL(3)
+/*
+ * 1.4, with LWPROF_SS_KSTACK and a clock: interrupt time apart.  A
+ * thread's TRAP time goes, as it accrues, into packets of its own, one for
+ * hard interrupts (LWPROF_RS_HARDIRQ) and one for softirqs
+ * (LWPROF_RS_SOFTIRQ) at the end of the first interrupt of each kind after
+ * a grid point, with that interrupt's kernel stack; its clock packets keep
+ * what is left.
+ */
+#define LWPROF_SS_IRQ		_BITUL(4)
+/*
+ * 1.4: off-CPU packets marked.  With LWPROF_SS_KSTACK, the packet that
+ * carries off-CPU time has the kernel stack where the thread left the CPU
+ * (LWPROF_RS_KBLOCK); a packet taken at a signal's delivery says so
+ * (LWPROF_RS_SIGNAL).  (Such a packet is taken before the handler's frame
+ * with or without this flag; without it, it is an ordinary DEFERRED one.)
+ * LWPROF_SS_KONLY implies it.
+ */
+#define LWPROF_SS_OFFCPU	_BITUL(5)
 
 #define LWPROF_CLOCK_MIN_NS	10000ULL	/* 10 us */
 #define LWPROF_CLOCK_MAX_NS	1000000000ULL	/* 1 s */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * lwprof records (ABI 1.1, 1.2: delta stack copies): what the module writes into its per-CPU rings,
+ * lwprof records (ABI 1.1, 1.2: delta stack copies, 1.4: off-CPU kernel
+ * stacks, idle and interrupt packets): what the module writes into its per-CPU rings,
  * and what the recorder copies, byte for byte, into an experiment's
  * cpu.N.rec files (after the file header of libexp/format.h; the
  * experiment's format, and how readers treat records of a newer one, is
@@ -87,6 +88,28 @@ struct lwprof_rec {
 #define LWPROF_RS_KTRUNC	0x0020	/* kernel frame walk hit max_depth */
 #define LWPROF_RS_SDELTA	0x0040	/* 1.2: stack[] is a struct lwprof_sdelta */
 #define LWPROF_RS_SBASE		0x0080	/* 1.2: this copy is the next delta's base */
+/*
+ * 1.4.  KBLOCK: kips[] is the kernel stack at which the thread last left
+ * the CPU (its caller chain of schedule(): __schedule first), not where the
+ * packet was taken: the packet carries off-CPU time.  SIGNAL: taken as a
+ * signal was delivered, before its handler's frame was built: the user
+ * stack is where the thread was in the kernel (the wait the signal ended).
+ * IDLE: the idle time of CPU cpu (pid and tid 0; LWPROF_SS_IDLE).
+ */
+#define LWPROF_RS_KBLOCK	0x0100
+#define LWPROF_RS_SIGNAL	0x0200
+#define LWPROF_RS_IDLE		0x0400
+/*
+ * 1.4, LWPROF_SS_IRQ: the packet holds only TRAP time of the thread (or
+ * of the idle task: with LWPROF_RS_IDLE), spent in hard interrupts
+ * (HARDIRQ: device IRQs and x86 system vectors) or softirqs (SOFTIRQ)
+ * since its previous packet of that kind or clock packet.  kips[] is the
+ * stack at the end of the interrupt that sent it: first the handler
+ * (irqaction handler, softirq action; none for a system vector), then
+ * the interrupt's entry path and what it interrupted.
+ */
+#define LWPROF_RS_HARDIRQ	0x0800
+#define LWPROF_RS_SOFTIRQ	0x1000
 
 /* lwprof_rec_sample.kind */
 #define LWPROF_SK_CLOCK		1
@@ -95,12 +118,24 @@ struct lwprof_rec {
 /*
  * A clock-profile or counter-overflow packet.
  *
+ * Idle packets (ABI 1.4, LWPROF_RS_IDLE, pid 0, tid 0): the time CPU cpu
+ * ran its idle task since that CPU's previous idle packet (since
+ * SAMPLE_START for the first; SAMPLE_STOP sends every CPU's last one):
+ * mstate_ns[LWPROF_MS_SYSTEM] the idle loop itself, mstate_ns[LWPROF_MS_TRAP]
+ * the interrupts it took; no stack.
+ *
  * Clock packets: mstate_ns[] is the time, per microstate, that the thread
  * spent since its previous clock packet (since accounting began for the
  * first one), so every nanosecond of a thread's accounted life lands in
  * exactly one packet; value is their sum.  Time off CPU is carried by the
  * packet taken when the thread next returns to user mode, with the user
- * stack there: the call that blocked.
+ * stack there: the call that blocked (1.4: taken before a signal handler's
+ * frame if a signal ended the wait, LWPROF_RS_SIGNAL; with -K its kips[]
+ * are where the thread left the CPU, LWPROF_RS_KBLOCK; with
+ * LWPROF_SS_KONLY, and for kernel threads, it is taken when the thread is
+ * switched back in).  1.4: with LWPROF_SS_IRQ a thread's TRAP time is in
+ * packets of its own (LWPROF_RS_HARDIRQ, LWPROF_RS_SOFTIRQ), so the
+ * thread's packets of all kinds together hold every nanosecond.
  *
  * Counter packets: counter is the index in lwprof_sample_start.counters[],
  * value the events counted since the previous overflow (the period);

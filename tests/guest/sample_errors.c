@@ -159,7 +159,7 @@ int main(void)
 
 	printf("# SAMPLE_START\n");
 	ss = req();
-	ss->flags = 4;	/* after KSTACK and SDELTA */
+	ss->flags = 64;	/* after the flags of ABI 1.4 */
 	t_errno(start(ss), EINVAL, "an unknown flag");
 	ss = req();
 	ss->clock_ns = LWPROF_CLOCK_MIN_NS - 1;
