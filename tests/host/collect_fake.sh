@@ -71,7 +71,10 @@ check "$(key lost.cpu0)/$(key lost.cpu1)" = 7/7 "lost per CPU"
 check "$(key records)" -eq "$(sed -n 's/^total: \([0-9]*\) records.*/\1/p' dump.txt)" \
 	"records = what the files hold"
 check "$(key clock_interval_ns)" -eq 10000000 "clock_interval_ns"
-check "$(key abi)" = 1.3 "abi"
+# the fake module reports the uapi header's version, as lwprof.ko does
+abi_hdr=$(awk '$2 == "LWPROF_ABI_MAJOR" { M = $3 } $2 == "LWPROF_ABI_MINOR" { m = $3 }
+	END { print M "." m }' "$LWPROF_TOP/uapi/lwprof.h")
+check "$(key abi)" = "$abi_hdr" "abi = uapi/lwprof.h's ($abi_hdr)"
 check "$(key cpus_possible)" -eq 2 "cpus_possible = rings"
 check "$(grep -c '^warning = 7 records lost on CPU' $log)" -eq 2 "a warning per CPU that lost records"
 start=$(key start_ns); end=$(key end_ns)
