@@ -397,13 +397,16 @@ int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
 		 uint64_t *at);
 void an_sd_scan_end(struct an *an, struct an_sd_scan *sc, const char *path);
 /*
- * The sample record rec (read from r's file, open as fd) whole, as the
- * module would have written it without deltas: rec itself when it has no
- * delta, else a malloc'd rebuilt record (*owned, for the caller to free);
- * NULL if it cannot be rebuilt.
+ * The sample record rec (of r's file) whole, as the module would have
+ * written it without deltas: rec itself when it has no delta, else a
+ * malloc'd rebuilt record (*owned, for the caller to free); NULL if it
+ * cannot be rebuilt.  bases: a reader of the same file (not the one rec
+ * came from) for the records its delta goes back to.
  */
-const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r, int fd,
-			    const uint8_t *rec, uint8_t **owned);
+struct exp_reader;
+const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,
+			    struct exp_reader *bases, const uint8_t *rec,
+			    uint8_t **owned);
 void an_sd_free(struct an *an);
 
 int an_errf(struct an *an, int err, const char *fmt, ...)

@@ -237,31 +237,27 @@ static struct sd_slot *slot_get(struct an_sd *sd, uint32_t exp,
 	return s;
 }
 
-/*
- * Is h (the fixed part of a sample) laid out as its size says (a newer
- * minor's may have more: the reader has checked it)?
- */
+/* Is h, checked by the reader, a sample of tid with registers? */
 static bool sane(const struct lwprof_rec_sample *h, uint32_t tid)
 {
-	if (h->hdr.type != LWPROF_REC_SAMPLE || h->tid != tid ||
-	    h->hdr.size > EXP_REC_MAX || !(h->hdr.flags & LWPROF_RS_REGS))
-		return false;
-	return exp_sample_known(h, LWPROF_NR_REGS) <= h->hdr.size;
+	return h->hdr.type == LWPROF_REC_SAMPLE && h->tid == tid &&
+	       (h->hdr.flags & LWPROF_RS_REGS);
 }
 
-/* The sample record at off, whole as it is in the file, checked a little. */
-static uint8_t *read_raw(int fd, uint64_t off, uint32_t tid)
+/*
+ * The sample record of tid at off, read again through the one reader
+ * (checked as the first pass did): a malloc'd copy, or NULL.
+ */
+static uint8_t *read_raw(struct exp_reader *rd, uint64_t off, uint32_t tid)
 {
-	struct lwprof_rec_sample h;
+	const struct lwprof_rec *h;
 	uint8_t *buf;
 
-	if (pread(fd, &h, sizeof(h), off) != sizeof(h) || !sane(&h, tid))
+	if (exp_reader_at(rd, off, &h) != 1 || !sane((const void *)h, tid))
 		return NULL;
-	buf = malloc(h.hdr.size);
-	if (buf && pread(fd, buf, h.hdr.size, off) != h.hdr.size) {
-		free(buf);
-		return NULL;
-	}
+	buf = malloc(h->size);
+	if (buf)
+		memcpy(buf, h, h->size);
 	return buf;
 }
 
@@ -312,7 +308,7 @@ static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
  * if that is its base, else from the full copy the links lead back to.
  * Bases come before their deltas in a file, so the walk ends.
  */
-static bool rebuild(struct an_sd *sd, struct sd_slot *s, int fd,
+static bool rebuild(struct an_sd *sd, struct sd_slot *s, struct exp_reader *rd,
 		    const struct an_unw_ref *r, uint32_t tid,
 		    const uint8_t *rec)
 {
@@ -338,7 +334,7 @@ static bool rebuild(struct an_sd *sd, struct sd_slot *s, int fd,
 	while (ok && n--) {
 		o = chain[n];
 		l = link_find(sd, r->exp, r->file, o);
-		b = o == r->off ? (uint8_t *)rec : read_raw(fd, o, tid);
+		b = o == r->off ? (uint8_t *)rec : read_raw(rd, o, tid);
 		ok = b && slot_put(sd, s, b, o, l ? l->base_off : NO_BASE);
 		if (b != rec)
 			free(b);
@@ -347,7 +343,8 @@ static bool rebuild(struct an_sd *sd, struct sd_slot *s, int fd,
 	return ok;
 }
 
-const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r, int fd,
+const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,
+			    struct exp_reader *bases,
 			    const uint8_t *rec, uint8_t **owned)
 {
 	const struct lwprof_rec_sample *s = (const void *)rec;
@@ -370,7 +367,7 @@ const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r, int fd,
 			slot_put(sd, slot, rec, r->off, NO_BASE);
 		return rec;
 	}
-	if (!slot || !rebuild(sd, slot, fd, r, s->tid, rec))
+	if (!slot || !rebuild(sd, slot, bases, r, s->tid, rec))
 		return NULL;
 	fixed = rec_stack(s) - rec;
 	out = malloc(fixed + ((slot->size + 7) & ~7u));

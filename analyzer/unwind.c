@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "dwflcb.h"
+#include "libexp/format.h"
+#include "libexp/reader.h"
 #include "libexp/sample.h"
 #include "unwind.h"
 
@@ -205,72 +207,51 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
 }
 
 /*
- * The records are read again through a window of their file: the
- * deferred samples come in file order, so one read serves hundreds.
+ * The records are read again through the one reader (exp_reader_at):
+ * the deferred samples come in file order, so one read serves hundreds;
+ * a second reader of the file fetches the bases of delta copies.
  */
-struct rdwin {
-	int fd;
+struct rdfile {
 	uint32_t key;
-	uint64_t off;		/* of buf[0] in the file */
-	size_t len, cap;
-	uint8_t *buf;
+	bool open;
+	char path[4200];
+	struct exp_reader cur, bases;
 };
 
-#define RDWIN_BYTES (4u << 20)
-
-static bool win_fill(struct rdwin *w, uint64_t off, size_t need)
+static void rdfile_close(struct rdfile *f)
 {
-	ssize_t n;
-
-	if (need > w->cap) {
-		uint8_t *p = realloc(w->buf, need);
-
-		if (!p)
-			return false;
-		w->buf = p;
-		w->cap = need;
+	if (f->open) {
+		exp_reader_close(&f->cur);
+		exp_reader_close(&f->bases);
 	}
-	n = pread(w->fd, w->buf, w->cap, off);
-	w->off = off;
-	w->len = n > 0 ? n : 0;
-	return w->len >= need;
+	f->open = false;
 }
 
-/* One record whole from its file, in the window; NULL if unreadable. */
+/* One record whole from its file, checked; NULL if unreadable. */
 static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
-				  struct rdwin *w)
+				  struct rdfile *f)
 {
 	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
 	uint32_t key = r->exp * 65536 + r->file;
 	const struct lwprof_rec *h;
-	char path[4200];
-	uint32_t size;
+	int ea, eb;
 
-	if (w->fd < 0 || w->key != key) {
-		if (w->fd >= 0)
-			close(w->fd);
-		snprintf(path, sizeof(path), "%s/cpu.%u.rec", e->dir, r->file);
-		w->fd = open(path, O_RDONLY | O_CLOEXEC);
-		w->key = key;
-		w->len = 0;
-		if (w->fd < 0)
+	if (!f->open || f->key != key) {
+		rdfile_close(f);
+		snprintf(f->path, sizeof(f->path), "%s/" EXP_REC_FMT, e->dir,
+			 r->file);
+		/* the first pass showed its warnings */
+		ea = exp_reader_open(&f->cur, AT_FDCWD, f->path, NULL, NULL);
+		eb = exp_reader_open(&f->bases, AT_FDCWD, f->path, NULL, NULL);
+		f->key = key;
+		f->open = true;
+		if (ea || eb) {
+			rdfile_close(f);
 			return NULL;
+		}
 	}
-	if (r->off < w->off || r->off + sizeof(*h) > w->off + w->len) {
-		win_fill(w, r->off, w->cap > RDWIN_BYTES ? w->cap : RDWIN_BYTES);
-		if (w->len < sizeof(*h))
-			return NULL;
-	}
-	h = (const void *)(w->buf + (r->off - w->off));
-	size = h->size;
-	if (size < sizeof(*h))
+	if (exp_reader_at(&f->cur, r->off, &h) != 1)
 		return NULL;
-	if (r->off + size > w->off + w->len) {
-		win_fill(w, r->off, size > w->cap ? size : w->cap);
-		if (w->len < size)
-			return NULL;
-		h = (const void *)w->buf;
-	}
 	return (const uint8_t *)h;
 }
 
@@ -377,7 +358,7 @@ int an_unwind_all(struct an *an)
 	const char *mode = getenv("LWPROF_UNWIND");
 	struct an_htab nocfi = { 0 };
 	struct an_ucache *c = NULL;
-	struct rdwin w = { .fd = -1 };
+	struct rdfile *f;
 	double t0 = cpu_secs(), walk = 0;
 	struct unw *u;
 	int err = 0;
@@ -388,20 +369,23 @@ int an_unwind_all(struct an *an)
 	an->run->unwind_check = mode && !strcmp(mode, "check");
 	/* one state for all sessions: dwfl_attach_state keeps its pointer */
 	u = calloc(1, sizeof(*u));
+	f = calloc(1, sizeof(*f));
 	if (!mode || strcmp(mode, "nocache"))
 		c = an_ucache_new();
-	if (!u || (!c && (!mode || strcmp(mode, "nocache")))) {
+	if (!u || !f || (!c && (!mode || strcmp(mode, "nocache")))) {
 		free(u);
+		free(f);
+		an_ucache_free(c);
 		return an_errf(an, -ENOMEM, "out of memory");
 	}
 
 	for (i = 0; i < an->ld->deferred.n; i++) {
 		struct an_unw_ref *r = &AN_VEC(an->ld->deferred, struct an_unw_ref, i);
-		const uint8_t *rec = read_record(an, r, &w);
+		const uint8_t *rec = read_record(an, r, f);
 		uint8_t *owned = NULL;
 
 		if (rec)	/* a delta copy rebuilt (exp_stack.c) */
-			rec = an_rec_whole(an, r, w.fd, rec, &owned);
+			rec = an_rec_whole(an, r, &f->bases, rec, &owned);
 		if (!rec) {
 			an->run->unwind_fail++;
 			continue;
@@ -411,9 +395,8 @@ int an_unwind_all(struct an *an)
 		if (err)
 			break;
 	}
-	if (w.fd >= 0)
-		close(w.fd);
-	free(w.buf);
+	rdfile_close(f);
+	free(f);
 	an_htab_free(&nocfi);
 	an_htab_free(&u->sessions);
 	free(u);

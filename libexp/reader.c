@@ -60,7 +60,10 @@ static int fill(struct exp_reader *r, size_t need)
 			r->buf = nb;
 			r->cap = need;
 		}
-		n = read(r->fd, r->buf + r->have, r->cap - r->have);
+		n = r->cap - r->have;
+		if (r->random && n > EXP_AT_READ)
+			n = EXP_AT_READ;	/* what a jump needs, not 8 MiB */
+		n = read(r->fd, r->buf + r->have, n);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -376,6 +379,34 @@ out:
 	r->pos += size;
 	*rec = h;
 	return 1;
+}
+
+int exp_reader_at(struct exp_reader *r, uint64_t off,
+		  const struct lwprof_rec **rec)
+{
+	int ret;
+
+	/*
+	 * The buffer holds the file's bytes [base, base + have) and the
+	 * descriptor's position is base + have (fill() reads on from there):
+	 * keep both true when moving.
+	 */
+	if (off >= r->base && off < r->base + r->have) {
+		r->pos = off - r->base;
+	} else {
+		if (lseek(r->fd, off, SEEK_SET) < 0)
+			return sys_err(r, -errno, "lseek: ");
+		r->base = off;
+		r->have = 0;
+		r->pos = 0;
+		r->eof = false;
+	}
+	r->random = true;
+	r->off = off;
+	if (off < sizeof(r->hdr) || off % 8)
+		return bad(r, 0, "no record starts here");
+	ret = exp_reader_next(r, rec);
+	return ret ? ret : bad(r, 0, "no record: the end of the file");
 }
 
 void exp_reader_close(struct exp_reader *r)

@@ -40,6 +40,7 @@
 
 #define EXP_REC_MAX	(16u << 20)	/* no record is larger */
 #define EXP_READ_BUF	(8u << 20)	/* bytes read at a time */
+#define EXP_AT_READ	(1u << 20)	/* ... by exp_reader_at() */
 
 /* A warning ("PATH: byte N: what"): the caller shows or records it. */
 typedef void exp_warn_fn(void *arg, const char *msg);
@@ -62,6 +63,7 @@ struct exp_reader {
 	size_t cap, have, pos;		/* buf[pos, have): not handed out */
 	uint64_t base;			/* file offset of buf[0] */
 	bool eof;
+	bool random;			/* exp_reader_at() was used */
 };
 
 /*
@@ -80,6 +82,18 @@ int exp_reader_open(struct exp_reader *r, int dirfd, const char *path,
  * before it were whole); else -errno (read, memory).
  */
 int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec);
+
+/*
+ * Random access, for a later pass over records an exp_reader_next() pass
+ * handed out (their offsets kept): the record at file offset off, read,
+ * checked and handed out exactly as exp_reader_next() would (valid until
+ * the next call on r).  Returns as exp_reader_next(), and -EBADMSG when
+ * off is not inside the file's records.  Consecutive offsets are served
+ * from the buffer; a reader used this way is not used with
+ * exp_reader_next() again.
+ */
+int exp_reader_at(struct exp_reader *r, uint64_t off,
+		  const struct lwprof_rec **rec);
 
 /* The file offset of the record after the one last handed out. */
 static inline uint64_t exp_reader_tell(const struct exp_reader *r)
