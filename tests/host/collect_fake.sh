@@ -61,7 +61,7 @@ check "$(grep -c '^total: ' dump.txt)" -eq 1 "a total line"
 # log.txt
 log=$e/log.txt
 key() { sed -n "s/^$1 = //p" $log; }
-check "$(head -n 1 $log)" = "lwprof experiment 1.2" "log.txt names the format"
+check "$(head -n 1 $log)" = "lwprof experiment 1.3" "log.txt names the format"
 check "$(key mode)" = command "mode = command"
 check "$(key command)" = "sh -c 'until [ -e \"\$0\" ]; do sleep 0.01; done; exit 3' $tmp/done" \
 	"command, shell-quoted"
