@@ -80,6 +80,8 @@ int an_view_overview(struct an *an, const struct an_settings *vs,
 		double v = an_metric_val(an, m, g.total);
 		char buf[64];
 
+		if (!an_metric_present(an, m))
+			continue;
 		an_fmt_num(buf, sizeof(buf), an_metric_cell(an, m), v);
 		if (an_metric_flags(an, m) & AN_MF_THREAD)
 			fprintf(out->f, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
