@@ -246,6 +246,15 @@ double an_metric_val(struct an *an, int m, const uint64_t *base)
 	return an_metric_raw(an, m, base) / metric(an, m)->div;
 }
 
+static int metric_by_kw(struct an *an, const char *kw);
+
+int an_metric_find(struct an *an, const char *kw)
+{
+	int m = metric_by_kw(an, kw);
+
+	return m >= 0 && m < an_metric_count(an) ? m : -1;
+}
+
 static int metric_by_kw(struct an *an, const char *kw)
 {
 	int m;

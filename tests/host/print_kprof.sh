@@ -108,4 +108,9 @@ check "$(awk '$3 == 0 { print $4 ":" $5 ":" $6 }' <<<"$l" | xargs)" = "0:swapper
 	"-thread_list: an idle pseudo-thread per CPU (pid 0, tid the CPU)"
 c=$("$LWPROF" print -cpu_select 1 -printmode csv -metrics e.total:e.idle:name -functions "$exp")
 check "$(awk -F, '$3 == "<Total>" { print $1 "/" $2 }' <<<"$c")" = 0.610/0.400 "-cpu_select 1: CPU 1's 0.61 s, 0.4 s of it idle"
+c=$("$LWPROF" print -cpu_list "$exp" 2>/dev/null)
+echo "$c"
+check "$(awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6, $7 }' <<<"$c" | xargs)" = \
+	"0 40 0.220 0.000 0.013 0.300 0.533 1 20 0.005 0.000 0.005 0.400 0.410" \
+	"-cpu_list: each CPU's packets, user, system, interrupt and idle time, and their sum"
 done_testing
