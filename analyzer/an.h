@@ -246,6 +246,10 @@ struct an_raw {
 #define AN_RAW_TRUNC	0x1
 #define AN_RAW_NOPROG	0x2	/* collector_not_program_related */
 #define AN_RAW_UNKNOWN	0x4	/* no stack at all */
+#define AN_RAW_IDLE	0x8	/* a CPU's idle packet: under <IDLE> */
+#define AN_RAW_HARDIRQ	0x10	/* interrupt time: <HARDIRQ>, then kips */
+#define AN_RAW_SOFTIRQ	0x20	/* ... <SOFTIRQ> */
+#define AN_RAW_KBLOCK	0x40	/* kips from __schedule: all return addresses */
 /* flags >> AN_RAW_KSHIFT: the last that many ips are kernel frames (kips,
  * leaf first), after the user ones */
 #define AN_RAW_KSHIFT	16
@@ -263,11 +267,14 @@ struct an_layouts {
 /*
  * The sample decoder's bases (decode.c), made once, and the layouts of
  * the clock samples by which of their fields have values (bit i:
- * microstate i, bit LWPROF_MS_COUNT: the wall time), made on first use.
+ * microstate i, AN_SDEC_WALL: the wall time, AN_SDEC_IDLE: idle time),
+ * made on first use.
  */
-#define AN_SDEC_CLOCK (1u << (LWPROF_MS_COUNT + 1))
+#define AN_SDEC_WALL	LWPROF_MS_COUNT		/* bit of the wall time */
+#define AN_SDEC_IDLE	(LWPROF_MS_COUNT + 1)	/* bit of the idle time */
+#define AN_SDEC_CLOCK	(1u << (LWPROF_MS_COUNT + 2))
 struct an_sdec {
-	uint32_t ms[LWPROF_MS_COUNT], wall;
+	uint32_t ms[LWPROF_MS_COUNT], wall, idle;
 	uint32_t clock[AN_SDEC_CLOCK];	/* UINT32_MAX: not made yet */
 	struct an_vec ctr;	/* uint32_t per counter of log.txt: its base */
 	struct an_vec ctr_lay;	/* uint32_t per counter: its layout */
@@ -350,6 +357,8 @@ struct an {
 	struct an_samples s;
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
+	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */
+	uint32_t f_idle, f_hardirq, f_softirq;
 	uint32_t o_unknown;
 	uint32_t o_kernel;	/* [kernel.kallsyms], made on first use */
 	struct an_vec ksyms;	/* kernel.c */
@@ -457,6 +466,7 @@ int an_obj_syms(struct an *an, uint32_t obj);	/* syms.c */
 uint32_t an_obj_func(struct an *an, uint32_t obj, uint64_t vaddr);
 int an_obj_vaddr(struct an *an, uint32_t obj, uint64_t off, uint64_t *vaddr);
 uint32_t an_func_pseudo(struct an *an, const char *name);
+uint32_t an_func_pseudo_own(struct an *an, uint32_t *f, const char *name);
 void an_obj_free(struct an_obj *o);
 int an_objs_init(struct an *an);
 int an_objs_trunc(struct an *an);
@@ -481,6 +491,7 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret);
 /* kernel.c: kernel frames */
 uint32_t an_kernel_obj(struct an *an);
 uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret);
+uint32_t an_kernel_sched(struct an *an, const uint64_t *kips, uint32_t n);
 void an_kernel_free(struct an *an);
 
 /* unwind.c */

@@ -105,6 +105,8 @@ const char *an_metric_title(struct an *an, int m);
 bool an_metric_is_time(struct an *an, int m);
 uint32_t an_metric_flags(struct an *an, int m);	/* AN_MF_* */
 int an_metric_count(struct an *an);
+bool an_metric_present(struct an *an, int m);	/* AN_MF_DATA: has data */
+int an_metric_find(struct an *an, const char *kw);	/* a metric, or -1 */
 uint64_t an_metric_raw(struct an *an, int m, const uint64_t *base);
 double an_metric_val(struct an *an, int m, const uint64_t *base);
 int an_mlist_parse(struct an *an, const char *spec, struct an_mlist *l);

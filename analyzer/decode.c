@@ -3,7 +3,9 @@
  * The record decoders of metric data (analyzer/metric.h): a sample
  * record's base values.  A clock sample carries the ten microstates'
  * times (and, on a process's main thread, their sum as the wall time); a
- * counter sample the events of one counter of log.txt.  The bases and
+ * CPU's idle packet (LWPROF_RS_IDLE) its idle time (the idle task's
+ * SYSTEM) and the interrupts taken while idle (TRAP); a counter sample
+ * the events of one counter of log.txt.  The bases and
  * the counters' layouts are made once (an_decode_init, an_decode_counter),
  * the clock samples' layouts the first time their fields have values, so
  * that decoding a record only looks its layout up.
@@ -24,11 +26,13 @@ int an_decode_init(struct an *an)
 			return -ENOMEM;
 	}
 	d->wall = an_base_id(an, AN_B_WALL, 0);
+	d->idle = an_base_id(an, AN_B_IDLE, 0);
 	for (i = 0; i < AN_SDEC_CLOCK; i++)
 		d->clock[i] = UINT32_MAX;
 	d->ctr.esz = d->ctr_lay.esz = sizeof(uint32_t);
 	d->none = an_layout_intern(an, NULL, 0);
-	return d->wall == UINT32_MAX || d->none == UINT32_MAX ? -ENOMEM : 0;
+	return d->wall == UINT32_MAX || d->idle == UINT32_MAX ||
+	       d->none == UINT32_MAX ? -ENOMEM : 0;
 }
 
 /* The base and layout of counter k (an->ld->sdec.ctr.n == k), made now. */
@@ -54,8 +58,10 @@ static uint32_t clock_layout(struct an *an, uint32_t f)
 	for (i = 0; i < LWPROF_MS_COUNT; i++)
 		if (f & 1u << i)
 			ids[n++] = d->ms[i];
-	if (f & 1u << LWPROF_MS_COUNT)
+	if (f & 1u << AN_SDEC_WALL)
 		ids[n++] = d->wall;
+	if (f & 1u << AN_SDEC_IDLE)
+		ids[n++] = d->idle;
 	d->clock[f] = an_layout_intern(an, ids, n);
 	return d->clock[f];
 }
@@ -65,6 +71,7 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 		     uint64_t *vals, char *msg, size_t len, uint64_t *at)
 {
 	const struct an_sdec *d = &an->ld->sdec;
+	bool idle = r->hdr.flags & LWPROF_RS_IDLE;
 	uint64_t sum = 0;
 	uint32_t f = 0;
 	int nv = 0, i;
@@ -77,7 +84,8 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 		}
 		for (i = 0; i < LWPROF_MS_COUNT; i++) {
 			sum += r->mstate_ns[i];
-			if (r->mstate_ns[i]) {
+			/* the idle task's running time is the CPU's idle time */
+			if (r->mstate_ns[i] && !(idle && i == LWPROF_MS_SYSTEM)) {
 				f |= 1u << i;
 				vals[nv++] = r->mstate_ns[i];
 			}
@@ -89,9 +97,13 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 				 (unsigned long long)sum);
 			return -EINVAL;
 		}
-		if (r->pid == r->tid && sum) {
-			f |= 1u << LWPROF_MS_COUNT;
+		if (r->pid == r->tid && sum && !idle) {
+			f |= 1u << AN_SDEC_WALL;
 			vals[nv++] = sum;
+		}
+		if (idle && r->mstate_ns[LWPROF_MS_SYSTEM]) {
+			f |= 1u << AN_SDEC_IDLE;
+			vals[nv++] = r->mstate_ns[LWPROF_MS_SYSTEM];
 		}
 		*layout = d->clock[f] != UINT32_MAX ? d->clock[f] : clock_layout(an, f);
 		return *layout == UINT32_MAX ? -ENOMEM : nv;

@@ -40,6 +40,7 @@ int an_init(struct an *an, struct an_run *run)
 	an->obj_keys.esz = sizeof(char *);
 	an->tmin = UINT64_MAX;
 	an->o_kernel = UINT32_MAX;
+	an->f_idle = an->f_hardirq = an->f_softirq = UINT32_MAX;
 	elf_version(EV_CURRENT);
 	if (an_objs_init(an))
 		return -ENOMEM;

@@ -40,11 +40,20 @@ struct rec_ctx {
 
 static uint32_t raw_flags(const struct lwprof_rec_sample *r)
 {
-	uint32_t flags = 0;
+	uint32_t flags = 0, f = r->hdr.flags;
 
-	if (r->hdr.flags & LWPROF_RS_TRUNC)
+	if (f & LWPROF_RS_TRUNC)
 		flags |= AN_RAW_TRUNC;
-	if (!r->nr_user && !r->nr_kernel)
+	if (f & LWPROF_RS_IDLE)
+		flags |= AN_RAW_IDLE;
+	if (f & LWPROF_RS_HARDIRQ)
+		flags |= AN_RAW_HARDIRQ;
+	else if (f & LWPROF_RS_SOFTIRQ)
+		flags |= AN_RAW_SOFTIRQ;
+	if (f & LWPROF_RS_KBLOCK)
+		flags |= AN_RAW_KBLOCK;
+	if (!r->nr_user && !r->nr_kernel && !(flags & (AN_RAW_IDLE |
+	    AN_RAW_HARDIRQ | AN_RAW_SOFTIRQ)))
 		flags |= r->kind == LWPROF_SK_COUNTER ? AN_RAW_NOPROG : AN_RAW_UNKNOWN;
 	return flags | (uint32_t)r->nr_kernel << AN_RAW_KSHIFT;
 }
@@ -165,6 +174,53 @@ static void time_check(struct rec_ctx *c, uint64_t t)
 		c->path, c->off + 8, t, e->start_ns, e->end_ns);
 }
 
+/*
+ * The packets of ABI 1.4's whole-machine kernel profiling: an idle packet
+ * (pid and tid 0, the only ones) is a clock packet without a user stack;
+ * an interrupt packet holds TRAP time only, and no user stack.
+ */
+static int sample_kind_check(struct rec_ctx *c, const struct lwprof_rec_sample *r)
+{
+	uint16_t f = r->hdr.flags;
+	int i;
+
+	if (f & LWPROF_RS_IDLE) {
+		if (r->pid || r->tid)
+			return bad(c, 16, "idle packet of pid %u tid %u", r->pid, r->tid);
+		if (r->kind != LWPROF_SK_CLOCK || r->nr_user)
+			return bad(c, 2, "idle packet with a user stack or a counter");
+	} else if (!r->pid || !r->tid) {
+		return bad(c, 16, "pid %u tid %u", r->pid, r->tid);
+	}
+	if (!(f & (LWPROF_RS_HARDIRQ | LWPROF_RS_SOFTIRQ)))
+		return 0;
+	if ((f & LWPROF_RS_HARDIRQ) && (f & LWPROF_RS_SOFTIRQ))
+		return bad(c, 2, "sample flags 0x%x: both HARDIRQ and SOFTIRQ", f);
+	if (r->kind != LWPROF_SK_CLOCK || r->nr_user)
+		return bad(c, 2, "interrupt packet with a user stack or a counter");
+	for (i = 0; i < LWPROF_MS_COUNT; i++)
+		if (i != LWPROF_MS_TRAP && r->mstate_ns[i])
+			return bad(c, 40 + 8 * i, "interrupt packet with time outside TRAP");
+	return 0;
+}
+
+/*
+ * CPU cpu's idle task: a thread of pid 0 per CPU (tid = the CPU), named
+ * as Linux names it.
+ */
+static uint32_t idle_thread(struct an *an, uint32_t exp, uint32_t cpu)
+{
+	uint32_t thr = an_thread_get(an, exp, 0, cpu);
+	struct an_thread *th;
+
+	if (thr == UINT32_MAX)
+		return thr;
+	th = &AN_VEC(an->threads, struct an_thread, thr);
+	if (!th->has_comm)
+		snprintf(th->comm, sizeof(th->comm), "swapper/%u", cpu);
+	return thr;
+}
+
 static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		     const uint8_t *rec)
 {
@@ -175,7 +231,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	struct an_thread *th;
 	uint32_t thr, as, raw, flags = 0, layout;
 	char msg[128];
-	int nv;
+	int nv, err;
 
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_REGS))
 		return bad(c, 124, "stack copy without registers");
@@ -189,19 +245,21 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	time_check(c, r->time_ns);
 	if (e->cpus_possible && r->cpu >= e->cpus_possible)
 		return bad(c, 24, "cpu %u of %u", r->cpu, e->cpus_possible);
-	if (!r->pid || !r->tid)
-		return bad(c, 16, "pid %u tid %u", r->pid, r->tid);
+	err = sample_kind_check(c, r);
+	if (err)
+		return err;
 	nv = an_decode_sample(an, e, r, &layout, vals, msg, sizeof(msg), &at);
 	if (nv == -ENOMEM)
 		return an_errf(an, -ENOMEM, "out of memory");
 	if (nv < 0)
 		return bad(c, at, "%s", msg);
 
-	if (r->pid == c->last_pid && r->tid == c->last_tid) {
+	if (r->pid && r->pid == c->last_pid && r->tid == c->last_tid) {
 		thr = c->last_thr;
 		as = c->last_as;
 	} else {
-		thr = an_thread_get(an, c->exp, r->pid, r->tid);
+		thr = r->pid ? an_thread_get(an, c->exp, r->pid, r->tid) :
+			idle_thread(an, c->exp, r->cpu);
 		as = an_as_get(an, c->exp, r->pid, 0);
 		c->last_pid = r->pid;
 		c->last_tid = r->tid;
@@ -227,7 +285,9 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 			return an_errf(an, -ENOMEM, "out of memory");
 		*x = an->s.n;
 	} else if (r->kind == LWPROF_SK_CLOCK &&
+		   !(r->hdr.flags & (LWPROF_RS_HARDIRQ | LWPROF_RS_SOFTIRQ)) &&
 		   (!th->has_last || r->time_ns >= th->last_clock_ns)) {
+		/* an exit packet goes where the thread's own time went last */
 		th->has_last = true;
 		th->last_clock = an->s.n;
 		th->last_clock_ns = r->time_ns;

@@ -108,6 +108,51 @@ uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret)
 	return k->func;
 }
 
+/*
+ * The scheduler's functions that an off-CPU stack (LWPROF_RS_KBLOCK)
+ * begins with: __schedule, then how it was called (schedule, preemption,
+ * the timeout and I/O variants).  They are folded into the call that
+ * blocked, so that its time lands on do_nanosleep, futex_wait_queue,
+ * pipe_read, ... (a prefix ends with '*').
+ */
+static const char *const sched_funcs[] = {
+	"__schedule", "schedule", "schedule_idle", "schedule_preempt_disabled",
+	"preempt_schedule*", "schedule_timeout*", "schedule_hrtimeout*",
+	"io_schedule*",
+};
+
+static bool is_sched(const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(sched_funcs) / sizeof(sched_funcs[0]); i++) {
+		n = strlen(sched_funcs[i]);
+		if (sched_funcs[i][n - 1] == '*' ?
+		    !strncmp(name, sched_funcs[i], n - 1) : !strcmp(name, sched_funcs[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * How many of the off-CPU kernel frames kips[0..n) (leaf first, return
+ * addresses) are the scheduler's, to be folded; the last frame stays.
+ */
+uint32_t an_kernel_sched(struct an *an, const uint64_t *kips, uint32_t n)
+{
+	uint32_t i, f;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (!kips[i])
+			break;
+		f = an_kernel_func(an, kips[i], true);
+		if (f == UINT32_MAX ||
+		    !is_sched(AN_VEC(an->funcs, struct an_func, f).name))
+			break;
+	}
+	return i;
+}
+
 void an_kernel_free(struct an *an)
 {
 	size_t i;

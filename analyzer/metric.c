@@ -27,21 +27,26 @@ struct mrow {
 	uint32_t flags;		/* AN_MF_* */
 	uint32_t kind;		/* its bases' kind (enum an_base_kind) */
 	uint32_t states;	/* AN_B_MSTATE: bit i for LWPROF_MS_ i */
+	bool idle;		/* and the CPUs' idle time (AN_B_IDLE) */
 };
 
 #define MS(s) (1u << LWPROF_MS_##s)
 
 /* Table A's timing metrics, in er_print's order; AN_M_TOTAL is the first. */
 static const struct mrow registry[] = {
+	/* with idle CPUs' time: a machine's total is CPUs x elapsed */
 	{ "total", "Total Thread Time", AN_U_TIME, AN_MF_THREAD, AN_B_MSTATE,
-	  (1u << LWPROF_MS_COUNT) - 1 },
+	  (1u << LWPROF_MS_COUNT) - 1, true },
 	{ "totalcpu", "Total CPU Time", AN_U_TIME, AN_MF_THREAD, AN_B_MSTATE,
-	  MS(USER) | MS(SYSTEM) | MS(TRAP) },
+	  MS(USER) | MS(SYSTEM) | MS(TRAP), false },
 	/* user ... wait, in LWPROF_MS_ order */
-	{ NULL, NULL, AN_U_TIME, AN_MF_STATE | AN_MF_THREAD, AN_B_MSTATE, 0 },
-	{ "wall", "Wall Time", AN_U_TIME, 0, AN_B_WALL, 0 },
+	{ NULL, NULL, AN_U_TIME, AN_MF_STATE | AN_MF_THREAD, AN_B_MSTATE, 0, false },
+	/* every CPU's idle time (<IDLE>, docs/kernel-profiling.md) */
+	{ "idle", "Idle Time", AN_U_TIME, AN_MF_STATE | AN_MF_THREAD | AN_MF_DATA,
+	  AN_B_IDLE, 0, false },
+	{ "wall", "Wall Time", AN_U_TIME, 0, AN_B_WALL, 0, false },
 	/* hardware counters: always default columns */
-	{ NULL, "Events", AN_U_COUNT, AN_MF_ALWAYS, AN_B_COUNTER, 0 },
+	{ NULL, "Events", AN_U_COUNT, AN_MF_ALWAYS, AN_B_COUNTER, 0, false },
 };
 
 #define NROWS (sizeof(registry) / sizeof(registry[0]))
@@ -53,13 +58,15 @@ static const struct mrow registry[] = {
 static int metric_add(struct an *an, const struct mrow *r, const char *kw,
 		      const char *title, uint32_t idx, double mhz)
 {
-	uint32_t ids[LWPROF_MS_COUNT], n = 0, i;
+	uint32_t ids[LWPROF_MS_COUNT + 1], n = 0, i;
 	struct an_metric *m;
 
 	if (r->kind == AN_B_MSTATE && r->states) {
 		for (i = 0; i < LWPROF_MS_COUNT; i++)
 			if (r->states & 1u << i)
 				ids[n++] = an_base_id(an, AN_B_MSTATE, i);
+		if (r->idle)
+			ids[n++] = an_base_id(an, AN_B_IDLE, 0);
 	} else {
 		ids[n++] = an_base_id(an, r->kind, idx);
 	}
@@ -167,6 +174,29 @@ static inline const struct an_metric *metric(struct an *an, int m)
 	return &AN_VEC(an->metrics, struct an_metric, m);
 }
 
+/*
+ * Is metric m one of these experiments'?  All are but those of AN_MF_DATA,
+ * which are where a value layout has one of their bases.
+ */
+bool an_metric_present(struct an *an, int m)
+{
+	const struct an_metric *x = metric(an, m);
+	size_t l;
+	uint32_t i, j;
+
+	if (!(x->flags & AN_MF_DATA))
+		return true;
+	for (l = 0; l < an->lay.first.n; l++) {
+		const uint32_t *ids = an_layout(an, l);
+
+		for (i = 1; i <= ids[0]; i++)
+			for (j = 0; j < x->nbases; j++)
+				if (ids[i] == x->bases[j])
+					return true;
+	}
+	return false;
+}
+
 const char *an_metric_kw(struct an *an, int m)
 {
 	if (m == AN_M_NAME)
@@ -214,6 +244,15 @@ uint64_t an_metric_raw(struct an *an, int m, const uint64_t *base)
 double an_metric_val(struct an *an, int m, const uint64_t *base)
 {
 	return an_metric_raw(an, m, base) / metric(an, m)->div;
+}
+
+static int metric_by_kw(struct an *an, const char *kw);
+
+int an_metric_find(struct an *an, const char *kw)
+{
+	int m = metric_by_kw(an, kw);
+
+	return m >= 0 && m < an_metric_count(an) ? m : -1;
 }
 
 static int metric_by_kw(struct an *an, const char *kw)
@@ -390,9 +429,10 @@ void an_metric_list_help(struct an *an, FILE *f)
 	fprintf(f, "Available metrics (FLAVOR: e exclusive, i inclusive, a attributed;\n"
 		   "VISIBILITY: . value, %% percentage, ! hidden):\n");
 	for (m = 0; m < an_metric_count(an); m++)
-		fprintf(f, "  %-14s %s (%s)\n", an_metric_kw(an, m),
-			an_metric_title(an, m),
-			an_metric_is_time(an, m) ? "sec." : "events");
+		if (an_metric_present(an, m))
+			fprintf(f, "  %-14s %s (%s)\n", an_metric_kw(an, m),
+				an_metric_title(an, m),
+				an_metric_is_time(an, m) ? "sec." : "events");
 	fprintf(f, "  %-14s %s\n  %-14s %s\n  %-14s %s\n", "name", "Name",
 		"size", "Size (bytes)", "address", "PC Address (object:offset)");
 }

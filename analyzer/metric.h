@@ -29,6 +29,7 @@ enum an_base_kind {
 	AN_B_MSTATE,	/* idx: LWPROF_MS_* (ns) */
 	AN_B_WALL,	/* the process's wall time (ns), on its main thread */
 	AN_B_COUNTER,	/* idx: the counter of log.txt (events) */
+	AN_B_IDLE,	/* a CPU's idle time (ns): SYSTEM of LWPROF_RS_IDLE packets */
 };
 
 struct an_base {
@@ -45,6 +46,7 @@ enum an_unit {
 #define AN_MF_STATE	0x1	/* one microstate: a default column when it has data */
 #define AN_MF_THREAD	0x2	/* part of the thread time: -overview shows its share */
 #define AN_MF_ALWAYS	0x4	/* a default column always (the counters) */
+#define AN_MF_DATA	0x8	/* listed only where a sample has its bases (idle) */
 
 /* A metric of the experiments loaded (an->metrics), from a registry row. */
 struct an_metric {
@@ -82,6 +84,6 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 		     const struct lwprof_rec_sample *r, uint32_t *layout,
 		     uint64_t *vals, char *msg, size_t len, uint64_t *at);
 /* at most this many base values per sample record */
-#define AN_SAMPLE_VALUES_MAX (LWPROF_MS_COUNT + 1)
+#define AN_SAMPLE_VALUES_MAX (LWPROF_MS_COUNT + 2)
 
 #endif

@@ -148,6 +148,27 @@ int an_objs_init(struct an *an)
 }
 
 /*
+ * A pseudo function in a pseudo object of the same name (<IDLE>,
+ * <HARDIRQ>, <SOFTIRQ>: their own rows in -objects), made on first use
+ * (*f is UINT32_MAX until then), after the others, so that their numbers
+ * stay as they were in experiments without them.
+ */
+uint32_t an_func_pseudo_own(struct an *an, uint32_t *f, const char *name)
+{
+	uint32_t obj;
+
+	if (*f != UINT32_MAX)
+		return *f;
+	obj = pseudo_obj(an, name);
+	if (obj == UINT32_MAX)
+		return obj;
+	*f = an_func_pseudo(an, name);
+	if (*f != UINT32_MAX)
+		AN_VEC(an->funcs, struct an_func, *f).obj = obj;
+	return *f;
+}
+
+/*
  * <Truncated-stack> is a load object of its own in -objects, as er_print
  * shows it, not part of <Unknown>; made only when a stack was cut, after
  * the others, so that their numbers stay as they were.

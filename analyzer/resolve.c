@@ -7,6 +7,12 @@
  * cut at the depth limit hang under <Truncated-stack>; counter samples with
  * no stack are collector_not_program_related, clock ones <Unknown>.  Kernel
  * frames (-K) hang below the user leaf, in [kernel.kallsyms] (kernel.c).
+ * Whole-machine kernel profiling (docs/kernel-profiling.md): a CPU's idle
+ * packets are <IDLE>; interrupt packets <HARDIRQ> or <SOFTIRQ> (under
+ * <IDLE> for an idle CPU's), with the interrupt's kernel stack below, its
+ * leaf the handler's entry; off-CPU packets' kernel stack (KBLOCK) starts
+ * at __schedule, every frame a return address, and the scheduler's own
+ * frames are folded into the call that blocked.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -201,14 +207,14 @@ static uint32_t ip_pc(struct an *an, struct an_as *a, uint64_t ip, bool ret)
  * -inline on adds levels.  -ENOMEM, or 0 and *parent the leaf's node.
  */
 static int add_frames(struct an *an, struct an_as *a, uint32_t *parent,
-		      const uint64_t *ips, uint32_t n, bool kernel)
+		      const uint64_t *ips, uint32_t n, bool kernel, bool leaf_ret)
 {
 	uint32_t pc, lv, node = *parent;
 
 	while (n--) {
 		if (kernel && !ips[n])
 			continue;
-		pc = kernel ? an_pc_intern(an, an->o_kernel, ips[n], n > 0) :
+		pc = kernel ? an_pc_intern(an, an->o_kernel, ips[n], n > 0 || leaf_ret) :
 			ip_pc(an, a, ips[n], n > 0);
 		if (pc == UINT32_MAX)
 			return -ENOMEM;
@@ -223,12 +229,42 @@ static int add_frames(struct an *an, struct an_as *a, uint32_t *parent,
 	return 0;
 }
 
+/* A pseudo function's node under parent (UINT32_MAX: a root). */
+static uint32_t pseudo_node(struct an *an, uint32_t parent, uint32_t *f,
+			    const char *name)
+{
+	if (an_func_pseudo_own(an, f, name) == UINT32_MAX)
+		return UINT32_MAX;
+	return node_intern(an, parent, pseudo_pc(an, *f));
+}
+
+/*
+ * The pseudo frames of idle and interrupt packets under *parent; the
+ * kernel frames of an interrupt go below them.
+ */
+static int pseudo_frames(struct an *an, const struct an_raw *r, uint32_t *parent)
+{
+	if (r->flags & AN_RAW_IDLE) {
+		*parent = pseudo_node(an, *parent, &an->f_idle, "<IDLE>");
+		if (*parent == UINT32_MAX)
+			return -ENOMEM;
+	}
+	if (r->flags & AN_RAW_HARDIRQ)
+		*parent = pseudo_node(an, *parent, &an->f_hardirq, "<HARDIRQ>");
+	else if (r->flags & AN_RAW_SOFTIRQ)
+		*parent = pseudo_node(an, *parent, &an->f_softirq, "<SOFTIRQ>");
+	else
+		return 0;
+	return *parent == UINT32_MAX ? -ENOMEM : 0;
+}
+
 static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 {
 	const uint64_t *ips = &AN_VEC(an->ld->rawips, uint64_t, r->off);
 	struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
 	uint32_t parent = UINT32_MAX, nk = r->flags >> AN_RAW_KSHIFT;
-	uint32_t n = r->n - nk;
+	uint32_t n = r->n - nk, skip = 0;
+	bool kblock = r->flags & AN_RAW_KBLOCK;
 
 	if (r->flags & AN_RAW_NOPROG)
 		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_noprog));
@@ -236,16 +272,20 @@ static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 		n--;	/* end-of-stack markers */
 	if (nk && an_kernel_obj(an) == UINT32_MAX)
 		return UINT32_MAX;
-	if (!n && !nk)
+	if (!n && !nk && !(r->flags & (AN_RAW_IDLE | AN_RAW_HARDIRQ | AN_RAW_SOFTIRQ)))
 		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
 	if (r->flags & AN_RAW_TRUNC) {
 		parent = node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_trunc));
 		if (parent == UINT32_MAX)
 			return parent;
 	}
+	if (kblock)	/* where it blocked, not the scheduler's frames */
+		skip = an_kernel_sched(an, ips + (r->n - nk), nk);
 	/* the user frames, then the kernel's below the user leaf */
-	if (add_frames(an, a, &parent, ips, n, false) ||
-	    add_frames(an, a, &parent, ips + (r->n - nk), nk, true))
+	if (add_frames(an, a, &parent, ips, n, false, false) ||
+	    pseudo_frames(an, r, &parent) ||
+	    add_frames(an, a, &parent, ips + (r->n - nk) + skip, nk - skip, true,
+		       kblock))
 		return UINT32_MAX;
 	if (parent == UINT32_MAX)	/* only zero kernel frames */
 		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));

@@ -80,6 +80,8 @@ int an_view_overview(struct an *an, const struct an_settings *vs,
 		double v = an_metric_val(an, m, g.total);
 		char buf[64];
 
+		if (!an_metric_present(an, m))
+			continue;
 		an_fmt_num(buf, sizeof(buf), an_metric_cell(an, m), v);
 		if (an_metric_flags(an, m) & AN_MF_THREAD)
 			fprintf(out->f, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
@@ -235,21 +237,60 @@ int an_view_thread_list(struct an *an, const struct an_settings *vs,
 	return 0;
 }
 
+/*
+ * Per CPU (the samples' cpu, every sample): the packets, then each CPU's
+ * user, system, interrupt (trap) and idle time, from the registry's
+ * metrics over the bases the CPU's samples carry, and their sum (in a
+ * whole-machine experiment with idle packets, the run's elapsed time).
+ */
 int an_view_cpu_list(struct an *an, const struct an_settings *vs,
 		     struct an_out *out)
 {
-	uint64_t *n = calloc(65536, sizeof(*n));
-	size_t i;
+	static const char *const kw[] = { "user", "system", "trap", "idle" };
+	size_t nb = an->bases.n, i, ncpu = 0;
+	const uint64_t *v = an->s.vals;
+	uint64_t *n, *acc;
+	int m[4];
+	unsigned int k;
 
-	if (!n)
-		return an_errf(an, -ENOMEM, "out of memory");
 	for (i = 0; i < an->s.n; i++)
+		if (an->s.cpu[i] >= ncpu)
+			ncpu = an->s.cpu[i] + 1;
+	n = calloc(ncpu + 1, sizeof(*n));
+	acc = calloc((ncpu + 1) * nb, sizeof(*acc));
+	if (!n || !acc) {
+		free(n);
+		free(acc);
+		return an_errf(an, -ENOMEM, "out of memory");
+	}
+	for (k = 0; k < 4; k++)
+		m[k] = an_metric_find(an, kw[k]);
+	for (i = 0; i < an->s.n; i++) {
+		const uint32_t *l = an_layout(an, an->s.layout[i]);
+		uint64_t *a = acc + an->s.cpu[i] * nb;
+		uint32_t j;
+
 		n[an->s.cpu[i]]++;
-	fprintf(out->f, "%6s %10s\n", "CPU", "Samples");
-	for (i = 0; i < 65536; i++)
-		if (n[i])
-			fprintf(out->f, "%6zu %10" PRIu64 "\n", i, n[i]);
+		for (j = 1; j <= l[0]; j++, v++)
+			a[l[j]] += *v;
+	}
+	fprintf(out->f, "%6s %10s %10s %10s %10s %10s %10s\n", "CPU", "Samples",
+		"User", "System", "Interrupt", "Idle", "Sum");
+	for (i = 0; i < ncpu; i++) {
+		double t, sum = 0;
+
+		if (!n[i])
+			continue;
+		fprintf(out->f, "%6zu %10" PRIu64, i, n[i]);
+		for (k = 0; k < 4; k++) {
+			t = m[k] < 0 ? 0.0 : an_metric_val(an, m[k], acc + i * nb);
+			sum += t;
+			fprintf(out->f, " %10.3f", t);
+		}
+		fprintf(out->f, " %10.3f\n", sum);
+	}
 	free(n);
+	free(acc);
 	return 0;
 }
 

@@ -25,9 +25,20 @@
 
 #define EXP_FILE_MAGIC		"LWPROFR"	/* 8 bytes with its NUL */
 #define EXP_FILE_MAJOR		1
-/* 1.1: delta stack copies; 1.2: e_machine and the register set, growth */
-#define EXP_FILE_MINOR		2
+/*
+ * 1.1: delta stack copies; 1.2: e_machine and the register set, growth;
+ * 1.3: ABI 1.4's sample flags (EXP_SAMPLE_FLAGS_1_3) and log.txt's
+ * session keys (offcpu, idle, irq, kernel_only)
+ */
+#define EXP_FILE_MINOR		3
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
+
+/*
+ * The sample flag bits (LWPROF_RS_*) a file of a minor may have: 1.0 to
+ * 1.2 0xff; 1.3 adds KBLOCK, SIGNAL, IDLE, HARDIRQ and SOFTIRQ.
+ */
+#define EXP_SAMPLE_FLAGS_1_2	0xffu
+#define EXP_SAMPLE_FLAGS_1_3	0x1fffu
 
 /*
  * The registers of a sample with LWPROF_RS_REGS: the architecture's DWARF

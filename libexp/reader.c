@@ -13,7 +13,6 @@
 #include "libexp/sdelta.h"
 
 #define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */
-#define SAMPLE_FLAGS	0xffu		/* LWPROF_RS_* of 1.2 */
 
 static int bad(struct exp_reader *r, uint64_t at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -109,6 +108,8 @@ static int check_header(struct exp_reader *r)
 		return bad(r, 24, "module ABI %u.%u; this lwprof reads %u.x",
 			   h->abi_major, h->abi_minor, LWPROF_ABI_MAJOR);
 	r->newer = h->minor > EXP_FILE_MINOR;
+	r->sample_flags = h->minor < 3 ? EXP_SAMPLE_FLAGS_1_2 :
+		EXP_SAMPLE_FLAGS_1_3;
 	if (h->minor < 2 && (h->e_machine || h->nr_regs))
 		return bad(r, 32, "reserved field not zero");
 	if (h->minor < 2 && h->reg_mask)
@@ -209,8 +210,8 @@ static int check_sample(struct exp_reader *r, struct lwprof_rec_sample *s,
 	uint32_t at;
 	int err;
 
-	if (s->hdr.flags & ~SAMPLE_FLAGS) {
-		err = unknown_flags(r, &s->hdr, SAMPLE_FLAGS, "sample");
+	if (s->hdr.flags & ~r->sample_flags) {
+		err = unknown_flags(r, &s->hdr, r->sample_flags, "sample");
 		if (err)
 			return err;
 	}

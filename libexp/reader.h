@@ -23,7 +23,8 @@
  * unknown flag bits cleared, hdr.size cut to the known part (the next
  * record is still found by the size in the file).  The first time, the
  * reader warns once for the file.  In a file of a minor it knows, extra
- * bytes and unknown bits are damage.
+ * bytes and unknown bits are damage: a 1.2 file with 1.3's sample flags
+ * too.
  *
  * Functions return 0 or a negative errno; r->msg says what went wrong.
  */
@@ -52,6 +53,7 @@ struct exp_reader {
 	struct exp_regs regs;		/* the samples' register set */
 	uint64_t off;			/* file offset of the last record */
 	bool newer;			/* the file's minor is newer than ours */
+	unsigned int sample_flags;	/* the LWPROF_RS_* bits its minor knows */
 	char msg[512];			/* the last complaint */
 	/* the reader's own */
 	exp_warn_fn *warn;

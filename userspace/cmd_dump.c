@@ -100,7 +100,8 @@ static void dump_sample(const struct lwprof_rec_sample *s,
 {
 	static const char *const fl[] = {
 		"REGS", "TRUNC", "KMODE", "EXIT", "DEFERRED", "KTRUNC",
-		"SDELTA", "SBASE",
+		"SDELTA", "SBASE", "KBLOCK", "SIGNAL", "IDLE", "HARDIRQ",
+		"SOFTIRQ",
 	};
 	const __u64 *rv = exp_sample_regs(s), *ips, *kips;
 	const unsigned char *stack;

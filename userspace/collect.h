@@ -41,8 +41,12 @@ struct collect_opts {
 	const char *dir;	/* -d DIR */
 	int pid;		/* -P */
 	__u64 duration_ns;	/* -t; 0 = none */
-	bool kstack;		/* -K */
+	bool kstack;		/* -K (and --kernel-only) */
+	bool konly;		/* --kernel-only: kernel stacks, no user copies */
+	bool idle, idle_set;	/* --idle on|off (set), or -a's default */
+	bool irq, irq_set;	/* --irq on|off (set), or -a -K's default */
 	__u32 stack_bytes;	/* -S */
+	bool stack_set;		/* -S given */
 	bool no_sdelta;		/* --stack-delta off */
 	__u32 depth;		/* --depth */
 	__u32 ring_pages;	/* -m, or the default */

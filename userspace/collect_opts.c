@@ -35,7 +35,12 @@ void collect_usage(FILE *f)
 		"  -P PID           attach to process PID (and what it creates) until it exits\n"
 		"  -t DUR           with -P or -a: stop after DUR (like INTERVAL; bare = s)\n"
 		"  -a               the whole machine (needs CAP_PERFMON or CAP_SYS_ADMIN)\n"
-		"  -K               kernel call stacks too\n"
+		"  -K               kernel call stacks too, and where off-CPU time began\n"
+		"      --kernel-only  kernel stacks and microstates without user stacks\n"
+		"                   (the user pc only): cheap enough to leave on (implies -K)\n"
+		"      --idle on|off  each CPU's idle time as <IDLE> (default on with -a)\n"
+		"      --irq on|off   hard and soft interrupt time apart, with the\n"
+		"                   interrupt's kernel stack (default on with -a -K)\n"
 		"  -S, --stack-bytes N  user stack copied per sample (default %u, max %u)\n"
 		"      --depth N    frame-pointer frames per stack (default %u, max %u)\n"
 		"      --stack-delta on|off  send each stack copy as the blocks that\n"
@@ -163,17 +168,58 @@ static int check_modes(struct collect_opts *o, int machine, int has_cmd)
 	return 0;
 }
 
+/*
+ * The whole-machine kernel profiling options (docs/kernel-profiling.md):
+ * --kernel-only is -K without user stack copies; --idle needs -a and the
+ * clock, --irq -K and the clock; by default both are on where they can be.
+ */
+static int check_kernel(struct collect_opts *o)
+{
+	if (o->konly) {
+		if (o->stack_set && o->stack_bytes)
+			return bad("--kernel-only copies no user stack: leave out -S");
+		o->kstack = true;
+		o->stack_bytes = 0;
+		o->no_sdelta = true;
+	}
+	if (o->idle_set && o->idle && o->mode != MODE_MACHINE)
+		return bad("--idle on goes with -a: idle time is the machine's");
+	if (o->idle_set && o->idle && !o->clock_ns)
+		return bad("--idle on needs the clock (-p)");
+	if (o->irq_set && o->irq && (!o->kstack || !o->clock_ns))
+		return bad("--irq on needs -K (or --kernel-only) and the clock (-p)");
+	if (!o->idle_set)
+		o->idle = o->mode == MODE_MACHINE && o->clock_ns;
+	if (!o->irq_set)
+		o->irq = o->mode == MODE_MACHINE && o->kstack && o->clock_ns;
+	return 0;
+}
+
+/* "on" or "off" into *v (and *set); else a usage error. */
+static int on_off(const char *opt, const char *arg, bool *v, bool *set)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off"))
+		return bad("%s: '%s' is not on or off", opt, arg);
+	*v = !strcmp(arg, "on");
+	*set = true;
+	return 0;
+}
+
 int collect_parse(int argc, char **argv, struct collect_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'S' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "stack-delta", required_argument, NULL, 'E' },
+		{ "kernel-only", no_argument, NULL, 'k' },
+		{ "idle", required_argument, NULL, 'I' },
+		{ "irq", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
 	int c, machine = 0, err;
+	bool delta_set = false;
 	__u32 v;
 
 	memset(o, 0, sizeof(*o));
@@ -234,6 +280,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 				return bad("-S: '%s' is not a size from 0 to 65536 bytes (like 8192 or 16k)",
 					   optarg);
 			o->stack_bytes = (o->stack_bytes + 63) & ~63U;
+			o->stack_set = true;
 			break;
 		case 'D':
 			if (parse_size(optarg, LWPROF_DEPTH_MAX, &v) || !v)
@@ -246,6 +293,20 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 				return bad("--stack-delta: '%s' is not on or off",
 					   optarg);
 			o->no_sdelta = !strcmp(optarg, "off");
+			delta_set = true;
+			break;
+		case 'k':
+			o->konly = true;
+			break;
+		case 'I':
+			err = on_off("--idle", optarg, &o->idle, &o->idle_set);
+			if (err)
+				return err;
+			break;
+		case 'Q':
+			err = on_off("--irq", optarg, &o->irq, &o->irq_set);
+			if (err)
+				return err;
 			break;
 		case 'm':
 			if (parse_size(optarg, 16384, &v) || !v || (v & (v - 1)))
@@ -271,15 +332,18 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			return 2;
 		default:
 			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta\n",
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq\n",
 					optopt);
 			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta\n",
+				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq\n",
 					argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
-	return check_modes(o, machine, optind < argc);
+	if (o->konly && delta_set && !o->no_sdelta)
+		return bad("--kernel-only copies no user stack: leave out --stack-delta on");
+	err = check_modes(o, machine, optind < argc);
+	return err ? err : check_kernel(o);
 }

@@ -24,6 +24,8 @@ struct msrc {
 	struct lwprof_ring_setup rs;
 	unsigned int nr_maps;
 	struct lwprof_ring_ctl **ctl;	/* the mappings, one per ring */
+	__u32 ss_flags;			/* SAMPLE_START's, from the options */
+	const char *dropped;		/* a default the module cannot do */
 };
 
 static struct msrc *msrc(struct rec_source *s)
@@ -69,6 +71,55 @@ static void module_close(struct rec_source *s)
 	free(m);
 }
 
+/*
+ * The ABI 1.4 session flags of whole-machine kernel profiling
+ * (docs/kernel-profiling.md) that o asks for, and that the module can do:
+ * what the user asked for explicitly and it cannot is an error (-ENOTSUP,
+ * msg), a default it cannot do is left out (m->dropped says which).
+ */
+static int kernel_flags(struct msrc *m, char *msg, size_t len)
+{
+	static const struct {
+		__u64 feat;
+		__u32 flag;
+		const char *what;
+	} need[] = {
+		{ LWPROF_FEAT_KONLY, LWPROF_SS_KONLY, "--kernel-only: it has no LWPROF_FEAT_KONLY" },
+		{ LWPROF_FEAT_IDLE, LWPROF_SS_IDLE, "idle time (--idle): it has no LWPROF_FEAT_IDLE" },
+		{ LWPROF_FEAT_IRQ, LWPROF_SS_IRQ, "interrupt time apart (--irq): it has no LWPROF_FEAT_IRQ" },
+	};
+	const struct collect_opts *o = m->o;
+	__u32 want = 0, asked = 0;
+	unsigned int i;
+
+	if (o->konly)
+		want |= asked |= LWPROF_SS_KONLY;
+	if (o->idle)
+		want |= LWPROF_SS_IDLE;
+	if (o->idle && o->idle_set)
+		asked |= LWPROF_SS_IDLE;
+	if (o->irq)
+		want |= LWPROF_SS_IRQ;
+	if (o->irq && o->irq_set)
+		asked |= LWPROF_SS_IRQ;
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (!(want & need[i].flag) || (m->abi.features & need[i].feat))
+			continue;
+		if (asked & need[i].flag) {
+			snprintf(msg, len, "the loaded lwprof module (ABI %u.%u) cannot record %s (ABI 1.4's)",
+				 m->abi.major, m->abi.minor, need[i].what);
+			return -EOPNOTSUPP;
+		}
+		want &= ~need[i].flag;
+		m->dropped = need[i].what;
+	}
+	/* off-CPU stacks with -K; a module without them sends none */
+	if (o->kstack && (m->abi.features & LWPROF_FEAT_KBLOCK))
+		want |= LWPROF_SS_OFFCPU;
+	m->ss_flags = want;
+	return 0;
+}
+
 static int module_open(const struct collect_opts *o, struct rec_source **sp,
 		       char *msg, size_t len)
 {
@@ -93,6 +144,8 @@ static int module_open(const struct collect_opts *o, struct rec_source **sp,
 	} else if (err) {
 		snprintf(msg, len, "%s", lwprof_dev_strerror(err));
 	}
+	if (!err)
+		err = kernel_flags(m, msg, len);
 	if (err)
 		goto fail;
 	*sp = &m->s;
@@ -145,10 +198,24 @@ static int map_rings(struct msrc *m)
 /* What log.txt says of the module and its rings. */
 static int notes(struct msrc *m, struct exp_writer *e)
 {
+	static const struct {
+		__u32 flag;
+		const char *key;
+	} keys[] = {	/* format 1.3: the session's flags */
+		{ LWPROF_SS_OFFCPU, "offcpu" }, { LWPROF_SS_IDLE, "idle" },
+		{ LWPROF_SS_IRQ, "irq" }, { LWPROF_SS_KONLY, "kernel_only" },
+	};
+	unsigned int i;
 	int err;
 
+	if (m->dropped)
+		exp_warn(e, "the loaded lwprof module (ABI %u.%u) cannot record %s (ABI 1.4's): left out",
+			 m->abi.major, m->abi.minor, m->dropped);
 	err = exp_note(e, "stack_delta", "%d", !m->o->no_sdelta &&
 		       !!(m->abi.features & LWPROF_FEAT_SDELTA));
+	for (i = 0; !err && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (m->ss_flags & keys[i].flag)
+			err = exp_note(e, keys[i].key, "1");
 	if (!err)
 		err = exp_note(e, "ring_pages", "%u", m->rs.data_pages);
 	if (!err)
@@ -205,7 +272,7 @@ static int module_start(struct rec_source *s, char *msg, size_t len)
 	unsigned int i;
 
 	memset(&ss, 0, sizeof(ss));
-	ss.flags = o->kstack ? LWPROF_SS_KSTACK : 0;
+	ss.flags = (o->kstack ? LWPROF_SS_KSTACK : 0) | m->ss_flags;
 	/* An older module sends full copies only. */
 	if (!o->no_sdelta && (m->abi.features & LWPROF_FEAT_SDELTA))
 		ss.flags |= LWPROF_SS_SDELTA;

@@ -61,7 +61,7 @@ check "$(grep -c '^total: ' dump.txt)" -eq 1 "a total line"
 # log.txt
 log=$e/log.txt
 key() { sed -n "s/^$1 = //p" $log; }
-check "$(head -n 1 $log)" = "lwprof experiment 1.2" "log.txt names the format"
+check "$(head -n 1 $log)" = "lwprof experiment 1.3" "log.txt names the format"
 check "$(key mode)" = command "mode = command"
 check "$(key command)" = "sh -c 'until [ -e \"\$0\" ]; do sleep 0.01; done; exit 3' $tmp/done" \
 	"command, shell-quoted"
@@ -213,4 +213,36 @@ check $? -eq 0 "-a -t 0.2 exits 0"
 check "$(sed -n 's/^attach //p' fake.log)" = "flags=3 pid=0" \
 	"-a: a machine session that leaves the recorder out (MACHINE | EXCLUDE_SELF)"
 check "$(sed -n 's/^mode = //p' all.er/log.txt)" = machine "log: mode machine"
+grep -q "^warning = the loaded lwprof module (ABI [0-9.]*) cannot record idle time (--idle): it has no LWPROF_FEAT_IDLE (ABI 1.4's): left out$" all.er/log.txt
+check $? -eq 0 "-a on a module without LWPROF_FEAT_IDLE: a warning, no idle packets asked"
+
+# Whole-machine kernel profiling (docs/kernel-profiling.md): the session
+# flags SAMPLE_START gets (KSTACK 1, IDLE 4, KONLY 8, IRQ 16, OFFCPU 32)
+# and log.txt's keys, on a module with ABI 1.4's features.
+kflags() {	# kflags NAME OPTIONS...: "FLAGS STACK_BYTES KEYS"
+	local n=$1; shift
+	rm -f fake.log
+	FAKE_LWPROF_FEATURES=0xf0 lw collect -o $n.er "$@" -t 0.2 2>/dev/null || { echo "collect $*: $?"; return; }
+	echo "$(sed -n 's/^start .* stack=\([0-9]*\) flags=\([0-9]*\) .*/\2 \1/p' fake.log)" \
+		"$(grep -E '^(offcpu|idle|irq|kernel_only) = 1$' $n.er/log.txt | cut -d' ' -f1 | xargs)"
+}
+check "$(kflags k1 -a)" = "4 8192 idle" "-a: IDLE by default"
+check "$(kflags k2 -a -K)" = "53 8192 offcpu idle irq" "-a -K: KSTACK, IDLE, IRQ, OFFCPU"
+check "$(kflags k3 -a --kernel-only)" = "61 0 offcpu idle irq kernel_only" \
+	"-a --kernel-only: KONLY too, no stack copy, no SDELTA"
+check "$(kflags k4 -a -K --idle off --irq off)" = "33 8192 offcpu" "--idle off --irq off"
+check "$(kflags k5 -P $$ -K --irq on)" = "49 8192 offcpu irq" "-P -K --irq on: IRQ without -a"
+check "$(kflags k6 -P $$ --kernel-only)" = "41 0 offcpu kernel_only" "-P --kernel-only"
+grep -q "^stack_bytes = 0$" k6.er/log.txt; check $? -eq 0 "  log: stack_bytes = 0"
+out=$(lw collect -o k7.er -a --kernel-only -t 0.2 2>&1); rc=$?
+check $rc -eq 1 "--kernel-only on a module without LWPROF_FEAT_KONLY: exit 1"
+check "$out" = "lwprof collect: the loaded lwprof module (ABI $(sed -n 's/^abi = //p' all.er/log.txt)) cannot record --kernel-only: it has no LWPROF_FEAT_KONLY (ABI 1.4's)" "  saying why ($out)"
+check ! -e k7.er "  and no experiment"
+out=$(lw collect -o k8.er -a --idle on -t 0.2 2>&1); rc=$?
+check $rc -eq 1 "--idle on on a module without LWPROF_FEAT_IDLE: exit 1 ($out)"
+for bad in "--kernel-only -S 8k" "--kernel-only --stack-delta on" "--idle on" \
+	"--idle maybe" "-K --irq on -p off -h page-faults" "--irq on"; do
+	lw collect $bad true >/dev/null 2>err.txt; rc=$?
+	check $rc -eq 2 "collect $bad true: a usage error ($(cat err.txt))"
+done
 done_testing

@@ -100,6 +100,13 @@ static int fake_read(struct lwprof_usage_read *r)
 	return 0;
 }
 
+__u64 fake_features(void)
+{
+	const char *f = getenv("FAKE_LWPROF_FEATURES");
+
+	return f ? strtoull(f, NULL, 0) : 0;
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	static int (*real)(int, unsigned long, ...);
@@ -123,6 +130,7 @@ int ioctl(int fd, unsigned long req, ...)
 			LWPROF_FEAT_MSTATE;
 		if (!getenv("FAKE_LWPROF_NO_SAMPLE"))
 			v->features |= LWPROF_FEAT_SAMPLE;
+		v->features |= fake_features();
 		strcpy(v->module_version, "fake");
 		return 0;
 	case LWPROF_IOC_ATTACH:

@@ -10,6 +10,12 @@ extern int fake_pid;	/* the attached process (1 for the machine) */
 /* RING_SETUP, SAMPLE_START, SAMPLE_STOP: 0 or a negative errno. */
 int fake_ring_ioctl(int fd, unsigned long req, void *arg);
 
+/*
+ * The features the fake reports besides MSTATE and SAMPLE: the bits of
+ * $FAKE_LWPROF_FEATURES (a number; none by default).
+ */
+__u64 fake_features(void);
+
 /* Append a line to $FAKE_LWPROF_LOG (what the module was asked). */
 void fake_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -346,11 +346,30 @@ static int ring_setup(int fd, struct lwprof_ring_setup *rs)
 	return 0;
 }
 
+/* The SAMPLE_START flags of the features the fake reports. */
+static __u32 known_flags(void)
+{
+	__u64 f = fake_features();
+	__u32 k = LWPROF_SS_KSTACK;
+
+	if (f & LWPROF_FEAT_SDELTA)
+		k |= LWPROF_SS_SDELTA;
+	if (f & LWPROF_FEAT_KBLOCK)
+		k |= LWPROF_SS_OFFCPU;
+	if (f & LWPROF_FEAT_IDLE)
+		k |= LWPROF_SS_IDLE;
+	if (f & LWPROF_FEAT_KONLY)
+		k |= LWPROF_SS_KONLY;
+	if (f & LWPROF_FEAT_IRQ)
+		k |= LWPROF_SS_IRQ;
+	return k;
+}
+
 static int sample_start(const struct lwprof_sample_start *ss)
 {
 	unsigned int i;
 
-	if ((ss->flags & ~LWPROF_SS_KSTACK) || ss->reserved[0] ||
+	if ((ss->flags & ~known_flags()) || ss->reserved[0] ||
 	    ss->reserved[1] || ss->reserved[2] || ss->reserved[3] ||
 	    (ss->clock_ns && (ss->clock_ns < LWPROF_CLOCK_MIN_NS ||
 			      ss->clock_ns > LWPROF_CLOCK_MAX_NS)) ||

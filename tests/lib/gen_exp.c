@@ -21,8 +21,10 @@
  *   task EVENT PID TID PPID COMM [t=NS] [cpu=N]   EVENT: start fork exec
  *                              exit comm; in cpu.N.rec (default 0)
  *   sample [cpu=N] pid=P tid=T [t=NS] [n=K] [dt=NS] [ms=STATE:NS,...]
- *          [counter=I value=V] [flags=trunc,exit,deferred,kmode]
+ *          [counter=I value=V] [flags=trunc,exit,deferred,kmode,kblock,
+ *          signal,idle,hardirq,softirq]
  *          stack=LEAF,CALLER,...,ROOT [kstack=KLEAF,...] (kernel frames, hex)
+ *     pid=0 tid=0 with flags=idle: a CPU's idle packet (no stack=)
  *     a frame is FUNC (the leaf: an instruction in its middle; a caller:
  *     the return address after its call to the frame before), FUNC#K
  *     (the K-th such call), FUNC+OFF (that address), or 0xADDR (raw).

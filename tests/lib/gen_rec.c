@@ -268,6 +268,27 @@ static int kallsyms(struct gen *g, char **w, int n)
 	return fclose(f) ? -errno : 0;
 }
 
+/* A sample flag's name in a script (0: none such). */
+static uint16_t sample_flag(const char *s)
+{
+	static const struct {
+		const char *name;
+		uint16_t flag;
+	} fl[] = {
+		{ "trunc", LWPROF_RS_TRUNC }, { "exit", LWPROF_RS_EXIT },
+		{ "deferred", LWPROF_RS_DEFERRED }, { "kmode", LWPROF_RS_KMODE },
+		{ "kblock", LWPROF_RS_KBLOCK }, { "signal", LWPROF_RS_SIGNAL },
+		{ "idle", LWPROF_RS_IDLE }, { "hardirq", LWPROF_RS_HARDIRQ },
+		{ "softirq", LWPROF_RS_SOFTIRQ },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
+		if (!strcmp(s, fl[i].name))
+			return fl[i].flag;
+	return 0;
+}
+
 static int sample(struct gen *g, char **w, int n)
 {
 	uint64_t ms[LWPROF_MS_COUNT] = { 0 }, t = 0, dt = 10000000, cval = 0;
@@ -317,10 +338,7 @@ static int sample(struct gen *g, char **w, int n)
 			}
 		} else if (!strcmp(w[i], "flags")) {
 			for (char *s = strtok(v, ","); s; s = strtok(NULL, ","))
-				flags |= !strcmp(s, "trunc") ? LWPROF_RS_TRUNC :
-					 !strcmp(s, "exit") ? LWPROF_RS_EXIT :
-					 !strcmp(s, "deferred") ? LWPROF_RS_DEFERRED :
-					 !strcmp(s, "kmode") ? LWPROF_RS_KMODE : 0;
+				flags |= sample_flag(s);
 		} else if (!strcmp(w[i], "kstack")) {
 			for (char *s = strtok(v, ","); s && nk < 512; s = strtok(NULL, ","))
 				kips[nk++] = strtoull(s, NULL, 16);
@@ -331,7 +349,10 @@ static int sample(struct gen *g, char **w, int n)
 			return -EINVAL;
 		}
 	}
-	if (!pid || !tid || cpu >= g->ncpu)
+	/* pid and tid 0: only a CPU's idle packets */
+	if ((!pid || !tid) && (pid || tid || !(flags & LWPROF_RS_IDLE)))
+		return -EINVAL;
+	if (cpu >= g->ncpu)
 		return -EINVAL;
 	for (i = 0; i < nf; i++) {
 		err = gen_frame_addr(g, frames[i], i ? frames[i - 1] : NULL, i == 0,
@@ -529,6 +550,8 @@ int gen_finish(struct gen *g)
 	for (i = 0; i < g->nthr; i++) {
 		struct gen_thr *t = &g->thr[i];
 
+		if (!t->pid)
+			continue;	/* idle CPUs: no thread of the module's */
 		fprintf(f, "%u %u %u %x %llu %llu", t->pid, t->tid, t->ppid,
 			t->exited ? 1 : 0, (unsigned long long)g->start_ns,
 			(unsigned long long)(t->exited ? t->last : end));
