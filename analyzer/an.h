@@ -119,6 +119,7 @@ struct an_exp {
 	uint64_t start_ns, end_ns, clock_interval_ns;
 	struct an_vec counters;	/* struct an_counter */
 	uint32_t max_depth, stack_bytes, kernel_stacks;
+	uint32_t kallsyms_hidden;	/* the recorder saw only zero addresses */
 	uint64_t records, lost, lost_read;
 	struct an_vec warnings;	/* char * */
 	struct an_vec usage;	/* struct an_usage */
@@ -173,6 +174,7 @@ struct an_obj {
 	uint64_t ino;
 	int num;		/* NNN of addresses, from 1 */
 	bool pseudo, opened, failed;
+	bool kernel;		/* [kernel.kallsyms] or a module's (kernel.c) */
 	int fd;
 	void *elf;		/* Elf * */
 	void *dwfl;		/* Dwfl * (offline, one module) */
@@ -361,7 +363,8 @@ struct an {
 	uint32_t f_idle, f_hardirq, f_softirq;
 	uint32_t o_unknown;
 	uint32_t o_kernel;	/* [kernel.kallsyms], made on first use */
-	struct an_vec ksyms;	/* kernel.c */
+	struct an_vec ksyms;	/* kernel.c: struct ksym, sorted */
+	struct an_vec kmods;	/* kernel.c: the core kernel, then modules */
 	struct an_vec bases;	/* struct an_base: the base values' kinds */
 	struct an_layouts lay;
 	struct an_vec metrics;	/* struct an_metric: the registry's, instantiated */
@@ -459,6 +462,7 @@ int an_split_remaps(struct an *an);
 
 
 /* obj.c: load objects and functions */
+uint32_t an_obj_kernel(struct an *an, const char *name);
 uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
 		    uint32_t maj, uint32_t min, uint64_t ino, bool anon);
 int an_obj_open(struct an *an, uint32_t obj);
@@ -491,6 +495,7 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret);
 /* kernel.c: kernel frames */
 uint32_t an_kernel_obj(struct an *an);
 uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret);
+uint32_t an_kernel_pc(struct an *an, uint64_t ip, bool ret);
 uint32_t an_kernel_sched(struct an *an, const uint64_t *kips, uint32_t n);
 void an_kernel_free(struct an *an);
 

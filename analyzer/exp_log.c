@@ -162,6 +162,7 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "max_depth", offsetof(struct an_exp, max_depth) },
 		{ "stack_bytes", offsetof(struct an_exp, stack_bytes) },
 		{ "kernel_stacks", offsetof(struct an_exp, kernel_stacks) },
+		{ "kallsyms_hidden", offsetof(struct an_exp, kallsyms_hidden) },
 	};
 	char *base = (char *)e, *end, **w;
 	size_t i;

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel frames (samples recorded with -K carry kips[], leaf first): they
- * go below the user leaf, in one pseudo load object, [kernel.kallsyms].
- * Their functions come from the /proc/kallsyms copy the recorder saves as
- * archives/kallsyms (the first experiment that has one: the experiments of
- * one run share a kernel); a pc is in the text symbol at or below it.
- * Without a copy (or past the last symbol) a frame is named by its address.
+ * go below the user leaf, in kernel load objects: [kernel.kallsyms] for
+ * the core kernel, one per module ("[ext4]", as perf names them).  Their
+ * functions come from the /proc/kallsyms copy the recorder saves as
+ * archives/kallsyms (the first experiment that has one: the experiments
+ * of one run share a kernel), a module's symbols by the "[MODULE]" their
+ * lines end with; a pc is in the text symbol at or below it.  The
+ * recorder's copy of /proc/modules (archives/modules) gives each module's
+ * address range, so that a pc in a module is the module's even where
+ * kallsyms has no symbol for it, and a module's last symbol ends with it.
+ * Without a copy (or outside the symbols) a frame is named by its address.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +23,15 @@
 struct ksym {
 	uint64_t addr;
 	char *name;
+	uint32_t mod;		/* index in an->kmods; 0: the core kernel */
 	uint32_t func;		/* made on first use, or UINT32_MAX */
+};
+
+/* The core kernel (index 0) or a module, as named in kallsyms. */
+struct kmod {
+	char *name;		/* "[kernel.kallsyms]", "[ext4]" */
+	uint64_t start, end;	/* from archives/modules, or 0 */
+	uint32_t obj;		/* made on first use, or UINT32_MAX */
 };
 
 static int ksym_cmp(const void *a, const void *b)
@@ -28,10 +41,31 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The index of the module named name ("[ext4]"), added if new. */
+static uint32_t kmod_get(struct an *an, const char *name, uint32_t hint)
+{
+	struct kmod *m;
+	size_t i;
+
+	if (hint < an->kmods.n &&
+	    !strcmp(AN_VEC(an->kmods, struct kmod, hint).name, name))
+		return hint;	/* kallsyms lists a module's symbols together */
+	for (i = 0; i < an->kmods.n; i++)
+		if (!strcmp(AN_VEC(an->kmods, struct kmod, i).name, name))
+			return i;
+	m = an_vec_push(&an->kmods);
+	if (!m)
+		return UINT32_MAX;
+	m->obj = UINT32_MAX;
+	m->name = strdup(name);
+	return m->name ? an->kmods.n - 1 : UINT32_MAX;
+}
+
 /* archives/kallsyms of e: "ADDR TYPE NAME[\t[MODULE]]", text symbols kept */
-static int load_file(struct an *an, struct an_exp *e)
+static int load_kallsyms(struct an *an, struct an_exp *e)
 {
 	char path[4200], line[1024];
+	uint32_t mod = 0;
 	FILE *f;
 	int err = 0;
 
@@ -40,19 +74,23 @@ static int load_file(struct an *an, struct an_exp *e)
 	if (!f)
 		return 0;
 	while (!err && fgets(line, sizeof(line), f)) {
-		char type, name[512];
+		char type, name[512], mname[80];
 		unsigned long long a;
 		struct ksym *k;
+		int n;
 
-		if (sscanf(line, "%llx %c %511s", &a, &type, name) != 3 || !a ||
+		n = sscanf(line, "%llx %c %511s %79s", &a, &type, name, mname);
+		if (n < 3 || !a ||
 		    (type != 'T' && type != 't' && type != 'W' && type != 'w'))
 			continue;
+		mod = n == 4 && mname[0] == '[' ? kmod_get(an, mname, mod) : 0;
 		k = an_vec_push(&an->ksyms);
-		if (!k) {
+		if (!k || mod == UINT32_MAX) {
 			err = -ENOMEM;
 			break;
 		}
 		k->addr = a;
+		k->mod = mod;
 		k->func = UINT32_MAX;
 		k->name = strdup(name);
 		if (!k->name)
@@ -64,26 +102,125 @@ static int load_file(struct an *an, struct an_exp *e)
 	return err;
 }
 
+/*
+ * archives/modules of e, /proc/modules: "NAME SIZE REFS DEPS STATE ADDR
+ * ...": each module's range (its core: text, then data); addresses of 0
+ * (hidden) are left out.
+ */
+static int load_modules(struct an *an, struct an_exp *e)
+{
+	char path[4200], line[1024], name[80], bracketed[84];
+	unsigned long long size, a;
+	struct kmod *m;
+	uint32_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/archives/modules", e->dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%79s %llu %*s %*s %*s %llx", name, &size, &a) != 3 ||
+		    !a || !size)
+			continue;
+		snprintf(bracketed, sizeof(bracketed), "[%s]", name);
+		i = kmod_get(an, bracketed, 0);
+		if (i == UINT32_MAX) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		m = &AN_VEC(an->kmods, struct kmod, i);
+		m->start = a;
+		m->end = a + size;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Once: kernel frames that cannot be named, and why; what to do. */
+static void warn_unnamed(struct an *an)
+{
+	const struct an_exp *e = &AN_VEC(an->exps, struct an_exp, 0);
+
+	an_warn(an, "%s: no copy of /proc/kallsyms (archives/kallsyms): kernel frames cannot be named and show as addresses%s",
+		e->name, e->kallsyms_hidden ?
+		"; the recorder saw only zero addresses there (kernel.kptr_restrict): record as root or with CAP_SYSLOG (kptr_restrict 0 or 1), or with kernel.kptr_restrict=0 and kernel.perf_event_paranoid <= 1 for any user" :
+		"");
+}
+
 uint32_t an_kernel_obj(struct an *an)
 {
+	struct kmod *core;
 	size_t i;
+	int err = 0;
 
 	if (an->o_kernel != UINT32_MAX)
 		return an->o_kernel;
 	an->ksyms.esz = sizeof(struct ksym);
-	for (i = 0; i < an->exps.n && !an->ksyms.n; i++)
-		if (load_file(an, &AN_VEC(an->exps, struct an_exp, i)))
-			return UINT32_MAX;
-	an->o_kernel = an_obj_get(an, 0, "[kernel.kallsyms]", 0, 0, 0, true);
+	an->kmods.esz = sizeof(struct kmod);
+	if (kmod_get(an, "[kernel.kallsyms]", 0) == UINT32_MAX)
+		return UINT32_MAX;
+	for (i = 0; i < an->exps.n && !an->ksyms.n && !err; i++) {
+		err = load_kallsyms(an, &AN_VEC(an->exps, struct an_exp, i));
+		if (!err && an->ksyms.n)
+			err = load_modules(an, &AN_VEC(an->exps, struct an_exp, i));
+	}
+	if (err)
+		return UINT32_MAX;
+	if (!an->ksyms.n)
+		warn_unnamed(an);
+	core = &AN_VEC(an->kmods, struct kmod, 0);
+	core->obj = an_obj_kernel(an, core->name);
+	an->o_kernel = core->obj;
 	return an->o_kernel;
+}
+
+/* The object of module i, made on first use. */
+static uint32_t kmod_obj(struct an *an, uint32_t i)
+{
+	struct kmod *m = &AN_VEC(an->kmods, struct kmod, i);
+
+	if (m->obj == UINT32_MAX)
+		m->obj = an_obj_kernel(an, m->name);
+	return m->obj;
+}
+
+/* The module whose range (archives/modules) holds a, or UINT32_MAX. */
+static uint32_t kmod_at(struct an *an, uint64_t a)
+{
+	size_t i;
+
+	for (i = 1; i < an->kmods.n; i++) {
+		struct kmod *m = &AN_VEC(an->kmods, struct kmod, i);
+
+		if (a >= m->start && a < m->end)
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * Where symbol i of n ends: at the next one, and a module's at the end of
+ * its module's range; 0 for the last one of an unknown range.
+ */
+static uint64_t ksym_end(struct an *an, size_t i)
+{
+	struct ksym *k = an->ksyms.p;
+	struct kmod *m = &AN_VEC(an->kmods, struct kmod, k[i].mod);
+	uint64_t end = i + 1 < an->ksyms.n ? k[i + 1].addr : 0;
+
+	if (m->end && (!end || end > m->end))
+		end = m->end;
+	return end;
 }
 
 /* The function of a kernel pc (ret: a return address, look at ip - 1). */
 uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret)
 {
-	uint64_t look = ret ? ip - 1 : ip;
+	uint64_t look = ret ? ip - 1 : ip, end;
 	struct ksym *k = an->ksyms.p;
 	size_t lo = 0, hi = an->ksyms.n, mid;
+	uint32_t in = kmod_at(an, look), obj;
 	char name[32];
 
 	while (lo < hi) {
@@ -93,19 +230,36 @@ uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret)
 		else
 			hi = mid;
 	}
-	if (!lo || lo == an->ksyms.n) {
-		/*
-		 * no symbols, or below the first / past the last one: the
-		 * frame's address as recorded
-		 */
-		snprintf(name, sizeof(name), "0x%" PRIx64, ip);
-		return an_obj_fname(an, an->o_kernel, name, ip, 0);
+	end = lo ? ksym_end(an, lo - 1) : 0;
+	if (lo && look < end && (in == UINT32_MAX || in == k[lo - 1].mod)) {
+		k = &k[lo - 1];
+		obj = kmod_obj(an, k->mod);
+		if (k->func == UINT32_MAX && obj != UINT32_MAX)
+			k->func = an_obj_fname(an, obj, k->name, k->addr,
+					       end - k->addr);
+		return k->func;
 	}
-	k = &k[lo - 1];
-	if (k->func == UINT32_MAX)
-		k->func = an_obj_fname(an, an->o_kernel, k->name, k->addr,
-				       k[1].addr - k->addr);
-	return k->func;
+	/*
+	 * no symbols, or below the first / past the last one, or in a
+	 * module without one: the frame's address as recorded, in the
+	 * module whose range holds it, else in the core kernel
+	 */
+	obj = in == UINT32_MAX ? an->o_kernel : kmod_obj(an, in);
+	if (obj == UINT32_MAX)
+		return UINT32_MAX;
+	snprintf(name, sizeof(name), "0x%" PRIx64, ip);
+	return an_obj_fname(an, obj, name, ip, 0);
+}
+
+/* The pc of a kernel frame, in the object of its function. */
+uint32_t an_kernel_pc(struct an *an, uint64_t ip, bool ret)
+{
+	uint32_t f = an_kernel_func(an, ip, ret);
+
+	if (f == UINT32_MAX)
+		return UINT32_MAX;
+	return an_pc_intern(an, AN_VEC(an->funcs, struct an_func, f).obj, ip,
+			    ret);
 }
 
 /*
@@ -162,4 +316,9 @@ void an_kernel_free(struct an *an)
 	free(an->ksyms.p);
 	an->ksyms.p = NULL;
 	an->ksyms.n = 0;
+	for (i = 0; i < an->kmods.n; i++)
+		free(AN_VEC(an->kmods, struct kmod, i).name);
+	free(an->kmods.p);
+	an->kmods.p = NULL;
+	an->kmods.n = 0;
 }

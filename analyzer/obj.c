@@ -125,9 +125,10 @@ uint32_t an_func_pseudo(struct an *an, const char *name)
 }
 
 /* A pseudo object (no file): <Unknown>, <Truncated-stack>. */
-static uint32_t pseudo_obj(struct an *an, const char *name)
+static uint32_t pseudo_obj_key(struct an *an, const char *key,
+			       const char *name)
 {
-	uint32_t id = obj_new(an, name);
+	uint32_t id = obj_new(an, key);
 	struct an_obj *o;
 
 	if (id == UINT32_MAX)
@@ -139,6 +140,32 @@ static uint32_t pseudo_obj(struct an *an, const char *name)
 	o->pseudo = true;
 	o->opened = true;
 	return o->name && o->path && o->file ? id : UINT32_MAX;
+}
+
+static uint32_t pseudo_obj(struct an *an, const char *name)
+{
+	return pseudo_obj_key(an, name, name);
+}
+
+/*
+ * A kernel load object (kernel.c): [kernel.kallsyms] or a module's,
+ * "[ext4]"; its functions come from kallsyms, not from a file.  Its own
+ * key space ("k:"), apart from anonymous mappings such as [heap].
+ */
+uint32_t an_obj_kernel(struct an *an, const char *name)
+{
+	char key[128];
+	uint32_t id;
+
+	snprintf(key, sizeof(key), "k:%s", name);
+	id = an_htab_find(&an->obj_h, an_hash(key, strlen(key), 3), obj_eq, an,
+			  key);
+	if (id != UINT32_MAX)
+		return id;
+	id = pseudo_obj_key(an, key, name);
+	if (id != UINT32_MAX)
+		AN_VEC(an->objs, struct an_obj, id).kernel = true;
+	return id;
 }
 
 int an_objs_init(struct an *an)

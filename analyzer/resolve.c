@@ -6,7 +6,8 @@
  * address: its function and line are those of ip - 1, the call.  Stacks
  * cut at the depth limit hang under <Truncated-stack>; counter samples with
  * no stack are collector_not_program_related, clock ones <Unknown>.  Kernel
- * frames (-K) hang below the user leaf, in [kernel.kallsyms] (kernel.c).
+ * frames (-K) hang below the user leaf, in [kernel.kallsyms] or their
+ * module's object (kernel.c).
  * Whole-machine kernel profiling (docs/kernel-profiling.md): a CPU's idle
  * packets are <IDLE>; interrupt packets <HARDIRQ> or <SOFTIRQ> (under
  * <IDLE> for an idle CPU's), with the interrupt's kernel stack below, its
@@ -103,8 +104,8 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 	if (id != UINT32_MAX)
 		return id;
 	look = ret && vaddr ? vaddr - 1 : vaddr;
-	if (obj == an->o_unknown || obj == an->o_kernel) {
-		func = obj == an->o_kernel ? an_kernel_func(an, vaddr, ret) :
+	if (obj == an->o_unknown || AN_VEC(an->objs, struct an_obj, obj).kernel) {
+		func = obj != an->o_unknown ? an_kernel_func(an, vaddr, ret) :
 			an->f_unknown;
 		if (func == UINT32_MAX)
 			return UINT32_MAX;
@@ -214,7 +215,7 @@ static int add_frames(struct an *an, struct an_as *a, uint32_t *parent,
 	while (n--) {
 		if (kernel && !ips[n])
 			continue;
-		pc = kernel ? an_pc_intern(an, an->o_kernel, ips[n], n > 0 || leaf_ret) :
+		pc = kernel ? an_kernel_pc(an, ips[n], n > 0 || leaf_ret) :
 			ip_pc(an, a, ips[n], n > 0);
 		if (pc == UINT32_MAX)
 			return -ENOMEM;

@@ -302,9 +302,53 @@ void archive_vdso(int adir, struct amap *a)
 }
 
 /*
+ * Why /proc/kallsyms showed the recorder only zero addresses, and what to
+ * do: the kernel shows them to a reader with CAP_SYSLOG when
+ * kernel.kptr_restrict is 0 or 1, to any reader when it is 0 and
+ * kernel.perf_event_paranoid is at most 1, to no one when it is 2.
+ */
+static const char *kallsyms_advice(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/kptr_restrict", "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	if (v == 2)
+		return "kernel.kptr_restrict is 2, which hides them from everyone: set it to 1 and record as root (CAP_SYSLOG), or to 0";
+	if (v == 0)
+		return "kernel.kptr_restrict is 0, but kernel.perf_event_paranoid is above 1 and the recorder lacks CAP_SYSLOG: record as root (CAP_SYSLOG) or set kernel.perf_event_paranoid to 1";
+	return "kernel.kptr_restrict: record as root (CAP_SYSLOG), or set kernel.kptr_restrict to 0 and kernel.perf_event_paranoid to 1";
+}
+
+/*
+ * /proc/modules as archives/modules, for the modules' address ranges
+ * (NAME SIZE ... ADDRESS lines); none without module support.
+ */
+static void archive_modules(struct exp_writer *e, int adir)
+{
+	int fd = open("/proc/modules", O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		if (errno != ENOENT)
+			exp_warn(e, "archives: /proc/modules: %s", strerror(errno));
+		return;
+	}
+	err = copy(fd, adir, "modules");
+	if (err)
+		exp_warn(e, "archives: modules: %s", strerror(-err));
+	close(fd);
+}
+
+/*
  * With kernel stacks (-K): /proc/kallsyms as archives/kallsyms, for the
- * analyzer's kernel function names; not when it shows only zero addresses
- * (kptr_restrict, no CAP_SYSLOG): the analyzer then names frames by address.
+ * analyzer's kernel function names, and /proc/modules as archives/modules
+ * for the modules' load objects; not when kallsyms shows only zero
+ * addresses (kptr_restrict, no CAP_SYSLOG): the log says so (a warning,
+ * kallsyms_hidden = 1) and the analyzer names frames by address.
  */
 void archive_kallsyms(struct exp_writer *e, int adir)
 {
@@ -324,7 +368,9 @@ void archive_kallsyms(struct exp_writer *e, int adir)
 	while (!shown && fgets(line, sizeof(line), f))
 		shown = strtoull(line, NULL, 16) != 0;
 	if (!shown) {
-		exp_warn(e, "archives: /proc/kallsyms shows no addresses (kptr_restrict): kernel frames are named by address");
+		exp_warn(e, "archives: /proc/kallsyms shows no addresses: kernel frames cannot be named (by address only); %s",
+			 kallsyms_advice());
+		exp_note(e, "kallsyms_hidden", "1");
 		fclose(f);
 		return;
 	}
@@ -332,4 +378,5 @@ void archive_kallsyms(struct exp_writer *e, int adir)
 	if (err)
 		exp_warn(e, "archives: kallsyms: %s", strerror(-err));
 	fclose(f);
+	archive_modules(e, adir);
 }

@@ -129,9 +129,15 @@ if awk '$1 !~ /^0+$/ { found = 1; exit } END { exit !found }' /proc/kallsyms; th
 	check $? -eq 0 "-K: archives/kallsyms is /proc/kallsyms (its first 1000 lines)"
 	a=$(wc -l <opt.er/archives/kallsyms) b=$(wc -l </proc/kallsyms)
 	check $((a * 100 / b)) -ge 99 "and all of it ($a of $b lines)"
+	if [ -e /proc/modules ]; then
+		check -s opt.er/archives/modules "-K: /proc/modules copied (module ranges)"
+	else
+		check ! -e opt.er/archives/modules "-K, no module support: no modules copy"
+	fi
 else
-	grep -q 'kallsyms shows no addresses' opt.er/log.txt
-	check $? -eq 0 "-K, addresses hidden: no copy, and the log says so"
+	grep -q 'kallsyms shows no addresses.*kptr_restrict' opt.er/log.txt
+	check $? -eq 0 "-K, addresses hidden: no copy, and the log says so and why"
+	check "$(sed -n 's/^kallsyms_hidden = //p' opt.er/log.txt)" = 1 "and notes it for print"
 fi
 
 # The command ends at once: what was not written when sampling stopped is

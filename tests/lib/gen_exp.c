@@ -47,6 +47,8 @@
  *                              time; damage=1 miscounts the first delta's
  *                              literal blocks
  *   kallsyms ADDR TYPE NAME [MODULE]   a line of archives/kallsyms
+ *   kmodule NAME SIZE ADDR     a line of archives/modules (/proc/modules':
+ *                              NAME SIZE 0 - Live ADDR)
  *   usage auto                 usage.txt from the sampled sums per thread
  *   usage PID TID SCALE        ... that thread's precise totals x SCALE
  *   grow minor=M [bytes=B] [flags=F]

@@ -250,8 +250,8 @@ static int grow(struct gen *g, char **w, int n)
 	return g->extra_bytes % 8 || g->extra_bytes > 64 ? -EINVAL : 0;
 }
 
-/* "kallsyms ADDR TYPE NAME [MODULE]": a line of archives/kallsyms */
-static int kallsyms(struct gen *g, char **w, int n)
+/* A line appended to archives/NAME (made if new). */
+static int archive_line(struct gen *g, const char *name, const char *line)
 {
 	char path[4200];
 	FILE *f;
@@ -259,13 +259,29 @@ static int kallsyms(struct gen *g, char **w, int n)
 	snprintf(path, sizeof(path), "%s/archives", g->out);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return -errno;
-	snprintf(path, sizeof(path), "%s/archives/kallsyms", g->out);
+	snprintf(path, sizeof(path), "%s/archives/%s", g->out, name);
 	f = fopen(path, "a");
 	if (!f)
 		return -errno;
-	fprintf(f, "%s %s %s%s%s\n", w[1], w[2], w[3], n > 4 ? "\t" : "",
-		n > 4 ? w[4] : "");
+	fprintf(f, "%s\n", line);
 	return fclose(f) ? -errno : 0;
+}
+
+/*
+ * "kallsyms ADDR TYPE NAME [MODULE]": a line of archives/kallsyms;
+ * "kmodule NAME SIZE ADDR": a line of archives/modules (/proc/modules')
+ */
+static int kernel_line(struct gen *g, char **w, int n)
+{
+	char line[1024];
+
+	if (!strcmp(w[0], "kmodule")) {
+		snprintf(line, sizeof(line), "%s %s 0 - Live %s", w[1], w[2], w[3]);
+		return archive_line(g, "modules", line);
+	}
+	snprintf(line, sizeof(line), "%s %s %s%s%s", w[1], w[2], w[3],
+		 n > 4 ? "\t" : "", n > 4 ? w[4] : "");
+	return archive_line(g, "kallsyms", line);
 }
 
 /* A sample flag's name in a script (0: none such). */
@@ -412,8 +428,8 @@ static int statement(struct gen *g, char **w, int n)
 		return -EINVAL;
 	if (!strcmp(w[0], "grow"))
 		return grow(g, w, n);
-	if (!strcmp(w[0], "kallsyms") && n >= 4)
-		return kallsyms(g, w, n);
+	if ((!strcmp(w[0], "kallsyms") || !strcmp(w[0], "kmodule")) && n >= 4)
+		return kernel_line(g, w, n);
 	if (!strcmp(w[0], "cpus") && n == 2) {
 		g->ncpu = atoi(w[1]);
 		return g->ncpu > 0 && g->ncpu <= GEN_MAX_CPU ? 0 : -EINVAL;
