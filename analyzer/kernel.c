@@ -201,7 +201,9 @@ static uint32_t kmod_at(struct an *an, uint64_t a)
 
 /*
  * Where symbol i of n ends: at the next one, and a module's at the end of
- * its module's range; 0 for the last one of an unknown range.
+ * its module's range; 0 for the last one of an unknown range.  A module's
+ * __init function is past that range (its init section, freed after the
+ * load, keeps its kallsyms line): it ends at the next symbol.
  */
 static uint64_t ksym_end(struct an *an, size_t i)
 {
@@ -209,7 +211,7 @@ static uint64_t ksym_end(struct an *an, size_t i)
 	struct kmod *m = &AN_VEC(an->kmods, struct kmod, k[i].mod);
 	uint64_t end = i + 1 < an->ksyms.n ? k[i + 1].addr : 0;
 
-	if (m->end && (!end || end > m->end))
+	if (m->end && k[i].addr < m->end && (!end || end > m->end))
 		end = m->end;
 	return end;
 }

@@ -11,6 +11,9 @@
 #     called from mymod's mod_worker;
 #   1 of a kernel thread between mymod's end and othermod's start (no
 #     module there: the core kernel's, by address, not mod_helper);
+#   1 of a kernel thread in mymod_init, past mymod's range (a module's
+#     __init function: kallsyms keeps it, /proc/modules' range is the
+#     core's), to the next symbol;
 # and the same without archives/modules (older experiments): kallsyms alone.
 #   4 of E in user code.
 # Without kallsyms, and with the log's kallsyms_hidden (kptr_restrict),
@@ -28,7 +31,8 @@ script() {
 	sample pid=600 tid=600 t=100000000 n=4 ms=user:10000000 stack=E,C,A,main
 	sample pid=601 tid=601 t=0 n=3 ms=system:10000000 flags=kmode kstack=ffffffffc0003010,ffffffff81000520
 	sample pid=602 tid=602 t=0 n=2 ms=system:10000000 flags=kmode kstack=ffffffffc0006010,ffffffffc0001010
-	sample pid=603 tid=603 t=0 n=1 ms=system:10000000 flags=kmode kstack=ffffffffc0002800,ffffffff81000520
+	sample pid=603 tid=603 t=0 n=1 ms=system:10000000 flags=kmode kstack=ffffffffc0002100,ffffffff81000520
+	sample pid=604 tid=604 t=0 n=1 ms=system:10000000 flags=kmode kstack=ffffffffc0002410,ffffffff81000520
 	usage auto
 	EOS
 	case "$1" in
@@ -40,6 +44,7 @@ script() {
 		kallsyms ffffffff81000500 T kthread
 		kallsyms ffffffffc0001000 t mod_worker [mymod]
 		kallsyms ffffffffc0001200 t mod_helper [mymod]
+		kallsyms ffffffffc0002400 t mymod_init [mymod]
 		kallsyms ffffffffc0003000 t mod_worker [othermod]
 		kallsyms ffffffffc0003800 d other_data [othermod]
 		kmodule mymod 4096 0xffffffffc0001000
@@ -58,7 +63,7 @@ echo "$o"
 check "$(cut -d, -f2 <<<"$o" | sed 1d | sort | tr '\n' ' ')" = \
 	"<Total> [kernel.kallsyms] [mymod] [nosyms] [othermod] seed_example.bin " \
 	"-objects: the core kernel and each module with samples, by name"
-check "$(csv_field "$o" '[mymod]' 1)" = 0.050 "[mymod]: the 5 samples in mod_helper"
+check "$(csv_field "$o" '[mymod]' 1)" = 0.060 "[mymod]: the 5 samples in mod_helper, 1 in mymod_init"
 check "$(csv_field "$o" '[othermod]' 1)" = 0.030 "[othermod]: the 3 samples in its mod_worker"
 check "$(csv_field "$o" '[nosyms]' 1)" = 0.020 "[nosyms]: the 2 samples in its range, no symbol"
 check "$(csv_field "$o" '[kernel.kallsyms]' 1)" = 0.010 "[kernel.kallsyms]: the sample outside every module"
@@ -69,7 +74,8 @@ check "$(csv_field "$f" mod_helper 1)/$(csv_field "$f" ksys_read 2)" = 0.050/0.0
 check "$(grep ',mod_worker$' <<<"$f" | sort | tr '\n' ' ')" = "0.000,0.020,mod_worker 0.030,0.030,mod_worker " \
 	"two mod_worker: othermod's the leaf of 3, mymod's the caller of 2"
 check "$(csv_field "$f" 0xffffffffc0006010 1)" = 0.020 "nosyms' pc by its address"
-check "$(csv_field "$f" 0xffffffffc0002800 1)" = 0.010 "the pc between modules by its address"
+check "$(csv_field "$f" mymod_init 1)" = 0.010 "mymod_init: its pc past the module's range"
+check "$(csv_field "$f" 0xffffffffc0002100 1)" = 0.010 "the pc between modules by its address"
 s=$("$LWPROF" print -fsingle mod_helper "$exp")
 check "$(sed -n 's/^ *Load Object: //p' <<<"$s")" = "[mymod]" "-fsingle mod_helper: Load Object [mymod]"
 s=$("$LWPROF" print -fsingle 0xffffffffc0006010 "$exp")
@@ -80,7 +86,7 @@ check "$(grep -c '2 functions have this name' <<<"$s")" = 1 "-fsingle mod_worker
 # without archives/modules the module ranges are unknown: kallsyms alone
 exp=$(script syms | grep -v '^kmodule' | gen_exp nomodules -)
 o=$("$LWPROF" print -printmode csv -metrics e.total:name -objects "$exp")
-check "$(csv_field "$o" '[mymod]' 1)" = 0.060 \
+check "$(csv_field "$o" '[mymod]' 1)" = 0.070 \
 	"no /proc/modules copy: mymod's last symbol holds the pc past its end"
 check "$(csv_field "$o" '[othermod]' 1)/$(csv_field "$o" '[kernel.kallsyms]' 1)" = /0.050 \
 	"and othermod's only symbol, the last one, has no end: its pcs and nosyms' by address in the core kernel"
