@@ -14,8 +14,7 @@
 
 load_lwprof
 need_sampling
-"$LWPROF" version | grep -Eq 'ABI 1\.([4-9]|[1-9][0-9])' ||
-	skip "the module has no off-CPU kernel stacks (ABI 1.4)"
+need_kprof
 work=$(mktemp -d /tmp/collect_kblock.XXXXXX) || exit 1
 cd "$work" || exit 1
 "$LWPROF" collect -a -K -o b.er "$LWPROF_BUILD/tests/progs/kblock" 1000 >out 2>collect.err

@@ -22,8 +22,7 @@
 
 load_lwprof
 need_sampling
-"$LWPROF" version | grep -Eq 'ABI 1\.([4-9]|[1-9][0-9])' ||
-	skip "the module has no idle packets (ABI 1.4)"
+need_kprof
 work=$(mktemp -d /tmp/collect_machine.XXXXXX) || exit 1
 cd "$work" || exit 1
 ncpu=$(grep -c '^cpu[0-9]' /proc/stat)
