@@ -235,8 +235,12 @@ static int module_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	__u32 flags = 0;
 	int err;
 
+	/*
+	 * The whole machine includes the recorder, as perf record -a does:
+	 * its time is part of every CPU's, which must add up to elapsed.
+	 */
 	if (o->mode == MODE_MACHINE)
-		flags = LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF;
+		flags = LWPROF_ATTACH_MACHINE;
 	else if (o->mode == MODE_COMMAND &&
 		   (m->abi.features & LWPROF_FEAT_EXEC)) {
 		/* The child's wait for the go is ours: count from its exec. */

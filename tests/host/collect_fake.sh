@@ -216,8 +216,8 @@ grep -q '^command' att.er/log.txt; check $? -ne 0 "no command line in attach mod
 rm -f fake.log
 lw collect -o all.er -a -t 0.2 2>/dev/null
 check $? -eq 0 "-a -t 0.2 exits 0"
-check "$(sed -n 's/^attach //p' fake.log)" = "flags=3 pid=0" \
-	"-a: a machine session that leaves the recorder out (MACHINE | EXCLUDE_SELF)"
+check "$(sed -n 's/^attach //p' fake.log)" = "flags=1 pid=0" \
+	"-a: a machine session, the recorder included (MACHINE)"
 check "$(sed -n 's/^mode = //p' all.er/log.txt)" = machine "log: mode machine"
 grep -q "^warning = the loaded lwprof module (ABI [0-9.]*) cannot record idle time (--idle): it has no LWPROF_FEAT_IDLE (ABI 1.4's): left out$" all.er/log.txt
 check $? -eq 0 "-a on a module without LWPROF_FEAT_IDLE: a warning, no idle packets asked"

@@ -20,6 +20,13 @@ need_sampling() {
 		skip "the module cannot sample (LWPROF_FEAT_SAMPLE)"
 }
 
+# need_kprof: skip unless the loaded module records whole-machine kernel
+# profiles (ABI 1.4: idle packets, off-CPU kernel stacks).
+need_kprof() {
+	"$LWPROF" version | grep -Eq 'ABI 1\.([4-9]|[1-9][0-9])' ||
+		skip "the module has no whole-machine kernel profiling (ABI 1.4)"
+}
+
 unload_lwprof() {
 	local rc=$?
 
