@@ -133,8 +133,10 @@ $(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
 TEST_LIBS := $(B)/tests/lib/fake_lwprof.so
 tests: $(TEST_LIBS)
 
-# Its rings and samples (for lwprof collect and dump) are in fake_ring.c.
+# Its rings and samples (for lwprof collect and dump) are in fake_ring.c,
+# scripted processes and mappings in fake_maps.c.
 $(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
+		tests/lib/fake_maps.c \
 		tests/lib/fake_lwprof.h uapi/lwprof.h uapi/lwprof_record.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -shared -fPIC -o $@ \

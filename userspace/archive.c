@@ -38,8 +38,11 @@ static int note_build_id(Elf_Data *d, char *hex, size_t len)
 		    memcmp((const char *)d->d_buf + noff, "GNU", 4) ||
 		    !nh.n_descsz || nh.n_descsz * 2 + 1 > len)
 			continue;
-		for (i = 0; i < nh.n_descsz; i++)
-			sprintf(hex + 2 * i, "%02x", desc[i]);
+		for (i = 0; i < nh.n_descsz; i++) {
+			hex[2 * i] = "0123456789abcdef"[desc[i] >> 4];
+			hex[2 * i + 1] = "0123456789abcdef"[desc[i] & 15];
+		}
+		hex[2 * i] = 0;
 		return 1;
 	}
 	return 0;

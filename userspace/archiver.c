@@ -17,6 +17,10 @@
  * the record files read again for their MMAP records.  Warnings go to
  * exp_warn() at the end.
  *
+ * A whole machine maps thousands of files, each many times: the files
+ * known are found by a hash of (device, inode, path), so that an MMAP
+ * record costs the same however many are known.
+ *
  * The command's process is collect's own child until its exec: the MMAP
  * records SAMPLE_START writes for it name collect's binary and libraries
  * (libcapstone, libstdc++, ...), which the command may never map.  So a
@@ -41,8 +45,10 @@
 struct archiver {
 	struct exp_writer *e;
 	int adir;
-	struct amap *v;
+	struct amap *v;		/* in the order first seen (index.txt's) */
 	size_t n, cap;
+	size_t *slot;		/* hash of v: index + 1, 0 = empty */
+	size_t nslot;		/* a power of two, at least 2 x cap */
 	bool missed;		/* a map could not be added: rescan */
 	__u32 child;		/* the command's process, or 0 */
 	__u64 exec_ns;		/* its first EXEC record's time, 0 = none */
@@ -58,31 +64,84 @@ static void mapped_by(struct archiver *a, struct amap *m, __u32 pid,
 		m->child_ns = time_ns;
 }
 
+/* FNV-1a over a mapping's identity: device, inode and path. */
+static size_t key_hash(const struct amap *k)
+{
+	__u64 h = 14695981039346656037ULL, x[2] = {
+		(__u64)k->maj << 32 | k->min, k->ino };
+	const unsigned char *p = (const unsigned char *)x;
+	size_t i;
+
+	for (i = 0; i < sizeof(x); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	for (p = (const unsigned char *)k->path; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h ^ h >> 29;
+}
+
+static bool same(const struct amap *m, const struct amap *k)
+{
+	return m->ino == k->ino && m->maj == k->maj && m->min == k->min &&
+	       !strcmp(m->path, k->path);
+}
+
+/* The slot of key in the hash: its entry's, or the empty one it would take. */
+static size_t *lookup(struct archiver *a, const struct amap *key)
+{
+	size_t mask = a->nslot - 1, i = key_hash(key) & mask;
+
+	while (a->slot[i] && !same(&a->v[a->slot[i] - 1], key))
+		i = (i + 1) & mask;	/* linear probing; never full */
+	return &a->slot[i];
+}
+
+/* Room for one more entry in v, and the hash at most half full. */
+static int grow(struct archiver *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 32, i, *old = a->slot;
+	struct amap *m;
+
+	if (a->n < a->cap)
+		return 0;
+	m = realloc(a->v, cap * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	a->v = m;
+	a->slot = calloc(cap * 2, sizeof(*a->slot));
+	if (!a->slot) {
+		a->slot = old;
+		return -ENOMEM;
+	}
+	a->nslot = cap * 2;
+	a->cap = cap;
+	for (i = 0; i < a->n; i++)
+		*lookup(a, &a->v[i]) = i + 1;
+	free(old);
+	return 0;
+}
+
 static int add(struct archiver *a, const struct amap *key, bool pin,
 	       __u64 time_ns)
 {
 	struct amap *m;
-	size_t i;
+	size_t *slot;
 
-	for (i = 0; i < a->n; i++)
-		if (a->v[i].ino == key->ino && a->v[i].maj == key->maj &&
-		    a->v[i].min == key->min && !strcmp(a->v[i].path, key->path)) {
-			mapped_by(a, &a->v[i], key->pid, time_ns);
+	if (a->nslot) {
+		slot = lookup(a, key);
+		if (*slot) {
+			mapped_by(a, &a->v[*slot - 1], key->pid, time_ns);
 			return 0;
 		}
-	if (a->n == a->cap) {
-		m = realloc(a->v, (a->cap ? a->cap * 2 : 32) * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		a->v = m;
-		a->cap = a->cap ? a->cap * 2 : 32;
 	}
+	if (grow(a))
+		return -ENOMEM;
 	m = &a->v[a->n];
 	*m = *key;
 	m->fd = -1;
 	m->path = strdup(key->path);
 	if (!m->path)
 		return -ENOMEM;
+	*lookup(a, m) = a->n + 1;
 	a->n++;
 	mapped_by(a, m, key->pid, time_ns);
 	if (pin && strcmp(m->path, "[vdso]"))
@@ -229,6 +288,7 @@ static void release(struct archiver *a)
 		free(a->v[i].warn);
 	}
 	free(a->v);
+	free(a->slot);
 	close(a->adir);
 	free(a);
 }

@@ -22,6 +22,7 @@
  *    i % 10 == 9 is instead a packet of counter (i / 10) % nr with value
  *    its period;
  *  - after sample N / 2 on every ring, a LOST record of 7 (and lost += 7);
+ *  - then the scripted records of $FAKE_LWPROF_MMAPS (fake_maps.c);
  *  - ring 0: TASK exit for the three tids.
  * Every record it publishes is also appended to $FAKE_LWPROF_COPY.N (ring
  * N) if set, so a test can compare the experiment's files byte for byte.
@@ -145,7 +146,7 @@ static void lost_rec(unsigned int c, __u64 n)
 }
 
 /* The ABI's rule: wait while sampling runs; once stopped, drop and count. */
-static void emit(unsigned int c, const void *rec, size_t size)
+void fake_emit(unsigned int c, const void *rec, size_t size)
 {
 	for (;;) {
 		size_t need = size + (F.pending[c] ? sizeof(struct lwprof_rec_lost) : 0);
@@ -166,7 +167,8 @@ static void emit(unsigned int c, const void *rec, size_t size)
 	}
 }
 
-static void task(unsigned int tid, __u32 event, const char *comm)
+void fake_task(unsigned int c, unsigned int pid, unsigned int tid,
+	       unsigned int ppid, __u32 event, const char *comm)
 {
 	struct lwprof_rec_task t;
 
@@ -174,12 +176,17 @@ static void task(unsigned int tid, __u32 event, const char *comm)
 	t.hdr.type = LWPROF_REC_TASK;
 	t.hdr.size = sizeof(t);
 	t.time_ns = 10000000000ULL;
-	t.pid = fake_pid;
+	t.pid = pid;
 	t.tid = tid;
-	t.ppid = getpid();
+	t.ppid = ppid;
 	t.event = event;
 	snprintf(t.comm, sizeof(t.comm), "%s", comm);
-	emit(0, &t, sizeof(t));
+	fake_emit(c, &t, sizeof(t));
+}
+
+static void task(unsigned int tid, __u32 event, const char *comm)
+{
+	fake_task(0, fake_pid, tid, getpid(), event, comm);
 }
 
 /* An MMAP record for every executable mapping of this process. */
@@ -220,7 +227,7 @@ static void maps(void)
 		u.m.dev_minor = min;
 		u.m.prot = (perm[0] == 'r') | (perm[1] == 'w') << 1 | 4;
 		memcpy(u.m.path, path, strlen(path));
-		emit(0, &u, u.m.hdr.size);
+		fake_emit(0, &u, u.m.hdr.size);
 	}
 	if (f)
 		fclose(f);
@@ -271,7 +278,23 @@ static void sample(unsigned int c, unsigned int i)
 	for (k = 0; k < ss_size; k++)
 		((unsigned char *)v)[k] = (i + k) & 0xff;
 	u.s.hdr.size = (unsigned char *)v - u.b + ((ss_size + 7) & ~7U);
-	emit(c, &u, u.s.hdr.size);
+	fake_emit(c, &u, u.s.hdr.size);
+}
+
+unsigned int fake_rings(void)
+{
+	return F.nr;
+}
+
+/* Wait until the reader has consumed everything published. */
+void fake_sync(void)
+{
+	unsigned int c;
+
+	for (c = 0; c < F.nr; c++)
+		while (__atomic_load_n(&ctl(c)->tail, __ATOMIC_ACQUIRE) !=
+		       ctl(c)->head && !__atomic_load_n(&F.stop, __ATOMIC_ACQUIRE))
+			usleep(100);
 }
 
 static void *producer(void *arg)
@@ -285,6 +308,7 @@ static void *producer(void *arg)
 	task(fake_pid + 1, LWPROF_TASK_START, "fake-worker 1");
 	task(fake_pid + 2, LWPROF_TASK_START, "fake-worker 2");
 	maps();
+	fake_maps();
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < F.nr; c++) {
 			sample(c, i);
@@ -298,6 +322,7 @@ static void *producer(void *arg)
 	}
 	for (i = 0; i < 3; i++)
 		task(fake_pid + i, LWPROF_TASK_EXIT, i ? "fake-worker" : "fake-main");
+	fake_maps_done();
 	if (done)
 		close(open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	return NULL;
