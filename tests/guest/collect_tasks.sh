@@ -98,8 +98,9 @@ n=$(sed -n 's/^  kip\[[0-9]*\] //p' k.dump | grep -vc '^0xffff[89a-f]')
 check "$n" -eq 0 "  every kernel frame is a kernel address"
 grep -q '^  kip' dl.dump; check $? -ne 0 "without -K: no kernel frames"
 
-# The whole machine for 1 s, with a busy program: it is recorded, the
-# recorder (and its io_uring workers) are not.
+# The whole machine for 1 s, with a busy program: it is recorded, and so
+# is the recorder, as perf record -a's is (the machine's time adds up:
+# docs/kernel-profiling.md); it wakes at least every 250 ms to flush.
 "$progs/spin" 60 & spid=$!
 "$LWPROF" collect -o all.er -a -t 1 2>err.txt & cpid=$!
 wait $cpid; rc=$?
@@ -108,7 +109,7 @@ check $rc -eq 0 "collect -a -t 1 exits 0 ($(cat err.txt))"
 "$LWPROF" dump all.er >all.dump 2>&1; check $? -eq 0 "  a sound experiment"
 n=$(grep -c ": SAMPLE clock .* pid=$spid " all.dump)
 check "$n" -ge 20 "  a program that was already busy is sampled ($n packets in 1 s at 10 ms)"
-check "$(grep -c " pid=$cpid " all.dump)" -eq 0 "  the recorder is not in it"
+check "$(grep -c ": SAMPLE clock .* pid=$cpid " all.dump)" -ge 1 "  the recorder is in it"
 check "$(key all.er mode)" = machine "  mode = machine"
 
 # Bad options: one line, exit 2, with the valid choices.
