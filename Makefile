@@ -117,6 +117,13 @@ $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<
 tests: $(B)/tests/progs/lines_example_dw4
+# The kernel debug image stand-in: "vmlinux" (a program at fixed link
+# addresses, no optimizing) and the same code as a module's relocatable
+# .ko, a section per function.
+$(B)/tests/progs/kdbg_kernel: CFLAGS += -O0 -no-pie
+$(B)/tests/progs/kdbg_kernel.ko: tests/progs/kdbg_kernel.c
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -O0 -ffunction-sections -c -o $@ $<
+tests: $(B)/tests/progs/kdbg_kernel.ko
 
 # The synthetic-experiment generator (tests/lib/gen_*.c).
 GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))

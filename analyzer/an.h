@@ -365,6 +365,8 @@ struct an {
 	uint32_t o_kernel;	/* [kernel.kallsyms], made on first use */
 	struct an_vec ksyms;	/* kernel.c: struct ksym, sorted */
 	struct an_vec kmods;	/* kernel.c: the core kernel, then modules */
+	const char *krelease;	/* the kernel kallsyms is of (uname -r), or NULL */
+	bool kdebug_walked;	/* modules' debug images looked for (kernel.c) */
 	struct an_vec bases;	/* struct an_base: the base values' kinds */
 	struct an_layouts lay;
 	struct an_vec metrics;	/* struct an_metric: the registry's, instantiated */
@@ -498,6 +500,15 @@ uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret);
 uint32_t an_kernel_pc(struct an *an, uint64_t ip, bool ret);
 uint32_t an_kernel_sched(struct an *an, const uint64_t *kips, uint32_t n);
 void an_kernel_free(struct an *an);
+int an_kernel_dwaddr(struct an *an, uint32_t obj, uint64_t look,
+		     uint64_t *daddr);
+int an_kdebug_vmlinux(struct an *an, uint32_t obj, const char *release);
+int an_kdebug_module(struct an *an, uint32_t obj, const char *path);
+void an_kdebug_modules(struct an *an, const char *release,
+		       void (*found)(struct an *, const char *, const char *));
+int an_kdebug_sym(struct an *an, uint32_t obj, const char *name,
+		  uint64_t *addr);
+void an_kdebug_close(struct an *an, uint32_t obj);
 
 /* unwind.c */
 int an_unwind_all(struct an *an);

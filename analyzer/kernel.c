@@ -11,6 +11,8 @@
  * address range, so that a pc in a module is the module's even where
  * kallsyms has no symbol for it, and a module's last symbol ends with it.
  * Without a copy (or outside the symbols) a frame is named by its address.
+ * Where the kernel's debug image is installed (kdebug.c) a pc's address in
+ * it gives src.c its line: an_kernel_dwaddr.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +27,8 @@ struct ksym {
 	char *name;
 	uint32_t mod;		/* index in an->kmods; 0: the core kernel */
 	uint32_t func;		/* made on first use, or UINT32_MAX */
+	bool dtried, dok;	/* a module's: daddr looked up, found */
+	uint64_t daddr;		/* its address in the module's debug image */
 };
 
 /* The core kernel (index 0) or a module, as named in kallsyms. */
@@ -32,6 +36,9 @@ struct kmod {
 	char *name;		/* "[kernel.kallsyms]", "[ext4]" */
 	uint64_t start, end;	/* from archives/modules, or 0 */
 	uint32_t obj;		/* made on first use, or UINT32_MAX */
+	char *dpath;		/* a module's debug image (kdebug.c), or NULL */
+	bool dtried, dok;	/* debug image opened (into obj's o->mod) */
+	uint64_t bias;		/* the core kernel's: kallsyms - image (KASLR) */
 };
 
 static int ksym_cmp(const void *a, const void *b)
@@ -161,9 +168,13 @@ uint32_t an_kernel_obj(struct an *an)
 	if (kmod_get(an, "[kernel.kallsyms]", 0) == UINT32_MAX)
 		return UINT32_MAX;
 	for (i = 0; i < an->exps.n && !an->ksyms.n && !err; i++) {
-		err = load_kallsyms(an, &AN_VEC(an->exps, struct an_exp, i));
-		if (!err && an->ksyms.n)
-			err = load_modules(an, &AN_VEC(an->exps, struct an_exp, i));
+		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
+
+		err = load_kallsyms(an, e);
+		if (!err && an->ksyms.n) {
+			err = load_modules(an, e);
+			an->krelease = e->kernel;	/* for debug images */
+		}
 	}
 	if (err)
 		return UINT32_MAX;
@@ -216,14 +227,14 @@ static uint64_t ksym_end(struct an *an, size_t i)
 	return end;
 }
 
-/* The function of a kernel pc (ret: a return address, look at ip - 1). */
-uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret)
+/*
+ * The symbol holding pc look (its index, its end in *end), or SIZE_MAX:
+ * in a module's range only that module's.
+ */
+static size_t ksym_at(struct an *an, uint64_t look, uint32_t in, uint64_t *end)
 {
-	uint64_t look = ret ? ip - 1 : ip, end;
 	struct ksym *k = an->ksyms.p;
 	size_t lo = 0, hi = an->ksyms.n, mid;
-	uint32_t in = kmod_at(an, look), obj;
-	char name[32];
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
@@ -232,9 +243,23 @@ uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret)
 		else
 			hi = mid;
 	}
-	end = lo ? ksym_end(an, lo - 1) : 0;
-	if (lo && look < end && (in == UINT32_MAX || in == k[lo - 1].mod)) {
-		k = &k[lo - 1];
+	*end = lo ? ksym_end(an, lo - 1) : 0;
+	if (lo && look < *end && (in == UINT32_MAX || in == k[lo - 1].mod))
+		return lo - 1;
+	return SIZE_MAX;
+}
+
+/* The function of a kernel pc (ret: a return address, look at ip - 1). */
+uint32_t an_kernel_func(struct an *an, uint64_t ip, bool ret)
+{
+	uint64_t look = ret ? ip - 1 : ip, end;
+	uint32_t in = kmod_at(an, look), obj;
+	size_t i = ksym_at(an, look, in, &end);
+	struct ksym *k;
+	char name[32];
+
+	if (i != SIZE_MAX) {
+		k = &AN_VEC(an->ksyms, struct ksym, i);
 		obj = kmod_obj(an, k->mod);
 		if (k->func == UINT32_MAX && obj != UINT32_MAX)
 			k->func = an_obj_fname(an, obj, k->name, k->addr,
@@ -262,6 +287,137 @@ uint32_t an_kernel_pc(struct an *an, uint64_t ip, bool ret)
 		return UINT32_MAX;
 	return an_pc_intern(an, AN_VEC(an->funcs, struct an_func, f).obj, ip,
 			    ret);
+}
+
+/* an_kdebug_modules' report: module name's debug image is at path. */
+static void ko_found(struct an *an, const char *name, const char *path)
+{
+	char b[84];
+	size_t i;
+
+	snprintf(b, sizeof(b), "[%s]", name);
+	for (i = 1; i < an->kmods.n; i++) {
+		struct kmod *m = &AN_VEC(an->kmods, struct kmod, i);
+
+		if (!m->dpath && !strcmp(m->name, b)) {
+			m->dpath = strdup(path);
+			return;
+		}
+	}
+}
+
+/* The kallsyms address of the core kernel's _text (else _stext), or 0. */
+static uint64_t core_text(struct an *an, const char **name)
+{
+	static const char *const names[] = { "_text", "_stext" };
+	size_t i, j;
+
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < an->ksyms.n; i++) {
+			struct ksym *k = &AN_VEC(an->ksyms, struct ksym, i);
+
+			if (!k->mod && !strcmp(k->name, names[j])) {
+				*name = names[j];
+				return k->addr;
+			}
+		}
+	return 0;
+}
+
+/*
+ * Whether the core kernel's image is the recorded kernel's: most of the
+ * first (up to 16) core functions it has are at their kallsyms address
+ * less the bias (a static function's name may be there twice).
+ */
+static bool core_agrees(struct an *an, uint32_t obj, uint64_t bias)
+{
+	int agree = 0, n = 0;
+	uint64_t a;
+	size_t i;
+
+	for (i = 0; i < an->ksyms.n && n < 16; i++) {
+		struct ksym *k = &AN_VEC(an->ksyms, struct ksym, i);
+
+		if (k->mod || an_kdebug_sym(an, obj, k->name, &a))
+			continue;
+		n++;
+		agree += a + bias == k->addr;
+	}
+	return agree * 2 > n;
+}
+
+/*
+ * Open kernel object i's debug image once (kdebug.c): the core kernel's
+ * related to kallsyms by _text (KASLR moves the whole kernel by one
+ * offset), a module's by each function's own symbol (the loader lays out
+ * its sections).  Whether it has one.
+ */
+static bool kmod_debug(struct an *an, uint32_t i)
+{
+	struct kmod *m = &AN_VEC(an->kmods, struct kmod, i);
+	const char *tname = NULL;
+	uint64_t text, a;
+
+	if (m->dtried)
+		return m->dok;
+	m->dtried = true;
+	if (!an->krelease || m->obj == UINT32_MAX)
+		return false;
+	if (i) {
+		if (!an->kdebug_walked) {
+			an->kdebug_walked = true;
+			an_kdebug_modules(an, an->krelease, ko_found);
+		}
+		m = &AN_VEC(an->kmods, struct kmod, i);
+		m->dok = m->dpath && !an_kdebug_module(an, m->obj, m->dpath);
+		return m->dok;
+	}
+	if (an_kdebug_vmlinux(an, m->obj, an->krelease))
+		return false;
+	text = core_text(an, &tname);
+	if (!text || an_kdebug_sym(an, m->obj, tname, &a) ||
+	    !core_agrees(an, m->obj, text - a)) {
+		an_warn(an, "the debug image vmlinux-%s is not the recorded kernel's (its _text and functions are not where kallsyms has them): kernel frames have no source lines",
+			an->krelease);
+		an_kdebug_close(an, m->obj);
+		return false;
+	}
+	m->bias = text - a;
+	m->dok = true;
+	return true;
+}
+
+/*
+ * The address in kernel object obj's debug image (as src.c reads it) of
+ * the kernel pc look: -ENOENT when it has no image or look no symbol.
+ */
+int an_kernel_dwaddr(struct an *an, uint32_t obj, uint64_t look,
+		     uint64_t *daddr)
+{
+	uint64_t end;
+	size_t i = ksym_at(an, look, kmod_at(an, look), &end);
+	struct ksym *k;
+	uint32_t mod;
+
+	if (i == SIZE_MAX)
+		return -ENOENT;
+	mod = AN_VEC(an->ksyms, struct ksym, i).mod;
+	if (AN_VEC(an->kmods, struct kmod, mod).obj != obj ||
+	    !kmod_debug(an, mod))
+		return -ENOENT;
+	k = &AN_VEC(an->ksyms, struct ksym, i);
+	if (!mod) {
+		*daddr = look - AN_VEC(an->kmods, struct kmod, 0).bias;
+		return 0;
+	}
+	if (!k->dtried) {
+		k->dtried = true;
+		k->dok = !an_kdebug_sym(an, obj, k->name, &k->daddr);
+	}
+	if (!k->dok)
+		return -ENOENT;
+	*daddr = k->daddr + (look - k->addr);
+	return 0;
 }
 
 /*
@@ -318,9 +474,13 @@ void an_kernel_free(struct an *an)
 	free(an->ksyms.p);
 	an->ksyms.p = NULL;
 	an->ksyms.n = 0;
-	for (i = 0; i < an->kmods.n; i++)
+	for (i = 0; i < an->kmods.n; i++) {
 		free(AN_VEC(an->kmods, struct kmod, i).name);
+		free(AN_VEC(an->kmods, struct kmod, i).dpath);
+	}
 	free(an->kmods.p);
 	an->kmods.p = NULL;
 	an->kmods.n = 0;
+	an->krelease = NULL;
+	an->kdebug_walked = false;
 }

@@ -111,6 +111,12 @@ uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 			return UINT32_MAX;
 		line = UINT32_MAX;
 		ifunc = func;
+		if (obj == an->o_unknown)
+			return pc_new(an, &k, h, func, line, ifunc);
+		/* a kernel object: lines when there is a debug image */
+		line = an_pc_line(an, obj, look, func, &ifunc);
+		if (an->inline_funcs)
+			return inline_pcs(an, &k, h, func, line, look);
 	} else {
 		an_obj_open(an, obj);
 		func = an_obj_func(an, obj, look);

@@ -5,7 +5,8 @@
  * inlined body.  The function stays the caller's (the symbol), unless
  * inline functions are asked for (-inline on): then the innermost
  * DW_TAG_inlined_subroutine names it, and an_pc_inlines gives the chain
- * of inlined calls for the frames resolve.c adds.
+ * of inlined calls for the frames resolve.c adds.  Kernel objects' lines
+ * come from their debug image, at the address kernel.c relates to it.
  */
 #include <dwarf.h>
 #include <errno.h>
@@ -50,11 +51,11 @@ static uint32_t line_intern(struct an *an, uint32_t func, uint32_t file,
 }
 
 /* The innermost inlined function at addr, or UINT32_MAX. */
-static uint32_t inlined_at(struct an *an, struct an_obj *o, uint32_t obj,
+static uint32_t inlined_at(struct an *an, Dwfl_Module *mod, uint32_t obj,
 			   Dwarf_Addr maddr)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(o->mod, maddr, &bias), *scopes = NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, maddr, &bias), *scopes = NULL;
 	Dwarf_Die origin;
 	Dwarf_Attribute at;
 	uint32_t f = UINT32_MAX;
@@ -79,27 +80,50 @@ static uint32_t inlined_at(struct an *an, struct an_obj *o, uint32_t obj,
 	return f;
 }
 
+/*
+ * The libdwfl module of obj and the address of its vaddr there: a kernel
+ * object's from its debug image (kernel.c), if any; NULL when none.
+ */
+static Dwfl_Module *dw_addr(struct an *an, uint32_t obj, uint64_t vaddr,
+			    Dwarf_Addr *maddr)
+{
+	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
+	uint64_t a;
+
+	if (o->kernel) {
+		if (an_kernel_dwaddr(an, obj, vaddr, &a))
+			return NULL;
+		o = &AN_VEC(an->objs, struct an_obj, obj);
+		*maddr = a;
+		return o->mod;
+	}
+	if (o->pseudo || o->failed || !o->mod)
+		return NULL;
+	*maddr = vaddr + o->mod_bias;
+	return o->mod;
+}
+
 uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 		    uint32_t func, uint32_t *ifunc)
 {
-	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
-	Dwarf_Addr maddr = vaddr + o->mod_bias;
+	Dwarf_Addr maddr;
+	Dwfl_Module *mod = dw_addr(an, obj, vaddr, &maddr);
 	const char *file;
 	Dwfl_Line *l;
 	uint32_t fid, f;
 	int lineno = 0;
 
 	*ifunc = func;
-	if (o->pseudo || o->failed || !o->mod)
+	if (!mod)
 		return UINT32_MAX;
-	l = dwfl_module_getsrc(o->mod, maddr);
+	l = dwfl_module_getsrc(mod, maddr);
 	if (!l)
 		return UINT32_MAX;
 	file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
 	if (!file || lineno <= 0)
 		return UINT32_MAX;
 	if (an->inline_funcs) {
-		f = inlined_at(an, o, obj, maddr);
+		f = inlined_at(an, mod, obj, maddr);
 		if (f != UINT32_MAX)
 			*ifunc = f;
 	}
@@ -117,8 +141,8 @@ uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 int an_pc_inlines(struct an *an, uint32_t obj, uint64_t vaddr,
 		  struct an_inl *out)
 {
-	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
-	Dwarf_Addr bias, maddr = vaddr + o->mod_bias;
+	Dwarf_Addr bias, maddr;
+	Dwfl_Module *mod = dw_addr(an, obj, vaddr, &maddr);
 	Dwarf_Die *cu, *scopes = NULL, origin;
 	Dwarf_Attribute at;
 	Dwarf_Files *files = NULL;
@@ -127,9 +151,9 @@ int an_pc_inlines(struct an *an, uint32_t obj, uint64_t vaddr,
 	const char *nm;
 	int n = 0, ns, i;
 
-	if (o->pseudo || o->failed || !o->mod)
+	if (!mod)
 		return 0;
-	cu = dwfl_module_addrdie(o->mod, maddr, &bias);
+	cu = dwfl_module_addrdie(mod, maddr, &bias);
 	if (!cu)
 		return 0;
 	ns = dwarf_getscopes(cu, maddr - bias, &scopes);
@@ -184,12 +208,13 @@ const char *an_line_file(struct an *an, uint32_t line)
 int an_func_src(struct an *an, uint32_t f, const char **file, int *line)
 {
 	struct an_func *fn = &AN_VEC(an->funcs, struct an_func, f);
-	struct an_obj *o = &AN_VEC(an->objs, struct an_obj, fn->obj);
+	Dwarf_Addr maddr;
+	Dwfl_Module *mod = dw_addr(an, fn->obj, fn->addr, &maddr);
 	Dwfl_Line *l;
 
-	if (o->pseudo || o->failed || !o->mod)
+	if (!mod)
 		return -ENOENT;
-	l = dwfl_module_getsrc(o->mod, fn->addr + o->mod_bias);
+	l = dwfl_module_getsrc(mod, maddr);
 	if (!l)
 		return -ENOENT;
 	*file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
