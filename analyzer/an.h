@@ -283,6 +283,14 @@ struct an_sdec {
 	uint32_t none;		/* the layout of no value */
 };
 
+/*
+ * A packet with user and kernel frames and User CPU is two samples
+ * (exp_rec.c): its User CPU on the user stack alone (USER), then the rest
+ * on the whole stack (CONT: no packet of its own in the counts).
+ */
+#define AN_PART_USER	0x1
+#define AN_PART_CONT	0x2
+
 /* The compact sample table (struct of arrays). */
 struct an_samples {
 	uint64_t *time;
@@ -290,6 +298,7 @@ struct an_samples {
 	uint32_t *thr;
 	uint16_t *cpu;
 	uint32_t *layout;	/* its value layout: which bases it has values for */
+	uint8_t *part;		/* AN_PART_*: a packet split in two (exp_rec.c) */
 	uint64_t *vals;		/* the layout's count of values per sample, in order */
 	size_t n, cap, nvals, vcap;
 };
@@ -446,7 +455,7 @@ int an_read_index(struct an *an, struct an_exp *e);
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path);
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		  uint16_t cpu, uint32_t layout, const uint64_t *vals,
-		  uint32_t nv);
+		  uint32_t nv, uint8_t part);
 uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 		       uint32_t n, uint32_t flags);
 
@@ -458,6 +467,7 @@ uint32_t an_raw_intern_h(struct an *an, uint64_t hash, uint32_t as,
 			 const uint64_t *ips, uint32_t n, uint32_t flags);
 /* raw's ips and flags interned in address space as (or UINT32_MAX) */
 uint32_t an_raw_rehome(struct an *an, uint32_t raw, uint32_t as);
+uint32_t an_raw_user(struct an *an, uint32_t raw);
 
 /* remap.c: a sample resolved against the mappings of its time */
 int an_split_remaps(struct an *an);

@@ -50,7 +50,7 @@ int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)
 		}
 		row = acc + (size_t)s->stack[i] * nb;
 		g->used[s->stack[i]] = 1;
-		g->nsamples++;
+		g->nsamples += !(s->part[i] & AN_PART_CONT);	/* packets */
 		for (j = 1; j <= nv; j++) {
 			row[l[j]] += *v;
 			tot[l[j]] += *v++;

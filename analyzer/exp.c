@@ -143,6 +143,7 @@ void an_free(struct an *an)
 	free(an->s.thr);
 	free(an->s.cpu);
 	free(an->s.layout);
+	free(an->s.part);
 	free(an->s.vals);
 	free(an->lay.first.p);
 	free(an->lay.items.p);
@@ -401,8 +402,35 @@ static int inherit_forks(struct an *an)
 	return 0;
 }
 
-/* An exit packet has no stack: it goes where the thread's last one went. */
-static void charge_exits(struct an *an)
+/*
+ * The user part of a packet split by exp_rec.c goes on its user stack
+ * alone: the stack of the part after it (the one unwound), or its own,
+ * less the kernel frames.
+ */
+static int charge_parts(struct an *an)
+{
+	struct an_samples *s = &an->s;
+	uint32_t raw;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (!(s->part[i] & AN_PART_USER))
+			continue;
+		raw = i + 1 < s->n && (s->part[i + 1] & AN_PART_CONT) ?
+			s->stack[i + 1] : s->stack[i];
+		s->stack[i] = an_raw_user(an, raw);
+		if (s->stack[i] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * An exit packet has no stack: it goes where the thread's last one went,
+ * on its user stack alone (its time is the exit's, on CPU: not the kernel
+ * stack of a tick or of where the thread blocked).
+ */
+static int charge_exits(struct an *an)
 {
 	size_t i;
 
@@ -411,9 +439,13 @@ static void charge_exits(struct an *an)
 		struct an_thread *t = &AN_VEC(an->threads, struct an_thread,
 					      an->s.thr[s]);
 
-		if (t->has_last)
-			an->s.stack[s] = an->s.stack[t->last_clock];
+		if (!t->has_last)
+			continue;
+		an->s.stack[s] = an_raw_user(an, an->s.stack[t->last_clock]);
+		if (an->s.stack[s] == UINT32_MAX)
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 static int idx_cmp(const void *a, const void *b, void *ctx)
@@ -491,8 +523,7 @@ int an_finish(struct an *an)
 	err = an_unwind_all(an);
 	if (err)
 		return err;
-	charge_exits(an);
-	if (sort_threads(an))
+	if (charge_parts(an) || charge_exits(an) || sort_threads(an))
 		return an_errf(an, -ENOMEM, "out of memory");
 	for (i = 0; i < an->s.n; i++) {
 		if (an->s.time[i] < an->tmin)

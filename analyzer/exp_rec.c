@@ -108,7 +108,7 @@ static int grow(void **p, size_t esz, size_t cap)
 
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		  uint16_t cpu, uint32_t layout, const uint64_t *vals,
-		  uint32_t nv)
+		  uint32_t nv, uint8_t part)
 {
 	struct an_samples *s = &an->s;
 
@@ -119,7 +119,8 @@ int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		    grow((void **)&s->stack, 4, cap) ||
 		    grow((void **)&s->thr, 4, cap) ||
 		    grow((void **)&s->cpu, 2, cap) ||
-		    grow((void **)&s->layout, sizeof(*s->layout), cap))
+		    grow((void **)&s->layout, sizeof(*s->layout), cap) ||
+		    grow((void **)&s->part, 1, cap))
 			return -ENOMEM;
 		s->cap = cap;
 	}
@@ -135,6 +136,7 @@ int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 	s->thr[s->n] = thr;
 	s->cpu[s->n] = cpu;
 	s->layout[s->n] = layout;
+	s->part[s->n] = part;
 	memcpy(s->vals + s->nvals, vals, nv * 8);
 	s->nvals += nv;
 	s->n++;
@@ -221,17 +223,57 @@ static uint32_t idle_thread(struct an *an, uint32_t exp, uint32_t cpu)
 	return thr;
 }
 
+/*
+ * A clock packet holds all its thread's time since its previous packet,
+ * charged to the stack it was taken with; with kernel frames (-K) below
+ * the user stack, its User CPU is not theirs: a tick in the kernel
+ * carries the user time before the system call, a packet with the kernel
+ * stack where the thread blocked (KBLOCK) the user time before it
+ * blocked.  So User CPU goes on the user stack alone (AN_PART_USER), the
+ * rest on the whole stack (AN_PART_CONT after a user part): System and
+ * Trap CPU in the kernel path the thread was on (where a preempted thread
+ * ran, the system call a sleeping one made), the off-CPU states where it
+ * blocked.  A packet without user frames (a kernel thread's) has no User
+ * CPU.  Fills part[] with the parts' records (their fixed part) and
+ * kinds; returns how many (0: the packet as it is).
+ */
+static int user_parts(const struct lwprof_rec_sample *r,
+		      struct lwprof_rec_sample part[2], uint8_t kind[2])
+{
+	uint64_t user = r->mstate_ns[LWPROF_MS_USER];
+	int i;
+
+	if (r->kind != LWPROF_SK_CLOCK || !r->nr_kernel || !r->nr_user ||
+	    (r->hdr.flags & LWPROF_RS_EXIT) || !user)
+		return 0;
+	part[0] = *r;
+	kind[0] = AN_PART_USER;
+	part[0].value = user;
+	for (i = 0; i < LWPROF_MS_COUNT; i++)
+		if (i != LWPROF_MS_USER)
+			part[0].mstate_ns[i] = 0;
+	if (r->value == user)
+		return 1;
+	part[1] = *r;
+	kind[1] = AN_PART_CONT;
+	part[1].value = r->value - user;
+	part[1].mstate_ns[LWPROF_MS_USER] = 0;
+	return 2;
+}
+
 static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		     const uint8_t *rec)
 {
 	struct an *an = c->an;
 	struct an_exp *e = c->e;
-	uint64_t vals[AN_SAMPLE_VALUES_MAX], at;
+	uint64_t vals[AN_SAMPLE_VALUES_MAX], pvals[2][AN_SAMPLE_VALUES_MAX], at;
+	struct lwprof_rec_sample part[2];
+	uint32_t thr, as, raw, flags = 0, layout, play[2];
 	const uint64_t *ips;
 	struct an_thread *th;
-	uint32_t thr, as, raw, flags = 0, layout;
+	uint8_t kind[2];
 	char msg[128];
-	int nv, err;
+	int nv, err, np, pnv[2], k;
 
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_REGS))
 		return bad(c, 124, "stack copy without registers");
@@ -253,6 +295,15 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		return an_errf(an, -ENOMEM, "out of memory");
 	if (nv < 0)
 		return bad(c, at, "%s", msg);
+	np = user_parts(r, part, kind);
+	for (k = 0; k < np; k++) {
+		pnv[k] = an_decode_sample(an, e, &part[k], &play[k], pvals[k], msg,
+					  sizeof(msg), &at);
+		if (pnv[k] == -ENOMEM)
+			return an_errf(an, -ENOMEM, "out of memory");
+		if (pnv[k] < 0)
+			return bad(c, at, "%s", msg);
+	}
 
 	if (r->pid && r->pid == c->last_pid && r->tid == c->last_tid) {
 		thr = c->last_thr;
@@ -311,7 +362,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		u = an_vec_push(&an->ld->deferred);
 		if (!u)
 			return an_errf(an, -ENOMEM, "out of memory");
-		u->sample = an->s.n;
+		u->sample = an->s.n + (np ? np - 1 : 0);	/* parts: copied */
 		u->exp = c->exp;
 		u->file = c->cpu;
 		u->off = c->off;
@@ -325,8 +376,13 @@ no_copy:
 		th->last_ns = r->time_ns;
 	th->nsamples++;
 	e->nsamples++;
-	if (an_sample_add(an, r->time_ns, raw, thr, r->cpu, layout, vals, nv))
+	if (!np && an_sample_add(an, r->time_ns, raw, thr, r->cpu, layout, vals,
+				 nv, 0))
 		return an_errf(an, -ENOMEM, "out of memory");
+	for (k = 0; k < np; k++)
+		if (an_sample_add(an, r->time_ns, raw, thr, r->cpu, play[k],
+				  pvals[k], pnv[k], kind[k]))
+			return an_errf(an, -ENOMEM, "out of memory");
 	return 0;
 }
 

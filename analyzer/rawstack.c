@@ -89,13 +89,37 @@ uint32_t an_raw_intern(struct an *an, uint32_t as, const uint64_t *ips,
 }
 
 
+/* The first n ips of r as a stack of as with flags. */
+static uint32_t raw_copy(struct an *an, const struct an_raw *r, uint32_t as,
+			 uint32_t n, uint32_t flags)
+{
+	/* the pool may move while the copy is interned */
+	if (an_vec_grow(&an->ld->rawips, an->ld->rawips.n + n + 2))
+		return UINT32_MAX;
+	return an_raw_intern(an, as, &AN_VEC(an->ld->rawips, uint64_t, r->off), n,
+			     flags);
+}
+
 uint32_t an_raw_rehome(struct an *an, uint32_t raw, uint32_t as)
 {
 	struct an_raw r = AN_VEC(an->ld->raws, struct an_raw, raw);
 
-	/* the pool may move while the copy is interned */
-	if (an_vec_grow(&an->ld->rawips, an->ld->rawips.n + r.n + 2))
-		return UINT32_MAX;
-	return an_raw_intern(an, as, &AN_VEC(an->ld->rawips, uint64_t, r.off), r.n,
-			     r.flags);
+	return raw_copy(an, &r, as, r.n, r.flags);
+}
+
+/*
+ * raw without its kernel frames: the user stack alone, for User CPU
+ * (exp_rec.c) and exits (exp.c).  raw itself if it has
+ * no kernel frames or no user ones (a kernel thread's: nothing else to
+ * charge).
+ */
+uint32_t an_raw_user(struct an *an, uint32_t raw)
+{
+	struct an_raw r = AN_VEC(an->ld->raws, struct an_raw, raw);
+	uint32_t nk = r.flags >> AN_RAW_KSHIFT;
+
+	if (!nk || r.n <= nk)
+		return raw;
+	return raw_copy(an, &r, r.as, r.n - nk,
+			r.flags & ~AN_RAW_KBLOCK & ((1u << AN_RAW_KSHIFT) - 1));
 }

@@ -270,7 +270,7 @@ int an_view_cpu_list(struct an *an, const struct an_settings *vs,
 		uint64_t *a = acc + an->s.cpu[i] * nb;
 		uint32_t j;
 
-		n[an->s.cpu[i]]++;
+		n[an->s.cpu[i]] += !(an->s.part[i] & AN_PART_CONT);
 		for (j = 1; j <= l[0]; j++, v++)
 			a[l[j]] += *v;
 	}
@@ -356,7 +356,7 @@ int an_view_sample_list(struct an *an, const struct an_settings *vs,
 		if (k >= first[ex + 1])
 			k = first[ex + 1] - 1;
 		r = row + k * (LWPROF_MS_COUNT + 1);
-		r[0]++;
+		r[0] += !(an->s.part[i] & AN_PART_CONT);
 		for (j = 1; j <= l[0]; j++, v++) {
 			const struct an_base *ba = &AN_VEC(an->bases, struct an_base, l[j]);
 

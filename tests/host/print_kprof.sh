@@ -13,7 +13,8 @@
 #    address is futex_wait's first byte (the -1 of a return address names
 #    futex_wait_queue); 2 softirqs (4 ms, net_rx_action); then it exits
 #    with 5 ms of user time, charged where its own time last went (the futex
-#    wait), not to the softirq;
+#    wait's user stack, E: User CPU never on a kernel function), not to the
+#    softirq;
 #  - 700/702 sleeps 0.1 s in pipe_read on CPU 1;
 #  - 700/703: kernel-only packets, the user pc alone (E), 20 ms;
 #  - idle: CPU 0 0.3 s (and 10 ms of interrupts while idle), CPU 1 0.4 s
@@ -77,8 +78,8 @@ check "$(row '<IDLE>')" = "<IDLE>,0.710,0.711,0.000,0.000,0.000,0.010,0.700,0.01
 	"<IDLE>: 0.7 s idle and 10 ms of interrupts while idle; the idle CPU's hard interrupt under it"
 check "$(row do_nanosleep)" = "do_nanosleep,0.100,0.100,0.000,0.100,0.000,0.000,0.000,0.000," \
 	"do_nanosleep: the 0.1 s of Sleep (the scheduler's frames folded)"
-check "$(row futex_wait_queue)" = "futex_wait_queue,0.105,0.105,0.005,0.000,0.100,0.000,0.000,0.000," \
-	"futex_wait_queue: the 0.1 s User Lock (a return address at futex_wait's first byte), and the exit's 5 ms"
+check "$(row futex_wait_queue)" = "futex_wait_queue,0.100,0.100,0.000,0.000,0.100,0.000,0.000,0.000," \
+	"futex_wait_queue: the 0.1 s User Lock (a return address at futex_wait's first byte), not the exit's User CPU"
 check "$(row pipe_read)" = "pipe_read,0.100,0.100,0.000,0.100,0.000,0.000,0.000,0.000," \
 	"pipe_read: the 0.1 s of Sleep"
 check "$(grep -c '^\(__schedule\|schedule\),' <<<"$f")" -eq 0 "no row for __schedule or schedule"
@@ -90,7 +91,7 @@ check "$(row '<SOFTIRQ>')" = "<SOFTIRQ>,0.000,0.004,0.000,0.000,0.000,0.000,0.00
 	"<SOFTIRQ>: 4 ms of TRAP"
 check "$(row net_rx_action)" = "net_rx_action,0.004,0.004,0.000,0.000,0.000,0.004,0.000,0.004," \
 	"net_rx_action: the softirqs' leaf"
-check "$(row E | cut -d, -f2,4)" = "0.220,0.220" "E: 0.2 s user and the kernel-only packets' bare pc (20 ms)"
+check "$(row E | cut -d, -f2,4)" = "0.225,0.225" "E: 0.2 s user, the kernel-only packets' bare pc (20 ms) and 701's exit (5 ms)"
 check "$(row __do_softirq | cut -d, -f2)" = 0.000 "__do_softirq: nothing of the hard interrupts"
 
 w=$("$LWPROF" print -printmode csv -metrics e.wall:name -functions "$exp" 2>&1)
