@@ -35,10 +35,22 @@ void *lwprof_scratch(struct lwprof_smp *smp)
 	return smp->scratch + slot * smp->scratch_size;
 }
 
-/* A thread that runs user code (not a kernel or io_uring worker thread). */
+/* Not a kernel or io_uring worker thread: one made to run user code. */
+static bool lwprof_user_thread(struct task_struct *task)
+{
+	return !(task->flags & (PF_KTHREAD | PF_IO_WORKER));
+}
+
+/* A thread that runs user code. */
 bool lwprof_user_task(struct task_struct *task)
 {
-	return !(task->flags & (PF_KTHREAD | PF_IO_WORKER)) && task->mm;
+	return lwprof_user_thread(task) && task->mm;
+}
+
+/* A thread that ran user code and is exiting: its memory is gone. */
+bool lwprof_user_gone(struct task_struct *task)
+{
+	return lwprof_user_thread(task) && !task->mm;
 }
 
 /*

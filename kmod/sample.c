@@ -20,7 +20,8 @@
  *    the time.  With -K, a kernel-mode tick takes the packet at once with
  *    the kernel stack (LWPROF_RS_KMODE) instead;
  *  - threads that never run user code (kernel threads, io_uring workers)
- *    are sampled at the tick, in kernel mode;
+ *    are sampled at the tick, in kernel mode; so are exiting threads whose
+ *    memory is gone, with -K (without, their EXIT packet takes the time);
  *  - the last packet comes at the thread's exit (LWPROF_RS_EXIT): from its
  *    final context switch, when its totals are final.
  * A packet that does not fit in the ring leaves the thread's baseline
@@ -163,6 +164,13 @@ static bool lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 	if (!t || t->session != smp->session)
 		return false;
 	if (t->exited || t->pre_exec || !lwprof_clock_due(smp, t, ref))
+		return true;
+	/*
+	 * Exiting, its memory gone (exit_mm()): without kernel stacks there is
+	 * no stack to take.  Its EXIT packet carries the time, and is charged
+	 * where its previous packet, with a user stack, went.
+	 */
+	if (!smp->kdepth && lwprof_user_gone(current))
 		return true;
 	if (!lwprof_user_task(current)) {
 		pkt.flags = LWPROF_RS_KMODE;

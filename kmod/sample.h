@@ -157,6 +157,7 @@ u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt,
 bool lwprof_pkt_emit(struct lwprof_smp *smp, struct lwprof_pkt *pkt);
 struct pt_regs *lwprof_user_regs(struct pt_regs *regs);
 bool lwprof_user_task(struct task_struct *task);
+bool lwprof_user_gone(struct task_struct *task);
 size_t lwprof_pkt_max(u32 max_depth, u32 kdepth, u32 stack_bytes);
 u32 lwprof_user_stack(struct pt_regs *regs, u8 *dst, u32 want);
 
