@@ -79,6 +79,7 @@ struct proc_thr {
 	char comm[16];
 	__u64 start_ns, life_ns;
 	__u64 tick_ns;		/* start by /proc's starttime */
+	__u64 read_ns;		/* when its schedstat was read */
 	__u64 run_ns, delay_ns, utime, stime;
 	__u64 vcsw, ivcsw, minflt, majflt;
 };
@@ -231,6 +232,7 @@ static int read_thread(const struct lwprof_proc *p, int dir,
 	err = read_at(dir, "schedstat", buf, sizeof(buf));
 	if (err)
 		return err;
+	t->read_ns = boot_ns();
 	if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
 		return -EPROTO;
 	t->run_ns = run;
@@ -614,12 +616,12 @@ int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 	vec_init(&done, sizeof(struct proc_key));
 
 	err = p->pid ? scan_tree(p, &mem) : scan_machine(&mem);
-	now = boot_ns();
 	m = mem.v;
 	for (i = 0; !err && i < mem.n; i++)
 		err = scan_threads(p, m[i].pid, &thr);
 	if (!err)
 		err = take_exits(p, &mem, &exits);
+	now = boot_ns();
 	if (err)
 		goto out;
 
@@ -652,8 +654,8 @@ int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 				err = -ENOMEM;
 				break;
 			}
-			*k = (struct proc_key){ t[i].tid, t[i].start_ns, now,
-						t[i].tick_ns };
+			*k = (struct proc_key){ t[i].tid, t[i].start_ns,
+						t[i].read_ns, t[i].tick_ns };
 			continue;
 		}
 		tu = vec_push(&recs);
@@ -662,8 +664,8 @@ int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 			err = -ENOMEM;
 			break;
 		}
-		to_usage(&t[i], now, zombie ? LWPROF_TU_EXITED : 0, tu);
-		*k = (struct proc_key){ t[i].tid, t[i].start_ns, now,
+		to_usage(&t[i], t[i].read_ns, zombie ? LWPROF_TU_EXITED : 0, tu);
+		*k = (struct proc_key){ t[i].tid, t[i].start_ns, t[i].read_ns,
 					t[i].tick_ns };
 		if (!zombie)
 			nlive++;
