@@ -180,7 +180,8 @@ static void print_threads(const struct lwprof_usage_set *set,
 
 			for (i = 0; i < 6; i++)
 				fprintf(stderr, " %*s", cwidth[i],
-					cnt_text(b, sizeof(b), set->have,
+					cnt_text(b, sizeof(b),
+						 lwprof_usage_have(set->have, tu),
 						 cbit[i], cv[i]));
 		}
 		fprintf(stderr, " %.*s\n", (int)sizeof(tu->comm), tu->comm);

@@ -66,6 +66,7 @@ struct top_row {
 	char name[17];
 	double pct[LWPROF_MS_COUNT];	/* in lwprof_ms_order */
 	__u64 cnt[4];			/* VCX ICX SCL SIG */
+	__u32 have;			/* LWPROF_HAVE_*: filled columns */
 };
 
 static volatile sig_atomic_t top_stop;
@@ -179,7 +180,7 @@ static void row_name(char *dst, const char *comm)
  * NULL when it is new): percentages of the time it covered since then.
  */
 static void make_row(struct top_row *r, const struct lwprof_thread_usage *tu,
-		     const struct lwprof_thread_usage *old)
+		     const struct lwprof_thread_usage *old, __u32 have)
 {
 	struct lwprof_usage_sum s;
 	__u64 from = old ? old->end_ns : tu->start_ns;
@@ -198,6 +199,9 @@ static void make_row(struct top_row *r, const struct lwprof_thread_usage *tu,
 	r->cnt[1] = s.ivcsw;
 	r->cnt[2] = s.syscalls;
 	r->cnt[3] = s.signals;
+	r->have = lwprof_usage_have(have, tu);
+	if (old)
+		r->have &= lwprof_usage_have(have, old);
 }
 
 static long screen_rows(void)
@@ -225,7 +229,7 @@ static bool col_have(int c, __u32 have)
 }
 
 static void print_table(struct top_row *rows, size_t n,
-			const struct top_opts *o, __u32 have)
+			const struct top_opts *o)
 {
 	char stamp[32];
 	time_t now = time(NULL);
@@ -257,13 +261,13 @@ static void print_table(struct top_row *rows, size_t n,
 
 		printf("%7u %7u %-16s", r->pid, r->tid, r->name);
 		for (c = 0; c < LWPROF_MS_COUNT; c++) {
-			if (col_have(C_MS0 + c, have))
+			if (col_have(C_MS0 + c, r->have))
 				printf(" %5.1f", r->pct[c]);
 			else
 				printf(" %5s", "-");
 		}
 		for (c = 0; c < 4; c++) {
-			if (col_have(C_VCX + c, have))
+			if (col_have(C_VCX + c, r->have))
 				printf(" %6llu", (unsigned long long)r->cnt[c]);
 			else
 				printf(" %6s", "-");
@@ -296,8 +300,8 @@ static int refresh(struct lwprof_usage_src *src, struct lwprof_usage_set *prev,
 		return -ENOMEM;
 	for (i = 0; i < cur->n; i++)
 		make_row(&rows[i], &cur->tu[i],
-			 lwprof_usage_find(prev, &cur->tu[i]));
-	print_table(rows, cur->n, o, cur->have);
+			 lwprof_usage_find(prev, &cur->tu[i]), cur->have);
+	print_table(rows, cur->n, o);
 	free(rows);
 
 	for (i = 0, n = 0; i < cur->n; i++)

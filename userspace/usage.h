@@ -26,6 +26,22 @@
 #define LWPROF_HAVE_ALL		0xffffu
 
 /*
+ * A record's flag of our own (above the uapi's LWPROF_TU_*): its syscall
+ * and signal counts are unknown though its backend has them (a thread
+ * that could not be counted).  lwprof_usage_have() applies it.
+ */
+#define LWPROF_TU_NOCOUNT	(1u << 31)
+
+/* The columns filled for one record of a set. */
+static inline __u32 lwprof_usage_have(__u32 have,
+				      const struct lwprof_thread_usage *tu)
+{
+	if (tu->flags & LWPROF_TU_NOCOUNT)
+		have &= ~(LWPROF_HAVE_SYSCALLS | LWPROF_HAVE_SIGNALS);
+	return have;
+}
+
+/*
  * The threads of a session, sorted by pid, tid, start_ns.  A thread is
  * identified by (pid, tid, start_ns), so a recycled tid is another thread.
  * A later record of a thread replaces the earlier one; final (EXITED)

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "taskstats.h"
+#include "usage_pcnt.h"
 #include "usage_proc.h"
 
 #ifndef CAP_PERFMON
@@ -66,6 +67,8 @@ struct lwprof_proc {
 	struct lwprof_ts *ts;
 	int ts_err;		/* why there is no ts */
 	__u64 ts_lost;
+	struct lwprof_pcnt *pc;	/* syscall and signal counters, or NULL */
+	int pc_err;		/* why there are none */
 	struct proc_vec members;	/* struct proc_member */
 	struct proc_vec live;		/* struct proc_key, last scan, by tid */
 	struct proc_vec done;		/* struct proc_key: final given */
@@ -151,6 +154,7 @@ void lwprof_proc_close(struct lwprof_proc *p)
 	if (!p)
 		return;
 	lwprof_ts_close(p->ts);
+	lwprof_pcnt_close(p->pc);
 	free(p->members.v);
 	free(p->live.v);
 	free(p->done.v);
@@ -597,6 +601,25 @@ static void key_exit(const struct lwprof_proc *p, const struct proc_vec *now,
 		tu->end_ns = last_end;
 }
 
+/*
+ * The syscall and signal counts of the records, from their threads'
+ * counters (opened now for a thread read the first time; final for one
+ * that exited); then close those of the threads gone.
+ */
+static void count(struct lwprof_proc *p, struct proc_vec *recs)
+{
+	struct lwprof_thread_usage *tu = recs->v;
+	size_t i;
+
+	if (!p->pc)
+		return;
+	for (i = 0; i < recs->n; i++)
+		if (lwprof_pcnt_read(p->pc, tu[i].tid, &tu[i].syscalls,
+				     &tu[i].signals))
+			tu[i].flags |= LWPROF_TU_NOCOUNT;
+	lwprof_pcnt_sweep(p->pc);
+}
+
 int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 {
 	struct proc_vec mem, thr, exits, recs, live, done;
@@ -673,8 +696,10 @@ int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 			 (int)t[i].pid != p->pid && t[i].tid == t[i].pid)
 			waitpid(t[i].pid, NULL, WNOHANG);	/* an orphan */
 	}
-	if (!err)
+	if (!err) {
+		count(p, &recs);
 		err = lwprof_usage_merge(set, recs.v, recs.n);
+	}
 	if (err)
 		goto out;
 	/* Duplicates in done are harmless; sort live for key_find(). */
@@ -693,7 +718,8 @@ int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 	set->live = nlive;
 	set->lost = 0;
 	set->now_ns = now;
-	set->have = LWPROF_PROC_HAVE;
+	set->have = LWPROF_PROC_HAVE | (p->pc ? LWPROF_HAVE_SYSCALLS |
+					LWPROF_HAVE_SIGNALS : 0);
 out:
 	free(mem.v);
 	free(thr.v);
@@ -752,13 +778,14 @@ int lwprof_proc_attach(struct lwprof_proc *p, __u32 flags, int pid)
 	}
 	p->attach_tick = boot_ns() / p->tick_ns;
 	p->ts_err = lwprof_ts_open(&p->ts);
+	p->pc_err = lwprof_pcnt_open(&p->pc);
 	return 0;
 }
 
 const char *lwprof_proc_note(const struct lwprof_proc *p, char *buf,
 			     size_t len)
 {
-	const char *how;
+	const char *how, *cnt;
 
 	switch (p->ts_err) {
 	case 0:
@@ -772,7 +799,18 @@ const char *lwprof_proc_note(const struct lwprof_proc *p, char *buf,
 		how = "their last /proc reading (no taskstats in this kernel)";
 		break;
 	}
-	snprintf(buf, len, "exited threads: %s%s", how,
-		 p->ts_lost ? "; some exit records were lost" : "");
+	switch (p->pc_err) {
+	case 0:
+		cnt = "syscalls and signals: perf counters, from each thread's first reading";
+		break;
+	case -ENOENT:
+		cnt = "no syscall or signal counts (no tracefs mounted for perf's tracepoints)";
+		break;
+	default:
+		cnt = "no syscall or signal counts (perf's tracepoints need CAP_PERFMON or kernel.perf_event_paranoid <= 1)";
+		break;
+	}
+	snprintf(buf, len, "exited threads: %s%s; %s", how,
+		 p->ts_lost ? "; some exit records were lost" : "", cnt);
 	return buf;
 }

@@ -88,11 +88,11 @@ const char *lwprof_src_strerror(const struct lwprof_usage_src *s, int err,
 
 void lwprof_src_log(const struct lwprof_usage_src *s, const char *cmd)
 {
-	char note[160];
+	char note[400];
 
 	if (s->backend != LWPROF_BACKEND_PERF)
 		return;
-	fprintf(stderr, "%s: backend perf%s%s%s: from /proc (no trap, fault, lock, stop, syscall or signal times: shown as -; slp is all sleep); %s\n",
+	fprintf(stderr, "%s: backend perf%s%s%s: from /proc (trap, fault, lock and stop times are absent: -; slp is all sleep); %s\n",
 		cmd, s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "",
 		lwprof_proc_note(s->proc, note, sizeof(note)));
 }

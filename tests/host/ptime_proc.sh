@@ -18,12 +18,18 @@
 #     clock every million additions, 1 to 3 ms here, per thread, and exec);
 #   - processes too short for any /proc reading still get their rows (their
 #     exit records), and an orphan is read to its end;
-#   - the columns /proc cannot fill are "-", never 0;
+#   - the columns /proc cannot fill are "-", never 0; SCL and SIG too
+#     without tracefs, and with it (mounted in a private mount namespace)
+#     they count: scl_burst N K's main thread makes N getppid() calls and
+#     K raise()s more than scl_burst 0 0's, and glibc's raise() is a
+#     tgkill, an rt_sigreturn and two rt_sigprocmask: N + 2K <= SCL
+#     difference <= N + 4K; SIG is exactly K;
 #   - refusals say what would allow them.
 # Runs as root (taskstats needs CAP_NET_ADMIN); the nobody parts use
 # setpriv.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/tracefs.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (taskstats exit records, setpriv)"
 progs=$LWPROF_BUILD/tests/progs
@@ -32,13 +38,15 @@ rm -rf "$ms_dir"
 mkdir -p "$ms_dir"
 chmod 755 "$ms_dir"
 
+wrap=notrace
+
 # pt OUT ARGS...: lwprof ptime --backend perf -m -L ARGS, its report in
 # OUT.err, the command's stdout in OUT.out, and the table in OUT.table
 # (times in ns, "-" kept as "-", lower-case header).
 pt() {
 	local out=$ms_dir/$1 rc
 	shift
-	"$LWPROF" ptime --backend perf -m -L "$@" >"$out.out" 2>"$out.err"
+	$wrap "$LWPROF" ptime --backend perf -m -L "$@" >"$out.out" 2>"$out.err"
 	rc=$?
 	echo "# ptime $* (exit $rc):"
 	sed 's/^/#   /' "$out.err" | head -n 30
@@ -152,6 +160,23 @@ while read -r _ tid _ slept _; do
 	check "${s:-0}" -le $((exp + 5000000)) "nobody, worker $tid: SLP $(ms_ms "${s:-0}") <= its sleep $(ms_ms "$exp") + 5 ms"
 	check "${s:-0}" -ge $((exp - 115000000)) "nobody, worker $tid: SLP $(ms_ms "${s:-0}") >= its sleep - 115 ms"
 done < <(grep '^tid ' "$ms_dir/nb.out")
+
+# Syscall and signal counts: perf's tracepoint counters, with tracefs.
+grep -q 'no syscall or signal counts (no tracefs mounted' "$ms_dir/waitcpu.err"
+check $? -eq 0 "without tracefs, the log says why SCL and SIG are -"
+wrap=withtrace
+pt scl0 "$progs/scl_burst" 0 0
+pt scl "$progs/scl_burst" 5000 30
+check $? -eq 0 "ptime scl_burst 5000 30 exits 0 (its handler ran 30 times)"
+grep -q 'syscalls and signals: perf counters' "$ms_dir/scl.err"
+check $? -eq 0 "with tracefs, the log says SCL and SIG are counted"
+read -r scl0 < <(awk 'NR == 2 { print $18 }' "$ms_dir/scl0.table")
+read -r scl sig < <(awk 'NR == 2 { print $18, $19 }' "$ms_dir/scl.table")
+d=$((scl - scl0))
+check "$d" -ge $((5000 + 2 * 30)) "SCL $scl - $scl0 (the same program without the calls) >= 5000 + 2 x 30"
+check "$d" -le $((5000 + 4 * 30)) "SCL $scl - $scl0 <= 5000 + 4 x 30"
+check "$sig" = 30 "SIG is the 30 signals delivered"
+wrap=notrace
 
 # -p: permissions and the end of the process.
 err=$(nobody "$LWPROF" ptime --backend perf -p 1 2>&1); rc=$?

@@ -14,10 +14,13 @@
 #   - a thread asleep in one nanosleep is 100% SLP (>= 99%: the same skew);
 #   - a thread that exits during an interval shows once more with its last
 #     piece of life (its taskstats exit record), then top -p ends;
-#   - the columns /proc cannot fill are "-" on every row;
+#   - the columns /proc cannot fill are "-" on every row (SCL and SIG
+#     too without tracefs); with tracefs, a thread asleep makes no system
+#     call and gets no signal: SCL and SIG are 0, exactly;
 #   - the whole machine needs CAP_PERFMON or CAP_SYS_ADMIN, like the module.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
+. "$(dirname "$0")/../lib/tracefs.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (taskstats exit records, setpriv)"
 progs=$LWPROF_BUILD/tests/progs
@@ -33,7 +36,7 @@ row() {
 "$progs/spin" 4 & spid=$!
 "$progs/nap" 10 >/dev/null & npid=$!
 sleep 0.2
-"$LWPROF" top --backend perf -b -n 2 -d 1 -p $spid >"$out/spin" 2>"$out/spin.err"
+notrace "$LWPROF" top --backend perf -b -n 2 -d 1 -p $spid >"$out/spin" 2>"$out/spin.err"
 check $? -eq 0 "top -p of a spinning process exits 0"
 sed 's/^/#   /' "$out/spin" "$out/spin.err"
 grep -q '^lwprof top: backend perf' "$out/spin.err"
@@ -47,8 +50,9 @@ check "$(awk -v u="$usr" -v s="$sys" 'BEGIN { print (u > s) }')" = 1 "spin: USR 
 check "$(row "$out/spin" $spid | awk '{ print $6, $7, $8, $9, $10, $13, $16, $17 }')" = \
 	"- - - - - - - -" "spin: TRP TFL DFL KFL LCK STP SCL SIG are -"
 
-"$LWPROF" top --backend perf -b -n 2 -d 0.5 -p $npid >"$out/nap" 2>/dev/null
-read -r slp vcx < <(row "$out/nap" $npid | awk '{ print $11, $14 }')
+withtrace "$LWPROF" top --backend perf -b -n 2 -d 0.5 -p $npid >"$out/nap" 2>/dev/null
+read -r slp vcx scl sig < <(row "$out/nap" $npid | awk '{ print $11, $14, $16, $17 }')
+check "$scl $sig" = "0 0" "nap, with tracefs: SCL and SIG counted: 0 in the interval"
 check "$(awk -v v="$slp" 'BEGIN { print (v >= 99) }')" = 1 "nap: SLP $slp >= 99%"
 check "$vcx" = 0 "nap: no context switch in the interval"
 kill $spid $npid 2>/dev/null
