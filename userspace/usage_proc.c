@@ -1,42 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Thread usage from /proc and taskstats, for ptime and top without the
- * module.  Per thread, what the kernel keeps exactly:
- *
- *   schedstat  run time (sum_exec_runtime) and run-queue wait (run_delay),
- *              in ns: USER + SYSTEM and WAIT_CPU
- *   stat       utime, stime in clock ticks: only the user/system split of
- *              the run time (the kernel's own cputime_adjust proportion);
- *              minflt, majflt; starttime in ticks
- *   status     voluntary_ctxt_switches, nonvoluntary_ctxt_switches
- *
- * SLEEP is the rest of the thread's life (all time neither running nor
- * runnable: lock waits, fault sleeps and stops included).  A thread that
- * exits takes its counters with it: taskstats exit records give its exact
- * final ones (cpu_run_virtual_total, cpu_delay_total, ac_etime, ...);
- * without them it keeps its last reading.
+ * module: which threads are the session's (a process tree, or the
+ * machine), their readings (proc_files.c) and, as they exit, their exact
+ * final totals from taskstats exit records (cpu_run_virtual_total,
+ * cpu_delay_total, ac_etime, ...); without those a thread keeps its last
+ * reading.  SLEEP is the rest of a thread's life: all time neither
+ * running nor runnable, lock waits, fault sleeps and stops included.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "proc_files.h"
 #include "taskstats.h"
 #include "usage_pcnt.h"
 #include "usage_proc.h"
-
-#ifndef CAP_PERFMON
-#define CAP_PERFMON	38
-#endif
 
 /* Exit records not (yet) known to be the session's, kept at most. */
 #define PROC_PENDING_MAX	4096
@@ -75,18 +61,6 @@ struct lwprof_proc {
 	struct proc_vec pending;	/* struct lwprof_thread_usage */
 };
 
-/* What one reading of a thread (or one exit record) says. */
-struct proc_thr {
-	__u32 pid, tid, ppid;
-	char state;
-	char comm[16];
-	__u64 start_ns, life_ns;
-	__u64 tick_ns;		/* start by /proc's starttime */
-	__u64 read_ns;		/* when its schedstat was read */
-	__u64 run_ns, delay_ns, utime, stime;
-	__u64 vcsw, ivcsw, minflt, majflt;
-};
-
 /* One pass over /proc's processes (tree sessions). */
 struct proc_ps {
 	__u32 pid, ppid;
@@ -112,24 +86,6 @@ static void *vec_push(struct proc_vec *v)
 		v->cap = cap;
 	}
 	return (char *)v->v + v->size * v->n++;
-}
-
-static __u64 boot_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static bool has_cap(int cap)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return false;
-	return d[cap / 32].effective & (1u << (cap % 32));
 }
 
 int lwprof_proc_open(struct lwprof_proc **out)
@@ -160,126 +116,6 @@ void lwprof_proc_close(struct lwprof_proc *p)
 	free(p->done.v);
 	free(p->pending.v);
 	free(p);
-}
-
-/* Read a small file at dir/name into buf (NUL-terminated). */
-static int read_at(int dir, const char *name, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return n;
-	buf[n] = 0;
-	return 0;
-}
-
-/*
- * Parse a stat line: comm between the first '(' and the last ')', then
- * the fields from state (3) on.
- */
-static int parse_stat(const char *s, struct proc_thr *t, __u64 *start_tick)
-{
-	const char *open = strchr(s, '('), *close = strrchr(s, ')');
-	unsigned long long minflt, majflt, ut, st, start;
-	size_t n;
-	int ppid;
-
-	if (!open || !close || close < open)
-		return -EPROTO;
-	n = close - open - 1;
-	if (n > sizeof(t->comm) - 1)
-		n = sizeof(t->comm) - 1;
-	memcpy(t->comm, open + 1, n);
-	t->comm[n] = 0;
-	if (sscanf(close + 2, "%c %d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
-		   &t->state, &ppid, &minflt, &majflt, &ut, &st, &start) != 7)
-		return -EPROTO;
-	t->ppid = ppid;
-	t->minflt = minflt;
-	t->majflt = majflt;
-	t->utime = ut;
-	t->stime = st;
-	*start_tick = start;
-	return 0;
-}
-
-static __u64 status_field(const char *s, const char *name)
-{
-	const char *p = strstr(s, name);
-
-	return p ? strtoull(p + strlen(name), NULL, 10) : 0;
-}
-
-/* One thread's files in dir (/proc/PID/task/TID). */
-static int read_thread(const struct lwprof_proc *p, int dir,
-		       struct proc_thr *t)
-{
-	char buf[2048];
-	unsigned long long run, delay;
-	__u64 start;
-	int err;
-
-	err = read_at(dir, "stat", buf, sizeof(buf));
-	if (!err)
-		err = parse_stat(buf, t, &start);
-	if (err)
-		return err;
-	t->start_ns = t->tick_ns = start * p->tick_ns;
-	err = read_at(dir, "schedstat", buf, sizeof(buf));
-	if (err)
-		return err;
-	t->read_ns = boot_ns();
-	if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
-		return -EPROTO;
-	t->run_ns = run;
-	t->delay_ns = delay;
-	err = read_at(dir, "status", buf, sizeof(buf));
-	if (err)
-		return err;
-	t->vcsw = status_field(buf, "\nvoluntary_ctxt_switches:");
-	t->ivcsw = status_field(buf, "\nnonvoluntary_ctxt_switches:");
-	return 0;
-}
-
-/*
- * The record: run time split as the kernel splits it (all user when
- * neither count has a tick yet), sleep the rest of the life.
- */
-static void to_usage(const struct proc_thr *t, __u64 end_ns, __u32 flags,
-		     struct lwprof_thread_usage *tu)
-{
-	__u64 life = t->life_ns ? t->life_ns :
-		(end_ns > t->start_ns ? end_ns - t->start_ns : 0);
-	__u64 sys = 0, busy = t->run_ns + t->delay_ns;
-
-	memset(tu, 0, sizeof(*tu));
-	tu->pid = t->pid;
-	tu->tid = t->tid;
-	tu->ppid = t->ppid;
-	tu->flags = flags;
-	tu->start_ns = t->start_ns;
-	tu->end_ns = end_ns;
-	if (t->stime && t->utime)
-		sys = (__u64)((double)t->run_ns * t->stime / (t->utime + t->stime));
-	else if (t->stime)
-		sys = t->run_ns;
-	tu->mstate_ns[LWPROF_MS_USER] = t->run_ns - sys;
-	tu->mstate_ns[LWPROF_MS_SYSTEM] = sys;
-	tu->mstate_ns[LWPROF_MS_WAIT_CPU] = t->delay_ns;
-	tu->mstate_ns[LWPROF_MS_SLEEP] = life > busy ? life - busy : 0;
-	tu->vcsw = t->vcsw;
-	tu->ivcsw = t->ivcsw;
-	tu->minflt = t->minflt;
-	tu->majflt = t->majflt;
-	memcpy(tu->comm, t->comm, sizeof(tu->comm));
 }
 
 static int cmp_tid(const void *a, const void *b)
@@ -359,8 +195,8 @@ static int scan_tree(struct lwprof_proc *p, struct proc_vec *mem)
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
-		if (read_at(AT_FDCWD, path, buf, sizeof(buf)) ||
-		    parse_stat(buf, &t, &start))
+		if (proc_read_at(AT_FDCWD, path, buf, sizeof(buf)) ||
+		    proc_parse_stat(buf, &t, &start))
 			continue;
 		e = vec_push(&ps);
 		if (!e) {
@@ -429,7 +265,7 @@ static void exact_start(const struct lwprof_proc *p, struct proc_thr *t)
 		}
 	}
 	if (p->ts && !lwprof_ts_query(p->ts, t->tid, &ts)) {
-		__u64 now = boot_ns(), age = ts.ac_etime * 1000;
+		__u64 now = proc_boot_ns(), age = ts.ac_etime * 1000;
 
 		if (age <= now)
 			t->start_ns = now - age;
@@ -473,7 +309,7 @@ static int scan_threads(const struct lwprof_proc *p, __u32 pid,
 		memset(t, 0, sizeof(*t));
 		t->pid = pid;
 		t->tid = atoi(d->d_name);
-		if (read_thread(p, fd, t))
+		if (proc_read_thread(fd, p->tick_ns, t))
 			out->n--;	/* it went while we read it */
 		else
 			exact_start(p, t);
@@ -512,7 +348,7 @@ static void on_exit_record(void *arg, const struct taskstats *ts)
 	t.majflt = ts->ac_majflt;
 	tu = vec_push(&p->pending);
 	if (tu)		/* start 0, end: its life; key_exit() places it */
-		to_usage(&t, t.life_ns, LWPROF_TU_EXITED, tu);
+		proc_to_usage(&t, t.life_ns, LWPROF_TU_EXITED, tu);
 }
 
 static bool is_final(const struct proc_vec *done, __u32 tid, __u64 start)
@@ -644,7 +480,7 @@ int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 		err = scan_threads(p, m[i].pid, &thr);
 	if (!err)
 		err = take_exits(p, &mem, &exits);
-	now = boot_ns();
+	now = proc_boot_ns();
 	if (err)
 		goto out;
 
@@ -687,7 +523,7 @@ int lwprof_proc_read(struct lwprof_proc *p, struct lwprof_usage_set *set)
 			err = -ENOMEM;
 			break;
 		}
-		to_usage(&t[i], t[i].read_ns, zombie ? LWPROF_TU_EXITED : 0, tu);
+		proc_to_usage(&t[i], t[i].read_ns, zombie ? LWPROF_TU_EXITED : 0, tu);
 		*k = (struct proc_key){ t[i].tid, t[i].start_ns, t[i].read_ns,
 					t[i].tick_ns };
 		if (!zombie)
@@ -730,27 +566,6 @@ out:
 	return err;
 }
 
-/* Ptrace read rights over pid, as the kernel checks them for /proc/PID/io. */
-static int may_trace(int pid)
-{
-	char path[64], c;
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/io", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		err = -errno;
-	else if (read(fd, &c, 1) < 0)
-		err = -errno;
-	if (fd >= 0)
-		close(fd);
-	if (err == -ENOENT) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		err = access(path, F_OK) ? -ESRCH : 0;	/* no io accounting */
-	}
-	return err == -EPERM ? -EACCES : err;
-}
-
 int lwprof_proc_attach(struct lwprof_proc *p, __u32 flags, int pid)
 {
 	char path[64], buf[2048];
@@ -759,16 +574,16 @@ int lwprof_proc_attach(struct lwprof_proc *p, __u32 flags, int pid)
 	int err;
 
 	if (flags & LWPROF_ATTACH_MACHINE) {
-		if (!has_cap(CAP_PERFMON) && !has_cap(CAP_SYS_ADMIN))
+		if (!proc_has_cap(CAP_PERFMON) && !proc_has_cap(CAP_SYS_ADMIN))
 			return -EPERM;
 		p->pid = 0;
 	} else {
-		err = may_trace(pid);
+		err = proc_may_trace(pid);
 		if (err)
 			return err;
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		if (read_at(AT_FDCWD, path, buf, sizeof(buf)) ||
-		    parse_stat(buf, &t, &start))
+		if (proc_read_at(AT_FDCWD, path, buf, sizeof(buf)) ||
+		    proc_parse_stat(buf, &t, &start))
 			return -ESRCH;
 		p->pid = pid;
 		p->adopt = (int)t.ppid == getpid() ? getpid() : 0;
@@ -776,7 +591,7 @@ int lwprof_proc_attach(struct lwprof_proc *p, __u32 flags, int pid)
 		if (err)
 			return err;
 	}
-	p->attach_tick = boot_ns() / p->tick_ns;
+	p->attach_tick = proc_boot_ns() / p->tick_ns;
 	p->ts_err = lwprof_ts_open(&p->ts);
 	p->pc_err = lwprof_pcnt_open(&p->pc);
 	return 0;
