@@ -16,6 +16,7 @@
 #     reading): user+sys still counts every exited thread (the command's
 #     rusage), within 0.6 s CPU - 1% and + 50 ms (the loop reads its CPU
 #     clock every million additions, 1 to 3 ms here, per thread, and exec);
+#     nthreads' workers, as nobody, keep a reading from near their end;
 #   - processes too short for any /proc reading still get their rows (their
 #     exit records), and an orphan is read to its end;
 #   - the columns /proc cannot fill are "-", never 0; SCL and SIG too
@@ -30,6 +31,7 @@
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/tracefs.sh"
+. "$(dirname "$0")/../lib/ptime_perf.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (taskstats exit records, setpriv)"
 progs=$LWPROF_BUILD/tests/progs
@@ -39,44 +41,6 @@ mkdir -p "$ms_dir"
 chmod 755 "$ms_dir"
 
 wrap=notrace
-
-# pt OUT ARGS...: lwprof ptime --backend perf -m -L ARGS, its report in
-# OUT.err, the command's stdout in OUT.out, and the table in OUT.table
-# (times in ns, "-" kept as "-", lower-case header).
-pt() {
-	local out=$ms_dir/$1 rc
-	shift
-	$wrap "$LWPROF" ptime --backend perf -m -L "$@" >"$out.out" 2>"$out.err"
-	rc=$?
-	echo "# ptime $* (exit $rc):"
-	sed 's/^/#   /' "$out.err" | head -n 30
-	table "$out"
-	return $rc
-}
-
-table() {
-	awk '
-	$1 == "PID" && $2 == "TID" { n = NF; intable = 1; print tolower($0); next }
-	intable && NF >= n && $1 ~ /^[0-9]+$/ {
-		line = $1 " " $2
-		for (i = 3; i <= 13; i++)
-			line = line ($i == "-" ? " -" : sprintf(" %.0f", $i * 1e9))
-		for (i = 14; i <= NF; i++) line = line " " $i
-		print line
-	}' "$1.err" >"$1.table"
-	awk 'NF == 2 && $1 ~ /^(real|user|sys|trap|tflt|dflt|kflt|lock|slp|lat|stop)$/ {
-		printf "%s %s\n", $1, $2 == "-" ? "-" : sprintf("%.0f", $2 * 1e9) }' \
-		"$1.err" >"$1.totals"
-}
-
-# col OUT TID COLUMN; total OUT NAME
-col() {
-	awk -v t="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
-		$2 == t && k { print $k; exit }' "$ms_dir/$1.table"
-}
-total() {
-	awk -v n="$2" '$1 == n { print $2; exit }' "$ms_dir/$1.totals"
-}
 
 # The backend: auto takes perf when /dev/lwprof does not answer.
 err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" ptime true 2>&1)
@@ -90,19 +54,8 @@ check $? -eq 0 "as root, exited threads' totals come from taskstats"
 ms_dir_save=$ms_dir
 pt waitcpu "$progs/ms_waitcpu"
 check $? -eq 0 "ptime ms_waitcpu exits 0"
-cp "$ms_dir/waitcpu.out" "$ms_dir/prog.out"
-cp "$ms_dir/waitcpu.table" "$ms_dir/table"
-for s in spin0 spin1 spin2; do
-	t=$(ms_tid $s)
-	ms_near "$s: LAT vs its time off CPU since the gate + its wait before" \
-		"$(col waitcpu "$t" lat)" "$(ms_truth ${s}_offcpu_ns)"
-	ms_check_sched $s wait
-	ms_check_parked $s
-done
+check_waitcpu waitcpu
 ms_check_sums
-for c in trap tflt dflt kflt lock stop; do
-	check "$(total waitcpu $c)" = "-" "total $c is absent: -"
-done
 check "$(awk 'NR > 1 && ($6 != "-" || $10 != "-" || $13 != "-" || $18 != "-" || $19 != "-")' \
 	"$ms_dir/waitcpu.table" | wc -l)" -eq 0 "rows: TRAP LOCK STOP SCL SIG are - on every row"
 check "$(awk 'NR > 1 && $14 == "-"' "$ms_dir/waitcpu.table" | wc -l)" -eq 0 \
@@ -113,13 +66,7 @@ pt nthreads "$progs/nthreads" 3 200
 check $? -eq 0 "ptime nthreads exits 0"
 check "$(awk 'NR > 1' "$ms_dir/nthreads.table" | wc -l)" -eq 4 \
 	"four rows: main and the three exited workers"
-while read -r _ tid _ slept _; do
-	exp=$(awk -v s="$slept" 'BEGIN { printf "%.0f", s * 1e9 }')
-	s=$(col nthreads "$tid" slp)
-	rest=$(awk -v t="$tid" 'NR > 1 && $2 == t { print $11 + $12 + $4 + $5 }' "$ms_dir/nthreads.table")
-	check "${s:-0}" -le $((exp + 1000000)) "worker $tid: SLP $(ms_ms "${s:-0}") <= its nanosleep $(ms_ms "$exp") + 1 ms"
-	check "${rest:-0}" -ge $((exp - 1000000)) "worker $tid: SLP+LAT+USR+SYS $(ms_ms "${rest:-0}") >= its nanosleep - 1 ms"
-done < <(grep '^tid ' "$ms_dir/nthreads.out")
+check_nthreads nthreads
 
 # Processes that live less than a /proc reading's interval (100 ms): their
 # rows come from their exit records.
@@ -150,15 +97,19 @@ check $? -eq 0 "as nobody, the log says what taskstats would need"
 cpu=$(awk '$1 == "user" || $1 == "sys" { s += $2 * 1e9 } END { printf "%.0f", s }' <<<"$err")
 check "$cpu" -ge 594000000 "user+sys $(ms_ms "$cpu") >= 3 x 200 ms - 1%"
 check "$cpu" -le 650000000 "user+sys $(ms_ms "$cpu") <= 3 x 200 ms + 50 ms"
-nobody "$LWPROF" ptime --backend perf -m -L "$progs/nthreads" 2 300 2>"$ms_dir/nb.err" >"$ms_dir/nb.out"
+nobody "$LWPROF" ptime --backend perf -m -L "$progs/nthreads" 2 1000 2>"$ms_dir/nb.err" >"$ms_dir/nb.out"
 table "$ms_dir/nb"
+check "$(awk 'NR > 1' "$ms_dir/nb.table" | wc -l)" -eq 3 "nobody: the workers, read while alive, have rows"
 while read -r _ tid _ slept _; do
 	s=$(col nb "$tid" slp)
 	exp=$(awk -v s="$slept" 'BEGIN { printf "%.0f", s * 1e9 }')
-	# Read every 100 ms while alive: the last reading is at most 100 ms
-	# (+ 15 ms to read it on a loaded host) before the thread's end.
-	check "${s:-0}" -le $((exp + 5000000)) "nobody, worker $tid: SLP $(ms_ms "${s:-0}") <= its sleep $(ms_ms "$exp") + 5 ms"
-	check "${s:-0}" -ge $((exp - 115000000)) "nobody, worker $tid: SLP $(ms_ms "${s:-0}") >= its sleep - 115 ms"
+	rest=$(awk -v t="$tid" 'NR > 1 && $2 == t { print $11 + $12 + $4 + $5 }' "$ms_dir/nb.table")
+	# A reading every 100 ms while alive; on this shared host ptime may
+	# itself wait tens of ms for a CPU first (we saw 80 ms): the last one
+	# is within 300 ms of the worker's end, the life it saw at least
+	# the 1 s nanosleep less that.
+	check "${s:-0}" -le $((exp + 1000000)) "nobody, worker $tid: SLP $(ms_ms "${s:-0}") <= its nanosleep $(ms_ms "$exp") + 1 ms"
+	check "${rest:-0}" -ge $((exp - 300000000)) "nobody, worker $tid: SLP+LAT+USR+SYS $(ms_ms "${rest:-0}") >= its nanosleep - 300 ms"
 done < <(grep '^tid ' "$ms_dir/nb.out")
 
 # Syscall and signal counts: perf's tracepoint counters, with tracefs.
@@ -185,12 +136,17 @@ check "$err" = "lwprof ptime: not allowed to trace PID 1 (need ptrace rights ove
 	"and says what would allow it"
 err=$("$LWPROF" ptime --backend perf -p 4000000 2>&1)
 check "$err" = "lwprof ptime: no such process: PID 4000000" "-p of no process"
-"$progs/nap" 0.5 >/dev/null & npid=$!
+# real counts from the attach: the process started 0.3 s before ptime,
+# so real within ptime's own wall time shows that it does.
+"$progs/nap" 0.8 >/dev/null & npid=$!
+sleep 0.3
+t0=$(date +%s%N)
 "$LWPROF" ptime --backend perf -m -L -p $npid 2>"$ms_dir/p.err"; rc=$?
+t1=$(date +%s%N)
 table "$ms_dir/p"
 check $rc -eq 0 "-p PID: exit 0 when PID ends"
 r=$(total p real)
-check "${r:-0}" -le 520000000 "-p: real $(ms_ms "${r:-0}") counts from the attach (<= the 0.5 s nap + 20 ms)"
+check "${r:-0}" -le $((t1 - t0)) "-p: real $(ms_ms "${r:-0}") <= ptime's own wall time $(ms_ms $((t1 - t0)))"
 check "$(total p lat)" != "-" "-p: lat is filled"
 wait $npid
 done_testing

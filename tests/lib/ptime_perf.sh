@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the tests of lwprof ptime without the module (--backend
+# perf); source tests/lib/test.sh and tests/lib/tracefs.sh first, and set
+# $ms_dir (the output directory) and $wrap (notrace, withtrace or empty).
+
+# pt OUT ARGS...: lwprof ptime --backend perf -m -L ARGS, its report in
+# OUT.err, the command's stdout in OUT.out, and the table in OUT.table
+# (times in ns, "-" kept as "-", lower-case header).
+pt() {
+	local out=$ms_dir/$1 rc
+	shift
+	$wrap "$LWPROF" ptime --backend perf -m -L "$@" >"$out.out" 2>"$out.err"
+	rc=$?
+	echo "# ptime $* (exit $rc):"
+	sed 's/^/#   /' "$out.err" | head -n 30
+	table "$out"
+	return $rc
+}
+
+table() {
+	awk '
+	$1 == "PID" && $2 == "TID" { n = NF; intable = 1; print tolower($0); next }
+	intable && NF >= n && $1 ~ /^[0-9]+$/ {
+		line = $1 " " $2
+		for (i = 3; i <= 13; i++)
+			line = line ($i == "-" ? " -" : sprintf(" %.0f", $i * 1e9))
+		for (i = 14; i <= NF; i++) line = line " " $i
+		print line
+	}' "$1.err" >"$1.table"
+	awk 'NF == 2 && $1 ~ /^(real|user|sys|trap|tflt|dflt|kflt|lock|slp|lat|stop)$/ {
+		printf "%s %s\n", $1, $2 == "-" ? "-" : sprintf("%.0f", $2 * 1e9) }' \
+		"$1.err" >"$1.totals"
+}
+
+# col OUT TID COLUMN; total OUT NAME
+col() {
+	awk -v t="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		$2 == t && k { print $k; exit }' "$ms_dir/$1.table"
+}
+total() {
+	awk -v n="$2" '$1 == n { print $2; exit }' "$ms_dir/$1.totals"
+}
+
+
+# check_waitcpu OUT: ms_waitcpu's spinning threads (its output in OUT.out,
+# ptime's in OUT.table): LAT is each one's time off CPU since the gate
+# plus its wait before (2% or 5 ms), WAIT_CPU its schedstat wait at its
+# end, USER+SYS at least its run time then; the absent totals are "-".
+check_waitcpu() {
+	local s t c
+
+	cp "$ms_dir/$1.out" "$ms_dir/prog.out"
+	cp "$ms_dir/$1.table" "$ms_dir/table"
+	for s in spin0 spin1 spin2; do
+		t=$(ms_tid $s)
+		ms_near "$s: LAT vs its time off CPU since the gate + its wait before" \
+			"$(col "$1" "$t" lat)" "$(ms_truth ${s}_offcpu_ns)"
+		ms_check_sched $s wait
+		ms_check_parked $s
+	done
+	for c in trap tflt dflt kflt lock stop; do
+		check "$(total "$1" $c)" = "-" "total $c is absent: -"
+	done
+}
+
+# check_nthreads OUT: each nthreads worker sleeps only in one nanosleep,
+# whose time as the worker saw it ("tid TID slept SECS" in OUT.out) is its
+# sleep, its wake-up's wait for a CPU and microseconds of CPU: SLP <= that
+# + 1 ms, and SLP + LAT + USR + SYS >= that - 1 ms.
+check_nthreads() {
+	local tid slept exp s rest
+
+	while read -r _ tid _ slept _; do
+		exp=$(awk -v s="$slept" 'BEGIN { printf "%.0f", s * 1e9 }')
+		s=$(col "$1" "$tid" slp)
+		rest=$(awk -v t="$tid" 'NR > 1 && $2 == t { print $11 + $12 + $4 + $5 }' "$ms_dir/$1.table")
+		check "${s:-0}" -le $((exp + 1000000)) "worker $tid: SLP $(ms_ms "${s:-0}") <= its nanosleep $(ms_ms "$exp") + 1 ms"
+		check "${rest:-0}" -ge $((exp - 1000000)) "worker $tid: SLP+LAT+USR+SYS $(ms_ms "${rest:-0}") >= its nanosleep - 1 ms"
+	done < <(grep '^tid ' "$ms_dir/$1.out")
+}
