@@ -5,7 +5,7 @@
 # three threads spinning on one CPU each get their time off CPU as LAT
 # (2% or 5 ms, as in mstate_waitcpu with the module) and at least their
 # CPU time as USER+SYS, from their taskstats exit records; nthreads'
-# workers are asleep in SLP no longer than their nanosleep (+ 1 ms) and
+# workers are asleep in SLP no longer than their nanosleep (+ a tick) and
 # SLP+LAT+USR+SYS holds it (- 1 ms); the columns only the module fills
 # are "-"; top of the whole machine runs as root.
 . "$(dirname "$0")/../lib/test.sh"

@@ -9,9 +9,10 @@
 #     taskstats exit record that ptime reads when the thread is gone);
 #   - nthreads: each thread sleeps only in one nanosleep, whose time as the
 #     thread saw it is its sleep plus its wake-up's wait for a CPU (LAT)
-#     plus microseconds of CPU: SLP <= that + 1 ms, and SLP + LAT + USR +
-#     SYS >= that - 1 ms (the wake-up wait is milliseconds on this shared
-#     host, so LAT is not a constant to compare with);
+#     plus microseconds of CPU: SLP <= that + a tick, and SLP + LAT + USR
+#     + SYS >= that - 1 ms (check_nthreads in tests/lib/ptime_perf.sh;
+#     the wake-up wait is milliseconds on this shared host, so LAT is not
+#     a constant to compare with);
 #   - cpu_burn, run as nobody (no taskstats: exited threads keep their last
 #     reading): user+sys still counts every exited thread (the command's
 #     rusage), within 0.6 s CPU - 1% and + 50 ms (the loop reads its CPU
@@ -84,7 +85,7 @@ exp=$(awk '{ printf "%.0f", $2 * 1e9 }' "$ms_dir/orphan.out")
 s=$(col orphan "$nap_tid" slp)
 rest=$(awk -v t="$nap_tid" 'NR > 1 && $2 == t { print $11 + $12 + $4 + $5 }' "$ms_dir/orphan.table")
 # Unlike a thread, nap's life holds its exec and dynamic loading, which
-# may sleep reading the page cache in: 20 ms more.
+# may sleep reading the page cache in, and its exit's last tick: 20 ms.
 check "${s:-0}" -le $((exp + 20000000)) "the orphan nap: SLP $(ms_ms "${s:-0}") <= its sleep $(ms_ms "$exp") + 20 ms"
 check "${rest:-0}" -ge $((exp - 1000000)) "the orphan nap: SLP+LAT+USR+SYS $(ms_ms "${rest:-0}") >= its sleep - 1 ms"
 
@@ -108,7 +109,7 @@ while read -r _ tid _ slept _; do
 	# itself wait tens of ms for a CPU first (we saw 80 ms): the last one
 	# is within 300 ms of the worker's end, the life it saw at least
 	# the 1 s nanosleep less that.
-	check "${s:-0}" -le $((exp + 1000000)) "nobody, worker $tid: SLP $(ms_ms "${s:-0}") <= its nanosleep $(ms_ms "$exp") + 1 ms"
+	check "${s:-0}" -le $((exp + 11000000)) "nobody, worker $tid: SLP $(ms_ms "${s:-0}") <= its nanosleep $(ms_ms "$exp") + 11 ms"
 	check "${rest:-0}" -ge $((exp - 300000000)) "nobody, worker $tid: SLP+LAT+USR+SYS $(ms_ms "${rest:-0}") >= its nanosleep - 300 ms"
 done < <(grep '^tid ' "$ms_dir/nb.out")
 
