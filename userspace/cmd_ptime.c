@@ -40,6 +40,8 @@
 /* After the command exits, how long its threads may take to go. */
 #define PTIME_SETTLE_NS		2000000000ULL
 #define PTIME_POLL_NS		1000000L
+/* The same from /proc, where a read scans every process: 10 ms. */
+#define PTIME_PROC_POLL_NS	10000000L
 /* While watching a process: drain exited threads this often. */
 #define PTIME_DRAIN_MS		1000
 /* Without the module: read /proc this often (a thread's last reading). */
@@ -190,13 +192,15 @@ static void print_threads(const struct lwprof_usage_set *set,
 
 /*
  * Read the session's threads into set; with settle, keep reading (every
- * millisecond, for up to two seconds) until none is live: threads finish
- * their last context switch a little after their parent can reap them.
+ * millisecond, or 10 ms from /proc, for up to two seconds) until none is
+ * live: threads finish their last context switch a little after their
+ * parent can reap them, and orphans may outlive the command.
  */
 static int collect(struct lwprof_usage_src *src, struct lwprof_usage_set *set,
 		   bool settle)
 {
-	struct timespec tick = { 0, PTIME_POLL_NS };
+	struct timespec tick = { 0, src->backend == LWPROF_BACKEND_PERF ?
+				 PTIME_PROC_POLL_NS : PTIME_POLL_NS };
 	__u64 deadline = mono_ns() + PTIME_SETTLE_NS;
 	int err;
 
