@@ -26,6 +26,8 @@
 
 /* Exit records not (yet) known to be the session's, kept at most. */
 #define PROC_PENDING_MAX	4096
+/* A pending exit record's flag: unclaimed at a read already. */
+#define PROC_TU_OLD		(1u << 30)
 
 /* A process of the session: start 0 matches any (known from an exit). */
 struct proc_member {
@@ -371,6 +373,7 @@ static int take_exits(struct lwprof_proc *p, struct proc_vec *mem,
 		      struct proc_vec *exits)
 {
 	struct lwprof_thread_usage *e, *out;
+	__u64 now = proc_boot_ns(), since = p->attach_tick * p->tick_ns;
 	bool more = true;
 	size_t i, n;
 	int err;
@@ -388,7 +391,10 @@ static int take_exits(struct lwprof_proc *p, struct proc_vec *mem,
 			bool ours = !p->pid || member(mem, e[i].pid, 0) ||
 				member(&p->members, e[i].pid, 0);
 
-			if (!ours && member(mem, e[i].ppid, 0)) {
+			/* A process never read: its parent's and new (end: life). */
+			if (!ours && now - e[i].end_ns >= since &&
+			    ((p->adopt && (int)e[i].ppid == p->adopt) ||
+			     member(mem, e[i].ppid, 0))) {
 				ours = true;
 				if (add_member(mem, e[i].pid, 0))
 					return -ENOMEM;
@@ -402,9 +408,23 @@ static int take_exits(struct lwprof_proc *p, struct proc_vec *mem,
 			if (!out)
 				return -ENOMEM;
 			*out = e[i];
+			out->flags &= ~PROC_TU_OLD;
 		}
 		p->pending.n = n;
 	}
+	/*
+	 * What stays unclaimed for a second read is not ours (its parent
+	 * would have been read by now): drop it, or a busy machine's exits
+	 * would fill the list.
+	 */
+	e = p->pending.v;
+	for (i = 0, n = 0; i < p->pending.n; i++) {
+		if (e[i].flags & PROC_TU_OLD)
+			continue;
+		e[i].flags |= PROC_TU_OLD;
+		e[n++] = e[i];
+	}
+	p->pending.n = n;
 	return 0;
 }
 
