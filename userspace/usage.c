@@ -79,8 +79,8 @@ const char *lwprof_session_strerror(int err, __u32 flags, int pid,
 	case -EPERM:
 	case -EACCES:
 		if (machine)
-			return "whole-machine sessions need CAP_PERFMON or CAP_SYS_ADMIN (run as root, or give the lwprof binary cap_perfmon with setcap, or use -p PID)";
-		snprintf(buf, len, "not allowed to trace PID %d (need ptrace rights over it: run as its user, or with CAP_SYS_PTRACE)",
+			return "whole-machine sessions need CAP_PERFMON or CAP_SYS_ADMIN (run as root, or use -p PID)";
+		snprintf(buf, len, "not allowed to trace PID %d (need ptrace rights over it)",
 			 pid);
 		return buf;
 	case -ESRCH:

@@ -80,10 +80,20 @@ int lwprof_src_read(struct lwprof_usage_src *s, struct lwprof_usage_set *set)
 	return s->ops->read(s, set);
 }
 
+/*
+ * A refusal says what would allow it, on either backend: the same rules
+ * (ptrace rights over a process, CAP_PERFMON for the machine).
+ */
 const char *lwprof_src_strerror(const struct lwprof_usage_src *s, int err,
 				__u32 flags, int pid, char *buf, size_t len)
 {
-	return lwprof_session_strerror(err, flags, pid, buf, len);
+	if (err != -EPERM && err != -EACCES)
+		return lwprof_session_strerror(err, flags, pid, buf, len);
+	if (flags & LWPROF_ATTACH_MACHINE)
+		return "whole-machine sessions need CAP_PERFMON or CAP_SYS_ADMIN (run as root, or give the lwprof binary cap_perfmon with setcap, or use -p PID)";
+	snprintf(buf, len, "not allowed to trace PID %d (need ptrace rights over it: run as its user, or with CAP_SYS_PTRACE)",
+		 pid);
+	return buf;
 }
 
 void lwprof_src_log(const struct lwprof_usage_src *s, const char *cmd)

@@ -3,17 +3,18 @@
 # lwprof top without the module (--backend perf: /proc and taskstats), on
 # this host:
 #   - a thread spinning in user mode never sleeps: no voluntary switch,
-#     and SLP (the rest of the interval: neither running nor runnable) at
-#     most 10%.  Not 0: the kernel adds a run-queue wait to schedstat when
-#     the wait ends, so a wait in progress at a refresh is missing from LAT
-#     and shows as SLP until the next one.  On this 2-CPU host shared by
-#     eight engineers a wait lasts a few 3 ms slices (we saw up to 12 ms);
-#     10% of the 1 s interval is 100 ms, some thirty runnable threads per
-#     CPU.  The same lag makes USR+SYS+LAT exceed 100% by the wait in
-#     progress at the previous refresh: that sum is at least 90%;
+#     more USR than SYS.  Its SLP in an interval is not 0 but not bounded
+#     either: the kernel adds a run-queue wait to schedstat when the wait
+#     ends, so the wait in progress at a refresh is missing from that
+#     interval's LAT (and shows as SLP) and lands in the next one; on this
+#     shared host a wait can last over 100 ms.  What holds is checked on an
+#     exit (below);
 #   - a thread asleep in one nanosleep is 100% SLP (>= 99%: the same skew);
 #   - a thread that exits during an interval shows once more with its last
-#     piece of life (its taskstats exit record), then top -p ends;
+#     piece of life (its taskstats exit record, where every wait has
+#     ended: USR+SYS+LAT >= 97% for a spinner's last 0.5 s: its run time
+#     since its last tick, 10 ms at most at HZ=100, is not in the record
+#     and counts as SLP), then top -p ends;
 #   - the columns /proc cannot fill are "-" on every row (SCL and SIG
 #     too without tracefs); with tracefs, a thread asleep makes no system
 #     call and gets no signal: SCL and SIG are 0, exactly;
@@ -41,10 +42,7 @@ check $? -eq 0 "top -p of a spinning process exits 0"
 sed 's/^/#   /' "$out/spin" "$out/spin.err"
 grep -q '^lwprof top: backend perf' "$out/spin.err"
 check $? -eq 0 "its log names the backend"
-read -r usr sys slp lat vcx < <(row "$out/spin" $spid | awk '{ print $4, $5, $11, $12, $14 }')
-check "$(awk -v u="$usr" -v s="$sys" -v l="$lat" 'BEGIN { print (u + s + l >= 90) }')" = 1 \
-	"spin: USR+SYS+LAT $usr+$sys+$lat >= 90%"
-check "$(awk -v v="$slp" 'BEGIN { print (v <= 10) }')" = 1 "spin: SLP $slp <= 10%"
+read -r usr sys vcx < <(row "$out/spin" $spid | awk '{ print $4, $5, $14 }')
 check "$vcx" = 0 "spin: no voluntary context switch"
 check "$(awk -v u="$usr" -v s="$sys" 'BEGIN { print (u > s) }')" = 1 "spin: USR $usr > SYS $sys"
 check "$(row "$out/spin" $spid | awk '{ print $6, $7, $8, $9, $10, $13, $16, $17 }')" = \
@@ -58,16 +56,16 @@ check "$vcx" = 0 "nap: no context switch in the interval"
 kill $spid $npid 2>/dev/null
 wait $spid $npid 2>/dev/null
 
-# An exit between refreshes: spin 0.7 under refreshes at 0.5 s and 1 s.
-"$progs/spin" 0.7 & spid=$!
-timeout 20 "$LWPROF" top --backend perf -b -d 0.5 -n 5 -p $spid >"$out/exit" 2>/dev/null
+# An exit between refreshes: spin 1.5 under refreshes at 1 s and 2 s.
+"$progs/spin" 1.5 & spid=$!
+timeout 20 "$LWPROF" top --backend perf -b -d 1 -n 5 -p $spid >"$out/exit" 2>/dev/null
 check $? -eq 0 "top -p ends when the process is gone"
 wait $spid
 sed 's/^/#   /' "$out/exit"
-check "$(grep -c ' threads$' "$out/exit")" -le 3 "after at most three refreshes (0.7 s of life)"
+check "$(grep -c ' threads$' "$out/exit")" -le 3 "after at most three refreshes (1.5 s of life)"
 read -r usr sys lat < <(row "$out/exit" $spid | awk '{ print $4, $5, $12 }')
-check "$(awk -v u="$usr" -v s="$sys" -v l="$lat" 'BEGIN { print (u + s + l >= 99) }')" = 1 \
-	"its last refresh has its last piece, exact (its exit record): USR+SYS+LAT $usr+$sys+$lat >= 99%"
+check "$(awk -v u="$usr" -v s="$sys" -v l="$lat" 'BEGIN { print (u + s + l >= 97) }')" = 1 \
+	"its last refresh has its last piece (its exit record): USR+SYS+LAT $usr+$sys+$lat >= 97%"
 
 # The whole machine.
 err=$(nobody "$LWPROF" top --backend perf -b -n 1 2>&1); rc=$?
