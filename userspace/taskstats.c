@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "taskstats.h"
@@ -23,6 +24,7 @@ struct lwprof_ts {
 	int qfd;		/* queries, whose answers must not mix with them */
 	__u16 family;
 	__u32 seq;
+	char mask[32];		/* the CPUs registered for, or "" */
 	char *buf;
 };
 
@@ -114,8 +116,8 @@ static int ts_family(struct lwprof_ts *ts)
 int lwprof_ts_open(struct lwprof_ts **out)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tmo = { 1, 0 };
 	int rcv = TS_RCVBUF, err;
-	char mask[32];
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	struct lwprof_ts *ts;
 
@@ -133,6 +135,9 @@ int lwprof_ts_open(struct lwprof_ts **out)
 	/* Room for bursts of exits; FORCE only works with CAP_NET_ADMIN. */
 	if (setsockopt(ts->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
 		setsockopt(ts->fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	/* An ack lost to a full buffer must not hang us. */
+	setsockopt(ts->fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	setsockopt(ts->qfd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	if (bind(ts->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		err = -errno;
 		goto fail;
@@ -140,12 +145,14 @@ int lwprof_ts_open(struct lwprof_ts **out)
 	err = ts_family(ts);
 	if (err)
 		goto fail;
-	snprintf(mask, sizeof(mask), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
+	snprintf(ts->mask, sizeof(ts->mask), "0-%ld", ncpu > 0 ? ncpu - 1 : 0);
 	err = ts_request(ts, ts->fd, ts->family, TASKSTATS_CMD_GET,
-			 TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask,
-			 strlen(mask) + 1, NULL, 0);
-	if (err)
+			 TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, ts->mask,
+			 strlen(ts->mask) + 1, NULL, 0);
+	if (err) {
+		ts->mask[0] = 0;
 		goto fail;
+	}
 	*out = ts;
 	return 0;
 fail:
@@ -240,6 +247,11 @@ void lwprof_ts_close(struct lwprof_ts *ts)
 {
 	if (!ts)
 		return;
+	/* The kernel would drop us at its next send to a closed socket. */
+	if (ts->mask[0])
+		ts_request(ts, ts->fd, ts->family, TASKSTATS_CMD_GET,
+			   TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, ts->mask,
+			   strlen(ts->mask) + 1, NULL, 0);
 	if (ts->fd >= 0)
 		close(ts->fd);
 	if (ts->qfd >= 0)
