@@ -329,8 +329,10 @@ static void on_exit_record(void *arg, const struct taskstats *ts)
 	struct lwprof_thread_usage *tu;
 	struct proc_thr t;
 
-	if (p->pending.n >= PROC_PENDING_MAX)
-		return;		/* not ours, most likely: a busy machine */
+	if (p->pending.n >= PROC_PENDING_MAX) {
+		p->ts_lost++;	/* a busy machine: said in the log */
+		return;
+	}
 	memset(&t, 0, sizeof(t));
 	t.pid = ts->ac_tgid ? ts->ac_tgid : ts->ac_pid;
 	t.tid = ts->ac_pid;
