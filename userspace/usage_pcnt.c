@@ -45,15 +45,18 @@ static int tp_id(const char *event, __u64 *id)
 {
 	char path[128], buf[32];
 	unsigned int i;
+	int fd, err = -ENOENT;
 	ssize_t n;
-	int fd;
 
 	for (i = 0; i < sizeof(pc_tracefs) / sizeof(pc_tracefs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/id", pc_tracefs[i],
 			 event);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EACCES || errno == EPERM)
+				err = -EACCES;	/* there, not for us */
 			continue;
+		}
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		if (n <= 0)
@@ -62,7 +65,7 @@ static int tp_id(const char *event, __u64 *id)
 		*id = strtoull(buf, NULL, 10);
 		return 0;
 	}
-	return -ENOENT;
+	return err;
 }
 
 static int pc_event(__u64 id, int tid)

@@ -16,7 +16,8 @@ struct lwprof_pcnt;
 
 /*
  * -ENOENT: no tracefs mounted (/sys/kernel/tracing, or debugfs's
- * tracing); -EACCES: perf_event_paranoid forbids kernel events to us.
+ * tracing); -EACCES: tracefs is not ours to read, or perf_event_paranoid
+ * forbids kernel events to us.
  */
 int lwprof_pcnt_open(struct lwprof_pcnt **pc);
 

@@ -644,7 +644,7 @@ const char *lwprof_proc_note(const struct lwprof_proc *p, char *buf,
 		cnt = "no syscall or signal counts (no tracefs mounted for perf's tracepoints)";
 		break;
 	default:
-		cnt = "no syscall or signal counts (perf's tracepoints need CAP_PERFMON or kernel.perf_event_paranoid <= 1)";
+		cnt = "no syscall or signal counts (perf's tracepoints need CAP_PERFMON, or kernel.perf_event_paranoid <= 1 and a tracefs we may read)";
 		break;
 	}
 	snprintf(buf, len, "exited threads: %s%s; %s", how,

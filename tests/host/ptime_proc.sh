@@ -131,6 +131,10 @@ d=$((scl - scl0))
 check "$d" -ge $((5000 + 2 * 30)) "SCL $scl - $scl0 (the same program without the calls) >= 5000 + 2 x 30"
 check "$d" -le $((5000 + 4 * 30)) "SCL $scl - $scl0 <= 5000 + 4 x 30"
 check "$sig" = 30 "SIG is the 30 signals delivered"
+err=$(withtrace setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+	"$LWPROF" ptime --backend perf true 2>&1)
+grep -q "no syscall or signal counts (perf's tracepoints need CAP_PERFMON" <<<"$err"
+check $? -eq 0 "nobody, with tracefs: the log says what counting would need"
 wrap=notrace
 
 # -p: permissions and the end of the process.
