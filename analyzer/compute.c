@@ -21,10 +21,16 @@
 
 static inline uint32_t pc_fn(struct an *an, const struct an_pc *p)
 {
-	return an->inline_funcs ? p->ifunc : p->func;
+	return an_pc_func(an, p);
 }
 
 int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)
+{
+	return an_aggregate_exp(an, flt, UINT32_MAX, g);
+}
+
+int an_aggregate_exp(struct an *an, struct an_filter *flt, uint32_t exp,
+		     struct an_agg *g)
 {
 	const struct an_samples *s = &an->s;
 	size_t nb = an->bases.n, i;
@@ -44,7 +50,9 @@ int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)
 		uint32_t j, nv = l[0];
 		uint64_t *row;
 
-		if (flt && !an_filter_pass(an, flt, i)) {
+		if ((flt && !an_filter_pass(an, flt, i)) ||
+		    (exp != UINT32_MAX &&
+		     AN_VEC(an->threads, struct an_thread, s->thr[i]).exp != exp)) {
 			v += nv;
 			continue;
 		}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwprof export: the table of formats (export.h), the settings export
+ * takes, the output file (written to a temporary name beside it, renamed
+ * over it when the format succeeded), and the metrics an export writes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+
+const struct an_export_ops an_export_fmts[] = {
+	{ "folded", "FlameGraph collapsed stacks of the first metric: root;...;leaf VALUE",
+	  an_export_folded, false },
+	{ "pprof", "pprof profile.proto, gzipped: one sample type per metric",
+	  an_export_pprof, true },
+	{ "perfetto", "Perfetto trace: per-thread microstate slices and samples with stacks",
+	  an_export_perfetto, true },
+};
+
+const size_t an_export_nfmts = sizeof(an_export_fmts) / sizeof(an_export_fmts[0]);
+
+const struct an_export_ops *an_export_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < an_export_nfmts; i++)
+		if (!strcmp(an_export_fmts[i].name, name))
+			return &an_export_fmts[i];
+	return NULL;
+}
+
+bool an_export_setting(const char *name)
+{
+	static const char *const settings[] = {
+		"metrics", "thread_select", "cpu_select", "filters", "name",
+		"inline", "script",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(name, settings[i]))
+			return true;
+	return false;
+}
+
+int an_export_run(struct an *an, const struct an_settings *vs,
+		  const struct an_export_ops *x, const char *path)
+{
+	char *tmp = NULL;
+	FILE *f;
+	int err;
+
+	if (!strcmp(path, "-")) {
+		if (x->binary && isatty(1))
+			return an_errf(an, -EINVAL, "%s output is binary: give -o FILE",
+				       x->name);
+		err = x->write(an, vs, stdout);
+		if (!err && fflush(stdout))
+			err = an_errf(an, -errno, "standard output: %s", strerror(errno));
+		return err;
+	}
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		return an_errf(an, -ENOMEM, "out of memory");
+	f = fopen(tmp, "w");
+	if (!f) {
+		err = an_errf(an, -errno, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return err;
+	}
+	err = x->write(an, vs, f);
+	if (!err && ferror(f))
+		err = an_errf(an, -EIO, "%s: write error", tmp);
+	if (fclose(f) && !err)
+		err = an_errf(an, -errno, "%s: %s", tmp, strerror(errno));
+	if (!err && rename(tmp, path))
+		err = an_errf(an, -errno, "%s: %s", path, strerror(errno));
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+int an_export_metrics(struct an *an, const struct an_settings *vs,
+		      const struct an_agg *g, int **ms)
+{
+	struct an_mlist ml = { 0 };
+	int i, j, n = 0, err;
+
+	*ms = NULL;
+	err = an_cols_effective(an, vs, g, &ml, true);
+	if (err)
+		return err;
+	*ms = malloc((ml.n + 1) * sizeof(**ms));
+	if (!*ms) {
+		an_mlist_free(&ml);
+		return an_errf(an, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < ml.n; i++) {
+		if (ml.c[i].flavor == 's')
+			continue;
+		for (j = 0; j < n && (*ms)[j] != ml.c[i].m; j++)
+			;
+		if (j == n)
+			(*ms)[n++] = ml.c[i].m;
+	}
+	an_mlist_free(&ml);
+	if (!n) {
+		free(*ms);
+		*ms = NULL;
+		return an_errf(an, -EINVAL, "no metric to export (-metrics names none)");
+	}
+	return n;
+}
