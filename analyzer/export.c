@@ -114,3 +114,14 @@ int an_export_metrics(struct an *an, const struct an_settings *vs,
 	}
 	return n;
 }
+
+bool an_export_buildid(struct an *an, uint32_t obj, char *buf, size_t len)
+{
+	const char *key = AN_VEC(an->obj_keys, char *, obj), *end;
+
+	/* an archived object's key is "b:BUILDID:name" (obj.c) */
+	if (!key || strncmp(key, "b:", 2) || !(end = strchr(key + 2, ':')))
+		return false;
+	snprintf(buf, len, "%.*s", (int)(end - key - 2), key + 2);
+	return true;
+}

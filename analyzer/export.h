@@ -66,6 +66,9 @@ int an_export_run(struct an *an, const struct an_settings *vs,
 int an_export_metrics(struct an *an, const struct an_settings *vs,
 		      const struct an_agg *g, int **ms);
 
+/* Object obj's build id (hex) in buf, when its experiment archived it. */
+bool an_export_buildid(struct an *an, uint32_t obj, char *buf, size_t len);
+
 /* the formats */
 int an_export_folded(struct an *an, const struct an_settings *vs, FILE *f);
 int an_export_pprof(struct an *an, const struct an_settings *vs, FILE *f);

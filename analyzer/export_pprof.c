@@ -162,8 +162,8 @@ static void mappings(struct pp *p)
 
 	for (i = 0; i < an->objs.n; i++) {
 		const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, i);
-		const char *key = AN_VEC(an->obj_keys, char *, i);
 		uint64_t lo = UINT64_MAX, hi = 0;
+		char id[80];
 
 		if (!p->obj_used[i])
 			continue;
@@ -180,15 +180,8 @@ static void mappings(struct pp *p)
 			pb_uint(&p->b, 3, hi);
 		}
 		pb_uint(&p->b, 5, str(p, o->path));
-		/* "b:BUILDID:name" (obj.c) when the experiment archived it */
-		if (key && !strncmp(key, "b:", 2)) {
-			const char *end = strchr(key + 2, ':');
-			char id[80];
-
-			snprintf(id, sizeof(id), "%.*s", end ? (int)(end - key - 2) : 0,
-				 key + 2);
+		if (an_export_buildid(an, i, id, sizeof(id)))
 			pb_uint(&p->b, 6, str(p, id));
-		}
 		pb_uint(&p->b, 7, 1);	/* has_functions */
 		pb_uint(&p->b, 8, 1);	/* has_filenames */
 		pb_uint(&p->b, 9, 1);	/* has_line_numbers */
