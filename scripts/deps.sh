@@ -30,6 +30,7 @@ pkgs=(
 	"zlib1g-dev:/usr/include/zlib.h"
 	"protobuf-compiler:/usr/bin/protoc"
 	"golang-github-google-pprof-dev:/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto"
+	"golang-go:/usr/bin/go"
 	"linux-perf:/usr/bin/perf"
 	"binutils:/usr/bin/gprofng"
 	"valgrind:/usr/bin/valgrind"

@@ -69,6 +69,20 @@ check "$(strs | grep -c "^$bid\$")" = 1 "pprof: the mapping's build id ($bid)"
 check "$(grep -c '^mapping {' "$P")" -ge 1 "pprof: mappings"
 check "$(awk '/^location/ { l = 1 } l && /line: [1-9]/ { n++ } END { print n + 0 }' "$P")" -ge 6 "pprof: locations have source lines"
 check "$(grep -c 'has_functions: true' "$P")" = "$(grep -c '^mapping {' "$P")" "pprof: every mapping says it is symbolized"
+# and the real pprof (Go's, golang-go): every type's total, a stack
+if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
+	gp() { PPROF_TMPDIR=$PRINT_OUT HOME=$PRINT_OUT go tool pprof "$@" "$out" 2>&1; }
+	for t in total:2000000000ns user:1600000000ns lock:400000000ns cycles:1000000000; do
+		u=-unit=ns
+		[ "${t%ns}" = "$t" ] && u=-unit=minimum	# a count
+		check "$(gp -top $u -sample_index=${t%%:*} | sed -n 's/.*Total samples = \([0-9a-z]*\).*/\1/p')" = "${t#*:}" \
+			"go tool pprof: ${t%%:*} totals ${t#*:}"
+	done
+	check "$(gp -traces -sample_index=total | awk '/^-+\+/ { if (s) print s; s = "" } /^ / { s = s $NF " " } END { if (s) print s }' | sort | tr '\n' '|')" = \
+		"E C A main |F C B |" "go tool pprof -traces: the two stacks, leaf first"
+else
+	echo "note: no go tool pprof (golang-go): the real reader's checks are skipped"
+fi
 X pprof -o "$out" -thread_select 1 "$filt"
 sums=$(zcat "$out" | protoc --decode=perftools.profiles.Profile -I $PPROF_PROTO profile.proto |
 	awk '/^sample_type/ { n++ } /^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print n, s[0], s[1] + 0 }')
