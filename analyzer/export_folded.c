@@ -8,7 +8,8 @@
  * filters: nanoseconds for time metrics, events for counters.  Stacks
  * that differ only by pcs or lines are one line; lines are sorted, and
  * stacks with no value are left out, so the lines sum to the metric's
- * <Total> in print.
+ * <Total> in print.  Kernel functions end in "_[k]", as perf's
+ * stackcollapse writes them (flamegraph.pl colours them apart).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,20 +25,34 @@ struct fold {
 	size_t cap;
 };
 
+#define KSUFFIX "_[k]"
+
+/* Frame k's function name, and whether it is a kernel function. */
+static const char *frame_name(struct an *an, const struct an_settings *vs,
+			      uint32_t k, bool *kernel)
+{
+	const struct an_pc *p = &AN_VEC(an->pcs, struct an_pc,
+					AN_VEC(an->nodes, struct an_node, k).pc);
+	uint32_t f = an_pc_func(an, p);
+
+	*kernel = AN_VEC(an->objs, struct an_obj,
+			 AN_VEC(an->funcs, struct an_func, f).obj).kernel;
+	return an_func_name(an, f, vs->name_long);
+}
+
 /* Node nd's stack as "root;...;leaf" in fd->buf. */
 static int stack_text(struct an *an, const struct an_settings *vs,
 		      struct fold *fd, uint32_t nd)
 {
-	const struct an_node *n = &AN_VEC(an->nodes, struct an_node, nd);
+	const struct an_node *n;
 	size_t at = 0, need = 0;
 	uint32_t k;
+	bool kern;
 
 	/* leaf to root: measure, then fill from the end */
 	for (k = nd; k != UINT32_MAX; k = AN_VEC(an->nodes, struct an_node, k).parent) {
-		const struct an_pc *p = &AN_VEC(an->pcs, struct an_pc,
-						AN_VEC(an->nodes, struct an_node, k).pc);
-
-		need += strlen(an_func_name(an, an_pc_func(an, p), vs->name_long)) + 1;
+		need += strlen(frame_name(an, vs, k, &kern)) + 1;
+		need += kern ? strlen(KSUFFIX) : 0;
 	}
 	if (need > fd->cap) {
 		char *b = realloc(fd->buf, need);
@@ -50,16 +65,16 @@ static int stack_text(struct an *an, const struct an_settings *vs,
 	at = need - 1;
 	fd->buf[at] = 0;
 	for (k = nd; k != UINT32_MAX; k = n->parent) {
-		const struct an_pc *p;
-		const char *s;
-		size_t l;
+		const char *s = frame_name(an, vs, k, &kern);
+		size_t l = strlen(s);
 
 		n = &AN_VEC(an->nodes, struct an_node, k);
-		p = &AN_VEC(an->pcs, struct an_pc, n->pc);
-		s = an_func_name(an, an_pc_func(an, p), vs->name_long);
-		l = strlen(s);
 		if (at != need - 1)
 			fd->buf[--at] = ';';
+		if (kern) {
+			at -= strlen(KSUFFIX);
+			memcpy(fd->buf + at, KSUFFIX, strlen(KSUFFIX));
+		}
 		at -= l;
 		memcpy(fd->buf + at, s, l);
 	}
