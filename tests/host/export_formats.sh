@@ -43,23 +43,10 @@ check "$f" = "B;C;F 1000000000" "folded -metrics e.cycles: 1e9 events on B;C;F"
 f=$(X folded -o - -filters 'TSTAMP < 1s' "$filt")
 check "$f" = "main;A;C;E 1000000000" "folded -filters 'TSTAMP < 1s': thread 500's second"
 
-# kernel frames (print_kernel's experiment): below the user leaf, "_[k]"
-kexp=$(gen_exp kfold - <<-EOS
-	log kernel_stacks 1
-	binary seed seed_example.bin
-	map 600 seed 0x555555554000
-	task start 600 600 1 seed_example
-	sample pid=600 tid=600 t=0 n=6 ms=system:10000000 flags=kmode stack=E,C,A,main kstack=ffffffff81000150,ffffffff81000305,ffffffff81000410
-	sample pid=600 tid=600 t=100000000 n=4 ms=user:10000000 stack=E,C,A,main
-	kallsyms ffffffff81000100 T copy_user
-	kallsyms ffffffff81000300 T ksys_read
-	kallsyms ffffffff81000400 T entry_SYSCALL_64
-	kallsyms ffffffff81000500 T kthread
-	usage auto
-	EOS
-)
+# kernel frames (tests/data/exp/kernel.gen): below the user leaf, "_[k]"
+kexp=$(gen_exp kernel)
 f=$(X folded -o - "$kexp")
-check "$(tr '\n' '|' <<<"$f")" = "main;A;C;E 40000000|main;A;C;E;entry_SYSCALL_64_[k];ksys_read_[k];copy_user_[k] 60000000|" \
+check "$(tr '\n' '|' <<<"$f")" = "kthread_[k];mod_worker_[k] 30000000|main;A;C;E 40000000|main;A;C;E;entry_SYSCALL_64_[k];ksys_read_[k];copy_user_[k] 60000000|" \
 	"folded: kernel frames below the user leaf, marked _[k]"
 
 # ---- pprof ----
