@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -124,4 +125,21 @@ bool an_export_buildid(struct an *an, uint32_t obj, char *buf, size_t len)
 		return false;
 	snprintf(buf, len, "%.*s", (int)(end - key - 2), key + 2);
 	return true;
+}
+
+uint64_t an_export_start_wall(const struct an_exp *e)
+{
+	struct tm tm = { 0 };
+	const char *p;
+	unsigned long us = 0;
+	time_t t;
+
+	/* "2026-01-01T00:00:00.000000Z" (UTC) */
+	p = e->start_time ? strptime(e->start_time, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	if (!p)
+		return 0;
+	if (*p == '.')
+		us = strtoul(p + 1, NULL, 10);
+	t = timegm(&tm);
+	return t > 0 ? (uint64_t)t * 1000000000 + us * 1000 : 0;
 }

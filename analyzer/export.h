@@ -69,6 +69,9 @@ int an_export_metrics(struct an *an, const struct an_settings *vs,
 /* Object obj's build id (hex) in buf, when its experiment archived it. */
 bool an_export_buildid(struct an *an, uint32_t obj, char *buf, size_t len);
 
+/* When experiment e started, in ns since the epoch (its log's start_time), or 0. */
+uint64_t an_export_start_wall(const struct an_exp *e);
+
 /* the formats */
 int an_export_folded(struct an *an, const struct an_settings *vs, FILE *f);
 int an_export_pprof(struct an *an, const struct an_settings *vs, FILE *f);

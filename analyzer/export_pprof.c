@@ -13,7 +13,9 @@
  * (name per -name, the long name as system name, its source file and
  * first line); a mapping per load object with its build id when the
  * experiment archived it.  Everything is symbolized: has_functions etc.
- * are set, so pprof does not look for binaries.
+ * are set, so pprof does not look for binaries.  time_nanos is the first
+ * experiment's start (log.txt's start_time), duration_nanos the span of
+ * the experiments' records.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -221,6 +223,8 @@ int an_export_pprof(struct an *an, const struct an_settings *vs, FILE *f)
 	locations(&p);
 	functions(&p);
 	mappings(&p);
+	if (an_export_start_wall(e0))
+		pb_uint(&p.b, P_TIME_NANOS, an_export_start_wall(e0));
 	if (an->tmax > an->tmin)
 		pb_uint(&p.b, P_DURATION_NANOS, an->tmax - an->tmin);
 	value_type(&p, P_PERIOD_TYPE, ms[0]);

@@ -74,6 +74,7 @@ bid=$(readelf -n "$DATA/seed_example.bin" | awk '/Build ID/ { print $3 }')
 check "$(strs | grep -c "^$bid\$")" = 1 "pprof: the mapping's build id ($bid)"
 check "$(grep -c '^mapping {' "$P")" -ge 1 "pprof: mappings"
 check "$(awk '/^location/ { l = 1 } l && /line: [1-9]/ { n++ } END { print n + 0 }' "$P")" -ge 6 "pprof: locations have source lines"
+check "$(awk '/^time_nanos:/ { print $2 }' "$P")" = 1767225600000000000 "pprof: time_nanos is the log's start_time (2026-01-01T00:00:00Z)"
 check "$(grep -c 'has_functions: true' "$P")" = "$(grep -c '^mapping {' "$P")" "pprof: every mapping says it is symbolized"
 # and the real pprof (Go's, golang-go): every type's total, a stack
 if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
