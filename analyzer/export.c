@@ -143,3 +143,19 @@ uint64_t an_export_start_wall(const struct an_exp *e)
 	t = timegm(&tm);
 	return t > 0 ? (uint64_t)t * 1000000000 + us * 1000 : 0;
 }
+
+bool an_export_obj_range(struct an *an, uint32_t obj, uint64_t *lo, uint64_t *hi)
+{
+	const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
+	size_t k;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (k = 0; k < o->phdrs.n; k++) {
+		const struct an_seg *s = &AN_VEC(o->phdrs, struct an_seg, k);
+
+		*lo = s->vaddr < *lo ? s->vaddr : *lo;
+		*hi = s->vaddr + s->memsz > *hi ? s->vaddr + s->memsz : *hi;
+	}
+	return *lo < *hi;
+}

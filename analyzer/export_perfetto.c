@@ -15,14 +15,17 @@
  *    continues one of the same state is one with it);
  *  - a PerfSample per packet (pid, tid, cpu) with its call stack: the
  *    stacks, frames, function names and mappings interned (InternedData:
- *    a callstack per pc-trie node, root frame first; a frame per pc, at
- *    its object's virtual address).
+ *    a callstack per pc-trie node, root frame first, as trace_processor
+ *    builds callsites from depth 0; a frame per pc, at its object's
+ *    virtual address; a mapping per object with its address range, path
+ *    and build id, the raw bytes).
  * The samples that pass the filters are the ones written; timestamps
  * are the experiment's (nanoseconds), moved later when a first packet's
  * interval would start before zero.  One packet sequence, its
  * incremental state cleared by the first packet.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,19 +340,33 @@ static int interned(struct pf *p, const uint8_t *node_used)
 				     an_func_name(an, i, p->vs->name_long));
 	for (i = 0; i < an->objs.n; i++) {
 		char id[80];
-		bool bid;
+		uint8_t raw[40];
+		size_t nraw = 0;
+		uint64_t lo, hi;
 
 		if (!obj_used[i])
 			continue;
 		interned_str(&p->b, ID_MAPPING_PATHS, i + 1,
 			     AN_VEC(an->objs, struct an_obj, i).path);
-		bid = an_export_buildid(an, i, id, sizeof(id));
-		if (bid)
-			interned_str(&p->b, ID_BUILD_IDS, i + 1, id);
+		/* Perfetto's build ids are the raw bytes */
+		if (an_export_buildid(an, i, id, sizeof(id)))
+			while (nraw < sizeof(raw) && id[2 * nraw] && id[2 * nraw + 1] &&
+			       sscanf(id + 2 * nraw, "%2hhx", &raw[nraw]) == 1)
+				nraw++;
+		if (nraw) {
+			pb_open(&p->b, ID_BUILD_IDS);
+			pb_uint(&p->b, 1, i + 1);
+			pb_bytes(&p->b, 2, raw, nraw);
+			pb_close(&p->b);
+		}
 		pb_open(&p->b, ID_MAPPINGS);
 		pb_uint(&p->b, 1, i + 1);
-		if (bid)
+		if (nraw)
 			pb_uint(&p->b, 2, i + 1);
+		if (an_export_obj_range(an, i, &lo, &hi)) {
+			pb_uint(&p->b, 4, lo);
+			pb_uint(&p->b, 5, hi);
+		}
 		pb_uint(&p->b, 7, i + 1);
 		pb_close(&p->b);
 	}

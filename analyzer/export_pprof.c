@@ -160,24 +160,18 @@ static void functions(struct pp *p)
 static void mappings(struct pp *p)
 {
 	struct an *an = p->an;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < an->objs.n; i++) {
 		const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, i);
-		uint64_t lo = UINT64_MAX, hi = 0;
+		uint64_t lo, hi;
 		char id[80];
 
 		if (!p->obj_used[i])
 			continue;
-		for (k = 0; k < o->phdrs.n; k++) {
-			const struct an_seg *s = &AN_VEC(o->phdrs, struct an_seg, k);
-
-			lo = s->vaddr < lo ? s->vaddr : lo;
-			hi = s->vaddr + s->memsz > hi ? s->vaddr + s->memsz : hi;
-		}
 		pb_open(&p->b, P_MAPPING);
 		pb_uint(&p->b, 1, i + 1);
-		if (lo < hi) {
+		if (an_export_obj_range(an, i, &lo, &hi)) {
 			pb_uint(&p->b, 2, lo);
 			pb_uint(&p->b, 3, hi);
 		}

@@ -126,6 +126,8 @@ check "$(sec 1000000000)" = "$(total_ns total -thread_select 2 "$filt")" "perfet
 check "$(grep "^S $u501 " <<<"$s" | sort | cut -d' ' -f3- | tr '\n' ' ')" = \
 	'"User CPU" 600000000 "User Lock" 400000000 ' "perfetto: thread 501: 0.6 s User CPU, 0.4 s User Lock"
 check "$(awk '$1 == "bad" { print $2 }' <<<"$s")" = 0 "perfetto: no empty or backward slice"
+check "$(od -An -tx1 -v "$pf" | tr -d ' \n' | grep -c "$bid")" = 1 "perfetto: the mapping's build id, as raw bytes"
+check "$(grep -A6 '^    mappings {' "$T" | grep -c 'end: [1-9]')" -ge 1 "perfetto: mappings have their address range"
 check "$(grep -c 'perf_sample {' "$T")" = 30 "perfetto: one PerfSample per packet (30)"
 # a sample of thread 500: its callstack's frames, root first, are main A C E
 cs=$(awk '/perf_sample/ { p = 1 } p && /tid: 500/ { t = 1 } p && t && /callstack_iid/ { print $2; exit }' "$T")
