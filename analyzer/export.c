@@ -67,7 +67,7 @@ int an_export_run(struct an *an, const struct an_settings *vs,
 		return an_errf(an, -ENOMEM, "out of memory");
 	f = fopen(tmp, "w");
 	if (!f) {
-		err = an_errf(an, -errno, "%s: %s", tmp, strerror(errno));
+		err = an_errf(an, -errno, "%s: %s", path, strerror(errno));
 		free(tmp);
 		return err;
 	}
