@@ -58,6 +58,35 @@ static int retitle(struct an_col *c, const char *exp, const char *unit)
 	return 0;
 }
 
+/* Experiment k's name as given, without trailing slashes; its base name. */
+static const char *exp_name(struct an *an, uint32_t k, char *buf, size_t len)
+{
+	const char *s;
+	size_t l;
+
+	snprintf(buf, len, "%s", AN_VEC(an->exps, struct an_exp, k).name);
+	for (l = strlen(buf); l > 1 && buf[l - 1] == '/'; l--)
+		buf[l - 1] = 0;
+	s = strrchr(buf, '/');
+	return s && s[1] ? s + 1 : buf;
+}
+
+/*
+ * Experiment k's title: its base name (test.1.er, not a/b/test.1.er/),
+ * or its name as given when another experiment has the same base name.
+ */
+static void exp_title(struct an *an, uint32_t k, char *buf, size_t len)
+{
+	char other[256];
+	const char *base = exp_name(an, k, buf, len);
+	size_t i;
+
+	for (i = 0; i < an->exps.n; i++)
+		if (i != k && !strcmp(exp_name(an, i, other, sizeof(other)), base))
+			return;
+	memmove(buf, base, strlen(base) + 1);
+}
+
 int an_cmp_heads(struct an *an, const struct an_settings *vs,
 		 struct an_mlist *ml, struct an_table *t)
 {
@@ -80,19 +109,11 @@ int an_cmp_heads(struct an *an, const struct an_settings *vs,
 	for (i = 0; i < ml->n; i++) {
 		const struct an_mcol *c = &ml->c[i];
 		const char *unit = NULL;
-		char exp[256], *s;
-		size_t l;
+		char exp[256];
 
 		if (c->flavor == 's')
 			continue;
-		/* the experiment's base name: test.1.er, not a/b/test.1.er/ */
-		snprintf(exp, sizeof(exp), "%s",
-			 AN_VEC(an->exps, struct an_exp, c->grp).name);
-		for (l = strlen(exp); l > 1 && exp[l - 1] == '/'; l--)
-			exp[l - 1] = 0;
-		s = strrchr(exp, '/');
-		if (s && s[1])
-			memmove(exp, s + 1, strlen(s));
+		exp_title(an, c->grp, exp, sizeof(exp));
 		if (c->grp && vs->compare == AN_CMP_DELTA)
 			unit = "delta";
 		else if (c->grp && vs->compare == AN_CMP_RATIO)

@@ -41,6 +41,11 @@ check "$(sed -n 3,4p <<<"$o" | awk '{ $1 = $1 } 1' | tr '\n' '|')" = "seed.er Ex
 	"text: value and percentage under one title per experiment"
 check "$(awk '$NF == "B" { $1 = $1; print }' <<<"$o")" = "5.000 15.62 10.000 27.03 B" "text: each percentage of its own experiment's total"
 
+mkdir -p "$PRINT_OUT/again"
+cp -r "$e1" "$PRINT_OUT/again/"
+o=$(C -compare on "$e1" "$PRINT_OUT/again/seed.er/")
+check "$(head -n 1 <<<"$o" | cut -d, -f1,2 | sed "s|$PRINT_OUT|OUT|g")" = "OUT/seed.er Excl. Total Thread (sec.),OUT/again/seed.er Excl. Total Thread (sec.)" \
+	"two experiments of one base name: titled by their paths"
 o=$(C -compare off "$e1" "$e2")
 check "$(row '<Total>' "$o")" = "69.000,69.000,<Total>" "off: the experiments summed"
 o=$(C -compare on "$e1")
