@@ -6,7 +6,8 @@
  *  - a TrackDescriptor per process (pid, name) and per thread (pid, tid,
  *    name) under it;
  *  - on each thread's track, its microstate slices (TrackEvent begin and
- *    end, named by the state's title: "User CPU", "Sleep", ...): each
+ *    end, named by the state's title: "User CPU", "Sleep", ..., interned
+ *    as event names): each
  *    packet's microstate times laid end to end before its time, so that
  *    a thread's slices sum to its Total Thread Time in print (the order
  *    of the states within one packet's interval is not recorded: waiting
@@ -47,13 +48,13 @@ enum {
 #define SLICE_END	2
 /* InternedData's fields */
 enum {
-	ID_FUNCTION_NAMES = 5, ID_FRAMES = 6, ID_CALLSTACKS = 7,
+	ID_EVENT_NAMES = 2, ID_FUNCTION_NAMES = 5, ID_FRAMES = 6, ID_CALLSTACKS = 7,
 	ID_BUILD_IDS = 16, ID_MAPPING_PATHS = 17, ID_MAPPINGS = 19,
 };
 
-/* track uuids, under 2^53 so that JavaScript's numbers hold them */
+/* track uuids: a thread's is small (it is in every slice), under 2^53 */
+#define UUID_THREAD(i)		((uint64_t)(i) + 1)
 #define UUID_PROC(exp, pid)	((uint64_t)((exp) + 1) << 32 | (pid))
-#define UUID_THREAD(i)		((1ULL << 48) + (i))
 #define NSTATES		(LWPROF_MS_COUNT + 1)	/* the microstates and idle */
 #define FLUSH_AT	(1u << 20)
 
@@ -154,16 +155,33 @@ static void descriptors(struct pf *p)
 	}
 }
 
-static void slice(struct pf *p, uint32_t thr, uint64_t ts, int type,
-		  const char *name)
+/* The states' names, interned (EventName iid: the state + 1). */
+static void state_names(struct pf *p)
+{
+	int s;
+
+	packet_open(p, SEQ_NEEDS);
+	pb_open(&p->b, TP_INTERNED);
+	for (s = 0; s < NSTATES; s++) {
+		pb_open(&p->b, ID_EVENT_NAMES);
+		pb_uint(&p->b, 1, s + 1);
+		pb_str(&p->b, 2, state_title(s));
+		pb_close(&p->b);
+	}
+	pb_close(&p->b);
+	packet_close(p);
+}
+
+/* A slice's begin (state s) or end (s < 0) on thread thr's track. */
+static void slice(struct pf *p, uint32_t thr, uint64_t ts, int type, int s)
 {
 	packet_open(p, SEQ_NEEDS);
 	pb_uint(&p->b, TP_TIMESTAMP, ts + p->shift);
 	pb_open(&p->b, TP_TRACK_EVENT);
 	pb_uint(&p->b, 9, type);
 	pb_uint(&p->b, 11, UUID_THREAD(thr));
-	if (name)
-		pb_str(&p->b, 23, name);
+	if (s >= 0)
+		pb_uint(&p->b, 10, s + 1);	/* name_iid */
 	pb_close(&p->b);
 	packet_close(p);
 }
@@ -172,8 +190,8 @@ static void slice_flush(struct pf *p)
 {
 	if (p->os.state < 0)
 		return;
-	slice(p, p->os.thr, p->os.start, SLICE_BEGIN, state_title(p->os.state));
-	slice(p, p->os.thr, p->os.end, SLICE_END, NULL);
+	slice(p, p->os.thr, p->os.start, SLICE_BEGIN, p->os.state);
+	slice(p, p->os.thr, p->os.end, SLICE_END, -1);
 	p->os.state = -1;
 }
 
@@ -456,6 +474,7 @@ int an_export_perfetto(struct an *an, const struct an_settings *vs, FILE *f)
 	pb_uint(&p.b, TP_FIRST_ON_SEQ, 1);
 	packet_close(&p);
 	descriptors(&p);
+	state_names(&p);
 	err = slices(&p, idx, voff, n);
 	if (!err)
 		err = samples(&p, idx, n);

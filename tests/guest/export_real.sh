@@ -43,8 +43,10 @@ check $? -eq 0 "perfetto: protoc decodes it"
 # per track: the slices' sum, and the Sleep slices'
 awk '/^packet/ { ts = ""; tp = ""; tr = ""; nm = "" }
      /^  timestamp:/ { ts = $2 }
+     /event_names \{/ { en = 1 } en && /iid:/ { ei = $2 }
+     en && /name:/ { ev[ei] = $2; en = 0 }
      /TYPE_SLICE_BEGIN/ { tp = "B" } /TYPE_SLICE_END/ { tp = "E" }
-     /track_uuid:/ { tr = $2 } /    name:/ { nm = $2 }
+     /track_uuid:/ { tr = $2 } /name_iid:/ { nm = ev[$2] }
      /^}/ && tp == "B" { open[tr] = ts; name[tr] = nm }
      /^}/ && tp == "E" { tot[tr] += ts - open[tr]; if (name[tr] == "\"Sleep\"") slp[tr] += ts - open[tr] }
      END { for (t in tot) printf "%s %.0f %.0f\n", t, tot[t], slp[t] }' n.pf.txt >n.slices

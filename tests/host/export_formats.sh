@@ -109,9 +109,11 @@ check "$(grep -A2 'pid: 500' "$T" | grep -o 'thread_name: "[a-z_]*"' | sort | tr
 slices() {
 	awk '/^packet/ { ts = ""; tp = ""; tr = ""; nm = "" }
 	     /^  timestamp:/ { ts = $2 }
+	     /event_names \{/ { en = 1 } en && /iid:/ { ei = $2 }
+	     en && /name:/ { sub(/^ *name: /, ""); ev[ei] = $0; en = 0 }
 	     /type: TYPE_SLICE_BEGIN/ { tp = "B" } /type: TYPE_SLICE_END/ { tp = "E" }
 	     /track_uuid:/ { tr = $2 }
-	     /    name:/ { sub(/^ *name: /, ""); nm = $0 }
+	     /name_iid:/ { nm = ev[$2] }
 	     /^}/ && tp == "B" { open[tr] = ts; name[tr] = nm }
 	     /^}/ && tp == "E" { d = ts - open[tr]; tot[tr] += d; st[tr " " name[tr]] += d; if (d <= 0) bad++ }
 	     END { for (t in tot) print "T", t, tot[t]; for (s in st) print "S", s, st[s]; print "bad", bad + 0 }' "$T"
