@@ -226,13 +226,27 @@ static uint64_t sample_states(struct pf *p, size_t i, size_t voff, uint64_t *d)
 	return sum;
 }
 
-struct ord {
-	struct an *an;
-};
+/*
+ * The samples idx[i..] of idx[i]'s thread and time (a packet, or its two
+ * parts): their time in each state added to d[], the sum in *sum; the
+ * index after them.
+ */
+static size_t packet_states(struct pf *p, const size_t *idx, const size_t *voff,
+			    size_t n, size_t i, uint64_t *d, uint64_t *sum)
+{
+	const struct an_samples *s = &p->an->s;
+	size_t j;
+
+	*sum = 0;
+	for (j = i; j < n && s->thr[idx[j]] == s->thr[idx[i]] &&
+	     s->time[idx[j]] == s->time[idx[i]]; j++)
+		*sum += sample_states(p, idx[j], voff[idx[j]], d);
+	return j;
+}
 
 static int by_thread_time(const void *a, const void *b, void *ctx)
 {
-	const struct an_samples *s = &((struct ord *)ctx)->an->s;
+	const struct an_samples *s = &((struct an *)ctx)->s;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
 	if (s->thr[x] != s->thr[y])
@@ -257,20 +271,16 @@ static int slices(struct pf *p, const size_t *idx, const size_t *voff,
 
 	/* the shift: no interval may start before zero */
 	for (i = 0; i < n; i = j) {
-		uint64_t d[NSTATES] = { 0 }, sum = 0, t = an->s.time[idx[i]];
+		uint64_t d[NSTATES] = { 0 }, sum, t = an->s.time[idx[i]];
 
-		for (j = i; j < n && an->s.thr[idx[j]] == an->s.thr[idx[i]] &&
-		     an->s.time[idx[j]] == t; j++)
-			sum += sample_states(p, idx[j], voff[idx[j]], d);
+		j = packet_states(p, idx, voff, n, i, d, &sum);
 		if (sum > t && sum - t > p->shift)
 			p->shift = sum - t;
 	}
 	for (i = 0; i < n && !p->err; i = j) {
-		uint64_t d[NSTATES] = { 0 }, sum = 0, t = an->s.time[idx[i]], at;
+		uint64_t d[NSTATES] = { 0 }, sum, t = an->s.time[idx[i]], at;
 
-		for (j = i; j < n && an->s.thr[idx[j]] == an->s.thr[idx[i]] &&
-		     an->s.time[idx[j]] == t; j++)
-			sum += sample_states(p, idx[j], voff[idx[j]], d);
+		j = packet_states(p, idx, voff, n, i, d, &sum);
 		if (an->s.thr[idx[i]] != thr) {
 			thr = an->s.thr[idx[i]];
 			cursor = 0;
@@ -399,7 +409,7 @@ static int interned(struct pf *p, const uint8_t *node_used)
 
 static int by_time(const void *a, const void *b, void *ctx)
 {
-	const struct an_samples *s = &((struct ord *)ctx)->an->s;
+	const struct an_samples *s = &((struct an *)ctx)->s;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
 	if (s->time[x] != s->time[y])
@@ -411,7 +421,6 @@ static int by_time(const void *a, const void *b, void *ctx)
 static int samples(struct pf *p, size_t *idx, size_t n)
 {
 	struct an *an = p->an;
-	struct ord o = { an };
 	uint8_t *node_used = calloc(an->nodes.n + 1, 1);
 	size_t i, k = 0;
 	int err;
@@ -423,7 +432,7 @@ static int samples(struct pf *p, size_t *idx, size_t n)
 			idx[k++] = idx[i];
 			node_used[an->s.stack[idx[i]]] = 1;
 		}
-	qsort_r(idx, k, sizeof(*idx), by_time, &o);
+	qsort_r(idx, k, sizeof(*idx), by_time, an);
 	err = interned(p, node_used);
 	free(node_used);
 	for (i = 0; i < k && !err && !p->err; i++) {
@@ -447,7 +456,6 @@ static int samples(struct pf *p, size_t *idx, size_t n)
 int an_export_perfetto(struct an *an, const struct an_settings *vs, FILE *f)
 {
 	struct pf p = { .an = an, .vs = vs, .f = f, .os.state = -1 };
-	struct ord o = { an };
 	size_t *idx = NULL, *voff = NULL, n = 0, i, v = 0;
 	int err = -ENOMEM;
 
@@ -469,7 +477,7 @@ int an_export_perfetto(struct an *an, const struct an_settings *vs, FILE *f)
 		if (!vs->filter || an_filter_pass(an, vs->filter, i))
 			idx[n++] = i;
 	}
-	qsort_r(idx, n, sizeof(*idx), by_thread_time, &o);
+	qsort_r(idx, n, sizeof(*idx), by_thread_time, an);
 	packet_open(&p, SEQ_CLEARED);
 	pb_uint(&p.b, TP_FIRST_ON_SEQ, 1);
 	packet_close(&p);
