@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "an.h"
+#include "export.h"
 #include "print.h"
 #include "compute.h"
-#include "export.h"
 
 struct prun;
 
