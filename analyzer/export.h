@@ -3,7 +3,7 @@
  * lwprof export FORMAT -o FILE [SETTINGS] EXPERIMENT...: the experiments
  * written in another tool's format (docs/export.md).  The analyzer loads
  * them as lwprof print does, runs the settings (-metrics, -thread_select,
- * -cpu_select, -filters, -name, -inline, -script) and hands the model to
+ * -cpu_select, -filters, -name, -inline) and hands the model to
  * the format's write function.
  *
  * A format is one row of an_export_fmts[] (export.c), a struct

@@ -151,6 +151,9 @@ X folded "$seed" 2>/dev/null
 check $? -eq 2 "no -o: status 2"
 X folded -o "$out" -functions "$seed" 2>/dev/null
 check $? -eq 2 "a view is not a setting: status 2"
+echo functions >"$PRINT_OUT/views.txt"
+X folded -o - -script "$PRINT_OUT/views.txt" "$seed" >/dev/null 2>&1
+check $? -eq 2 "nor -script (its file could run views into the export): status 2"
 rm -f "$PRINT_OUT/none.txt"
 X folded -o "$PRINT_OUT/none.txt" "$PRINT_OUT/missing.er" 2>/dev/null
 check $? -eq 1 "a missing experiment: status 1"
