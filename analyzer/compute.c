@@ -177,15 +177,29 @@ static bool edge_eq(void *ctx, uint32_t id, const void *key)
 	return e->e[id].from == k[0] && e->e[id].to == k[1];
 }
 
+static inline uint64_t edge_hash(uint32_t from, uint32_t to)
+{
+	return an_mix(an_mix(31, from), to);
+}
+
+const uint64_t *an_edge_vals(const struct an_edges *e, uint32_t from,
+			     uint32_t to)
+{
+	uint32_t k[2] = { from, to };
+	uint32_t id = an_htab_find((struct an_htab *)&e->h, edge_hash(from, to),
+				   edge_eq, (void *)e, k);
+
+	return id == UINT32_MAX ? NULL : e->vals + (size_t)id * e->nb;
+}
+
 static uint64_t *edge_row(struct an_edges *e, uint32_t from, uint32_t to)
 {
-	uint32_t k[2] = { from, to }, id;
-	uint64_t h = an_mix(an_mix(31, from), to);
+	uint64_t h = edge_hash(from, to);
+	uint64_t *v = (uint64_t *)an_edge_vals(e, from, to);
 	void *p;
 
-	id = an_htab_find(&e->h, h, edge_eq, e, k);
-	if (id != UINT32_MAX)
-		return e->vals + (size_t)id * e->nb;
+	if (v)
+		return v;
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 256;
 

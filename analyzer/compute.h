@@ -57,6 +57,9 @@ struct an_edges {
 
 int an_edges(struct an *an, const struct an_agg *g, struct an_edges *callers,
 	     struct an_edges *callees);
+/* the values of edge from -> to, or NULL when there is none */
+const uint64_t *an_edge_vals(const struct an_edges *e, uint32_t from,
+			     uint32_t to);
 void an_edges_free(struct an_edges *e);
 
 struct an_tnode {
@@ -233,13 +236,19 @@ int an_cmp_heads(struct an *an, const struct an_settings *vs,
  */
 int an_cmp_merge(struct an *an, struct an_flat *f, int ng,
 		 const char *(*key)(void *ctx, uint32_t k), void *ctx);
+/* One experiment's base vectors of a row: exclusive, inclusive, attributed
+ * (NULL: zero). */
+struct an_cmp_vals {
+	const uint64_t *e, *i, *a;
+};
+
 /*
- * A row of the compared experiments: item k's values of f[grp] (k
- * SIZE_MAX: the <Total> row, from g[grp]), percentages of g[grp]'s total.
+ * A row of the compared experiments: experiment x's values v[x], its
+ * percentages of g[x]'s total; the base is v[0].
  */
 void an_cmp_row(struct an *an, const struct an_settings *vs,
 		const struct an_mlist *ml, struct an_table *t, size_t row,
-		const struct an_agg *g, const struct an_flat *f, size_t k,
+		const struct an_agg *g, const struct an_cmp_vals *v,
 		const char *name, uint64_t size, const char *addr);
 
 /* views: the experiments, the settings, where to write */

@@ -144,7 +144,8 @@ uint64_t an_export_start_wall(const struct an_exp *e)
 	return t > 0 ? (uint64_t)t * 1000000000 + us * 1000 : 0;
 }
 
-bool an_export_obj_range(struct an *an, uint32_t obj, uint64_t *lo, uint64_t *hi)
+bool an_export_obj_range(struct an *an, uint32_t obj, uint64_t *lo,
+			 uint64_t *hi)
 {
 	const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
 	size_t k;

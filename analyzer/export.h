@@ -69,11 +69,12 @@ int an_export_metrics(struct an *an, const struct an_settings *vs,
 /* Object obj's build id (hex) in buf, when its experiment archived it. */
 bool an_export_buildid(struct an *an, uint32_t obj, char *buf, size_t len);
 
-/* When experiment e started, in ns since the epoch (its log's start_time), or 0. */
+/* When experiment e started, ns since the epoch (log.txt's start_time), or 0. */
 uint64_t an_export_start_wall(const struct an_exp *e);
 
 /* Object obj's virtual address range [lo, hi) from its program headers. */
-bool an_export_obj_range(struct an *an, uint32_t obj, uint64_t *lo, uint64_t *hi);
+bool an_export_obj_range(struct an *an, uint32_t obj, uint64_t *lo,
+			 uint64_t *hi);
 
 /* the formats */
 int an_export_folded(struct an *an, const struct an_settings *vs, FILE *f);

@@ -64,12 +64,78 @@ struct cc {
 	struct an_mlist ml;
 	struct an_table t;
 	int sm;
+	/*
+	 * -compare (ng > 1): the same of each experiment alone; the rows
+	 * are the whole's, their values each experiment's (view_compare.c)
+	 */
+	int ng;
+	struct an_agg *gx;
+	struct an_flat *fx;
+	struct an_edges *crx, *cex;
+	struct an_cmp_vals *v;
 };
+
+/* A row's attributed values: its own inclusive, or an edge's. */
+enum { CC_SELF, CC_CALLER, CC_CALLEE };
+
+static int cc_groups(struct cc *c)
+{
+	struct an *an = c->an;
+	int x, err = 0;
+
+	c->gx = calloc(c->ng, sizeof(*c->gx));
+	c->fx = calloc(c->ng, sizeof(*c->fx));
+	c->crx = calloc(c->ng, sizeof(*c->crx));
+	c->cex = calloc(c->ng, sizeof(*c->cex));
+	c->v = calloc(c->ng, sizeof(*c->v));
+	if (!c->gx || !c->fx || !c->crx || !c->cex || !c->v)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (x = 0; x < c->ng && !err; x++) {
+		err = an_aggregate_exp(an, c->vs->filter, x, &c->gx[x]);
+		if (!err)
+			err = an_flat(an, &c->gx[x], AN_K_FUNC, &c->fx[x]);
+		if (!err)
+			err = an_edges(an, &c->gx[x], &c->crx[x], &c->cex[x]);
+	}
+	return err;
+}
+
+static void cc_groups_free(struct cc *c)
+{
+	int x;
+
+	for (x = 0; x < c->ng && c->gx && c->fx && c->crx && c->cex; x++) {
+		an_edges_free(&c->crx[x]);
+		an_edges_free(&c->cex[x]);
+		an_flat_free(&c->fx[x]);
+		an_agg_free(&c->gx[x]);
+	}
+	free(c->gx);
+	free(c->fx);
+	free(c->crx);
+	free(c->cex);
+	free(c->v);
+}
+
+/* What orders the rows: the base experiment's values under -compare. */
+static const struct an_flat *cc_base_flat(const struct cc *c)
+{
+	return c->ng > 1 ? &c->fx[0] : &c->f;
+}
+
+static const uint64_t *cc_base_attr(const struct cc *c, const uint64_t *attr,
+				    int kind, uint32_t from, uint32_t to)
+{
+	if (c->ng <= 1)
+		return attr;
+	return an_edge_vals(kind == CC_CALLER ? &c->crx[0] : &c->cex[0], from, to);
+}
 
 struct cc_item {
 	uint32_t func;
 	uint64_t key;
 	const uint64_t *attr;
+	uint32_t from, to;	/* the edge */
 };
 
 static int item_cmp(const void *a, const void *b, void *ctx)
@@ -84,7 +150,7 @@ static int item_cmp(const void *a, const void *b, void *ctx)
 }
 
 static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
-		  const char *prefix)
+		  const char *prefix, int kind, uint32_t from, uint32_t to)
 {
 	struct an *an = c->an;
 	struct an_func *fn = &AN_VEC(an->funcs, struct an_func, func);
@@ -97,6 +163,22 @@ static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
 		 an_func_name(an, func, c->vs->name_long));
 	snprintf(addr, sizeof(addr), "%d:0x%08" PRIx64,
 		 AN_VEC(an->objs, struct an_obj, fn->obj).num, fn->addr);
+	if (c->ng > 1) {
+		int x;
+
+		for (x = 0; x < c->ng; x++) {
+			const struct an_flat *f = &c->fx[x];
+
+			c->v[x].e = f->excl + func * f->nb;
+			c->v[x].i = f->incl + func * f->nb;
+			c->v[x].a = kind == CC_SELF ? c->v[x].i :
+				an_edge_vals(kind == CC_CALLER ? &c->crx[x] :
+					     &c->cex[x], from, to);
+		}
+		an_cmp_row(an, c->vs, &c->ml, &c->t, row, c->gx, c->v, name,
+			   fn->size, addr);
+		return 0;
+	}
 	an_fill_row(an, &c->ml, &c->t, row, c->f.excl + func * c->f.nb,
 		    c->f.incl + func * c->f.nb, attr, c->g.total, name, fn->size,
 		    addr);
@@ -146,16 +228,23 @@ static int cc_side(struct cc *c, struct an_edges *e, struct cc_index *x,
 
 	if (!it)
 		return -ENOMEM;
+	int kind = callers ? CC_CALLER : CC_CALLEE;
+
 	for (i = 0; i < n; i++) {
 		uint32_t k = x->idx[x->first[func] + i];
+		const uint64_t *base;
 
 		it[i].func = callers ? e->e[k].from : e->e[k].to;
+		it[i].from = e->e[k].from;
+		it[i].to = e->e[k].to;
 		it[i].attr = e->vals + (size_t)k * e->nb;
-		it[i].key = an_metric_raw(c->an, c->sm, it[i].attr);
+		base = cc_base_attr(c, it[i].attr, kind, it[i].from, it[i].to);
+		it[i].key = base ? an_metric_raw(c->an, c->sm, base) : 0;
 	}
 	qsort_r(it, n, sizeof(*it), item_cmp, c);
 	for (i = 0; i < n && !err; i++)
-		err = cc_row(c, it[i].func, it[i].attr, "  ");
+		err = cc_row(c, it[i].func, it[i].attr, "  ", kind, it[i].from,
+			     it[i].to);
 	free(it);
 	return err;
 }
@@ -187,11 +276,18 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	err = cc_cols(an, vs, &c.g, &c.ml);
+	c.ng = an_cmp_groups(an, vs);
+	if (c.ng > 1) {
+		err = cc_groups(&c);
+		if (err)
+			goto out;
+	}
+	err = cc_cols(an, vs, c.ng > 1 ? &c.gx[0] : &c.g, &c.ml);
 	if (err)
 		goto out;
 	c.sm = sort_metric(vs, &c.ml);
-	if (an_make_heads(an, &c.ml, &c.t)) {
+	if (c.ng > 1 ? an_cmp_heads(an, vs, &c.ml, &c.t) :
+	    an_make_heads(an, &c.ml, &c.t)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -204,7 +300,8 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		if (!c.f.seen[i] || (one != UINT32_MAX && i != one))
 			continue;
 		it[n].func = i;
-		it[n].key = an_metric_raw(an, c.sm, c.f.incl + i * c.f.nb);
+		it[n].key = an_metric_raw(an, c.sm, cc_base_flat(&c)->incl +
+					  i * c.f.nb);
 		n++;
 	}
 	if (one != UINT32_MAX && !n) {
@@ -222,7 +319,7 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		err = cc_side(&c, &c.callers, &xr, it[i].func, true);
 		if (!err)
 			err = cc_row(&c, it[i].func, c.f.incl + it[i].func * c.f.nb,
-				     "* ");
+				     "* ", CC_SELF, 0, 0);
 		if (!err)
 			err = cc_side(&c, &c.callees, &xe, it[i].func, false);
 	}
@@ -232,6 +329,7 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		an_table_print(o, &c.t);
 out:
 	free(it);
+	cc_groups_free(&c);
 	cc_index_free(&xr);
 	cc_index_free(&xe);
 	an_table_free(&c.t);

@@ -2,17 +2,19 @@
 /*
  * -compare on|delta|ratio|off, as er_print and gprofng do it: with
  * several experiments, the flat views (-functions, -objects, -lines,
- * -pcs) show each metric column once per experiment, side by side, the
- * first (the base) as values, the others as values (on), as differences
- * from the base (delta: +0.010) or as ratios to it (ratio: x1.333; x1.000
- * when both are zero, x>99.999 when only the base is).  Each column's
- * percentage is of its own experiment's <Total>.  Rows are the items of
- * any experiment, sorted by the base's values; a column's title starts
- * with its experiment's name.  The samples of each experiment are summed
- * on their own (an_aggregate_exp); the filters apply to all.  Items are
- * matched by name (a function by its name and its load object's base
- * name), so a function of two builds of a program (two objects with
- * different build ids) is one row.
+ * -pcs) and -callers-callees/-csingle (view_cc.c: a function's rows and
+ * edges are those of any experiment, each column's values one
+ * experiment's) show each metric column once per experiment, side by
+ * side, the first (the base) as values, the others as values (on), as
+ * differences from the base (delta: +0.010) or as ratios to it (ratio:
+ * x1.333; x1.000 when both are zero, x>99.999 when only the base is).
+ * Each column's percentage is of its own experiment's <Total>.  Rows are
+ * the items of any experiment, sorted by the base's values; a column's
+ * title starts with its experiment's name.  The samples of each
+ * experiment are summed on their own (an_aggregate_exp); the filters
+ * apply to all.  In the flat views items are matched by name (a function
+ * by its name and its load object's base name), so a function of two
+ * builds of a program (two objects with different build ids) is one row.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -131,7 +133,7 @@ int an_cmp_heads(struct an *an, const struct an_settings *vs,
 
 void an_cmp_row(struct an *an, const struct an_settings *vs,
 		const struct an_mlist *ml, struct an_table *t, size_t row,
-		const struct an_agg *g, const struct an_flat *f, size_t k,
+		const struct an_agg *g, const struct an_cmp_vals *v,
 		const char *name, uint64_t size, const char *addr)
 {
 	int i;
@@ -141,39 +143,34 @@ void an_cmp_row(struct an *an, const struct an_settings *vs,
 		    addr);
 	for (i = 0; i < ml->n; i++) {
 		const struct an_mcol *c = &ml->c[i];
-		const uint64_t *v, *b;
-		double x, base, tx;
+		const struct an_cmp_vals *x = &v[c->grp], *b = &v[0];
+		const uint64_t *xv, *bv;
+		double val, base, tx;
 		int col = c->col, kind;
 
 		if (c->flavor == 's')
 			continue;
-		if (k == SIZE_MAX) {
-			v = g[c->grp].total;
-			b = g[0].total;
-		} else {
-			v = (c->flavor == 'e' ? f[c->grp].excl : f[c->grp].incl) +
-			    k * f[c->grp].nb;
-			b = (c->flavor == 'e' ? f[0].excl : f[0].incl) + k * f[0].nb;
-		}
-		x = an_metric_val(an, c->m, v);
-		base = an_metric_val(an, c->m, b);
+		xv = c->flavor == 'e' ? x->e : c->flavor == 'i' ? x->i : x->a;
+		bv = c->flavor == 'e' ? b->e : c->flavor == 'i' ? b->i : b->a;
+		val = xv ? an_metric_val(an, c->m, xv) : 0;
+		base = bv ? an_metric_val(an, c->m, bv) : 0;
 		tx = an_metric_val(an, c->m, g[c->grp].total);
 		kind = an_metric_cell(an, c->m);
 		if (c->value) {
-			double shown = x;
+			double shown = val;
 
 			if (c->grp && vs->compare == AN_CMP_DELTA) {
-				shown = x - base;
+				shown = val - base;
 				kind = kind == AN_C_TIME ? AN_C_DTIME : AN_C_DCOUNT;
 			} else if (c->grp && vs->compare == AN_CMP_RATIO) {
-				shown = base > 0 ? x / base : x > 0 ? 1e9 : 1.0;
+				shown = base > 0 ? val / base : val > 0 ? 1e9 : 1.0;
 				kind = AN_C_RATIO;
 			}
 			an_table_num(t, row, col++, kind, shown);
 		}
 		if (c->pct)
 			an_table_num(t, row, col, AN_C_PCT,
-				     tx > 0 ? 100.0 * x / tx : 0.0);
+				     tx > 0 ? 100.0 * val / tx : 0.0);
 	}
 }
 

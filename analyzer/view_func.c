@@ -293,6 +293,7 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 	int ng = an_cmp_groups(an, vs), x;	/* -compare: one per experiment */
 	struct an_agg *g = calloc(ng, sizeof(*g));
 	struct an_flat *f = calloc(ng, sizeof(*f));
+	struct an_cmp_vals *v = NULL;	/* -compare: a row's, per experiment */
 	struct an_mlist ml = { 0 };
 	struct an_table t = { 0 };
 	uint32_t *ids = NULL, nid = 0, k;
@@ -341,11 +342,20 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 	sc.kind = kind;
 	qsort_r(ids, nid, sizeof(*ids), row_cmp, &sc);
 	an_title(o, "%s sorted by metric: %s\n\n", kind_title(kind), what);
+	if (ng > 1) {
+		v = calloc(ng, sizeof(*v));
+		if (!v) {
+			err = an_errf(an, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	row = an_table_row(&t);
-	if (ng > 1)
-		an_cmp_row(an, vs, &ml, &t, row, g, f, SIZE_MAX, "<Total>", 0,
+	if (ng > 1) {
+		for (x = 0; x < ng; x++)
+			v[x] = (struct an_cmp_vals){ g[x].total, g[x].total, NULL };
+		an_cmp_row(an, vs, &ml, &t, row, g, v, "<Total>", 0,
 			   "1:0x00000000");
-	else
+	} else
 		an_fill_row(an, &ml, &t, row, g->total, g->total, g->total,
 			    g->total, "<Total>", 0, "1:0x00000000");
 	n = vs->limit > 0 && (size_t)vs->limit < nid ? (size_t)vs->limit : nid;
@@ -360,9 +370,13 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 		}
 		item_static(an, kind, k, &size, addr, sizeof(addr));
 		name = item_name(an, vs->name_long, kind, k, buf, sizeof(buf));
-		if (ng > 1)
-			an_cmp_row(an, vs, &ml, &t, row, g, f, k, name, size, addr);
-		else
+		if (ng > 1) {
+			for (x = 0; x < ng; x++)
+				v[x] = (struct an_cmp_vals){
+					f[x].excl + (size_t)k * f[x].nb,
+					f[x].incl + (size_t)k * f[x].nb, NULL };
+			an_cmp_row(an, vs, &ml, &t, row, g, v, name, size, addr);
+		} else
 			an_fill_row(an, &ml, &t, row, f->excl + (size_t)k * f->nb,
 				    f->incl + (size_t)k * f->nb, NULL, g->total,
 				    name, size, addr);
@@ -378,6 +392,7 @@ out:
 	}
 	free(f);
 	free(g);
+	free(v);
 	return err;
 }
 

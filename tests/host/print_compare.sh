@@ -36,6 +36,17 @@ check "$(row '<Total>' "$o")" = "32.000,x1.156,32.000,x1.156,<Total>" "ratio: <T
 o=$(C -compare ratio "$e2" "$e1")
 check "$(row B "$o")" = "10.000,x0.500,25.000,x0.800,B" "ratio, the other way: B x0.5, x0.8"
 
+# callers and callees: each experiment's attributed time per edge
+cc=$("$LWPROF" print -printmode csv -compare delta -metrics i.total:a.total:name -csingle C "$e1" "$e2")
+check "$(sed -n 2,3p <<<"$cc" | tr '\n' ' ')" = "20.000,+5.000,15.000,+0.000,B 10.000,+0.000,10.000,+0.000,A " \
+	"csingle C, delta: callers B (incl +5, attributed 15 in both) and A"
+check "$(sed -n 4p <<<"$cc")" = "25.000,+0.000,25.000,+0.000,* C" "csingle C, delta: C itself unchanged"
+cc=$("$LWPROF" print -printmode csv -compare ratio -metrics a.total:name -csingle main "$e1" "$e2")
+check "$(sed -n 3,4p <<<"$cc" | tr '\n' ' ')" = "20.000,x1.250,B 10.000,x1.000,A " \
+	"csingle main, ratio: callee B 20 -> 25 s (x1.250), A the same"
+cc=$("$LWPROF" print -printmode csv -compare on -metrics a.total:name -csingle main "$e2" "$e1")
+check "$(sed -n 3p <<<"$cc")" = "25.000,20.000,B" "csingle, the other way: the base's values first"
+
 o=$("$LWPROF" print -compare on -metrics e.%total:name -functions "$e1" "$e2")
 check "$(sed -n 3,4p <<<"$o" | awk '{ $1 = $1 } 1' | tr '\n' '|')" = "seed.er Excl. Total Thread seed2.er Excl. Total Thread Name|sec. % sec. %|" \
 	"text: value and percentage under one title per experiment"
