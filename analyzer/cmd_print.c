@@ -292,7 +292,7 @@ static const struct pcmd pcmds[] = {
 	{ "printmode", 1, c_printmode, "text | csv | one delimiter character", 0 },
 	{ "outfile", 1, c_outfile, "FILE: write what follows to FILE (- is standard output)", 0 },
 	{ "script", 1, c_script, "FILE: run the commands in FILE", 0 },
-	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees)", 0 },
+	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0 },
 	{ "name", 1, c_name, "long | short: function names", 0 },
 	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0 },
 	{ "help", 0, c_help, "this list", 0 },

@@ -346,7 +346,83 @@ out:
 struct ct {
 	struct cc c;
 	struct an_tree tr;
+	/* -compare: each experiment's tree, and its node of each of tr's */
+	struct an_tree *tx;
+	uint32_t **map;
 };
+
+/*
+ * map[k] for the nodes k of u's list from uk on: the node of g's list
+ * from gk on with the same function (UINT32_MAX: none), and so on down.
+ */
+static void ct_map(const struct an_tree *u, uint32_t uk,
+		   const struct an_tree *g, uint32_t gk, uint32_t *map,
+		   int depth)
+{
+	for (; uk != UINT32_MAX; uk = u->n[uk].next) {
+		uint32_t m = gk;
+
+		while (m != UINT32_MAX && g->n[m].func != u->n[uk].func)
+			m = g->n[m].next;
+		map[uk] = m;
+		if (depth < 4096)
+			ct_map(u, u->n[uk].child, g, m == UINT32_MAX ?
+			       UINT32_MAX : g->n[m].child, map, depth + 1);
+	}
+}
+
+static int ct_groups(struct ct *x)
+{
+	struct an *an = x->c.an;
+	int k, err = 0;
+
+	x->c.gx = calloc(x->c.ng, sizeof(*x->c.gx));
+	x->c.v = calloc(x->c.ng, sizeof(*x->c.v));
+	x->tx = calloc(x->c.ng, sizeof(*x->tx));
+	x->map = calloc(x->c.ng, sizeof(*x->map));
+	if (!x->c.gx || !x->c.v || !x->tx || !x->map)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (k = 0; k < x->c.ng && !err; k++) {
+		err = an_aggregate_exp(an, x->c.vs->filter, k, &x->c.gx[k]);
+		if (!err)
+			err = an_tree(an, &x->c.gx[k], &x->tx[k]);
+		if (err)
+			break;
+		x->map[k] = malloc((x->tr.cnt + 1) * sizeof(**x->map));
+		if (!x->map[k])
+			return an_errf(an, -ENOMEM, "out of memory");
+		ct_map(&x->tr, x->tr.roots, &x->tx[k], x->tx[k].roots,
+		       x->map[k], 0);
+	}
+	return err;
+}
+
+static void ct_groups_free(struct ct *x)
+{
+	int k;
+
+	for (k = 0; k < x->c.ng && x->c.gx && x->tx && x->map; k++) {
+		an_tree_free(&x->tx[k]);
+		an_agg_free(&x->c.gx[k]);
+		free(x->map[k]);
+	}
+	free(x->c.gx);
+	free(x->c.v);
+	free(x->tx);
+	free(x->map);
+}
+
+/* Node nd's values in experiment k's tree (NULL: not there). */
+static const uint64_t *ct_vals(const struct ct *x, int k, uint32_t nd,
+			       bool incl)
+{
+	const struct an_tree *t = &x->tx[k];
+	uint32_t m = x->map[k][nd];
+
+	if (m == UINT32_MAX)
+		return NULL;
+	return (incl ? t->incl : t->excl) + (size_t)m * t->nb;
+}
 
 static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		   int depth)
@@ -365,9 +441,14 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		return -ENOMEM;
 	for (k = first; k != UINT32_MAX; k = tr->n[k].next) {
 		uint64_t v = an_metric_raw(x->c.an, x->c.sm, tr->incl + k * tr->nb);
+		const uint64_t *b;
 
 		if (!v && !an_metric_raw(x->c.an, AN_M_TOTAL, tr->incl + k * tr->nb))
 			continue;
+		if (x->c.ng > 1) {	/* -compare: by the base's values */
+			b = ct_vals(x, 0, k, true);
+			v = b ? an_metric_raw(x->c.an, x->c.sm, b) : 0;
+		}
 		it[n].func = k;	/* a tree node here */
 		it[n].key = v;
 		n++;
@@ -394,9 +475,21 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		}
 		snprintf(name, sizeof(name), "%s+-%s", prefix,
 			 an_func_name(x->c.an, tr->n[nd].func, nl));
-		an_fill_row(x->c.an, &x->c.ml, &x->c.t, row,
-			    tr->excl + nd * tr->nb, tr->incl + nd * tr->nb,
-			    tr->incl + nd * tr->nb, x->c.g.total, name, 0, NULL);
+		if (x->c.ng > 1) {
+			int k;
+
+			for (k = 0; k < x->c.ng; k++) {
+				x->c.v[k].e = ct_vals(x, k, nd, false);
+				x->c.v[k].i = x->c.v[k].a = ct_vals(x, k, nd, true);
+			}
+			an_cmp_row(x->c.an, x->c.vs, &x->c.ml, &x->c.t, row,
+				   x->c.gx, x->c.v, name, 0, NULL);
+		} else {
+			an_fill_row(x->c.an, &x->c.ml, &x->c.t, row,
+				    tr->excl + nd * tr->nb, tr->incl + nd * tr->nb,
+				    tr->incl + nd * tr->nb, x->c.g.total, name, 0,
+				    NULL);
+		}
 		if (plen + 4 < 4096 && depth < 1000) {
 			strcpy(prefix + plen, i + 1 < n ? "|  " : "   ");
 			err = ct_walk(x, tr->n[nd].child, prefix, plen + 3, depth + 1);
@@ -421,11 +514,19 @@ int an_view_calltree(struct an *an, const struct an_settings *vs,
 		err = an_tree(an, &x.c.g, &x.tr);
 	if (err)
 		goto out;
-	err = an_cols_effective(an, vs, &x.c.g, &x.c.ml, false);
+	x.c.ng = an_cmp_groups(an, vs);
+	if (x.c.ng > 1) {
+		err = ct_groups(&x);
+		if (err)
+			goto out;
+	}
+	err = an_cols_effective(an, vs, x.c.ng > 1 ? &x.c.gx[0] : &x.c.g,
+				&x.c.ml, false);
 	if (err)
 		goto out;
 	x.c.sm = sort_metric(vs, &x.c.ml);
-	if (an_make_heads(an, &x.c.ml, &x.c.t)) {
+	if (x.c.ng > 1 ? an_cmp_heads(an, vs, &x.c.ml, &x.c.t) :
+	    an_make_heads(an, &x.c.ml, &x.c.t)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -438,6 +539,7 @@ int an_view_calltree(struct an *an, const struct an_settings *vs,
 		an_table_print(o, &x.c.t);
 out:
 	free(prefix);
+	ct_groups_free(&x);
 	an_table_free(&x.c.t);
 	an_mlist_free(&x.c.ml);
 	an_tree_free(&x.tr);

@@ -2,9 +2,9 @@
 /*
  * -compare on|delta|ratio|off, as er_print and gprofng do it: with
  * several experiments, the flat views (-functions, -objects, -lines,
- * -pcs) and -callers-callees/-csingle (view_cc.c: a function's rows and
- * edges are those of any experiment, each column's values one
- * experiment's) show each metric column once per experiment, side by
+ * -pcs), -callers-callees/-csingle and -calltree (view_cc.c: a function's
+ * rows, edges or paths are those of any experiment, each column's values
+ * one experiment's) show each metric column once per experiment, side by
  * side, the first (the base) as values, the others as values (on), as
  * differences from the base (delta: +0.010) or as ratios to it (ratio:
  * x1.333; x1.000 when both are zero, x>99.999 when only the base is).

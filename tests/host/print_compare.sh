@@ -47,6 +47,12 @@ check "$(sed -n 3,4p <<<"$cc" | tr '\n' ' ')" = "20.000,x1.250,B 10.000,x1.000,A
 cc=$("$LWPROF" print -printmode csv -compare on -metrics a.total:name -csingle main "$e2" "$e1")
 check "$(sed -n 3p <<<"$cc")" = "25.000,20.000,B" "csingle, the other way: the base's values first"
 
+# the call tree: each path's values per experiment
+ct=$("$LWPROF" print -printmode csv -compare delta -metrics e.total:i.total:name -calltree "$e1" "$e2")
+check "$(sed -n 2,3p <<<"$ct" | tr '\n' ' ')" = "2.000,+0.000,32.000,+5.000,+-main 5.000,+5.000,20.000,+5.000,+-B " \
+	"calltree, delta: main +5 incl, main -> B +5 excl and incl"
+check "$(grep -c ',+0.000,.*,+0.000,' <<<"$ct")" = 9 "calltree, delta: the 9 other paths unchanged"
+
 o=$("$LWPROF" print -compare on -metrics e.%total:name -functions "$e1" "$e2")
 check "$(sed -n 3,4p <<<"$o" | awk '{ $1 = $1 } 1' | tr '\n' '|')" = "seed.er Excl. Total Thread seed2.er Excl. Total Thread Name|sec. % sec. %|" \
 	"text: value and percentage under one title per experiment"
