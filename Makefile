@@ -41,10 +41,10 @@ LDLIBS := -luring -lelf
 
 # lwprof-print, the analyzer (lwprof print execs it): elfutils for
 # symbols, lines and unwinding, capstone for -disasm, libstdc++ for
-# __cxa_demangle.
+# __cxa_demangle, zlib for pprof's gzip.
 ANA_SRCS := $(sort $(wildcard analyzer/*.c))
 ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
-ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++
+ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++ -lz
 $(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 
 # Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.

@@ -78,6 +78,7 @@ struct an_strtab {
 };
 
 uint32_t an_str_intern(struct an_strtab *t, const char *s);	/* or UINT32_MAX */
+void an_str_free(struct an_strtab *t);
 static inline const char *an_str(struct an_strtab *t, uint32_t i)
 {
 	return AN_VEC(t->s, char *, i);
@@ -384,6 +385,12 @@ struct an {
 	uint64_t tmin, tmax;	/* over all experiments */
 	struct an_dwfl_cbs *dwfl_cbs;	/* dwflcb.c: libdwfl's callbacks */
 };
+
+/* The function a frame's pc is charged to (-inline on: the inlined one). */
+static inline uint32_t an_pc_func(const struct an *an, const struct an_pc *p)
+{
+	return an->inline_funcs ? p->ifunc : p->func;
+}
 
 /* Layout id's base count; its base ids follow it. */
 static inline const uint32_t *an_layout(const struct an *an, uint32_t id)

@@ -124,8 +124,7 @@ void an_free(struct an *an)
 		free(AN_VEC(an->funcs, struct an_func, i).name);
 		free(AN_VEC(an->funcs, struct an_func, i).lname);
 	}
-	for (i = 0; i < an->strs.s.n; i++)
-		free(AN_VEC(an->strs.s, char *, i));
+	an_str_free(&an->strs);
 	an_objs_free(an);
 	free(an->exps.p);
 	free(an->threads.p);
@@ -135,8 +134,6 @@ void an_free(struct an *an)
 	free(an->lines.p);
 	free(an->pcs.p);
 	free(an->nodes.p);
-	free(an->strs.s.p);
-	an_htab_free(&an->strs.h);
 	an_htab_free(&an->lines_h);
 	free(an->s.time);
 	free(an->s.stack);

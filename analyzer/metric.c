@@ -282,7 +282,7 @@ int an_mlist_add(struct an_mlist *l, char flavor, bool value, bool pct, int m)
 		l->c = c;
 		l->cap = cap;
 	}
-	l->c[l->n++] = (struct an_mcol){ flavor, value, pct, m, 0 };
+	l->c[l->n++] = (struct an_mcol){ flavor, value, pct, m, 0, 0 };
 	return 0;
 }
 
