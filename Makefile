@@ -47,6 +47,18 @@ ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
 ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++
 $(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 
+# The html export's page (analyzer/html/: script, style, body), built into
+# lwprof-print as C strings by scripts/embed-c.
+HTML_PAGE := analyzer/html/report.js analyzer/html/report.css analyzer/html/report.html
+$(B)/analyzer-html.c: $(HTML_PAGE) scripts/embed-c
+	@mkdir -p $(@D)
+	scripts/embed-c an_html_js analyzer/html/report.js an_html_css \
+		analyzer/html/report.css an_html_body analyzer/html/report.html >$@.tmp
+	mv $@.tmp $@
+$(B)/analyzer-html.o: $(B)/analyzer-html.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/lwprof-print: $(B)/analyzer-html.o
+
 # Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
 # Programs that exist only to be run or profiled by tests: tests/progs/.
 TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
@@ -168,7 +180,7 @@ uninstall:
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
-		$(B)/lwprof-print $(EXP_LIB) tests/out
+		$(B)/lwprof-print $(EXP_LIB) tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 

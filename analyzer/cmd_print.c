@@ -14,6 +14,7 @@
 #include "an.h"
 #include "print.h"
 #include "compute.h"
+#include "export_html.h"
 
 struct prun;
 
@@ -247,6 +248,20 @@ static int c_inline(struct prun *r, const char *arg)
 	return 0;
 }
 
+/* -html FILE: the html export (export_html.c) of the current selection */
+static int c_html(struct prun *r, const char *arg)
+{
+	FILE *f = fopen(arg, "w");
+	int err;
+
+	if (!f)
+		return an_errf(r->an, -errno, "%s: %s", arg, strerror(errno));
+	err = export_html(r->an, r->vs, f);
+	if (fclose(f) && !err)
+		err = an_errf(r->an, -EIO, "%s: %s", arg, strerror(errno));
+	return err;
+}
+
 static int c_help(struct prun *r, const char *arg)
 {
 	help(r->out->f);
@@ -288,6 +303,7 @@ static const struct pcmd pcmds[] = {
 	{ "script", 1, c_script, "FILE: run the commands in FILE", 0 },
 	{ "name", 1, c_name, "long | short: function names", 0 },
 	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0 },
+	{ "html", 1, c_html, "FILE: a self-contained HTML report (timeline, flame graph, tables)", 0 },
 	{ "help", 0, c_help, "this list", 0 },
 	{ "quit", 0, c_quit, "stop reading commands", 0 },
 	{ "exit", 0, c_quit, "stop reading commands", 0 },

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+// lwprof's html report: reads the JSON in #lwprof-data (written by
+// analyzer/export_html.c; its layout is in docs/html-report.md) and draws
+// the thread timeline, the flame graph, the functions table with callers
+// and callees, the header and the statistics.  No library, no network.
+'use strict';
+(function () {
+	const $ = (id) => document.getElementById(id);
+	function report(msg) {
+		const d = document.createElement('div');
+		d.className = 'lwprof-error';
+		d.textContent = 'script error: ' + msg;
+		$('lwprof-errors').appendChild(d);
+		document.body.setAttribute('data-lwprof', 'error');
+	}
+	window.addEventListener('error', (e) => report(e.message + ' (line ' + e.lineno + ')'));
+
+	const D = JSON.parse($('lwprof-data').textContent);
+	const M = D.metrics, NM = M.length;
+	// colours per state: LWPROF_MS_* order, then idle
+	const SC = ['#2e9d48', '#1f6fd0', '#8e44ad', '#ef6c00', '#f9b825', '#8d6e63',
+		'#d32f2f', '#b7c4cc', '#37474f', '#ec407a', '#e6e6e6'];
+	// a packet's states laid out in its interval: off-CPU first, user last
+	const ORDER = [7, 8, 6, 9, 3, 4, 5, 2, 1, 10, 0];
+	const RANK = new Array(16).fill(99);
+	ORDER.forEach((s, i) => { RANK[s] = i; });
+
+	function fmtVal(k, raw) {
+		const x = raw / M[k].div;
+		return M[k].time ? x.toFixed(3) : String(Math.round(x));
+	}
+	function unit(k) { return M[k].time ? 's' : 'events'; }
+	function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '-'; }
+	function fmtNs(ns) {
+		const a = Math.abs(ns);
+		if (a >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
+		if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
+		if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' us';
+		return Math.round(ns) + ' ns';
+	}
+	function esc(s) {
+		return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+	}
+	function hasData(k) { return k === 0 || D.total[k] > 0; }
+
+	// ---- the call tree and stacks ----
+	const T = D.tree, NT = T.p.length;
+	const kids = new Array(NT + 1);
+	for (let i = 0; i <= NT; i++) kids[i] = [];
+	for (let i = 0; i < NT; i++) kids[T.p[i] < 0 ? NT : T.p[i]].push(i);	// NT: the root
+	function fname(n) { return D.funcs[T.f[n]][0]; }
+	function stackText(n, max) {
+		const out = [];
+		for (; n >= 0 && out.length < max; n = T.p[n]) out.push('  ' + fname(n));
+		if (n >= 0) out.push('  ...');
+		return out.join('\n');
+	}
+
+	// ---- tooltip ----
+	const tip = $('tip');
+	function showTip(ev, text) {
+		tip.textContent = text;
+		tip.style.display = 'block';
+		const w = tip.offsetWidth, h = tip.offsetHeight;
+		let x = ev.clientX + 14, y = ev.clientY + 14;
+		if (x + w > window.innerWidth) x = Math.max(0, ev.clientX - w - 14);
+		if (y + h > window.innerHeight) y = Math.max(0, ev.clientY - h - 14);
+		tip.style.left = x + 'px';
+		tip.style.top = y + 'px';
+	}
+	function hideTip() { tip.style.display = 'none'; }
+
+	// A canvas at the device's resolution: its 2D context in CSS pixels.
+	function sizeCanvas(c, h) {
+		const r = window.devicePixelRatio || 1, w = c.clientWidth;
+		c.style.height = h + 'px';
+		c.width = Math.max(1, Math.round(w * r));
+		c.height = Math.max(1, Math.round(h * r));
+		const g = c.getContext('2d');
+		g.setTransform(r, 0, 0, r, 0, 0);
+		return { g: g, w: w, h: h };
+	}
+	// first i in a sorted array with a[i] > x
+	function upper(a, n, x) {
+		let lo = 0, hi = n;
+		while (lo < hi) {
+			const m = (lo + hi) >> 1;
+			if (a[m] > x) hi = m; else lo = m + 1;
+		}
+		return lo;
+	}
+
+	// ---- the timeline ----
+	// Each thread's samples become segments (start, end, state, sample),
+	// sorted and disjoint: a sample's states end at its time, or where the
+	// next sample's begin when they would overlap (a packet split in two).
+	function buildThread(th) {
+		const n = th.ts.length, m = th.m, time = new Float64Array(n), mo = new Int32Array(n);
+		let t = 0, j = 0, nseg = 0;
+		for (let i = 0; i < n; i++) {
+			t += th.ts[i];
+			time[i] = t;
+			mo[i] = j;
+			nseg += m[j];
+			j += m[j] + 1;
+		}
+		const st = new Float64Array(nseg), en = new Float64Array(nseg);
+		const sg = new Uint8Array(nseg), sn = new Int32Array(nseg);
+		const ps = [], pn = [];
+		let next = Infinity, w = nseg;
+		for (let i = n - 1; i >= 0; i--) {
+			const k = m[mo[i]];
+			let tot = 0;
+			ps.length = pn.length = 0;
+			for (let q = 0; q < k; q++) {
+				const c = m[mo[i] + 1 + q], s = c % 16, ns = (c - s) / 16;
+				let p = ps.length;	// insertion by rank
+				ps.push(s); pn.push(ns);
+				while (p > 0 && RANK[ps[p - 1]] > RANK[s]) {
+					ps[p] = ps[p - 1]; pn[p] = pn[p - 1]; p--;
+				}
+				ps[p] = s; pn[p] = ns;
+				tot += ns;
+			}
+			const end = Math.min(time[i], next);
+			let pos = end - tot;
+			next = pos;
+			w -= k;
+			for (let q = 0; q < k; q++) {
+				st[w + q] = pos;
+				pos += pn[q];
+				en[w + q] = pos;
+				sg[w + q] = ps[q];
+				sn[w + q] = i;
+			}
+		}
+		return { th: th, n: nseg, st: st, en: en, sg: sg, sn: sn, time: time };
+	}
+
+	const TL = { rows: [], v0: 0, v1: 1, lo: 0, hi: 1, used: new Set() };
+	function timelineInit() {
+		const ths = D.threads.filter((th) => th.ts.length > 0).map(buildThread);
+		ths.sort((a, b) => a.th.e - b.th.e || a.th.p - b.th.p || a.th.t - b.th.t);
+		let lo = Infinity, hi = -Infinity, y = 0, last = null;
+		const multi = D.exps.length > 1, labels = $('tl-labels');
+		const rowH = Math.max(6, Math.min(16, Math.floor(16000 / (ths.length * 1.2 + 1))));
+		for (const r of ths) {
+			if (r.n) {
+				lo = Math.min(lo, r.st[0]);
+				hi = Math.max(hi, r.en[r.n - 1]);
+			}
+			for (let i = 0; i < r.n; i++) TL.used.add(r.sg[i]);
+			const key = r.th.e + ':' + r.th.p;
+			if (key !== last) {
+				last = key;
+				const d = document.createElement('div');
+				d.className = 'proc';
+				d.style.height = (rowH + 2) + 'px';
+				d.textContent = 'process ' + r.th.p + (multi ? ' (exp ' + r.th.e + ')' : '');
+				labels.appendChild(d);
+				TL.rows.push({ proc: true, y: y, h: rowH + 2 });
+				y += rowH + 2;
+			}
+			const d = document.createElement('div');
+			d.className = 'thr';
+			d.style.height = rowH + 'px';
+			d.style.lineHeight = rowH + 'px';
+			d.textContent = r.th.c + ' ' + r.th.t;
+			d.title = 'thread ' + r.th.i + ': pid ' + r.th.p + ', tid ' + r.th.t + ', ' + r.th.n + ' samples';
+			d.setAttribute('data-tid', r.th.t);
+			labels.appendChild(d);
+			r.y = y;
+			r.h = rowH;
+			TL.rows.push(r);
+			y += rowH;
+		}
+		if (!(hi > lo)) { lo = 0; hi = Math.max(1, D.tspan); }
+		TL.lo = lo; TL.hi = hi; TL.v0 = lo; TL.v1 = hi; TL.height = Math.max(y, 20);
+		const lg = $('tl-legend');
+		for (const s of ORDER)
+			if (TL.used.has(s))
+				lg.insertAdjacentHTML('beforeend', '<span><i style="background:' + SC[s] + '"></i>' +
+					esc(D.states[s].label) + '</span>');
+		if (!ths.length) labels.textContent = 'no samples with microstate times';
+	}
+
+	let tlPending = false;
+	function tlDraw() {
+		if (tlPending) return;
+		tlPending = true;
+		requestAnimationFrame(() => { tlPending = false; tlPaint(); });
+	}
+	function tlPaint() {
+		const c = sizeCanvas($('tl-canvas'), TL.height), g = c.g, W = Math.max(1, Math.floor(c.w));
+		const v0 = TL.v0, v1 = TL.v1, scale = c.w / (v1 - v0);
+		const acc = new Float64Array(W * 11);
+		g.clearRect(0, 0, c.w, c.h);
+		for (const r of TL.rows) {
+			if (r.proc) {
+				g.fillStyle = '#eceff1';
+				g.fillRect(0, r.y, c.w, r.h);
+				continue;
+			}
+			let pmin = W, pmax = -1;
+			const y = r.y + 1, h = r.h - 2;
+			for (let i = upper(r.en, r.n, v0); i < r.n && r.st[i] < v1; i++) {
+				const x0 = (r.st[i] - v0) * scale, x1 = (r.en[i] - v0) * scale;
+				if (x1 - x0 >= 2) {	// whole pixels: no seams between neighbours
+					const a = Math.max(0, Math.round(x0)), b = Math.min(W, Math.round(x1));
+					g.fillStyle = SC[r.sg[i]];
+					g.fillRect(a, y, b - a, h);
+					continue;
+				}
+				// smaller than a pixel or two: summed per pixel, per state
+				const px = Math.min(W - 1, Math.max(0, Math.floor((x0 + x1) / 2)));
+				acc[px * 11 + r.sg[i]] += r.en[i] - r.st[i];
+				if (px < pmin) pmin = px;
+				if (px > pmax) pmax = px;
+			}
+			for (let px = pmin; px <= pmax; px++) {
+				let best = -1, bv = 0, sum = 0;
+				for (let s = 0; s < 11; s++) {
+					const v = acc[px * 11 + s];
+					if (v > bv) { bv = v; best = s; }
+					sum += v;
+					acc[px * 11 + s] = 0;
+				}
+				if (best < 0) continue;
+				g.globalAlpha = Math.max(0.35, Math.min(1, sum * scale));
+				g.fillStyle = SC[best];
+				g.fillRect(px, y, 1, h);
+				g.globalAlpha = 1;
+			}
+		}
+		tlAxis();
+		$('tl-range').textContent = fmtNs(v0 - TL.lo) + ' .. ' + fmtNs(v1 - TL.lo) +
+			' (' + fmtNs(v1 - v0) + ' shown)';
+	}
+	function tlAxis() {
+		const c = sizeCanvas($('tl-axis'), 22), g = c.g, v0 = TL.v0, v1 = TL.v1;
+		const span = v1 - v0, scale = c.w / span;
+		let step = Math.pow(10, Math.floor(Math.log10(span / 8)));
+		if (span / step > 40) step *= 5; else if (span / step > 16) step *= 2;
+		g.clearRect(0, 0, c.w, c.h);
+		g.fillStyle = '#555';
+		g.strokeStyle = '#999';
+		g.font = '10px monospace';
+		for (let t = Math.ceil((v0 - TL.lo) / step) * step; t <= v1 - TL.lo; t += step) {
+			const x = (t + TL.lo - v0) * scale;
+			g.beginPath();
+			g.moveTo(x + 0.5, 14);
+			g.lineTo(x + 0.5, 22);
+			g.stroke();
+			g.fillText(fmtNs(t), x + 3, 11);
+		}
+	}
+	function tlSet(v0, v1) {
+		const min = 1000;
+		if (v1 - v0 < min) { const m = (v0 + v1) / 2; v0 = m - min / 2; v1 = m + min / 2; }
+		TL.v0 = v0; TL.v1 = v1;
+		tlDraw();
+	}
+	function tlZoom(f, at) {
+		tlSet(at - (at - TL.v0) * f, at + (TL.v1 - at) * f);
+	}
+	function tlHit(ev) {
+		const c = $('tl-canvas'), b = c.getBoundingClientRect();
+		const x = ev.clientX - b.left, y = ev.clientY - b.top;
+		const r = TL.rows.find((q) => !q.proc && y >= q.y && y < q.y + q.h);
+		const scale = b.width / (TL.v1 - TL.v0), t = TL.v0 + x / scale;
+		if (!r) return null;
+		let i = upper(r.en, r.n, t);
+		if (!(i < r.n && r.st[i] <= t)) {	// a gap: the nearest within 3 px
+			const da = i < r.n ? (r.st[i] - t) * scale : Infinity;
+			const db = i > 0 ? (t - r.en[i - 1]) * scale : Infinity;
+			if (db < da) i--;
+			if (Math.min(da, db) > 3) return { r: r, t: t, i: -1 };
+		}
+		return { r: r, t: t, i: i };
+	}
+	function timelineEvents() {
+		const c = $('tl-canvas');
+		let drag = null;
+		c.addEventListener('wheel', (ev) => {
+			if (ev.shiftKey) return;
+			ev.preventDefault();
+			const b = c.getBoundingClientRect();
+			const at = TL.v0 + (ev.clientX - b.left) / b.width * (TL.v1 - TL.v0);
+			tlZoom(Math.exp(ev.deltaY * 0.0015), at);
+		}, { passive: false });
+		c.addEventListener('mousedown', (ev) => { drag = { x: ev.clientX, v0: TL.v0, v1: TL.v1 }; });
+		window.addEventListener('mouseup', () => { drag = null; });
+		c.addEventListener('mousemove', (ev) => {
+			if (drag) {
+				const dt = (ev.clientX - drag.x) / c.clientWidth * (drag.v1 - drag.v0);
+				tlSet(drag.v0 - dt, drag.v1 - dt);
+				hideTip();
+				return;
+			}
+			const h = tlHit(ev);
+			if (!h) { hideTip(); return; }
+			const th = h.r.th;
+			let s = th.c + ' (pid ' + th.p + ', tid ' + th.t + ')\nat ' + fmtNs(h.t - TL.lo);
+			if (h.i < 0) s += '\nno sample here';
+			else {
+				const r = h.r, i = h.i, smp = r.sn[i];
+				s += '\n' + D.states[r.sg[i]].label + ' for ' + fmtNs(r.en[i] - r.st[i]) +
+					' (' + fmtNs(r.st[i] - TL.lo) + ' .. ' + fmtNs(r.en[i] - TL.lo) + ')' +
+					'\npacket at ' + fmtNs(r.time[smp] - TL.lo) + ', stack:\n' +
+					(th.s[smp] >= 0 ? stackText(th.s[smp], 40) : '  <none>');
+			}
+			showTip(ev, s);
+		});
+		c.addEventListener('mouseleave', hideTip);
+		c.addEventListener('dblclick', () => tlSet(TL.lo, TL.hi));
+		$('tl-in').onclick = () => tlZoom(0.5, (TL.v0 + TL.v1) / 2);
+		$('tl-out').onclick = () => tlZoom(2, (TL.v0 + TL.v1) / 2);
+		$('tl-reset').onclick = () => tlSet(TL.lo, TL.hi);
+		$('tl-wrap').addEventListener('scroll', hideTip);
+	}
+
+	// ---- the flame graph (icicle: roots on top) ----
+	const FG = { k: 0, focus: -1, rects: [], re: null };
+	const ROW = 18;
+	function hue(name) {
+		let h = 0;
+		for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) | 0;
+		const u = (h >>> 0) % 1000 / 1000;
+		return 'hsl(' + Math.round(8 + 42 * u) + ',' + Math.round(70 + 20 * u) + '%,' + Math.round(56 + 10 * u) + '%)';
+	}
+	function fgVal(n) { return n === NT ? D.total[FG.k] : T.v[n][FG.k]; }
+	function fgMatch(n) { return FG.re && n !== NT && FG.re.test(fname(n)); }
+	function fgPaint() {
+		const k = FG.k, path = [];
+		for (let n = FG.focus; n >= 0; n = T.p[n]) path.unshift(n);
+		path.unshift(NT);	// "all"
+		const top = path[path.length - 1], total = fgVal(top);
+		const rects = [];
+		let depth = path.length;
+		// the focus's subtree: children by value, widths by share
+		const lay = (n, x, w, d) => {
+			rects.push([x, w, d, n]);
+			if (d + 1 > depth) depth = d + 1;
+			const ch = kids[n].filter((c) => T.v[c][k] > 0).sort((a, b) => T.v[b][k] - T.v[a][k]);
+			const v = fgVal(n);
+			let cx = x;
+			for (const c of ch) {
+				const cw = w * T.v[c][k] / v;
+				if (cw >= 0.4) lay(c, cx, cw, d + 1);
+				cx += cw;
+			}
+		};
+		const c0 = $('fg-canvas');
+		const W = c0.clientWidth;
+		for (let i = 0; i < path.length - 1; i++) rects.push([0, W, i, path[i]]);
+		if (total > 0) lay(top, 0, W, path.length - 1);
+		const c = sizeCanvas(c0, Math.max(3, depth + 1) * ROW), g = c.g;
+		g.clearRect(0, 0, c.w, c.h);
+		g.font = '11px monospace';
+		g.textBaseline = 'middle';
+		for (const r of rects) {
+			const [x, w, d, n] = r, name = n === NT ? 'all' : fname(n);
+			g.fillStyle = fgMatch(n) ? '#e040fb' : n === NT ? '#b0bec5' : d < path.length - 1 ? '#cfd8dc' : hue(name);
+			g.fillRect(x, d * ROW, Math.max(0.5, w - 0.5), ROW - 1);
+			if (w > 24) {
+				g.save();
+				g.beginPath();
+				g.rect(x, d * ROW, w - 2, ROW);
+				g.clip();
+				g.fillStyle = '#000';
+				g.fillText(name, x + 3, d * ROW + ROW / 2);
+				g.restore();
+			}
+		}
+		FG.rects = rects;
+		FG.total = total;
+		// the search's share: matching nodes not under a matching node
+		if (FG.re) {
+			let sum = 0;
+			const walk = (n) => {
+				if (fgMatch(n)) { sum += fgVal(n); return; }
+				for (const ch of kids[n]) if (T.v[ch][k] > 0) walk(ch);
+			};
+			walk(top);
+			$('fg-match').textContent = 'matched: ' + fmtVal(k, sum) + ' ' + unit(k) + ', ' + pct(sum, total);
+		} else {
+			$('fg-match').textContent = '';
+		}
+	}
+	function fgHit(ev) {
+		const c = $('fg-canvas'), b = c.getBoundingClientRect();
+		const x = ev.clientX - b.left, d = Math.floor((ev.clientY - b.top) / ROW);
+		return FG.rects.find((r) => r[2] === d && x >= r[0] && x < r[0] + r[1]);
+	}
+	function flameInit() {
+		const sel = $('fg-metric');
+		for (let k = 0; k < NM; k++)
+			if (hasData(k)) sel.insertAdjacentHTML('beforeend', '<option value="' + k + '">' + esc(M[k].title) + '</option>');
+		sel.onchange = () => { FG.k = +sel.value; fgPaint(); };
+		$('fg-search').oninput = (ev) => {
+			try { FG.re = ev.target.value ? new RegExp(ev.target.value, 'i') : null; } catch (e) { FG.re = null; }
+			fgPaint();
+		};
+		$('fg-reset').onclick = () => { FG.focus = -1; fgPaint(); };
+		const c = $('fg-canvas');
+		c.addEventListener('click', (ev) => {
+			const r = fgHit(ev);
+			if (!r) return;
+			FG.focus = r[3] === NT ? -1 : r[3];
+			fgPaint();
+		});
+		c.addEventListener('mousemove', (ev) => {
+			const r = fgHit(ev);
+			if (!r) { hideTip(); return; }
+			const n = r[3], v = fgVal(n), k = FG.k;
+			const name = n === NT ? 'all' : fname(n), obj = n === NT ? '' : ' [' + D.funcs[T.f[n]][1] + ']';
+			showTip(ev, name + obj + '\n' + M[k].title + ': ' + fmtVal(k, v) + ' ' + unit(k) +
+				'\n' + pct(v, D.total[k]) + ' of all' + (FG.focus >= 0 ? ', ' + pct(v, FG.total) + ' of the zoomed frame' : ''));
+		});
+		c.addEventListener('mouseleave', hideTip);
+	}
+
+	// ---- the functions table, callers and callees ----
+	const FN = { col: 0, desc: true, sel: -1, cols: [] };
+	const callersOf = new Map(), calleesOf = new Map();
+	function index(edges, map, key) {
+		edges.forEach((e, i) => {
+			const f = e[key];
+			if (!map.has(f)) map.set(f, []);
+			map.get(f).push(i);
+		});
+	}
+	function tableInit() {
+		const cols = [{ h: 'Name', name: true, get: (f) => D.funcs[f][0] }];
+		for (let k = 0; k < NM; k++) {
+			if (!hasData(k)) continue;
+			const t = M[k].title.replace(/ Time$/, '');
+			cols.push({ h: 'Excl. ' + t + ' (' + unit(k) + ')', k: k, fl: 2, get: (f) => D.funcs[f][2][k] });
+			if (k === 0) cols.push({ h: 'Excl. ' + t + ' %', k: k, fl: 2, pct: true, get: (f) => D.funcs[f][2][k] });
+			cols.push({ h: 'Incl. ' + t + ' (' + unit(k) + ')', k: k, fl: 3, get: (f) => D.funcs[f][3][k] });
+			if (k === 0) cols.push({ h: 'Incl. ' + t + ' %', k: k, fl: 3, pct: true, get: (f) => D.funcs[f][3][k] });
+		}
+		FN.cols = cols;
+		FN.col = 1;
+		index(D.callers, callersOf, 1);
+		index(D.callees, calleesOf, 0);
+		$('fn-search').oninput = tableDraw;
+		tableDraw();
+	}
+	function cell(c, v) {
+		return c.pct ? pct(v, D.total[c.k]) : fmtVal(c.k, v);
+	}
+	function tableDraw() {
+		const cols = FN.cols, c = cols[FN.col];
+		let re = null;
+		try { re = $('fn-search').value ? new RegExp($('fn-search').value, 'i') : null; } catch (e) { re = null; }
+		let ids = [];
+		for (let f = 0; f < D.funcs.length; f++) if (!re || re.test(D.funcs[f][0])) ids.push(f);
+		ids.sort((a, b) => {
+			const x = c.get(a), y = c.get(b);
+			const r = c.name ? (x < y ? -1 : x > y ? 1 : 0) : x - y;
+			return (FN.desc ? -r : r) || (D.funcs[a][0] < D.funcs[b][0] ? -1 : 1);
+		});
+		const n = ids.length, MAX = 2000;
+		ids = ids.slice(0, MAX);
+		let h = '<thead><tr>';
+		cols.forEach((q, i) => {
+			h += '<th data-c="' + i + '"' + (q.name ? ' class="name"' : '') + '>' + esc(q.h) +
+				(i === FN.col ? (FN.desc ? ' &#9660;' : ' &#9650;') : '') + '</th>';
+		});
+		h += '</tr></thead><tbody><tr class="total"><td class="name">&lt;Total&gt;</td>';
+		for (let i = 1; i < cols.length; i++) h += '<td>' + cell(cols[i], D.total[cols[i].k]) + '</td>';
+		h += '</tr>';
+		for (const f of ids) {
+			h += '<tr data-f="' + f + '"' + (f === FN.sel ? ' class="sel"' : '') + '><td class="name" title="' +
+				esc(D.funcs[f][0] + ' [' + D.funcs[f][1] + ']') + '">' + esc(D.funcs[f][0]) + '</td>';
+			for (let i = 1; i < cols.length; i++) h += '<td>' + cell(cols[i], cols[i].get(f)) + '</td>';
+			h += '</tr>';
+		}
+		const t = $('fn-table');
+		t.innerHTML = h + '</tbody>';
+		$('fn-count').textContent = n + ' functions' + (n > MAX ? ', the first ' + MAX + ' shown' : '');
+		t.querySelectorAll('th').forEach((th) => {
+			th.onclick = () => {
+				const i = +th.getAttribute('data-c');
+				FN.desc = i === FN.col ? !FN.desc : !cols[i].name;
+				FN.col = i;
+				tableDraw();
+			};
+		});
+		t.querySelectorAll('tbody tr[data-f]').forEach((tr) => {
+			tr.onclick = () => ccShow(+tr.getAttribute('data-f'));
+		});
+	}
+	function ccShow(f) {
+		FN.sel = f;
+		document.querySelectorAll('#fn-table tr.sel').forEach((r) => r.classList.remove('sel'));
+		const tr = document.querySelector('#fn-table tr[data-f="' + f + '"]');
+		if (tr) tr.classList.add('sel');
+		const ks = [];
+		for (let k = 0; k < NM; k++) if (hasData(k)) ks.push(k);
+		const k0 = FN.cols[FN.col].k === undefined ? 0 : FN.cols[FN.col].k;
+		let h = '<table><thead><tr>';
+		for (const k of ks) h += '<th>Attr. ' + esc(M[k].title.replace(/ Time$/, '')) + ' (' + unit(k) + ')</th>';
+		h += '<th class="name">Name</th></tr></thead><tbody>';
+		const rows = (list, edges, other, mark) => {
+			const es = (list || []).map((i) => edges[i]).sort((a, b) => b[2][k0] - a[2][k0]);
+			for (const e of es) {
+				h += '<tr data-f="' + e[other] + '">';
+				for (const k of ks) h += '<td>' + fmtVal(k, e[2][k]) + '</td>';
+				h += '<td class="name">' + mark + esc(D.funcs[e[other]][0]) + '</td></tr>';
+			}
+		};
+		rows(callersOf.get(f), D.callers, 0, '&nbsp;&nbsp;');
+		h += '<tr class="self">';
+		for (const k of ks) h += '<td>' + fmtVal(k, D.funcs[f][3][k]) + '</td>';
+		h += '<td class="name">* ' + esc(D.funcs[f][0]) + '</td></tr>';
+		rows(calleesOf.get(f), D.callees, 1, '&nbsp;&nbsp;');
+		$('cc-body').innerHTML = h + '</tbody></table><p>Callers above, callees below the function (*): ' +
+			'what each caller gave it, what each callee took (attributed, sorted by ' + esc(M[k0].title) + ').</p>';
+		$('cc-body').querySelectorAll('tr[data-f]').forEach((r) => {
+			r.onclick = () => ccShow(+r.getAttribute('data-f'));
+		});
+	}
+
+	// ---- the page ----
+	function init() {
+		$('title').textContent = D.title;
+		document.title = 'lwprof: ' + D.title;
+		let s = D.exps.join(', ') + ': ' + D.samples + ' samples, filter: ' + D.filter;
+		for (let k = 0; k < NM; k++)
+			if (k === 0 || (M[k].flags & 4)) s += '; ' + M[k].title + ' ' + fmtVal(k, D.total[k]) + ' ' + unit(k);
+		$('summary').textContent = s;
+		$('header-text').textContent = D.header;
+		$('stats-text').textContent = D.stats;
+		timelineInit();
+		timelineEvents();
+		flameInit();
+		tableInit();
+		tlPaint();
+		fgPaint();
+		window.addEventListener('resize', () => { tlDraw(); fgPaint(); });
+		if (document.body.getAttribute('data-lwprof') !== 'error')
+			document.body.setAttribute('data-lwprof', 'ready');
+	}
+	try {
+		init();
+	} catch (e) {
+		report(e && e.stack ? e.stack : String(e));
+	}
+})();
