@@ -32,6 +32,7 @@ pkgs=(
 	"valgrind:/usr/bin/valgrind"
 	"procps:/usr/bin/ps"
 	"util-linux:/usr/bin/setpriv"
+	"chromium:/usr/bin/chromium"
 )
 
 missing=()

@@ -156,7 +156,8 @@
 				const d = document.createElement('div');
 				d.className = 'proc';
 				d.style.height = (rowH + 2) + 'px';
-				d.textContent = 'process ' + r.th.p + (multi ? ' (exp ' + r.th.e + ')' : '');
+				const main = ths.find((q) => q.th.e === r.th.e && q.th.t === r.th.p) || r;
+				d.textContent = 'process ' + r.th.p + ' ' + main.th.c + (multi ? ' (exp ' + r.th.e + ')' : '');
 				labels.appendChild(d);
 				TL.rows.push({ proc: true, y: y, h: rowH + 2 });
 				y += rowH + 2;
@@ -168,6 +169,9 @@
 			d.textContent = r.th.c + ' ' + r.th.t;
 			d.title = 'thread ' + r.th.i + ': pid ' + r.th.p + ', tid ' + r.th.t + ', ' + r.th.n + ' samples';
 			d.setAttribute('data-tid', r.th.t);
+			let ns = 0;	// the thread's time on the timeline (the tests read it)
+			for (let i = 0; i < r.n; i++) ns += r.en[i] - r.st[i];
+			d.setAttribute('data-ns', ns);
 			labels.appendChild(d);
 			r.y = y;
 			r.h = rowH;
@@ -500,21 +504,21 @@
 		const ks = [];
 		for (let k = 0; k < NM; k++) if (hasData(k)) ks.push(k);
 		const k0 = FN.cols[FN.col].k === undefined ? 0 : FN.cols[FN.col].k;
-		let h = '<table><thead><tr>';
+		let h = '<table id="cc-table"><thead><tr><th class="name">Name</th>';
 		for (const k of ks) h += '<th>Attr. ' + esc(M[k].title.replace(/ Time$/, '')) + ' (' + unit(k) + ')</th>';
-		h += '<th class="name">Name</th></tr></thead><tbody>';
+		h += '</tr></thead><tbody>';
 		const rows = (list, edges, other, mark) => {
 			const es = (list || []).map((i) => edges[i]).sort((a, b) => b[2][k0] - a[2][k0]);
 			for (const e of es) {
-				h += '<tr data-f="' + e[other] + '">';
+				h += '<tr data-f="' + e[other] + '"><td class="name">' + mark + esc(D.funcs[e[other]][0]) + '</td>';
 				for (const k of ks) h += '<td>' + fmtVal(k, e[2][k]) + '</td>';
-				h += '<td class="name">' + mark + esc(D.funcs[e[other]][0]) + '</td></tr>';
+				h += '</tr>';
 			}
 		};
 		rows(callersOf.get(f), D.callers, 0, '&nbsp;&nbsp;');
-		h += '<tr class="self">';
+		h += '<tr class="self" data-f="' + f + '"><td class="name">* ' + esc(D.funcs[f][0]) + '</td>';
 		for (const k of ks) h += '<td>' + fmtVal(k, D.funcs[f][3][k]) + '</td>';
-		h += '<td class="name">* ' + esc(D.funcs[f][0]) + '</td></tr>';
+		h += '</tr>';
 		rows(calleesOf.get(f), D.callees, 1, '&nbsp;&nbsp;');
 		$('cc-body').innerHTML = h + '</tbody></table><p>Callers above, callees below the function (*): ' +
 			'what each caller gave it, what each callee took (attributed, sorted by ' + esc(M[k0].title) + ').</p>';
@@ -524,6 +528,20 @@
 	}
 
 	// ---- the page ----
+	// The address's #metric=KW&search=RE&fn=NAME: the flame graph's metric
+	// and search, the function whose callers and callees are shown.
+	function fromHash() {
+		const q = new URLSearchParams(location.hash.slice(1));
+		const k = M.findIndex((m) => m.kw === q.get('metric'));
+		if (k >= 0 && hasData(k)) { FG.k = k; $('fg-metric').value = String(k); }
+		if (q.get('search')) {
+			$('fg-search').value = q.get('search');
+			try { FG.re = new RegExp(q.get('search'), 'i'); } catch (e) { FG.re = null; }
+		}
+		const f = D.funcs.findIndex((x) => x[0] === q.get('fn'));
+		if (f >= 0) ccShow(f);
+	}
+
 	function init() {
 		$('title').textContent = D.title;
 		document.title = 'lwprof: ' + D.title;
@@ -537,6 +555,7 @@
 		timelineEvents();
 		flameInit();
 		tableInit();
+		fromHash();
 		tlPaint();
 		fgPaint();
 		window.addEventListener('resize', () => { tlDraw(); fgPaint(); });
