@@ -103,8 +103,11 @@ static void put_metrics(struct hx *x)
 		html_json_str(x->o, mt->kw);
 		fprintf(x->o, ",\"title\":");
 		html_json_str(x->o, mt->title);
-		fprintf(x->o, ",\"time\":%s,\"div\":%.17g,\"state\":%d,\"flags\":%u}",
+		fprintf(x->o, ",\"time\":%s,\"div\":%.17g,\"state\":%d,\"flags\":%u,\"bases\":[",
 			mt->as_time ? "true" : "false", mt->div, st, mt->flags);
+		for (uint32_t b = 0; b < mt->nbases; b++)
+			fprintf(x->o, b ? ",%u" : "%u", mt->bases[b]);
+		fprintf(x->o, "]}");
 	}
 	fprintf(x->o, "],\"states\":[");
 	for (k = 0; k < LWPROF_MS_COUNT; k++) {
@@ -157,7 +160,11 @@ static void put_funcs(struct hx *x)
 	}
 }
 
-/* The call tree: per node its parent (-1: a root), function, inclusive values. */
+/*
+ * The call tree: per node its parent (-1: a root) and function, and the
+ * base values of the samples whose stack ends there (the page sums them
+ * into each metric's inclusive values, as an_metric_raw() would).
+ */
 static void put_tree(struct hx *x)
 {
 	const struct an_tree *t = &x->tr;
@@ -173,13 +180,23 @@ static void put_tree(struct hx *x)
 	for (i = 0, k = 0; i < t->cnt; i++)
 		if (x->tid[i] != UINT32_MAX)
 			fprintf(x->o, k++ ? ",%u" : "%u", x->fid[t->n[i].func]);
-	fprintf(x->o, "],\"v\":[");
-	for (i = 0, k = 0; i < t->cnt; i++)
-		if (x->tid[i] != UINT32_MAX) {
-			if (k++)
-				fputc(',', x->o);
-			vals(x, t->incl + i * t->nb);
-		}
+	/* exclusive, per base, sparse: node, count, then (base, value) pairs */
+	fprintf(x->o, "],\"x\":[");
+	for (i = 0, k = 0; i < t->cnt; i++) {
+		const uint64_t *e = t->excl + i * t->nb;
+		uint32_t b, n = 0;
+
+		if (x->tid[i] == UINT32_MAX)
+			continue;
+		for (b = 0; b < t->nb; b++)
+			n += e[b] != 0;
+		if (!n)
+			continue;
+		fprintf(x->o, k++ ? ",%u,%u" : "%u,%u", x->tid[i], n);
+		for (b = 0; b < t->nb; b++)
+			if (e[b])
+				fprintf(x->o, ",%u,%" PRIu64, b, e[b]);
+	}
 	fprintf(x->o, "]}");
 }
 

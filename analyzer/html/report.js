@@ -45,13 +45,37 @@
 
 	// ---- the call tree and stacks ----
 	const T = D.tree, NT = T.p.length;
-	const kids = new Array(NT + 1);
-	for (let i = 0; i <= NT; i++) kids[i] = [];
-	for (let i = 0; i < NT; i++) kids[T.p[i] < 0 ? NT : T.p[i]].push(i);	// NT: the root
+	const par = Int32Array.from(T.p);
+	// children of each node (NT: the root) as index ranges of kidv
+	const kidf = new Int32Array(NT + 2), kidv = new Int32Array(NT);
+	for (let i = 0; i < NT; i++) kidf[(par[i] < 0 ? NT : par[i]) + 1]++;
+	for (let i = 0; i <= NT; i++) kidf[i + 1] += kidf[i];
+	{
+		const at = kidf.slice(0, NT + 1);
+		for (let i = 0; i < NT; i++) kidv[at[par[i] < 0 ? NT : par[i]]++] = i;
+	}
+	function kids(n) { return kidv.subarray(kidf[n], kidf[n + 1]); }
+	// T.v[k][node]: metric k's inclusive value, its bases' exclusive
+	// values summed up the tree (parents come before their children)
+	const metricOf = [];
+	M.forEach((m, k) => m.bases.forEach((b) => { (metricOf[b] = metricOf[b] || []).push(k); }));
+	T.v = M.map(() => new Float64Array(NT));
+	for (let j = 0; j < T.x.length;) {
+		const n = T.x[j], c = T.x[j + 1];
+		for (let q = 0; q < c; q++) {
+			const ks = metricOf[T.x[j + 2 + 2 * q]], x = T.x[j + 3 + 2 * q];
+			if (ks) for (const k of ks) T.v[k][n] += x;
+		}
+		j += 2 + 2 * c;
+	}
+	for (let k = 0; k < NM; k++) {
+		const v = T.v[k];
+		for (let i = NT - 1; i >= 0; i--) if (par[i] >= 0) v[par[i]] += v[i];
+	}
 	function fname(n) { return D.funcs[T.f[n]][0]; }
 	function stackText(n, max) {
 		const out = [];
-		for (; n >= 0 && out.length < max; n = T.p[n]) out.push('  ' + fname(n));
+		for (; n >= 0 && out.length < max; n = par[n]) out.push('  ' + fname(n));
 		if (n >= 0) out.push('  ...');
 		return out.join('\n');
 	}
@@ -110,6 +134,16 @@
 		let next = Infinity, w = nseg;
 		for (let i = n - 1; i >= 0; i--) {
 			const k = m[mo[i]];
+			if (k === 1) {	// the common case: one state
+				const c = m[mo[i] + 1], s = c % 16, ns = (c - s) / 16;
+				const end = Math.min(time[i], next);
+				w--;
+				st[w] = next = end - ns;
+				en[w] = end;
+				sg[w] = s;
+				sn[w] = i;
+				continue;
+			}
 			let tot = 0;
 			ps.length = pn.length = 0;
 			for (let q = 0; q < k; q++) {
@@ -137,7 +171,7 @@
 		return { th: th, n: nseg, st: st, en: en, sg: sg, sn: sn, time: time };
 	}
 
-	const TL = { rows: [], v0: 0, v1: 1, lo: 0, hi: 1, used: new Set() };
+	const TL = { rows: [], v0: 0, v1: 1, lo: 0, hi: 1, used: new Uint8Array(16) };
 	function timelineInit() {
 		const ths = D.threads.filter((th) => th.ts.length > 0).map(buildThread);
 		ths.sort((a, b) => a.th.e - b.th.e || a.th.p - b.th.p || a.th.t - b.th.t);
@@ -149,7 +183,7 @@
 				lo = Math.min(lo, r.st[0]);
 				hi = Math.max(hi, r.en[r.n - 1]);
 			}
-			for (let i = 0; i < r.n; i++) TL.used.add(r.sg[i]);
+			for (let i = 0; i < r.n; i++) TL.used[r.sg[i]] = 1;
 			const key = r.th.e + ':' + r.th.p;
 			if (key !== last) {
 				last = key;
@@ -182,7 +216,7 @@
 		TL.lo = lo; TL.hi = hi; TL.v0 = lo; TL.v1 = hi; TL.height = Math.max(y, 20);
 		const lg = $('tl-legend');
 		for (const s of ORDER)
-			if (TL.used.has(s))
+			if (TL.used[s])
 				lg.insertAdjacentHTML('beforeend', '<span><i style="background:' + SC[s] + '"></i>' +
 					esc(D.states[s].label) + '</span>');
 		if (!ths.length) labels.textContent = 'no samples with microstate times';
@@ -206,18 +240,18 @@
 				continue;
 			}
 			let pmin = W, pmax = -1;
-			const y = r.y + 1, h = r.h - 2;
-			for (let i = upper(r.en, r.n, v0); i < r.n && r.st[i] < v1; i++) {
-				const x0 = (r.st[i] - v0) * scale, x1 = (r.en[i] - v0) * scale;
+			const y = r.y + 1, h = r.h - 2, st = r.st, en = r.en, sg = r.sg, n = r.n;
+			for (let i = upper(en, n, v0); i < n && st[i] < v1; i++) {
+				const x0 = (st[i] - v0) * scale, x1 = (en[i] - v0) * scale;
 				if (x1 - x0 >= 2) {	// whole pixels: no seams between neighbours
 					const a = Math.max(0, Math.round(x0)), b = Math.min(W, Math.round(x1));
-					g.fillStyle = SC[r.sg[i]];
+					g.fillStyle = SC[sg[i]];
 					g.fillRect(a, y, b - a, h);
 					continue;
 				}
 				// smaller than a pixel or two: summed per pixel, per state
 				const px = Math.min(W - 1, Math.max(0, Math.floor((x0 + x1) / 2)));
-				acc[px * 11 + r.sg[i]] += r.en[i] - r.st[i];
+				acc[px * 11 + sg[i]] += en[i] - st[i];
 				if (px < pmin) pmin = px;
 				if (px > pmax) pmax = px;
 			}
@@ -332,11 +366,11 @@
 		const u = (h >>> 0) % 1000 / 1000;
 		return 'hsl(' + Math.round(8 + 42 * u) + ',' + Math.round(70 + 20 * u) + '%,' + Math.round(56 + 10 * u) + '%)';
 	}
-	function fgVal(n) { return n === NT ? D.total[FG.k] : T.v[n][FG.k]; }
+	function fgVal(n) { return n === NT ? D.total[FG.k] : T.v[FG.k][n]; }
 	function fgMatch(n) { return FG.re && n !== NT && FG.re.test(fname(n)); }
 	function fgPaint() {
 		const k = FG.k, path = [];
-		for (let n = FG.focus; n >= 0; n = T.p[n]) path.unshift(n);
+		for (let n = FG.focus; n >= 0; n = par[n]) path.unshift(n);
 		path.unshift(NT);	// "all"
 		const top = path[path.length - 1], total = fgVal(top);
 		const rects = [];
@@ -345,11 +379,11 @@
 		const lay = (n, x, w, d) => {
 			rects.push([x, w, d, n]);
 			if (d + 1 > depth) depth = d + 1;
-			const ch = kids[n].filter((c) => T.v[c][k] > 0).sort((a, b) => T.v[b][k] - T.v[a][k]);
+			const ch = Array.from(kids(n)).filter((c) => T.v[k][c] > 0).sort((a, b) => T.v[k][b] - T.v[k][a]);
 			const v = fgVal(n);
 			let cx = x;
 			for (const c of ch) {
-				const cw = w * T.v[c][k] / v;
+				const cw = w * T.v[k][c] / v;
 				if (cw >= 0.4) lay(c, cx, cw, d + 1);
 				cx += cw;
 			}
@@ -383,7 +417,7 @@
 			let sum = 0;
 			const walk = (n) => {
 				if (fgMatch(n)) { sum += fgVal(n); return; }
-				for (const ch of kids[n]) if (T.v[ch][k] > 0) walk(ch);
+				for (const ch of kids(n)) if (T.v[k][ch] > 0) walk(ch);
 			};
 			walk(top);
 			$('fg-match').textContent = 'matched: ' + fmtVal(k, sum) + ' ' + unit(k) + ', ' + pct(sum, total);
@@ -556,8 +590,15 @@
 		flameInit();
 		tableInit();
 		fromHash();
+		// timings for the benchmark (scripts/bench-html): the first paints,
+		// and from the start of the navigation to a page ready for use
+		let t0 = performance.now();
 		tlPaint();
+		document.body.setAttribute('data-timeline-ms', (performance.now() - t0).toFixed(1));
+		t0 = performance.now();
 		fgPaint();
+		document.body.setAttribute('data-flame-ms', (performance.now() - t0).toFixed(1));
+		document.body.setAttribute('data-load-ms', performance.now().toFixed(0));
 		window.addEventListener('resize', () => { tlDraw(); fgPaint(); });
 		if (document.body.getAttribute('data-lwprof') !== 'error')
 			document.body.setAttribute('data-lwprof', 'ready');
