@@ -47,18 +47,6 @@ ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
 ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++
 $(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 
-# The html export's page (analyzer/html/: script, style, body), built into
-# lwprof-print as C strings by scripts/embed-c.
-HTML_PAGE := analyzer/html/report.js analyzer/html/report.css analyzer/html/report.html
-$(B)/analyzer-html.c: $(HTML_PAGE) scripts/embed-c
-	@mkdir -p $(@D)
-	scripts/embed-c an_html_js analyzer/html/report.js an_html_css \
-		analyzer/html/report.css an_html_body analyzer/html/report.html >$@.tmp
-	mv $@.tmp $@
-$(B)/analyzer-html.o: $(B)/analyzer-html.c
-	$(CC) $(CFLAGS) -c -o $@ $<
-$(B)/lwprof-print: $(B)/analyzer-html.o
-
 # Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
 # Programs that exist only to be run or profiled by tests: tests/progs/.
 TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
@@ -83,6 +71,18 @@ $(B)/lwprof: $(USER_OBJS) $(EXP_LIB)
 
 $(B)/lwprof-print: $(ANA_OBJS) $(EXP_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ANA_LDLIBS)
+
+# The html export's page (analyzer/html/: script, style, body), built into
+# lwprof-print as C strings by scripts/embed-c.
+HTML_PAGE := analyzer/html/report.js analyzer/html/report.css analyzer/html/report.html
+$(B)/analyzer-html.c: $(HTML_PAGE) scripts/embed-c
+	@mkdir -p $(@D)
+	scripts/embed-c an_html_js analyzer/html/report.js an_html_css \
+		analyzer/html/report.css an_html_body analyzer/html/report.html >$@.tmp
+	mv $@.tmp $@
+$(B)/analyzer-html.o: $(B)/analyzer-html.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/lwprof-print: $(B)/analyzer-html.o
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)

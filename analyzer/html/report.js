@@ -499,7 +499,7 @@
 			const r = c.name ? (x < y ? -1 : x > y ? 1 : 0) : x - y;
 			return (FN.desc ? -r : r) || (D.funcs[a][0] < D.funcs[b][0] ? -1 : 1);
 		});
-		const n = ids.length, MAX = 2000;
+		const n = ids.length, MAX = 500;
 		ids = ids.slice(0, MAX);
 		let h = '<thead><tr>';
 		cols.forEach((q, i) => {
@@ -595,6 +595,9 @@
 		let t0 = performance.now();
 		tlPaint();
 		document.body.setAttribute('data-timeline-ms', (performance.now() - t0).toFixed(1));
+		t0 = performance.now();	// again, the page laid out: what a zoom or pan costs
+		tlPaint();
+		document.body.setAttribute('data-repaint-ms', (performance.now() - t0).toFixed(1));
 		t0 = performance.now();
 		fgPaint();
 		document.body.setAttribute('data-flame-ms', (performance.now() - t0).toFixed(1));
