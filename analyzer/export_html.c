@@ -142,7 +142,8 @@ static void put_funcs(struct hx *x)
 		vals(x, x->f.excl + i * nb);
 		fputc(',', x->o);
 		vals(x, x->f.incl + i * nb);
-		fputc(']', x->o);
+		fprintf(x->o, ",%d]", AN_VEC(an->objs, struct an_obj, fn->obj).kernel ? 1 :
+			fn->flags & AN_F_PSEUDO ? 2 : 0);
 	}
 	fprintf(x->o, "],\"total\":");
 	vals(x, x->g.total);

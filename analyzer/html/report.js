@@ -360,11 +360,15 @@
 	// ---- the flame graph (icicle: roots on top) ----
 	const FG = { k: 0, focus: -1, rects: [], re: null };
 	const ROW = 18;
-	function hue(name) {
+	// warm for user code, cool for the kernel's, grey for <IDLE> and the like
+	function hue(f) {
+		const name = D.funcs[f][0], kind = D.funcs[f][4];
 		let h = 0;
 		for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) | 0;
 		const u = (h >>> 0) % 1000 / 1000;
-		return 'hsl(' + Math.round(8 + 42 * u) + ',' + Math.round(70 + 20 * u) + '%,' + Math.round(56 + 10 * u) + '%)';
+		if (kind === 2) return 'hsl(200,8%,' + Math.round(62 + 10 * u) + '%)';
+		return 'hsl(' + Math.round((kind === 1 ? 165 : 8) + 42 * u) + ',' + Math.round(kind === 1 ? 45 + 20 * u : 70 + 20 * u) +
+			'%,' + Math.round(56 + 10 * u) + '%)';
 	}
 	function fgVal(n) { return n === NT ? D.total[FG.k] : T.v[FG.k][n]; }
 	function fgMatch(n) { return FG.re && n !== NT && FG.re.test(fname(n)); }
@@ -398,7 +402,7 @@
 		g.textBaseline = 'middle';
 		for (const r of rects) {
 			const [x, w, d, n] = r, name = n === NT ? 'all' : fname(n);
-			g.fillStyle = fgMatch(n) ? '#e040fb' : n === NT ? '#b0bec5' : d < path.length - 1 ? '#cfd8dc' : hue(name);
+			g.fillStyle = fgMatch(n) ? '#e040fb' : n === NT ? '#b0bec5' : d < path.length - 1 ? '#cfd8dc' : hue(T.f[n]);
 			g.fillRect(x, d * ROW, Math.max(0.5, w - 0.5), ROW - 1);
 			if (w > 24) {
 				g.save();
