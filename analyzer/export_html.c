@@ -117,7 +117,13 @@ static void put_metrics(struct hx *x)
 		html_json_str(x->o, exp_mstate_names[k].label);
 		fputc('}', x->o);
 	}
-	fprintf(x->o, ",{\"kw\":\"idle\",\"label\":\"Idle\"}]");
+	fprintf(x->o, ",{\"kw\":\"idle\",\"label\":\"Idle\"}],\"bases\":[");
+	for (k = 0; k < (int)an->bases.n; k++) {
+		const struct an_base *b = &AN_VEC(an->bases, struct an_base, k);
+
+		fprintf(x->o, k ? ",[%u,%u]" : "[%u,%u]", b->kind, b->idx);
+	}
+	fputc(']', x->o);
 }
 
 /* Functions (those with data), their metrics, callers and callees. */

@@ -271,7 +271,12 @@
 			}
 		}
 		tlAxis();
-		$('tl-range').textContent = fmtNs(v0 - TL.lo) + ' .. ' + fmtNs(v1 - TL.lo) +
+		if (FG.range) {	// the flame graph's time range
+			const a = (FG.range[0] - v0) * scale, b = (FG.range[1] - v0) * scale;
+			g.fillStyle = 'rgba(255, 193, 7, 0.25)';
+			g.fillRect(a, 0, Math.max(1, b - a), c.h);
+		}
+		$('tl-range').textContent = fmtNs(v0) + ' .. ' + fmtNs(v1) +
 			' (' + fmtNs(v1 - v0) + ' shown)';
 	}
 	function tlAxis() {
@@ -283,8 +288,8 @@
 		g.fillStyle = '#555';
 		g.strokeStyle = '#999';
 		g.font = '10px monospace';
-		for (let t = Math.ceil((v0 - TL.lo) / step) * step; t <= v1 - TL.lo; t += step) {
-			const x = (t + TL.lo - v0) * scale;
+		for (let t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
+			const x = (t - v0) * scale;
 			g.beginPath();
 			g.moveTo(x + 0.5, 14);
 			g.lineTo(x + 0.5, 22);
@@ -326,9 +331,27 @@
 			const at = TL.v0 + (ev.clientX - b.left) / b.width * (TL.v1 - TL.v0);
 			tlZoom(Math.exp(ev.deltaY * 0.0015), at);
 		}, { passive: false });
-		c.addEventListener('mousedown', (ev) => { drag = { x: ev.clientX, v0: TL.v0, v1: TL.v1 }; });
-		window.addEventListener('mouseup', () => { drag = null; });
+		const tAt = (ev) => {
+			const b = c.getBoundingClientRect();
+			return TL.v0 + (ev.clientX - b.left) / b.width * (TL.v1 - TL.v0);
+		};
+		c.addEventListener('mousedown', (ev) => {
+			drag = { x: ev.clientX, v0: TL.v0, v1: TL.v1, sel: ev.shiftKey ? tAt(ev) : null };
+		});
+		window.addEventListener('mouseup', (ev) => {
+			if (drag && drag.sel !== null) {
+				const t = tAt(ev);
+				if (Math.abs(ev.clientX - drag.x) > 2) fgRange(Math.min(drag.sel, t), Math.max(drag.sel, t));
+			}
+			drag = null;
+		});
 		c.addEventListener('mousemove', (ev) => {
+			if (drag && drag.sel !== null) {
+				const t = tAt(ev);
+				FG.range = [Math.min(drag.sel, t), Math.max(drag.sel, t)];
+				tlDraw();
+				return;
+			}
 			if (drag) {
 				const dt = (ev.clientX - drag.x) / c.clientWidth * (drag.v1 - drag.v0);
 				tlSet(drag.v0 - dt, drag.v1 - dt);
@@ -338,13 +361,13 @@
 			const h = tlHit(ev);
 			if (!h) { hideTip(); return; }
 			const th = h.r.th;
-			let s = th.c + ' (pid ' + th.p + ', tid ' + th.t + ')\nat ' + fmtNs(h.t - TL.lo);
+			let s = th.c + ' (pid ' + th.p + ', tid ' + th.t + ')\nat ' + fmtNs(h.t);
 			if (h.i < 0) s += '\nno sample here';
 			else {
 				const r = h.r, i = h.i, smp = r.sn[i];
 				s += '\n' + D.states[r.sg[i]].label + ' for ' + fmtNs(r.en[i] - r.st[i]) +
-					' (' + fmtNs(r.st[i] - TL.lo) + ' .. ' + fmtNs(r.en[i] - TL.lo) + ')' +
-					'\npacket at ' + fmtNs(r.time[smp] - TL.lo) + ', stack:\n' +
+					' (' + fmtNs(r.st[i]) + ' .. ' + fmtNs(r.en[i]) + ')' +
+					'\npacket at ' + fmtNs(r.time[smp]) + ', stack:\n' +
 					(th.s[smp] >= 0 ? stackText(th.s[smp], 40) : '  <none>');
 			}
 			showTip(ev, s);
@@ -358,7 +381,48 @@
 	}
 
 	// ---- the flame graph (icicle: roots on top) ----
-	const FG = { k: 0, focus: -1, rects: [], re: null };
+	const FG = { k: 0, focus: -1, rects: [], re: null, V: T.v, tot: D.total, range: null };
+	// a base's timeline state (its kind AN_B_MSTATE 0 or AN_B_IDLE 3), or -1
+	const BST = D.bases.map((b) => (b[0] === 0 ? b[1] : b[0] === 3 ? 10 : -1));
+	// The flame graph of a time range [a, b) (ns since tmin) of the
+	// timeline: each interval's overlap with it, on its packet's stack, for
+	// the metrics made of microstates (a counter's events have no interval).
+	function fgRange(a, b) {
+		if (!(b > a)) {
+			FG.range = null;
+			FG.V = T.v;
+			FG.tot = D.total;
+		} else {
+			const ex = new Float64Array(NT * 11);
+			for (const r of TL.rows) {
+				if (r.proc) continue;
+				const s = r.th.s;
+				for (let i = upper(r.en, r.n, a); i < r.n && r.st[i] < b; i++) {
+					const o = Math.min(b, r.en[i]) - Math.max(a, r.st[i]), nd = s[r.sn[i]];
+					if (o > 0 && nd >= 0) ex[nd * 11 + r.sg[i]] += o;
+				}
+			}
+			FG.range = [a, b];
+			FG.tot = new Array(NM).fill(0);
+			FG.V = M.map((m, k) => {
+				if (!m.bases.length || !m.bases.every((q) => BST[q] >= 0)) return null;
+				const v = new Float64Array(NT);
+				for (let n = 0; n < NT; n++)
+					for (const q of m.bases) v[n] += ex[n * 11 + BST[q]];
+				for (let n = NT - 1; n >= 0; n--)
+					if (par[n] >= 0) v[par[n]] += v[n]; else FG.tot[k] += v[n];
+				return v;
+			});
+		}
+		const sel = $('fg-metric');
+		for (const o of sel.options) o.disabled = !FG.V[+o.value];
+		if (!FG.V[FG.k]) { FG.k = 0; sel.value = '0'; }
+		FG.focus = -1;
+		$('fg-range').textContent = FG.range ? 'time range ' + fmtNs(a) + ' .. ' + fmtNs(b) + ' (' + fmtNs(b - a) + ')' : 'the whole run';
+		$('fg-clear').style.display = FG.range ? '' : 'none';
+		fgPaint();
+		tlDraw();
+	}
 	const ROW = 18;
 	// warm for user code, cool for the kernel's, grey for <IDLE> and the like
 	function hue(f) {
@@ -370,7 +434,7 @@
 		return 'hsl(' + Math.round((kind === 1 ? 165 : 8) + 42 * u) + ',' + Math.round(kind === 1 ? 45 + 20 * u : 70 + 20 * u) +
 			'%,' + Math.round(56 + 10 * u) + '%)';
 	}
-	function fgVal(n) { return n === NT ? D.total[FG.k] : T.v[FG.k][n]; }
+	function fgVal(n) { return n === NT ? FG.tot[FG.k] : FG.V[FG.k][n]; }
 	function fgMatch(n) { return FG.re && n !== NT && FG.re.test(fname(n)); }
 	function fgPaint() {
 		const k = FG.k, path = [];
@@ -383,11 +447,11 @@
 		const lay = (n, x, w, d) => {
 			rects.push([x, w, d, n]);
 			if (d + 1 > depth) depth = d + 1;
-			const ch = Array.from(kids(n)).filter((c) => T.v[k][c] > 0).sort((a, b) => T.v[k][b] - T.v[k][a]);
+			const V = FG.V[k], ch = Array.from(kids(n)).filter((c) => V[c] > 0).sort((a, b) => V[b] - V[a]);
 			const v = fgVal(n);
 			let cx = x;
 			for (const c of ch) {
-				const cw = w * T.v[k][c] / v;
+				const cw = w * V[c] / v;
 				if (cw >= 0.4) lay(c, cx, cw, d + 1);
 				cx += cw;
 			}
@@ -421,7 +485,7 @@
 			let sum = 0;
 			const walk = (n) => {
 				if (fgMatch(n)) { sum += fgVal(n); return; }
-				for (const ch of kids(n)) if (T.v[k][ch] > 0) walk(ch);
+				for (const ch of kids(n)) if (FG.V[k][ch] > 0) walk(ch);
 			};
 			walk(top);
 			$('fg-match').textContent = 'matched: ' + fmtVal(k, sum) + ' ' + unit(k) + ', ' + pct(sum, total);
@@ -444,6 +508,7 @@
 			fgPaint();
 		};
 		$('fg-reset').onclick = () => { FG.focus = -1; fgPaint(); };
+		$('fg-clear').onclick = () => fgRange(0, 0);
 		const c = $('fg-canvas');
 		c.addEventListener('click', (ev) => {
 			const r = fgHit(ev);
@@ -457,7 +522,7 @@
 			const n = r[3], v = fgVal(n), k = FG.k;
 			const name = n === NT ? 'all' : fname(n), obj = n === NT ? '' : ' [' + D.funcs[T.f[n]][1] + ']';
 			showTip(ev, name + obj + '\n' + M[k].title + ': ' + fmtVal(k, v) + ' ' + unit(k) +
-				'\n' + pct(v, D.total[k]) + ' of all' + (FG.focus >= 0 ? ', ' + pct(v, FG.total) + ' of the zoomed frame' : ''));
+				'\n' + pct(v, FG.tot[k]) + ' of all' + (FG.focus >= 0 ? ', ' + pct(v, FG.total) + ' of the zoomed frame' : ''));
 		});
 		c.addEventListener('mouseleave', hideTip);
 	}
@@ -566,8 +631,9 @@
 	}
 
 	// ---- the page ----
-	// The address's #metric=KW&search=RE&fn=NAME: the flame graph's metric
-	// and search, the function whose callers and callees are shown.
+	// The address's #metric=KW&search=RE&range=A,B&fn=NAME: the flame graph's
+	// metric, search and time range (ns since the earliest start), the
+	// function whose callers and callees are shown.
 	function fromHash() {
 		const q = new URLSearchParams(location.hash.slice(1));
 		const k = M.findIndex((m) => m.kw === q.get('metric'));
@@ -576,6 +642,8 @@
 			$('fg-search').value = q.get('search');
 			try { FG.re = new RegExp(q.get('search'), 'i'); } catch (e) { FG.re = null; }
 		}
+		const r = (q.get('range') || '').split(',').map(Number);
+		if (r.length === 2 && r[1] > r[0]) fgRange(r[0], r[1]);
 		const f = D.funcs.findIndex((x) => x[0] === q.get('fn'));
 		if (f >= 0) ccShow(f);
 	}

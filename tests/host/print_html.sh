@@ -3,7 +3,7 @@
 # The html report (docs/html-report.md) loaded in headless Chromium: no
 # script error, the threads with their time on the timeline, the functions
 # with print's values, callers and callees, the flame graph's search share
-# for a microstate and a counter, a selection applied, text that would end
+# for a microstate and a counter and in a time range, a selection applied, text that would end
 # the page's script when not escaped.  Ground truth: tests/data/exp/html.gen.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
@@ -73,6 +73,13 @@ check "$(grep -o '<span id="fg-match">[^<]*' <<<"$d" | sed 's/.*>//')" = "matche
 d=$(dom "file://$page#metric=instructions&search=%5EA%24")
 check "$(grep -o '<span id="fg-match">[^<]*' <<<"$d" | sed 's/.*>//')" = "matched: 500000 events, 100.00%" \
 	"flame graph: every instruction event under A"
+# a time range's flame graph: 500 to 700 ms holds 200 ms of each thread,
+# server's in E (System CPU), worker's asleep in B, client's in spin
+d=$(dom "file://$page#range=500000000,700000000&search=%5EE%24")
+check "$(grep -o '<span id="fg-match">[^<]*' <<<"$d" | sed 's/.*>//')" = "matched: 0.200 s, 33.33%" \
+	"flame graph of 500-700 ms: E has 0.200 s of the 0.600 s"
+check "$(grep -o '<option value="[0-9]*" disabled="">[^<]*' <<<"$d" | sed 's/.*>//' | tr '\n' ,)" = \
+	"Wall Time,instructions Events," "... where a counter and the wall time have no interval"
 check "$(grep -c 'Process 500 (server)' <<<"$d")" -eq 1 "the statistics view is on the page"
 check "$(grep -c 'Counter:        instructions every 100000 events' <<<"$d")" -eq 1 \
 	"the header is on the page"
