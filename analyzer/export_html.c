@@ -35,6 +35,27 @@ void html_json_str(FILE *o, const char *s)
 	fputc('"', o);
 }
 
+void html_num(FILE *o, bool sep, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	if (sep)
+		*--p = ',';
+	fwrite_unlocked(p, 1, b + sizeof(b) - p, o);
+}
+
+void html_id(FILE *o, bool sep, uint32_t id)
+{
+	if (id == UINT32_MAX)
+		fputs(sep ? ",-1" : "-1", o);
+	else
+		html_num(o, sep, id);
+}
+
 /* What one export computed, and the page's numbering of it. */
 struct hx {
 	struct an *an;
@@ -57,8 +78,7 @@ static void vals(struct hx *x, const uint64_t *base)
 
 	fputc('[', x->o);
 	for (k = 0; k < x->nm; k++)
-		fprintf(x->o, "%s%" PRIu64, k ? "," : "",
-			an_metric_raw(x->an, x->ms[k], base));
+		html_num(x->o, k, an_metric_raw(x->an, x->ms[k], base));
 	fputc(']', x->o);
 }
 
@@ -181,12 +201,12 @@ static void put_tree(struct hx *x)
 	fprintf(x->o, ",\"tree\":{\"p\":[");
 	for (i = 0, k = 0; i < t->cnt; i++)
 		if (x->tid[i] != UINT32_MAX)
-			fprintf(x->o, k++ ? ",%d" : "%d", t->n[i].parent == UINT32_MAX ?
-				-1 : (int)x->tid[t->n[i].parent]);
+			html_id(x->o, k++, t->n[i].parent == UINT32_MAX ? UINT32_MAX :
+				x->tid[t->n[i].parent]);
 	fprintf(x->o, "],\"f\":[");
 	for (i = 0, k = 0; i < t->cnt; i++)
 		if (x->tid[i] != UINT32_MAX)
-			fprintf(x->o, k++ ? ",%u" : "%u", x->fid[t->n[i].func]);
+			html_num(x->o, k++, x->fid[t->n[i].func]);
 	/* exclusive, per base, sparse: node, count, then (base, value) pairs */
 	fprintf(x->o, "],\"x\":[");
 	for (i = 0, k = 0; i < t->cnt; i++) {
@@ -199,10 +219,13 @@ static void put_tree(struct hx *x)
 			n += e[b] != 0;
 		if (!n)
 			continue;
-		fprintf(x->o, k++ ? ",%u,%u" : "%u,%u", x->tid[i], n);
+		html_num(x->o, k++, x->tid[i]);
+		html_num(x->o, true, n);
 		for (b = 0; b < t->nb; b++)
-			if (e[b])
-				fprintf(x->o, ",%u,%" PRIu64, b, e[b]);
+			if (e[b]) {
+				html_num(x->o, true, b);
+				html_num(x->o, true, e[b]);
+			}
 	}
 	fprintf(x->o, "]}");
 }

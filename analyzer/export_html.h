@@ -8,6 +8,7 @@
 #ifndef LWPROF_EXPORT_HTML_H
 #define LWPROF_EXPORT_HTML_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,6 +20,9 @@ int export_html(struct an *an, const struct an_settings *set, FILE *out);
 
 /* Its parts: s as a JSON string (safe inside a <script> element) ... */
 void html_json_str(FILE *o, const char *s);
+/* ... a number, after a comma if sep; an id, -1 for UINT32_MAX ... */
+void html_num(FILE *o, bool sep, uint64_t v);
+void html_id(FILE *o, bool sep, uint32_t id);
 /*
  * ... and the timeline's threads (export_html_tl.c): the selected samples
  * with microstate values, per thread by time; a sample's stack as the

@@ -108,7 +108,7 @@ static void tl_thread(struct tl *t, uint32_t th, const uint32_t *of_node,
 		uint64_t tm = an->s.time[t->idx[i]];
 
 		tm = tm > prev ? tm : prev;	/* before tmin: at it */
-		fprintf(o, i > a ? ",%" PRIu64 : "%" PRIu64, tm - prev);
+		html_num(o, i > a, tm - prev);
 		prev = tm;
 	}
 	fprintf(o, "],\"s\":[");
@@ -116,7 +116,7 @@ static void tl_thread(struct tl *t, uint32_t th, const uint32_t *of_node,
 		uint32_t nd = an->s.stack[t->idx[i]];
 		uint32_t pn = nd < an->nodes.n ? page_node[of_node[nd]] : UINT32_MAX;
 
-		fprintf(o, i > a ? ",%d" : "%d", pn == UINT32_MAX ? -1 : (int)pn);
+		html_id(o, i > a, pn);
 	}
 	fprintf(o, "],\"m\":[");
 	for (i = a; i < b; i++) {
@@ -126,10 +126,10 @@ static void tl_thread(struct tl *t, uint32_t th, const uint32_t *of_node,
 
 		for (j = 1; j <= l[0]; j++)
 			k += t->state[l[j]] >= 0 && v[j - 1];
-		fprintf(o, i > a ? ",%u" : "%u", k);
+		html_num(o, i > a, k);
 		for (j = 1; j <= l[0]; j++)
 			if (t->state[l[j]] >= 0 && v[j - 1])
-				fprintf(o, ",%" PRIu64, v[j - 1] * 16 + t->state[l[j]]);
+				html_num(o, true, v[j - 1] * 16 + t->state[l[j]]);
 	}
 	fprintf(o, "]}");
 }
