@@ -342,6 +342,10 @@
 			if (drag && drag.sel !== null) {
 				const t = tAt(ev);
 				if (Math.abs(ev.clientX - drag.x) > 2) fgRange(Math.min(drag.sel, t), Math.max(drag.sel, t));
+			} else if (drag && Math.abs(ev.clientX - drag.x) <= 2 && ev.target === c) {
+				// a click: the leaf function there, with its callers and callees
+				const h = tlHit(ev), nd = h && h.i >= 0 ? h.r.th.s[h.r.sn[h.i]] : -1;
+				if (nd >= 0) ccShow(T.f[nd]);
 			}
 			drag = null;
 		});
@@ -515,6 +519,7 @@
 			if (!r) return;
 			FG.focus = r[3] === NT ? -1 : r[3];
 			fgPaint();
+			if (r[3] !== NT) ccShow(T.f[r[3]]);	// and its callers and callees
 		});
 		c.addEventListener('mousemove', (ev) => {
 			const r = fgHit(ev);

@@ -66,6 +66,20 @@ check "$(grep -c . <<<"$fn")" -eq 9 "functions table: the 9 functions with data"
 cc=$(rows cc-table <<<"$d" | cut -f1,2 | tr '\t\n' ':,')
 check "$cc" = "B:0.790,A:0.700,* C:1.490,F:0.890,E:0.600," "callers and callees of C"
 
+# a user at the page (tests/host/print_html_ui.js): hover, click, zoom,
+# pan, select a range, sort; its checks' lines come back in <pre id="ui-test">
+{
+	sed '$d' "$page"
+	echo '<script>'
+	cat "$LWPROF_TOP/tests/host/print_html_ui.js"
+	echo '</script></body></html>'
+} >"$PRINT_OUT/ui.html"
+ui=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$PRINT_OUT/chrome" \
+	--window-size=1400,1000 --virtual-time-budget=10000 --dump-dom "file://$PRINT_OUT/ui.html" 2>/dev/null |
+	sed -n '/<pre id="ui-test">/,/<\/pre>/p' | sed 's|<[^>]*>||g; s|&gt;|>|g; s|&lt;|<|g; s|&amp;|\&|g')
+printf '%s\n' "$ui" | grep -E '^(ok|FAIL): ' | sed 's/^/ui: /; s/^ui: FAIL: /FAIL: ui: /'
+check "$(grep -c '^ok: ' <<<"$ui"),$(grep -c '^FAIL: ' <<<"$ui")" = 17,0 "ui: the user's 17 checks pass"
+
 # the flame graph's search: G's share of the user time, and A's of the counter
 d=$(dom "file://$page#metric=user&search=%5EG%24")
 check "$(grep -o '<span id="fg-match">[^<]*' <<<"$d" | sed 's/.*>//')" = "matched: 0.420 s, 40.38%" \
@@ -92,6 +106,13 @@ check "$(grep -o 'data-tid="[0-9]*"' <<<"$d" | tr '\n' ' ')" = 'data-tid="600" '
 	"-thread_select 3: only thread 600 on the timeline"
 check "$(rows fn-table <<<"$d" | cut -f1 | sort | tr '\n' ' ')" = "main ns::Widget::spin " \
 	"-thread_select 3: only its functions in the table"
+
+# no sample selected: an empty page, still working
+"$LWPROF" print -filters 'TSTAMP > 100s' -html "$PRINT_OUT/none.html" "$exp"
+d=$(dom "file://$PRINT_OUT/none.html")
+ready "$d" "no sample"
+check "$(grep -o '<div id="tl-labels">[^<]*' <<<"$d")" = \
+	'<div id="tl-labels">no samples with microstate times' "no sample: the timeline says so"
 
 # a command line that would end the script element, were it not escaped
 e2=$({
