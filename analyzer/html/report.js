@@ -33,6 +33,7 @@
 	function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '-'; }
 	function fmtNs(ns) {
 		const a = Math.abs(ns);
+		if (a === 0) return '0 s';
 		if (a >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
 		if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
 		if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' us';
@@ -116,14 +117,18 @@
 
 	// ---- the timeline ----
 	// Each thread's samples become segments (start, end, state, sample),
-	// sorted and disjoint: a sample's states end at its time, or where the
-	// next sample's begin when they would overlap (a packet split in two).
+	// sorted and disjoint.  A packet's states end at its time, or where a
+	// packet of the same time begins (a packet split in two), and never
+	// reach back before the thread's previous packet: states that add up
+	// to more than that window (clocks of two CPUs) are scaled into it.
 	function buildThread(th) {
 		const n = th.ts.length, m = th.m, time = new Float64Array(n), mo = new Int32Array(n);
+		const lo = new Float64Array(n);	// the previous packet's time (of another time)
 		let t = 0, j = 0, nseg = 0;
 		for (let i = 0; i < n; i++) {
 			t += th.ts[i];
 			time[i] = t;
+			lo[i] = i === 0 ? -Infinity : time[i - 1] === t ? lo[i - 1] : time[i - 1];
 			mo[i] = j;
 			nseg += m[j];
 			j += m[j] + 1;
@@ -133,12 +138,11 @@
 		const ps = [], pn = [];
 		let next = Infinity, w = nseg;
 		for (let i = n - 1; i >= 0; i--) {
-			const k = m[mo[i]];
+			const k = m[mo[i]], end = Math.min(time[i], next);
 			if (k === 1) {	// the common case: one state
 				const c = m[mo[i] + 1], s = c % 16, ns = (c - s) / 16;
-				const end = Math.min(time[i], next);
 				w--;
-				st[w] = next = end - ns;
+				st[w] = next = Math.max(end - ns, Math.min(lo[i], end));
 				en[w] = end;
 				sg[w] = s;
 				sn[w] = i;
@@ -156,13 +160,13 @@
 				ps[p] = s; pn[p] = ns;
 				tot += ns;
 			}
-			const end = Math.min(time[i], next);
-			let pos = end - tot;
+			const room = Math.max(0, end - lo[i]), f = tot > room ? room / tot : 1;
+			let pos = end - tot * f;
 			next = pos;
 			w -= k;
 			for (let q = 0; q < k; q++) {
 				st[w + q] = pos;
-				pos += pn[q];
+				pos = q + 1 < k ? pos + pn[q] * f : end;
 				en[w + q] = pos;
 				sg[w + q] = ps[q];
 				sn[w + q] = i;

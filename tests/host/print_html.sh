@@ -107,6 +107,26 @@ check "$(grep -o 'data-tid="[0-9]*"' <<<"$d" | tr '\n' ' ')" = 'data-tid="600" '
 check "$(rows fn-table <<<"$d" | cut -f1 | sort | tr '\n' ' ')" = "main ns::Widget::spin " \
 	"-thread_select 3: only its functions in the table"
 
+# intervals stay between a thread's packets: 40 ms of sleep reported 10 ms
+# after the packet before are scaled into those 10 ms (not pushed back over
+# it); a packet split in two (same time) shares its 90 ms window
+e3=$(gen_exp window - <<'EOF2'
+binary seed seed_example.bin
+map 700 seed 0x555555554000
+task start 700 700 1 window
+sample pid=700 tid=700 t=100000000 ms=user:50000000 stack=main
+sample pid=700 tid=700 t=110000000 ms=sleep:40000000 stack=main
+sample pid=700 tid=700 t=200000000 ms=user:30000000 stack=A,main
+sample pid=700 tid=700 t=200000000 ms=sleep:60000000 stack=A,main
+EOF2
+)
+"$LWPROF" print -html "$PRINT_OUT/window.html" "$e3"
+d=$(dom "file://$PRINT_OUT/window.html")
+check "$(grep -o 'data-tid="700" data-ns="[0-9]*"' <<<"$d")" = 'data-tid="700" data-ns="150000000"' \
+	"timeline: 50 ms, 40 ms scaled into 10, 30 + 60 ms in a 90 ms window: 150 ms"
+check "$(grep -o '<span id="tl-range">[^<]*' <<<"$d" | sed 's/.*>//')" = "50.000 ms .. 200.000 ms (150.000 ms shown)" \
+	"timeline: from the first interval's start, nothing pushed back before it"
+
 # no sample selected: an empty page, still working
 "$LWPROF" print -filters 'TSTAMP > 100s' -html "$PRINT_OUT/none.html" "$exp"
 d=$(dom "file://$PRINT_OUT/none.html")
