@@ -150,4 +150,10 @@ check "$(grep -o '<span id="title">[^<]*' <<<"$d")" = \
 check $? -ne 0 "an unwritable path fails"
 check "$(grep -c '/nonexistent/dir/x.html: No such file or directory' "$PRINT_OUT/err.txt")" -eq 1 \
 	"... naming the file and why"
+if [ -w /dev/full ]; then
+	"$LWPROF" print -html /dev/full "$exp" 2>"$PRINT_OUT/err.txt"
+	check $? -ne 0 "a full disk fails"
+	check "$(grep -c 'writing the page: No space left on device' "$PRINT_OUT/err.txt")" -eq 1 \
+		"... saying so"
+fi
 done_testing
