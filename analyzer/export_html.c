@@ -188,9 +188,10 @@ static void put_funcs(struct hx *x)
 }
 
 /*
- * The call tree: per node its parent (-1: a root) and function, and the
- * base values of the samples whose stack ends there (the page sums them
- * into each metric's inclusive values, as an_metric_raw() would).
+ * The call tree: per node its parent (as k - parent's k; 0: a root) and
+ * function, and the base values of the samples whose stack ends there
+ * (the page sums them into each metric's inclusive values, as
+ * an_metric_raw() would).
  */
 static void put_tree(struct hx *x)
 {
@@ -198,11 +199,14 @@ static void put_tree(struct hx *x)
 	size_t i;
 	uint32_t k;
 
+	/* parents as distances back (0: a root): mostly short numbers */
 	fprintf(x->o, ",\"tree\":{\"p\":[");
 	for (i = 0, k = 0; i < t->cnt; i++)
-		if (x->tid[i] != UINT32_MAX)
-			html_id(x->o, k++, t->n[i].parent == UINT32_MAX ? UINT32_MAX :
-				x->tid[t->n[i].parent]);
+		if (x->tid[i] != UINT32_MAX) {
+			html_num(x->o, k, t->n[i].parent == UINT32_MAX ? 0 :
+				 k - x->tid[t->n[i].parent]);
+			k++;
+		}
 	fprintf(x->o, "],\"f\":[");
 	for (i = 0, k = 0; i < t->cnt; i++)
 		if (x->tid[i] != UINT32_MAX)

@@ -46,7 +46,7 @@
 
 	// ---- the call tree and stacks ----
 	const T = D.tree, NT = T.p.length;
-	const par = Int32Array.from(T.p);
+	const par = Int32Array.from(T.p, (d, i) => (d ? i - d : -1));	// distances back
 	// children of each node (NT: the root) as index ranges of kidv
 	const kidf = new Int32Array(NT + 2), kidv = new Int32Array(NT);
 	for (let i = 0; i < NT; i++) kidf[(par[i] < 0 ? NT : par[i]) + 1]++;
