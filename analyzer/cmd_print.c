@@ -248,12 +248,15 @@ static int c_inline(struct prun *r, const char *arg)
 	return 0;
 }
 
-/* -html FILE: the html export (export_html.c) of the current selection */
+/* -html FILE: the html export (export_html.c) of the current selection; - is -outfile's */
 static int c_html(struct prun *r, const char *arg)
 {
-	FILE *f = fopen(arg, "w");
+	FILE *f;
 	int err;
 
+	if (!strcmp(arg, "-"))
+		return export_html(r->an, r->vs, r->out->f);
+	f = fopen(arg, "w");
 	if (!f)
 		return an_errf(r->an, -errno, "%s: %s", arg, strerror(errno));
 	err = export_html(r->an, r->vs, f);

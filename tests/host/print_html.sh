@@ -145,6 +145,10 @@ ready "$d" "escaping"
 check "$(grep -o '<span id="title">[^<]*' <<<"$d")" = \
 	'<span id="title">&lt;/script&gt;&lt;b&gt;"x"&amp;amp;\y' "the command shown as it was"
 
+# -html -: to where -outfile points (standard output here)
+check "$("$LWPROF" print -html - "$exp" | cmp - "$page" && echo same)" = same \
+	"-html - writes the same page to standard output"
+
 # bad output path: a clear error
 "$LWPROF" print -html /nonexistent/dir/x.html "$exp" 2>"$PRINT_OUT/err.txt"
 check $? -ne 0 "an unwritable path fails"
