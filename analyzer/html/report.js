@@ -19,7 +19,7 @@
 	const M = D.metrics, NM = M.length;
 	// colours per state: LWPROF_MS_* order, then idle
 	const SC = ['#2e9d48', '#1f6fd0', '#8e44ad', '#ef6c00', '#f9b825', '#8d6e63',
-		'#d32f2f', '#b7c4cc', '#37474f', '#ec407a', '#e6e6e6'];
+		'#d32f2f', '#b7c4cc', '#37474f', '#ec407a', '#e6e6e6', '#dadada'];	// 11: outside the search
 	// a packet's states laid out in its interval: off-CPU first, user last
 	const ORDER = [7, 8, 6, 9, 3, 4, 5, 2, 1, 10, 0];
 	const RANK = new Array(16).fill(99);
@@ -207,6 +207,7 @@
 			d.textContent = r.th.c + ' ' + r.th.t;
 			d.title = 'thread ' + r.th.i + ': pid ' + r.th.p + ', tid ' + r.th.t + ', ' + r.th.n + ' samples';
 			d.setAttribute('data-tid', r.th.t);
+			r.label = d;
 			let ns = 0;	// the thread's time on the timeline (the tests read it)
 			for (let i = 0; i < r.n; i++) ns += r.en[i] - r.st[i];
 			d.setAttribute('data-ns', ns);
@@ -235,7 +236,7 @@
 	function tlPaint() {
 		const c = sizeCanvas($('tl-canvas'), TL.height), g = c.g, W = Math.max(1, Math.floor(c.w));
 		const v0 = TL.v0, v1 = TL.v1, scale = c.w / (v1 - v0);
-		const acc = new Float64Array(W * 11);
+		const acc = new Float64Array(W * 12), hit = TL.hit;
 		g.clearRect(0, 0, c.w, c.h);
 		for (const r of TL.rows) {
 			if (r.proc) {
@@ -244,28 +245,29 @@
 				continue;
 			}
 			let pmin = W, pmax = -1;
-			const y = r.y + 1, h = r.h - 2, st = r.st, en = r.en, sg = r.sg, n = r.n;
+			const y = r.y + 1, h = r.h - 2, st = r.st, en = r.en, sg = r.sg, n = r.n, sn = r.sn, ss = r.th.s;
 			for (let i = upper(en, n, v0); i < n && st[i] < v1; i++) {
 				const x0 = (st[i] - v0) * scale, x1 = (en[i] - v0) * scale;
+				const q = hit && !(ss[sn[i]] >= 0 && hit[ss[sn[i]]]) ? 11 : sg[i];
 				if (x1 - x0 >= 2) {	// whole pixels: no seams between neighbours
 					const a = Math.max(0, Math.round(x0)), b = Math.min(W, Math.round(x1));
-					g.fillStyle = SC[sg[i]];
+					g.fillStyle = SC[q];
 					g.fillRect(a, y, b - a, h);
 					continue;
 				}
 				// smaller than a pixel or two: summed per pixel, per state
 				const px = Math.min(W - 1, Math.max(0, Math.floor((x0 + x1) / 2)));
-				acc[px * 11 + sg[i]] += en[i] - st[i];
+				acc[px * 12 + q] += en[i] - st[i];
 				if (px < pmin) pmin = px;
 				if (px > pmax) pmax = px;
 			}
 			for (let px = pmin; px <= pmax; px++) {
 				let best = -1, bv = 0, sum = 0;
-				for (let s = 0; s < 11; s++) {
-					const v = acc[px * 11 + s];
-					if (v > bv) { bv = v; best = s; }
+				for (let s = 0; s < 12; s++) {
+					const v = acc[px * 12 + s];
+					if (v > bv || (v > 0 && s < 11 && best === 11)) { bv = v; best = s; }	// a match shows
 					sum += v;
-					acc[px * 11 + s] = 0;
+					acc[px * 12 + s] = 0;
 				}
 				if (best < 0) continue;
 				g.globalAlpha = Math.max(0.35, Math.min(1, sum * scale));
@@ -443,6 +445,35 @@
 			'%,' + Math.round(56 + 10 * u) + '%)';
 	}
 	function fgVal(n) { return n === NT ? FG.tot[FG.k] : FG.V[FG.k][n]; }
+	// The search (a regular expression): the flame graph's frames, and on
+	// the timeline the intervals whose stack has a matching function (the
+	// others grey); each thread's time in such stacks in its label's
+	// data-match-ns.
+	function setSearch(text) {
+		try { FG.re = text ? new RegExp(text, 'i') : null; } catch (e) { FG.re = null; }
+		TL.hit = null;
+		if (FG.re) {
+			const fh = D.funcs.map((f) => FG.re.test(f[0]));
+			TL.hit = new Uint8Array(NT);
+			for (let n = 0; n < NT; n++) TL.hit[n] = fh[T.f[n]] || (par[n] >= 0 && TL.hit[par[n]]) ? 1 : 0;
+		}
+		let all = 0;
+		for (const r of TL.rows) {
+			if (r.proc) continue;
+			let ns = 0;
+			if (TL.hit)
+				for (let i = 0; i < r.n; i++) {
+					const nd = r.th.s[r.sn[i]];
+					if (nd >= 0 && TL.hit[nd]) ns += r.en[i] - r.st[i];
+				}
+			r.label.setAttribute('data-match-ns', ns);
+			all += ns;
+		}
+		$('tl-search').textContent = TL.hit ? 'search: ' + fmtNs(all) + ' of thread time in stacks with a match (' +
+			'the rest grey)' : '';
+		fgPaint();
+		tlDraw();
+	}
 	function fgMatch(n) { return FG.re && n !== NT && FG.re.test(fname(n)); }
 	function fgPaint() {
 		const k = FG.k, path = [];
@@ -511,10 +542,7 @@
 		for (let k = 0; k < NM; k++)
 			if (hasData(k)) sel.insertAdjacentHTML('beforeend', '<option value="' + k + '">' + esc(M[k].title) + '</option>');
 		sel.onchange = () => { FG.k = +sel.value; fgPaint(); };
-		$('fg-search').oninput = (ev) => {
-			try { FG.re = ev.target.value ? new RegExp(ev.target.value, 'i') : null; } catch (e) { FG.re = null; }
-			fgPaint();
-		};
+		$('fg-search').oninput = (ev) => setSearch(ev.target.value);
 		$('fg-reset').onclick = () => { FG.focus = -1; fgPaint(); };
 		$('fg-clear').onclick = () => fgRange(0, 0);
 		const c = $('fg-canvas');
@@ -649,7 +677,7 @@
 		if (k >= 0 && hasData(k)) { FG.k = k; $('fg-metric').value = String(k); }
 		if (q.get('search')) {
 			$('fg-search').value = q.get('search');
-			try { FG.re = new RegExp(q.get('search'), 'i'); } catch (e) { FG.re = null; }
+			setSearch(q.get('search'));
 		}
 		const r = (q.get('range') || '').split(',').map(Number);
 		if (r.length === 2 && r[1] > r[0]) fgRange(r[0], r[1]);

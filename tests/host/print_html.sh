@@ -84,6 +84,11 @@ check "$(grep -c '^ok: ' <<<"$ui"),$(grep -c '^FAIL: ' <<<"$ui")" = 17,0 "ui: th
 d=$(dom "file://$page#metric=user&search=%5EG%24")
 check "$(grep -o '<span id="fg-match">[^<]*' <<<"$d" | sed 's/.*>//')" = "matched: 0.420 s, 40.38%" \
 	"flame graph: G has 0.420 s of the 1.040 s of user time"
+for want in 500:290000000 501:400000000 600:0; do	# the timeline: time in stacks with G
+	tid=${want%:*} ns=${want#*:}
+	got=$(grep -o "data-tid=\"$tid\" data-ns=\"[0-9]*\" data-match-ns=\"[0-9]*\"" <<<"$d" | sed 's/.*data-match-ns="//; s/"//')
+	check "${got:-none}" = "$ns" "search ^G\$ on the timeline: thread $tid has $ns ns in stacks with G"
+done
 d=$(dom "file://$page#metric=instructions&search=%5EA%24")
 check "$(grep -o '<span id="fg-match">[^<]*' <<<"$d" | sed 's/.*>//')" = "matched: 500000 events, 100.00%" \
 	"flame graph: every instruction event under A"
