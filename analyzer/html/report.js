@@ -300,7 +300,7 @@
 			g.moveTo(x + 0.5, 14);
 			g.lineTo(x + 0.5, 22);
 			g.stroke();
-			g.fillText(fmtNs(t), x + 3, 11);
+			g.fillText(fmtNs(t).replace(/\.(\d*?)0+ /, (m, d) => (d ? '.' + d + ' ' : ' ')), x + 3, 11);	// 1.5 s, 100 ms
 		}
 	}
 	function tlSet(v0, v1) {
