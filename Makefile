@@ -72,6 +72,18 @@ $(B)/lwprof: $(USER_OBJS) $(EXP_LIB)
 $(B)/lwprof-print: $(ANA_OBJS) $(EXP_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ANA_LDLIBS)
 
+# The html export's page (analyzer/html/: script, style, body), built into
+# lwprof-print as C strings by scripts/embed-c.
+HTML_PAGE := analyzer/html/report.js analyzer/html/report.css analyzer/html/report.html
+$(B)/analyzer-html.c: $(HTML_PAGE) scripts/embed-c
+	@mkdir -p $(@D)
+	scripts/embed-c an_html_js analyzer/html/report.js an_html_css \
+		analyzer/html/report.css an_html_body analyzer/html/report.html >$@.tmp
+	mv $@.tmp $@
+$(B)/analyzer-html.o: $(B)/analyzer-html.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/lwprof-print: $(B)/analyzer-html.o
+
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
@@ -168,7 +180,7 @@ uninstall:
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
-		$(B)/lwprof-print $(EXP_LIB) tests/out
+		$(B)/lwprof-print $(EXP_LIB) tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 

@@ -355,11 +355,10 @@ int an_tree(struct an *an, const struct an_agg *g, struct an_tree *t)
 			return an_errf(an, -ENOMEM, "out of memory");
 		}
 	}
+	t->of_node = map;	/* an_tree_free() frees it */
 	p = calloc(t->cnt * nb * 2 + 1, sizeof(uint64_t));
-	if (!p) {
-		free(map);
+	if (!p)
 		return an_errf(an, -ENOMEM, "out of memory");
-	}
 	t->excl = p;
 	t->incl = t->excl + t->cnt * nb;
 	for (i = 0; i < g->n; i++) {
@@ -372,12 +371,12 @@ int an_tree(struct an *an, const struct an_agg *g, struct an_tree *t)
 		for (; tn != UINT32_MAX; tn = t->n[tn].parent)
 			add_row(t->incl + (size_t)tn * nb, row, nb);
 	}
-	free(map);
 	return 0;
 }
 
 void an_tree_free(struct an_tree *t)
 {
+	free(t->of_node);
 	free(t->n);
 	free(t->excl);
 	an_htab_free(&t->h);

@@ -72,6 +72,7 @@ struct an_tree {
 	uint32_t roots;
 	uint64_t *excl, *incl;
 	struct an_htab h;
+	uint32_t *of_node;	/* per pc-trie node (an->nodes): its tree node */
 };
 
 int an_tree(struct an *an, const struct an_agg *g, struct an_tree *t);

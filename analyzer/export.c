@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "export.h"
+#include "export_html.h"
 
 const struct an_export_ops an_export_fmts[] = {
 	{ "folded", "FlameGraph collapsed stacks of the first metric: root;...;leaf VALUE",
@@ -19,6 +21,8 @@ const struct an_export_ops an_export_fmts[] = {
 	  an_export_pprof, true },
 	{ "perfetto", "Perfetto trace: per-thread microstate slices and samples with stacks",
 	  an_export_perfetto, true },
+	{ "html", "a self-contained HTML report: thread timeline, flame graph, tables",
+	  export_html, false },
 };
 
 const size_t an_export_nfmts = sizeof(an_export_fmts) / sizeof(an_export_fmts[0]);
@@ -47,9 +51,24 @@ bool an_export_setting(const char *name)
 	return false;
 }
 
+/* Write x's output to f, then close it (unless stdout); name for messages. */
+static int export_to(struct an *an, const struct an_settings *vs,
+		     const struct an_export_ops *x, FILE *f, const char *name)
+{
+	int err = x->write(an, vs, f);
+
+	if (!err && (fflush(f) || ferror(f)))
+		err = an_errf(an, errno ? -errno : -EIO, "%s: %s", name,
+			      errno ? strerror(errno) : "write error");
+	if (f != stdout && fclose(f) && !err)
+		err = an_errf(an, -errno, "%s: %s", name, strerror(errno));
+	return err;
+}
+
 int an_export_run(struct an *an, const struct an_settings *vs,
 		  const struct an_export_ops *x, const char *path)
 {
+	struct stat st;
 	char *tmp = NULL;
 	FILE *f;
 	int err;
@@ -58,10 +77,17 @@ int an_export_run(struct an *an, const struct an_settings *vs,
 		if (x->binary && isatty(1))
 			return an_errf(an, -EINVAL, "%s output is binary: give -o FILE",
 				       x->name);
-		err = x->write(an, vs, stdout);
-		if (!err && fflush(stdout))
-			err = an_errf(an, -errno, "standard output: %s", strerror(errno));
-		return err;
+		return export_to(an, vs, x, stdout, "standard output");
+	}
+	/*
+	 * A device or a fifo (/dev/null, /dev/stdout, a pipe) is written as
+	 * it is: a temporary file renamed over it would replace the node.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			return an_errf(an, -errno, "%s: %s", path, strerror(errno));
+		return export_to(an, vs, x, f, path);
 	}
 	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
 		return an_errf(an, -ENOMEM, "out of memory");
@@ -71,11 +97,7 @@ int an_export_run(struct an *an, const struct an_settings *vs,
 		free(tmp);
 		return err;
 	}
-	err = x->write(an, vs, f);
-	if (!err && ferror(f))
-		err = an_errf(an, -EIO, "%s: write error", tmp);
-	if (fclose(f) && !err)
-		err = an_errf(an, -errno, "%s: %s", tmp, strerror(errno));
+	err = export_to(an, vs, x, f, tmp);
 	if (!err && rename(tmp, path))
 		err = an_errf(an, -errno, "%s: %s", path, strerror(errno));
 	if (err)

@@ -36,6 +36,7 @@ pkgs=(
 	"valgrind:/usr/bin/valgrind"
 	"procps:/usr/bin/ps"
 	"util-linux:/usr/bin/setpriv"
+	"chromium:/usr/bin/chromium"
 )
 
 missing=()
