@@ -21,7 +21,7 @@
 
 static inline uint32_t pc_fn(struct an *an, const struct an_pc *p)
 {
-	return an->inline_funcs ? p->ifunc : p->func;
+	return an_pc_func(an->inline_funcs, p);
 }
 
 int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)

@@ -154,6 +154,7 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "clock_interval_ns", offsetof(struct an_exp, clock_interval_ns) },
 		{ "records", offsetof(struct an_exp, records) },
 		{ "lost", offsetof(struct an_exp, lost) },
+		{ "sync_threshold_ns", offsetof(struct an_exp, sync_ns) },
 	};
 	static const struct { const char *k; size_t off; } u32s[] = {
 		{ "target", offsetof(struct an_exp, target) },
@@ -271,6 +272,8 @@ int an_read_usage(struct an *an, struct an_exp *e)
 
 	snprintf(path, sizeof(path), "%s/usage.txt", e->dir);
 	err = slurp(an, path, &buf, &len, false);
+	if (err == -ENOENT && !e->clock_interval_ns && !e->counters.n)
+		return 0;	/* tracing only: no thread was accounted */
 	if (err == -ENOENT) {
 		an_warn(an, "%s: missing: no precise totals for -statistics", path);
 		return 0;

@@ -26,6 +26,7 @@
 #include "libexp/format.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
+#include "libexp/trace.h"
 #include "unwind.h"
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -212,7 +213,7 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
  * a second reader of the file fetches the bases of delta copies.
  */
 struct rdfile {
-	uint32_t key;
+	uint64_t key;
 	bool open;
 	char path[4200];
 	struct exp_reader cur, bases;
@@ -232,14 +233,19 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 				  struct rdfile *f)
 {
 	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
-	uint32_t key = r->exp * 65536 + r->file;
+	uint64_t key = (uint64_t)r->exp << 32 | r->file;
 	const struct lwprof_rec *h;
 	int ea, eb;
 
 	if (!f->open || f->key != key) {
 		rdfile_close(f);
-		snprintf(f->path, sizeof(f->path), "%s/" EXP_REC_FMT, e->dir,
-			 r->file);
+		if (r->file >= AN_FILE_TRACE)
+			snprintf(f->path, sizeof(f->path), "%s",
+				 an_str(&an->strs, AN_VEC(e->trace_files, uint32_t,
+							  r->file - AN_FILE_TRACE)));
+		else
+			snprintf(f->path, sizeof(f->path), "%s/" EXP_REC_FMT,
+				 e->dir, r->file);
 		/* the first pass showed its warnings */
 		ea = exp_reader_open(&f->cur, AT_FDCWD, f->path, NULL, NULL);
 		eb = exp_reader_open(&f->bases, AT_FDCWD, f->path, NULL, NULL);
@@ -252,6 +258,8 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 	}
 	if (exp_reader_at(&f->cur, r->off, &h) != 1)
 		return NULL;
+	if (h->type == EXP_REC_TRACE)	/* a traced call: its sample */
+		return (const uint8_t *)&((const struct exp_rec_trace *)h)->s;
 	return (const uint8_t *)h;
 }
 
