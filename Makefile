@@ -131,6 +131,7 @@ tests: $(B)/tests/progs/unwind_sampler_ibt
 # Tracing's workloads (docs/tracing.md) count their own calls: the
 # compiler must neither drop a malloc/free pair nor turn a call into a jump.
 $(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
+$(B)/tests/progs/trace_static: LDFLAGS += -static
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<

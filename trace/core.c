@@ -421,7 +421,9 @@ static void process_start(uint32_t event)
 	if (!tr_self && !thread_get(0))
 		return;
 	emit_task(exec ? LWPROF_TASK_EXEC : event, getppid());
-	emit_maps();
+	/* a forked child has its parent's mappings (the analyzer copies them) */
+	if (event != LWPROF_TASK_FORK)
+		emit_maps();
 	emit_fds();
 	flush(tr_self);
 }

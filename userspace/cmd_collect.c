@@ -489,9 +489,20 @@ int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
 	r.o = o;
 	r.sfd = r.pidfd = -1;
 	lwprof_usage_init(&r.usage);
-	if (ops->open(o, &r.src, msg, sizeof(msg))) {
+	if (collect_trace_check(o, msg, sizeof(msg))) {
 		fprintf(stderr, COLLECT ": %s\n", msg);
 		return 1;
+	}
+	if (ops->open(o, &r.src, msg, sizeof(msg))) {
+		/* tracing needs no module: without -p or -h, trace alone */
+		if (!collect_tracing(o) || o->clock_set || o->nr_counters ||
+		    source_trace.open(o, &r.src, msg, sizeof(msg))) {
+			fprintf(stderr, COLLECT ": %s\n", msg);
+			return 1;
+		}
+		fprintf(stderr, COLLECT ": no clock profiling (%s): tracing only\n",
+			msg);
+		ops = &source_trace;
 	}
 	if (create(&r.e, o)) {
 		ops->close(r.src);
