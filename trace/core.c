@@ -44,7 +44,8 @@ struct tr_thread {
 	int lock;			/* a flush is writing it */
 	pid_t tid;
 	uint64_t stack_top;		/* copies end here; 0: unknown */
-	uint32_t len;			/* bytes in buf */
+	uint32_t len;			/* bytes in buf (the owner's; release) */
+	uint32_t done;			/* bytes of buf written out (under lock) */
 	uint8_t *buf;
 };
 
@@ -52,9 +53,14 @@ struct tr_conf tr_conf;
 __thread int tr_in TR_TLS;
 static __thread struct tr_thread *tr_self TR_TLS;
 
+#define TR_MAPS_MAX	1024		/* executable mappings remembered */
+
 /* The process's state: set at load and in a forked child. */
 static struct {
 	int fd;				/* trace.PID.rec, or -1 */
+	uint64_t maps[TR_MAPS_MAX];	/* starts of the mappings recorded */
+	unsigned int nmaps;
+	int maps_lock;
 	pid_t pid;
 	char dir[PATH_MAX];
 	struct tr_thread *threads;
@@ -78,27 +84,35 @@ static ssize_t raw_write(int fd, const void *p, size_t n)
 	return syscall(SYS_write, fd, p, n);
 }
 
-static void flush_locked(struct tr_thread *t)
+/*
+ * Write out what t holds past what was written.  Only its owner empties
+ * it (reset, when it holds no room or at fork): another thread (exit)
+ * writes up to the length the owner last published and leaves the rest,
+ * so an append under way stays whole.
+ */
+static void flush_locked(struct tr_thread *t, bool reset)
 {
-	uint32_t off = 0;
+	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
 	ssize_t n;
 
-	while (off < t->len && tr.fd >= 0) {
-		n = raw_write(tr.fd, t->buf + off, t->len - off);
+	while (t->done < len && tr.fd >= 0) {
+		n = raw_write(tr.fd, t->buf + t->done, len - t->done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;	/* the experiment's disk: nothing better to do */
-		off += n;
+		t->done += n;
 	}
-	t->len = 0;
+	t->done = len;
+	if (reset)
+		t->len = t->done = 0;
 }
 
-static void flush(struct tr_thread *t)
+static void flush(struct tr_thread *t, bool reset)
 {
 	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
-	flush_locked(t);
+	flush_locked(t, reset);
 	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
 }
 
@@ -108,7 +122,7 @@ static void flush_all(void)
 
 	for (t = __atomic_load_n(&tr.threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (__atomic_load_n(&t->used, __ATOMIC_ACQUIRE))
-			flush(t);
+			flush(t, t == tr_self);
 }
 
 /* The stack's end of the calling thread, for the copies' bound. */
@@ -153,7 +167,7 @@ static struct tr_thread *thread_get(uint64_t top)
 			;
 	}
 	t->tid = gettid();
-	t->len = 0;
+	t->len = t->done = 0;
 	t->stack_top = top ? top : stack_top(t->tid);
 	tr_self = t;
 	return t;
@@ -167,15 +181,16 @@ static uint8_t *reserve(size_t n)
 	if (!t && !(t = thread_get(0)))
 		return NULL;
 	if (t->len + n > TR_BUF)
-		flush(t);
+		flush(t, true);
 	return t->buf + t->len;
 }
 
 static void commit(size_t n)
 {
-	tr_self->len += n;
+	/* the record before its length: another thread's flush reads it */
+	__atomic_store_n(&tr_self->len, tr_self->len + n, __ATOMIC_RELEASE);
 	if (tr.exiting)
-		flush(tr_self);
+		flush(tr_self, true);
 }
 
 static void sample_init(struct lwprof_rec_sample *s, uint64_t t, uint32_t size)
@@ -298,6 +313,11 @@ static void emit_map(const char *line)
 		return;
 	if (!path[0])
 		strcpy(path, "//anon");
+	for (n = 0; n < (int)tr.nmaps; n++)
+		if (tr.maps[n] == start)
+			return;		/* recorded already (before a dlopen) */
+	if (tr.nmaps < TR_MAPS_MAX)
+		tr.maps[tr.nmaps++] = start;
 	len = strlen(path);
 	size = sizeof(*m) + ((len + 8) & ~7UL);
 	m = (struct lwprof_rec_mmap *)small(size);
@@ -323,7 +343,10 @@ static void emit_map(const char *line)
 	commit(size);
 }
 
-/* The executable mappings, as the module's MMAP records would say. */
+/*
+ * The executable mappings not recorded yet, as the module's MMAP records
+ * would say (at the start, after a dlopen).
+ */
 static void emit_maps(void)
 {
 	char buf[8192], line[PATH_MAX + 128];
@@ -425,7 +448,7 @@ static void process_start(uint32_t event)
 	if (event != LWPROF_TASK_FORK)
 		emit_maps();
 	emit_fds();
-	flush(tr_self);
+	flush(tr_self, true);
 }
 
 /*
@@ -467,7 +490,7 @@ __attribute__((destructor(101))) static void tr_fini(void)
 void tr_before_fork(void)
 {
 	if (tr_self)
-		flush(tr_self);
+		flush(tr_self, true);
 }
 
 void tr_after_fork(bool child)
@@ -480,7 +503,7 @@ void tr_after_fork(bool child)
 	/* the parent writes out what its threads' buffers hold */
 	for (t = tr.threads; t; t = t->next) {
 		t->lock = 0;
-		t->len = 0;
+		t->len = t->done = 0;
 		if (t != tr_self)
 			t->used = 0;
 	}
@@ -502,6 +525,26 @@ void tr_after_exec_failed(void)
 {
 }
 
+/* A library loaded later: its mappings. */
+TR_API void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	void *h;
+
+	if (!real && !(real = tr_real("dlopen")))
+		return NULL;
+	h = real(file, mode);
+	if (h && tr_conf.kinds && tr.fd >= 0) {
+		tr_in++;
+		while (__atomic_exchange_n(&tr.maps_lock, 1, __ATOMIC_ACQUIRE))
+			sched_yield();
+		emit_maps();
+		__atomic_store_n(&tr.maps_lock, 0, __ATOMIC_RELEASE);
+		tr_in--;
+	}
+	return h;
+}
+
 void tr_thread_exit(void)
 {
 	struct tr_thread *t = tr_self;
@@ -509,7 +552,7 @@ void tr_thread_exit(void)
 	if (!t)
 		return;
 	tr_in++;
-	flush(t);
+	flush(t, true);
 	tr_self = NULL;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
 	tr_in--;

@@ -6,8 +6,10 @@
  * print must show inclusive at FUNC).  Also a second thread's churn
  * (its buffer is written out when it ends) and a signal handler that
  * allocates while the main thread is in the allocator (not counted: only
- * that the run survives and the rest stays exact).
+ * that the run survives and the rest stays exact).  Last, libz loaded
+ * with dlopen allocates in compress(): its frames must be named.
  */
+#include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -125,6 +127,20 @@ NOINLINE static void under_signals(void)
 	fprintf(stderr, "trace_heap: %lu signal handlers ran\n", handler_calls);
 }
 
+/* A library the program does not link: its allocations, under compress. */
+NOINLINE static void dl_alloc(void)
+{
+	int (*compress)(unsigned char *, unsigned long *, const unsigned char *,
+			unsigned long);
+	static unsigned char src[1024], dst[2048];
+	unsigned long n = sizeof(dst);
+	void *z = dlopen("libz.so.1", RTLD_NOW);
+
+	compress = z ? (void *)dlsym(z, "compress") : NULL;
+	if (compress && !compress(dst, &n, src, sizeof(src)))
+		printf("libz compress\n");
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
@@ -140,6 +156,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc > 1 && !strcmp(argv[1], "signals"))
 		under_signals();
+	dl_alloc();
 	fflush(stdout);
 	return 0;
 }
