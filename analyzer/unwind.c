@@ -258,9 +258,7 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 	}
 	if (exp_reader_at(&f->cur, r->off, &h) != 1)
 		return NULL;
-	if (h->type == EXP_REC_TRACE)	/* a traced call: its sample */
-		return (const uint8_t *)&((const struct exp_rec_trace *)h)->s;
-	return (const uint8_t *)h;
+	return (const uint8_t *)exp_rec_sample(h);	/* a traced call's too */
 }
 
 static bool noframes_eq(void *ctx, uint32_t id, const void *key)

@@ -99,6 +99,18 @@ struct exp_rec_trace_file {
 };
 
 /*
+ * The sample of a record the reader handed out: a SAMPLE itself, a trace
+ * record's own; NULL for other types.
+ */
+static inline const struct lwprof_rec_sample *
+exp_rec_sample(const struct lwprof_rec *h)
+{
+	if (h->type == EXP_REC_TRACE)
+		return &((const struct exp_rec_trace *)h)->s;
+	return h->type == LWPROF_REC_SAMPLE ? (const void *)h : NULL;
+}
+
+/*
  * Checks of a trace record whose size the reader has checked to cover
  * its fixed part: NULL, or what is wrong and *at the offset in the record
  * of the field at fault.

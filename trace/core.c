@@ -44,6 +44,7 @@ struct tr_thread {
 	int lock;			/* a flush is writing it */
 	pid_t tid;
 	uint64_t stack_top;		/* copies end here; 0: unknown */
+	struct tr_stack_base base;	/* of the stack copies' deltas */
 	uint32_t len;			/* bytes in buf (the owner's; release) */
 	uint32_t done;			/* bytes of buf written out (under lock) */
 	uint8_t *buf;
@@ -155,11 +156,12 @@ static struct tr_thread *thread_get(uint64_t top)
 			break;
 	}
 	if (!t) {
-		t = mmap(NULL, TR_BUF + 4096, PROT_READ | PROT_WRITE,
+		t = mmap(NULL, TR_BUF + 4096 + LWPROF_STACK_MAX, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (t == MAP_FAILED)
 			return NULL;
 		t->buf = (uint8_t *)t + 4096;
+		t->base.bytes = t->buf + TR_BUF;
 		t->used = 1;
 		t->next = __atomic_load_n(&tr.threads, __ATOMIC_RELAXED);
 		while (!__atomic_compare_exchange_n(&tr.threads, &t->next, t, false,
@@ -168,6 +170,7 @@ static struct tr_thread *thread_get(uint64_t top)
 	}
 	t->tid = gettid();
 	t->len = t->done = 0;
+	t->base.have = 0;	/* a new thread's first copy is whole */
 	t->stack_top = top ? top : stack_top(t->tid);
 	tr_self = t;
 	return t;
@@ -208,7 +211,10 @@ static void sample_init(struct lwprof_rec_sample *s, uint64_t t, uint32_t size)
 void tr_emit(const struct tr_ev *ev, const uint64_t *regs)
 {
 	uint64_t sp = regs ? regs[LWPROF_REG_SP] : 0, top, copy = 0;
+	const size_t fixed = sizeof(struct exp_rec_trace);
 	struct exp_rec_trace *r;
+	uint32_t area = 0;
+	uint16_t sflags = 0;
 	uint8_t *p;
 	size_t size;
 
@@ -220,11 +226,20 @@ void tr_emit(const struct tr_ev *ev, const uint64_t *regs)
 		else if (top <= sp)
 			copy = 0;	/* unknown or foreign stack: registers only */
 	}
-	size = sizeof(*r) + (regs ? 8 * LWPROF_NR_REGS : 0) + ((copy + 7) & ~7ULL);
-	p = reserve(size);
+	size = fixed + (regs ? 8 * LWPROF_NR_REGS + tr_stack_room(sp, copy) + 8 : 0);
+	p = reserve(size);	/* the most it can take */
 	if (!p)
 		return;
 	r = (struct exp_rec_trace *)p;
+	if (regs) {
+		p = (uint8_t *)(&r->s + 1);
+		memcpy(p, regs, 8 * LWPROF_NR_REGS);
+		p += 8 * LWPROF_NR_REGS;
+		area = copy ? tr_stack_copy(&tr_self->base, ev->end, sp, copy, p,
+					    &sflags) : 0;
+		memset(p + area, 0, ((area + 7) & ~7U) - area);
+	}
+	size = fixed + (regs ? 8 * LWPROF_NR_REGS + ((area + 7) & ~7U) : 0);
 	r->hdr.type = EXP_REC_TRACE;
 	r->hdr.flags = 0;
 	r->hdr.size = size;
@@ -238,13 +253,8 @@ void tr_emit(const struct tr_ev *ev, const uint64_t *regs)
 	r->ret = ev->ret;
 	sample_init(&r->s, ev->end, size - offsetof(struct exp_rec_trace, s));
 	if (regs) {
-		r->s.hdr.flags = LWPROF_RS_REGS;
-		p = (uint8_t *)(&r->s + 1);
-		memcpy(p, regs, 8 * LWPROF_NR_REGS);
-		p += 8 * LWPROF_NR_REGS;
-		memcpy(p, (const void *)sp, copy);
-		memset(p + copy, 0, ((copy + 7) & ~7ULL) - copy);
-		r->s.stack_size = copy;
+		r->s.hdr.flags = LWPROF_RS_REGS | sflags;
+		r->s.stack_size = area;
 	}
 	commit(size);
 }
@@ -504,6 +514,7 @@ void tr_after_fork(bool child)
 	for (t = tr.threads; t; t = t->next) {
 		t->lock = 0;
 		t->len = t->done = 0;
+		t->base.have = 0;	/* the bases are in the parent's file */
 		if (t != tr_self)
 			t->used = 0;
 	}

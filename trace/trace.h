@@ -100,6 +100,18 @@ static inline void tr_leave(void)
 			 "movq %%rax, 128(%0)"				\
 			 : : "r"(r) : "rax", "memory")
 
+/* A thread's last whole stack copy: the base of its deltas (stack.c). */
+struct tr_stack_base {
+	uint64_t sp, time;
+	uint32_t size, deltas;
+	int have;
+	uint8_t *bytes;		/* LWPROF_STACK_MAX */
+};
+
+size_t tr_stack_room(uint64_t sp, uint64_t size);
+uint32_t tr_stack_copy(struct tr_stack_base *b, uint64_t t, uint64_t sp,
+		       uint32_t size, uint8_t *out, uint16_t *flags);
+
 /*
  * Append the record of ev (regs: TR_REGS's, or NULL for no stack) to
  * this thread's buffer.  Called between tr_enter() and tr_leave().
