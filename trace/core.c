@@ -208,7 +208,7 @@ static void sample_init(struct lwprof_rec_sample *s, uint64_t t, uint32_t size)
 	s->kind = LWPROF_SK_CLOCK;
 }
 
-void tr_emit(const struct tr_ev *ev, const uint64_t *regs)
+void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 {
 	uint64_t sp = regs ? regs[LWPROF_REG_SP] : 0, top, copy = 0;
 	const size_t fixed = sizeof(struct exp_rec_trace);
@@ -234,6 +234,12 @@ void tr_emit(const struct tr_ev *ev, const uint64_t *regs)
 	if (regs) {
 		p = (uint8_t *)(&r->s + 1);
 		memcpy(p, regs, 8 * LWPROF_NR_REGS);
+		/*
+		 * The array lies in the interposed function's frame, inside
+		 * the copy: zeroed, it is the same bytes every call (a delta
+		 * skips it) and the record has its values.
+		 */
+		memset(regs, 0, 8 * LWPROF_NR_REGS);
 		p += 8 * LWPROF_NR_REGS;
 		area = copy ? tr_stack_copy(&tr_self->base, ev->end, sp, copy, p,
 					    &sflags) : 0;

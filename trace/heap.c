@@ -52,7 +52,7 @@ static __thread int resolving TR_TLS;
 		}							\
 	} while (0)
 
-static void alloc_ev(uint16_t event, const uint64_t *regs, void *p, void *old,
+static void alloc_ev(uint16_t event, uint64_t *regs, void *p, void *old,
 		     size_t bytes)
 {
 	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)p,

@@ -16,7 +16,7 @@
 
 #include "trace.h"
 
-static void io_ev(uint16_t event, const uint64_t *regs, int fd, uint64_t t0,
+static void io_ev(uint16_t event, uint64_t *regs, int fd, uint64_t t0,
 		  int64_t ret, int err, bool moves)
 {
 	struct tr_ev ev = { .event = event, .fd = fd, .start = t0 };
@@ -89,7 +89,7 @@ IO(int, dup2, EXP_TR_DUP, (int fd, int nfd), (fd, nfd), fd, false)
 IO(int, dup3, EXP_TR_DUP, (int fd, int nfd, int fl), (fd, nfd, fl), fd, false)
 
 /* open and friends: the new descriptor, and the name it stands for. */
-static int opened(uint16_t event, const uint64_t *regs, uint64_t t0, int fd,
+static int opened(uint16_t event, uint64_t *regs, uint64_t t0, int fd,
 		  const char *path)
 {
 	int err = errno;
@@ -145,7 +145,7 @@ OPEN(creat64, (const char *p, mode_t m), (p, m), p, )
 
 /* ---- stdio ---- */
 
-static FILE *fopened(const uint64_t *regs, uint64_t t0, FILE *f,
+static FILE *fopened(uint64_t *regs, uint64_t t0, FILE *f,
 		     const char *path)
 {
 	int err = errno;

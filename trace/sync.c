@@ -16,7 +16,7 @@
 
 #include "trace.h"
 
-static void sync_ev(uint16_t event, const uint64_t *regs, const void *obj,
+static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 		    uint64_t t0, int ret)
 {
 	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)obj,

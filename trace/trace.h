@@ -114,9 +114,10 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, uint64_t t, uint64_t sp,
 
 /*
  * Append the record of ev (regs: TR_REGS's, or NULL for no stack) to
- * this thread's buffer.  Called between tr_enter() and tr_leave().
+ * this thread's buffer; zeroes regs.  Called between tr_enter() and
+ * tr_leave().
  */
-void tr_emit(const struct tr_ev *ev, const uint64_t *regs);
+void tr_emit(const struct tr_ev *ev, uint64_t *regs);
 
 /* A descriptor's file name (open, and the inherited ones). */
 void tr_emit_file(int fd, const char *path);
