@@ -479,9 +479,11 @@ static int do_trace(struct rec_ctx *c, const struct exp_rec_trace *t)
 {
 	uint32_t layout, sample = UINT32_MAX;
 	uint64_t vals[4];
-	int err;
+	int err, nv = an_trace_decode(c->an, t, &layout, vals);
 
-	if (an_trace_decode(c->an, t, &layout, vals) > 0) {
+	if (nv < 0)
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	if (nv > 0) {
 		sample = c->an->s.n;
 		c->field_base = offsetof(struct exp_rec_trace, s);
 		err = do_sample(c, &t->s, t);

@@ -29,68 +29,86 @@ static const uint32_t lay_bases[7][3] = {
 	[L_ERR] = { AN_T_ERR_CNT, AN_T_ERR_NS, UINT32_MAX },
 };
 
+/*
+ * The bases, in enum order so that every layout's ids increase; the
+ * layouts are made when first used (a metric is listed where a layout
+ * has its bases: an_metric_present).
+ */
 int an_trace_init(struct an *an)
 {
 	struct an_sdec *d = &an->ld->sdec;
-	uint32_t ids[3], i, k, n;
+	uint32_t i;
 
-	/* the bases in enum order, so that every layout's ids increase */
 	for (i = 0; i < AN_T_COUNT; i++)
 		if (an_base_id(an, AN_B_TRACE, i) == UINT32_MAX)
 			return -ENOMEM;
-	for (k = 0; k < 7; k++) {
-		for (n = 0; n < 3 && lay_bases[k][n] != UINT32_MAX; n++)
-			ids[n] = an_base_id(an, AN_B_TRACE, lay_bases[k][n]);
-		d->tlay[k] = an_layout_intern(an, ids, n);
-		if (d->tlay[k] == UINT32_MAX)
-			return -ENOMEM;
-	}
+	for (i = 0; i < 7; i++)
+		d->tlay[i] = UINT32_MAX;
 	an->tev.esz = sizeof(struct an_tev);
 	an->tnames.esz = sizeof(struct an_tname);
 	return 0;
 }
 
+/* Layout k (L_*), made now if it was not. */
+static uint32_t tlay(struct an *an, int k)
+{
+	struct an_sdec *d = &an->ld->sdec;
+	uint32_t ids[3], n;
+
+	if (d->tlay[k] != UINT32_MAX)
+		return d->tlay[k];
+	for (n = 0; n < 3 && lay_bases[k][n] != UINT32_MAX; n++)
+		ids[n] = an_base_id(an, AN_B_TRACE, lay_bases[k][n]);
+	d->tlay[k] = an_layout_intern(an, ids, n);
+	return d->tlay[k];
+}
+
 int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
 		    uint32_t *layout, uint64_t *vals)
 {
-	const uint32_t *tlay = an->ld->sdec.tlay;
 	uint64_t ns = t->s.time_ns - t->start_ns;
 	enum exp_trace_class cls = exp_trace_event(t->event)->cls;
+	int k, n;
 
 	switch (cls) {
 	case EXP_TC_ALLOC:
-		*layout = tlay[L_ALLOC];
+		k = L_ALLOC;
 		vals[0] = 1;
 		vals[1] = t->bytes;
-		return 2;
+		n = 2;
+		break;
 	case EXP_TC_SYNC:
-		*layout = tlay[L_SYNC];
+		k = L_SYNC;
 		vals[0] = ns;
 		vals[1] = 1;
-		return 2;
+		n = 2;
+		break;
 	case EXP_TC_IOREAD:
 	case EXP_TC_IOWRITE:
-		if (t->ret < 0)
-			break;
-		*layout = tlay[cls == EXP_TC_IOREAD ? L_READ : L_WRITE];
-		vals[0] = t->bytes;
-		vals[1] = 1;
-		vals[2] = ns;
-		return 3;
 	case EXP_TC_IOOTHER:
-		if (t->ret < 0)
-			break;
-		*layout = tlay[L_OTHER];
-		vals[0] = 1;
-		vals[1] = ns;
-		return 2;
+		if (t->ret < 0) {
+			k = L_ERR;
+			vals[0] = 1;
+			vals[1] = ns;
+			n = 2;
+		} else if (cls == EXP_TC_IOOTHER) {
+			k = L_OTHER;
+			vals[0] = 1;
+			vals[1] = ns;
+			n = 2;
+		} else {
+			k = cls == EXP_TC_IOREAD ? L_READ : L_WRITE;
+			vals[0] = t->bytes;
+			vals[1] = 1;
+			vals[2] = ns;
+			n = 3;
+		}
+		break;
 	default:
 		return 0;	/* a free: in the side table only */
 	}
-	*layout = tlay[L_ERR];
-	vals[0] = 1;
-	vals[1] = ns;
-	return 2;
+	*layout = tlay(an, k);
+	return *layout == UINT32_MAX ? -ENOMEM : n;
 }
 
 int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
@@ -173,10 +191,11 @@ static int leak_sample(struct an *an, size_t i)
 	struct an_tev *v = &AN_VEC(an->tev, struct an_tev, i);
 	struct an_unw_ref *u;
 	uint64_t vals[2] = { 1, v->bytes };
-	uint32_t s = v->sample, n = an->s.n, unw = v->unw;
+	uint32_t s = v->sample, n = an->s.n, unw = v->unw, lay = tlay(an, L_LEAK);
 
-	if (an_sample_add(an, v->t1, an->s.stack[s], an->s.thr[s], an->s.cpu[s],
-			  an->ld->sdec.tlay[L_LEAK], vals, 2, 0))
+	if (lay == UINT32_MAX ||
+	    an_sample_add(an, v->t1, an->s.stack[s], an->s.thr[s], an->s.cpu[s],
+			  lay, vals, 2, 0))
 		return -ENOMEM;
 	if (unw == UINT32_MAX)
 		return 0;

@@ -29,6 +29,7 @@ pkgs=(
 	"libcapstone-dev:/usr/include/capstone/capstone.h"
 	"linux-perf:/usr/bin/perf"
 	"binutils:/usr/bin/gprofng"
+	"heaptrack:/usr/bin/heaptrack"
 	"valgrind:/usr/bin/valgrind"
 	"procps:/usr/bin/ps"
 	"util-linux:/usr/bin/setpriv"

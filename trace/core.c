@@ -569,6 +569,7 @@ void tr_thread_exit(void)
 	if (!t)
 		return;
 	tr_in++;
+	emit_task(LWPROF_TASK_EXIT, getppid());
 	flush(t, true);
 	tr_self = NULL;
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
@@ -582,8 +583,8 @@ void *tr_thread_start(void *arg)
 
 	tr_in++;
 	free(arg);
-	if (tr_conf.kinds)
-		thread_get((uint64_t)__builtin_frame_address(0));
+	if (tr_conf.kinds && thread_get((uint64_t)__builtin_frame_address(0)))
+		emit_task(LWPROF_TASK_FORK, getppid());	/* names the thread */
 	tr_in--;
 	ret = st.fn(st.arg);
 	tr_thread_exit();
