@@ -292,8 +292,11 @@ void tr_emit_file(int fd, const char *path)
 
 static void emit_task(uint32_t event, pid_t ppid)
 {
-	struct lwprof_rec_task *t = (struct lwprof_rec_task *)small(sizeof(*t));
+	struct lwprof_rec_task *t;
 
+	if (tr_conf.no_tasks)
+		return;	/* the module's records say it */
+	t = (struct lwprof_rec_task *)small(sizeof(*t));
 	if (!t)
 		return;
 	memset(t, 0, sizeof(*t));
@@ -368,8 +371,11 @@ static void emit_maps(void)
 	char buf[8192], line[PATH_MAX + 128];
 	size_t ll = 0;
 	ssize_t n;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), i;
+	int fd, i;
 
+	if (tr_conf.no_tasks)
+		return;	/* the module's records say it */
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
@@ -480,11 +486,12 @@ __attribute__((constructor(101))) static void tr_init(void)
 	unsigned int k = 0;
 
 	tr_in++;
-	if (v && dir && sscanf(v, "%7[hsi],%llu,%llu", kinds, &ns, &stack) == 3 &&
+	if (v && dir && sscanf(v, "%7[hsik],%llu,%llu", kinds, &ns, &stack) == 3 &&
 	    strlen(dir) < sizeof(tr.dir)) {
 		k |= strchr(kinds, 'h') ? TR_HEAP : 0;
 		k |= strchr(kinds, 's') ? TR_SYNC : 0;
 		k |= strchr(kinds, 'i') ? TR_IO : 0;
+		tr_conf.no_tasks = strchr(kinds, 'k') != NULL;
 		strcpy(tr.dir, dir);
 		tr_conf.sync_ns = ns;
 		tr_conf.stack_bytes = stack > LWPROF_STACK_MAX ? LWPROF_STACK_MAX : stack;

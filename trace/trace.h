@@ -33,6 +33,7 @@
 
 struct tr_conf {
 	unsigned int kinds;		/* TR_* */
+	bool no_tasks;			/* the module records tasks and mappings */
 	uint64_t sync_ns;		/* waits shorter than this are not recorded */
 	uint32_t stack_bytes;		/* the most stack copied per event */
 };

@@ -400,7 +400,8 @@ static int run(struct run *r)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
-	err = collect_trace_env(r->o, &r->e, r->msg, sizeof(r->msg));
+	err = collect_trace_env(r->o, &r->e, r->src->ops != &source_trace,
+				r->msg, sizeof(r->msg));
 	if (err) {
 		fprintf(stderr, COLLECT ": %s\n", r->msg);
 		return 1;

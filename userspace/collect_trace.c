@@ -164,7 +164,7 @@ static __u64 calibrate(struct exp_writer *e)
 }
 
 int collect_trace_env(const struct collect_opts *o, struct exp_writer *e,
-		      char *msg, size_t len)
+		      bool source_tasks, char *msg, size_t len)
 {
 	char lib[PATH_MAX + 64], dir[PATH_MAX], v[64], *pre;
 	const char *old = getenv("LD_PRELOAD");
@@ -181,9 +181,10 @@ int collect_trace_env(const struct collect_opts *o, struct exp_writer *e,
 	}
 	if (o->sync == SYNC_CALIBRATE)
 		sync_ns = calibrate(e);
-	snprintf(v, sizeof(v), "%s%s%s,%llu,%u", o->heap ? "h" : "",
+	/* k: the source records tasks and mappings: the library must not */
+	snprintf(v, sizeof(v), "%s%s%s%s,%llu,%u", o->heap ? "h" : "",
 		 o->sync != SYNC_OFF ? "s" : "", o->io ? "i" : "",
-		 (unsigned long long)sync_ns, stack);
+		 source_tasks ? "k" : "", (unsigned long long)sync_ns, stack);
 	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "",
 		     old ? old : "") < 0)
 		return -ENOMEM;
