@@ -249,6 +249,8 @@ int an_view_iostat(struct an *an, const struct an_settings *vs,
 		   struct an_out *o);
 /* experiment exp's traced waits: their count and time */
 void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns);
+/* its n longest, each with the microstates of the clock packets in it */
+void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f);
 
 /* helpers shared by the views (view_func.c) */
 int an_cols_effective(struct an *an, const struct an_settings *vs,

@@ -68,7 +68,9 @@ static bool file_read(struct unw *u, uint64_t addr, uint64_t *val)
 
 bool unw_read(struct unw *u, uint64_t addr, uint64_t *val)
 {
-	if (addr >= u->sp && addr + 8 <= u->sp + u->stack_size) {
+	/* no addr + 8: an address near 2^64 (a garbage CFA) would wrap */
+	if (addr >= u->sp && u->stack_size >= 8 &&
+	    addr - u->sp <= u->stack_size - 8) {
 		memcpy(val, u->stack + (addr - u->sp), 8);
 		return true;
 	}

@@ -144,11 +144,13 @@ static void sync_vs_lock(struct an *an, size_t e, const uint64_t *samp, FILE *o)
 		return;
 	}
 	lock = x->usage.n ? lp : ls;
-	fprintf(o, "  User Lock Time: %.3f s%s, %.3f s sampled; %s Sync Wait Time by %.3f s%s\n\n",
+	fprintf(o, "  User Lock Time: %.3f s%s, %.3f s sampled; %s Sync Wait Time by %.3f s%s\n",
 		lock / 1e9, x->usage.n ? " precise" : "", ls / 1e9,
 		lock >= ns ? "above" : "below",
 		(lock >= ns ? lock - ns : ns - lock) / 1e9, lock >= ns ?
 		" (waits under the threshold, and lock time outside traced calls)" : "");
+	an_trace_sync_top(an, e, 5, o);
+	fputc('\n', o);
 }
 
 static void stat_block(FILE *o, const char *indent, const uint64_t *precise,

@@ -13,6 +13,7 @@
 
 #include "an.h"
 #include "compute.h"
+#include "libexp/mstate_names.h"
 #include "libexp/trace.h"
 
 static enum exp_trace_class tev_class(const struct an_tev *t)
@@ -581,4 +582,91 @@ void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns)
 			*ns += t->t1 - t->t0;
 		}
 	}
+}
+
+/* Sort: the longest wait first. */
+static int wait_cmp(const void *a, const void *b)
+{
+	const struct an_tev *const *x = a, *const *y = b;
+	uint64_t dx = (*x)->t1 - (*x)->t0, dy = (*y)->t1 - (*y)->t0;
+
+	return dx > dy ? -1 : dx < dy;
+}
+
+/*
+ * The microstates over a wait: those of its thread's clock packets
+ * taken in (t0, t1].  The module takes the packet that carries a wait's
+ * off-CPU time when the thread returns to user mode, before the call
+ * returns; the first packet in the window may hold up to one interval
+ * from before the call.
+ */
+static void wait_states(struct an *an, const uint64_t *voff, uint32_t thr,
+			uint64_t t0, uint64_t t1, uint64_t *ms)
+{
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < an->s.n; i++) {
+		const uint32_t *l;
+
+		if (an->s.thr[i] != thr || an->s.time[i] <= t0 || an->s.time[i] > t1)
+			continue;
+		l = an_layout(an, an->s.layout[i]);
+		for (j = 1; j <= l[0]; j++) {
+			const struct an_base *b = &AN_VEC(an->bases, struct an_base, l[j]);
+
+			if (b->kind == AN_B_MSTATE)
+				ms[b->idx] += an->s.vals[voff[i] + j - 1];
+		}
+	}
+}
+
+void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f)
+{
+	struct an_vec v = { .esz = sizeof(struct an_tev *) };
+	uint64_t *voff = malloc((an->s.n + 1) * sizeof(*voff)), off = 0;
+	struct an_tev **p;
+	size_t i, k;
+	uint32_t thr;
+
+	if (!voff)
+		return;
+	for (i = 0; i < an->s.n; i++) {
+		voff[i] = off;
+		off += an_layout(an, an->s.layout[i])[0];
+	}
+	for (i = 0; i < an->tev.n; i++) {
+		struct an_tev *t = &AN_VEC(an->tev, struct an_tev, i);
+
+		if (t->exp != exp || tev_class(t) != EXP_TC_SYNC || !(p = an_vec_push(&v)))
+			continue;
+		*p = t;
+	}
+	an_vec_sort(&v, wait_cmp);
+	if (v.n)
+		fprintf(f, "  The longest traced waits, with the microstates of the clock packets taken in them:\n");
+	for (i = 0; i < v.n && i < n; i++) {
+		const struct an_tev *t = AN_VEC(v, struct an_tev *, i);
+		uint64_t ms[LWPROF_MS_COUNT] = { 0 }, sum = 0;
+
+		for (thr = 0; thr < an->threads.n; thr++) {
+			const struct an_thread *th = &AN_VEC(an->threads, struct an_thread, thr);
+
+			if (th->exp == exp && th->pid == t->pid && th->tid == t->tid)
+				break;
+		}
+		if (thr < an->threads.n)
+			wait_states(an, voff, thr, t->t0, t->t1, ms);
+		fprintf(f, "    %.6f s %s of 0x%" PRIx64 " (tid %u):", (t->t1 - t->t0) / 1e9,
+			exp_trace_event(t->event)->name, t->addr, t->tid);
+		for (k = 0; k < LWPROF_MS_COUNT; k++) {
+			sum += ms[k];
+			if (ms[k])
+				fprintf(f, " %s %.6f s,", exp_mstate_names[k].label,
+					ms[k] / 1e9);
+		}
+		fprintf(f, " in all %.6f s\n", sum / 1e9);
+	}
+	free(v.p);
+	free(voff);
 }

@@ -40,7 +40,11 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	check $rc -eq 1 "a set-user-ID command of another user: exit 1"
 	grep -q "set-user-ID" <<<"$msg"; check $? -eq 0 "  saying why"
 fi
-# with clock profiling (the fake module's rings) and tracing together
+# with clock profiling (the fake module's rings) and tracing together:
+# the library leaves tasks and mappings to the module, whose fake ones
+# are not the command's, so the stacks are not checked here (the guest's
+# collect_trace does, with the real module); print must read it all
+# (it once crashed unwinding a trace record against foreign mappings)
 fake=$LWPROF_BUILD/tests/lib/fake_lwprof.so
 FAKE_LWPROF_SAMPLES=20 LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null "$LWPROF" collect -H on \
 	-o "$PRINT_OUT/both.er" "$LWPROF_BUILD/tests/progs/trace_heap" >/dev/null 2>&1
@@ -49,8 +53,12 @@ check "$(ls "$PRINT_OUT/both.er" | grep -c '^cpu\.[0-9]*\.rec$')" -ge 1 "  cpu.N
 check "$(ls "$PRINT_OUT/both.er" | grep -c '^trace\.[0-9]*\.rec$')" -eq 1 "  and a trace file"
 csv=$("$LWPROF" print -printmode csv -metrics e.total:i.heapleakcnt:name -functions \
 	"$PRINT_OUT/both.er" 2>/dev/null)
-check "$(csv_field "$csv" leak_a 2)" = 3 "  print: leak_a's 3 leaks beside the clock's metrics"
+check $? -eq 0 "  print reads both"
+check "$(awk -F, '$NF == "<Total>" { print ($2 >= 6) }' <<<"$csv")" = 1 \
+	"  print: the program's 6 leaks (and libc's) beside the clock's metrics"
 check "$(awk -F, '$NF == "<Total>" { print ($1 > 0) }' <<<"$csv")" = 1 "  and the clock's time"
+check "$("$LWPROF" dump "$PRINT_OUT/both.er" 2>/dev/null | grep -c 'trace\.[0-9]*\.rec+[0-9]*: \(TASK\|MMAP\)')" -eq 0 \
+	"  the library wrote no TASK or MMAP records: the module's say it"
 if [ ! -e /dev/lwprof ]; then
 	msg=$("$LWPROF" collect -H on -o "$PRINT_OUT/nomod.er" true 2>&1); rc=$?
 	check $rc -eq 0 "no module, -H on without -p: records the tracing alone"
