@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -418,6 +419,49 @@ static void emit_fds(void)
 }
 
 /*
+ * fd moved out of the program's way: to the upper half of its descriptor
+ * limit (a program may expect its first open to return 3), fd closed.
+ */
+static int high_fd(int fd)
+{
+	struct rlimit rl;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < 64)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(rl.rlim_cur > 2048 ? 1024 :
+						rl.rlim_cur / 2));
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/*
+ * The program is about to close descriptor fd or make it another file
+ * (dup2, dup3): is it the trace file's?  Then the trace file moves to
+ * another descriptor (dup2, dup3), or the close is pretended (io.c).
+ */
+bool tr_own_fd(int fd, bool move)
+{
+	int nfd;
+
+	if (fd != tr.fd || fd < 0)
+		return false;
+	if (move) {
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+		if (nfd >= 0)
+			tr.fd = nfd;	/* the old one the caller's call replaces */
+	}
+	return true;
+}
+
+int tr_trace_fd(void)
+{
+	return tr.fd;
+}
+
+/*
  * The process's file: trace.PID.rec, or after an exec (the pid had one)
  * trace.PID.N.rec; its header.  exec: is the file the one of a new
  * program in the same process?
@@ -444,6 +488,7 @@ static int open_file(bool *exec)
 	}
 	if (fd < 0)
 		return -1;
+	fd = high_fd(fd);
 	exp_file_header_init(&h, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
 	if (raw_write(fd, &h, sizeof(h)) != sizeof(h)) {
 		close(fd);

@@ -33,15 +33,15 @@ static void io_ev(uint16_t event, uint64_t *regs, int fd, uint64_t t0,
  * failure), and with MOVES the bytes moved; FAIL what it returns when
  * the real function is missing.
  */
-#define IO_CALL(rt, name, event, proto, args, fd, retv, moves, fail)	\
-	TR_API rt name proto						\
+#define IO_CALL_AS(link, rt, name, sym, event, proto, args, fd, retv, moves, fail) \
+	link rt name proto						\
 	{								\
 		static rt (*real) proto;				\
 		uint64_t regs[LWPROF_NR_REGS], t0;			\
 		int tfd, err;						\
 		rt ret;							\
 									\
-		if (!real && !(real = tr_real(#name))) {		\
+		if (!real && !(real = tr_real(sym))) {		\
 			errno = ENOSYS;					\
 			return fail;					\
 		}							\
@@ -57,6 +57,9 @@ static void io_ev(uint16_t event, uint64_t *regs, int fd, uint64_t t0,
 		tr_leave();						\
 		return ret;						\
 	}
+
+#define IO_CALL(rt, name, event, proto, args, fd, retv, moves, fail) \
+	IO_CALL_AS(TR_API, rt, name, #name, event, proto, args, fd, retv, moves, fail)
 
 #define IO(rt, name, event, proto, args, fd, moves) \
 	IO_CALL(rt, name, event, proto, args, fd, (int64_t)ret, moves, -1)
@@ -76,7 +79,67 @@ RD(writev, EXP_TR_WRITEV, (int fd, const struct iovec *v, int n), (fd, v, n))
 RD(pwritev, EXP_TR_PWRITEV, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o))
 RD(pwritev64, EXP_TR_PWRITEV, (int fd, const struct iovec *v, int n, off_t o), (fd, v, n, o))
 
-IO(int, close, EXP_TR_CLOSE, (int fd), (fd), fd, false)
+/*
+ * close, dup2 and dup3 keep off the trace file's descriptor: a program
+ * that closes every descriptor (a daemon) would lose it, or give its
+ * number to a file of its own, which the buffers would then be written
+ * to.  Closing it is pretended; dup2 onto it moves it first.
+ */
+#define KEEP_TRACE_FD(fd, move)						\
+	do {								\
+		if (tr_own_fd(fd, move) && !(move))			\
+			return 0;					\
+	} while (0)
+
+#define KEPT(name, sym, event, proto, args) \
+	IO_CALL_AS(static inline __attribute__((always_inline)), int, name, sym, \
+		   event, proto, args, fd, (int64_t)ret, false, -1)
+
+KEPT(traced_close, "close", EXP_TR_CLOSE, (int fd), (fd))
+KEPT(traced_dup2, "dup2", EXP_TR_DUP, (int fd, int nfd), (fd, nfd))
+KEPT(traced_dup3, "dup3", EXP_TR_DUP, (int fd, int nfd, int fl), (fd, nfd, fl))
+
+TR_API int close(int fd)
+{
+	KEEP_TRACE_FD(fd, false);
+	return traced_close(fd);
+}
+
+TR_API int dup2(int fd, int nfd)
+{
+	KEEP_TRACE_FD(nfd, true);
+	return traced_dup2(fd, nfd);
+}
+
+TR_API int dup3(int fd, int nfd, int fl)
+{
+	KEEP_TRACE_FD(nfd, true);
+	return traced_dup3(fd, nfd, fl);
+}
+
+/* close_range and closefrom: the range without the trace file's. */
+TR_API int close_range(unsigned int lo, unsigned int hi, int flags)
+{
+	static int (*real)(unsigned int, unsigned int, int);
+	int t = tr_trace_fd(), err = 0;
+
+	if (!real && !(real = tr_real("close_range"))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (t < 0 || (unsigned int)t < lo || (unsigned int)t > hi)
+		return real(lo, hi, flags);
+	if ((unsigned int)t > lo)
+		err = real(lo, t - 1, flags);
+	if (!err && (unsigned int)t < hi)
+		err = real(t + 1, hi, flags);
+	return err;
+}
+
+TR_API void closefrom(int lo)
+{
+	close_range(lo, ~0U, 0);
+}
 IO(int, fsync, EXP_TR_FSYNC, (int fd), (fd), fd, false)
 IO(int, fdatasync, EXP_TR_FDATASYNC, (int fd), (fd), fd, false)
 IO(off_t, lseek, EXP_TR_LSEEK, (int fd, off_t o, int w), (fd, o, w), fd, false)
@@ -85,8 +148,7 @@ IO(int, ftruncate, EXP_TR_FTRUNCATE, (int fd, off_t o), (fd, o), fd, false)
 IO(int, ftruncate64, EXP_TR_FTRUNCATE, (int fd, off_t o), (fd, o), fd, false)
 /* dup: fd the old descriptor, the new one its return value */
 IO(int, dup, EXP_TR_DUP, (int fd), (fd), fd, false)
-IO(int, dup2, EXP_TR_DUP, (int fd, int nfd), (fd, nfd), fd, false)
-IO(int, dup3, EXP_TR_DUP, (int fd, int nfd, int fl), (fd, nfd, fl), fd, false)
+
 
 /* open and friends: the new descriptor, and the name it stands for. */
 static int opened(uint16_t event, uint64_t *regs, uint64_t t0, int fd,

@@ -120,6 +120,13 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, uint64_t t, uint64_t sp,
  */
 void tr_emit(const struct tr_ev *ev, uint64_t *regs);
 
+/*
+ * The trace file's descriptor; is fd it (move: and move it elsewhere,
+ * as dup2 onto it is about to replace it)?  core.c.
+ */
+int tr_trace_fd(void);
+bool tr_own_fd(int fd, bool move);
+
 /* A descriptor's file name (open, and the inherited ones). */
 void tr_emit_file(int fd, const char *path);
 

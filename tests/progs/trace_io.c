@@ -3,8 +3,11 @@
  * I/O tracing's ground truth (tests/host/trace_io.sh): known reads,
  * writes, other calls and failures in known functions on files of the
  * directory argv[1].  Per function "truth FUNC RBYTES RCOUNT WBYTES WCOUNT
- * OTHER ERRORS", per file "file PATH RBYTES RCOUNT WBYTES WCOUNT".
+ * OTHER ERRORS", per file "file PATH RBYTES RCOUNT WBYTES WCOUNT".  Last,
+ * like a daemon, it closes every descriptor from 3 up (closefrom and
+ * close) and writes again: the tracing must survive it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,7 +18,7 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static char f1[4096], f2[4096], f3[4096], missing[4096];
+static char f1[4096], f2[4096], f3[4096], f4[4096], missing[4096];
 static char buf[8192];
 
 NOINLINE static void writer(void)
@@ -84,6 +87,35 @@ NOINLINE static void dup_write(void)
 	printf("file %s 0 0 64 1\n", f3);
 }
 
+/* Close every open descriptor from 3 up, as /proc/self/fd lists them. */
+NOINLINE static void close_listed(void)
+{
+	int fds[256], n = 0, i;
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/fd");
+
+	while (d && (de = readdir(d)) && n < 256)
+		if (atoi(de->d_name) >= 3 && atoi(de->d_name) != dirfd(d))
+			fds[n++] = atoi(de->d_name);
+	if (d)
+		closedir(d);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* After every descriptor was closed: the first open is 3 again. */
+NOINLINE static void after_closing(void)
+{
+	int fd = open(f4, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+
+	if (fd != 3 || write(fd, buf, 7) != 7)
+		exit(1);
+	close(fd);
+	printf("truth after_closing 0 0 7 1 3 0\n");	/* open, close, fflush */
+	printf("file %s 0 0 7 1\n", f4);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -91,6 +123,7 @@ int main(int argc, char **argv)
 	snprintf(f1, sizeof(f1), "%s/f1", argv[1]);
 	snprintf(f2, sizeof(f2), "%s/f2", argv[1]);
 	snprintf(f3, sizeof(f3), "%s/f3", argv[1]);
+	snprintf(f4, sizeof(f4), "%s/f4", argv[1]);
 	snprintf(missing, sizeof(missing), "%s/missing", argv[1]);
 	memset(buf, 'x', sizeof(buf));
 	writer();
@@ -98,5 +131,9 @@ int main(int argc, char **argv)
 	failures();
 	streams();
 	dup_write();
+	fflush(stdout);
+	close_listed();
+	closefrom(3);
+	after_closing();
 	return 0;
 }
