@@ -69,6 +69,23 @@ WAIT(pthread_barrier_wait, EXP_TR_BARRIER_WAIT, (pthread_barrier_t *b), (b), b)
 WAIT(sem_wait, EXP_TR_SEM_WAIT, (sem_t *s), (s), s)
 WAIT(sem_timedwait, EXP_TR_SEM_TIMEDWAIT,
      (sem_t *s, const struct timespec *t), (s, t), s)
+/* glibc 2.30's clock variants (C++'s condition_variable waits with them) */
+WAIT(pthread_mutex_clocklock, EXP_TR_MUTEX_CLOCKLOCK,
+     (pthread_mutex_t *m, clockid_t c, const struct timespec *t), (m, c, t), m)
+WAIT(pthread_cond_clockwait, EXP_TR_COND_CLOCKWAIT,
+     (pthread_cond_t *cv, pthread_mutex_t *m, clockid_t c, const struct timespec *t),
+     (cv, m, c, t), cv)
+WAIT(pthread_rwlock_clockrdlock, EXP_TR_RWLOCK_CLOCKRDLOCK,
+     (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), l)
+WAIT(pthread_rwlock_clockwrlock, EXP_TR_RWLOCK_CLOCKWRLOCK,
+     (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), l)
+WAIT(sem_clockwait, EXP_TR_SEM_CLOCKWAIT,
+     (sem_t *s, clockid_t c, const struct timespec *t), (s, c, t), s)
+WAIT(pthread_timedjoin_np, EXP_TR_TIMEDJOIN,
+     (pthread_t th, void **rv, const struct timespec *t), (th, rv, t), (void *)th)
+WAIT(pthread_clockjoin_np, EXP_TR_CLOCKJOIN,
+     (pthread_t th, void **rv, clockid_t c, const struct timespec *t),
+     (th, rv, c, t), (void *)th)
 
 /*
  * The condition calls have two versions in glibc: the one programs link

@@ -3,7 +3,8 @@
 # Sync wait tracing without the module (docs/tracing.md): collect -s on
 # calibrates the threshold (seed 000: mean uncontended lock times 6, in
 # log.txt); tests/progs/trace_sync times its own waits (mutex, condition,
-# semaphore, rwlock, barrier, join) around each call, and the traced wait
+# semaphore, rwlock, barrier, join, a semaphore's clock wait that times
+# out) around each call, and the traced wait
 # at each function must lie within 2 ms below that (print shows ms); of
 # its 20,000 uncontended locks, only those it saw take at least the
 # threshold may be traced.  -s all traces every call: exactly 20,000 there.
@@ -33,7 +34,7 @@ while read -r _ f ns; do
 	check "$ok" = 1 "$f: traced wait ${got}s, the program saw $(awk -v w="$ns" 'BEGIN { printf "%.6f", w / 1e9 }')s"
 	check "$(csv_field "$csv" "$f" 2)" -ge 1 "$f: at least one wait counted"
 done < <(grep '^truth ' "$PRINT_OUT/on.out")
-check "$(grep -c '^truth ' "$PRINT_OUT/on.out")" -eq 6 "six kinds of wait measured"
+check "$(grep -c '^truth ' "$PRINT_OUT/on.out")" -eq 7 "seven kinds of wait measured"
 over=$(sed -n 's/^over //p' "$PRINT_OUT/on.out")
 n=$(csv_field "$csv" uncontended 2)
 check "${n:-0}" -le "$over" "uncontended: ${n:-0} traced, the program saw $over of 20000 at or over the threshold"

@@ -113,6 +113,23 @@ NOINLINE static void joiner(pthread_t t)
 	truth("joiner", now() - t0);
 }
 
+/* glibc 2.30's clock variants: a semaphore never posted, 50 ms. */
+NOINLINE static void clock_waiter(void)
+{
+	static sem_t never;
+	unsigned long long t0;
+	struct timespec ts;
+
+	sem_init(&never, 0, 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += 50 * MS;
+	ts.tv_sec += ts.tv_nsec / 1000000000;
+	ts.tv_nsec %= 1000000000;
+	t0 = now();
+	sem_clockwait(&never, CLOCK_MONOTONIC, &ts);
+	truth("clock_waiter", now() - t0);
+}
+
 /* The waits over the threshold the library got, as seen from outside. */
 NOINLINE static void uncontended(void)
 {
@@ -182,6 +199,7 @@ int main(void)
 	pthread_join(t, NULL);
 
 	joiner(start(sleeper));
+	clock_waiter();
 	uncontended();
 	return 0;
 }
