@@ -571,9 +571,12 @@ int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
 int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
 		 uint32_t sample, uint32_t unw);
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f);
+struct exp_rec_trace_free;
+int an_trace_free(struct an *an, uint32_t exp,
+		  const struct exp_rec_trace_free *f);
 /* an experiment's files are read: leaks, descriptors' names */
 int an_trace_exp_done(struct an *an, uint32_t exp);
-void an_trace_free(struct an *an);
+void an_trace_release(struct an *an);
 
 /* unwind.c */
 int an_unwind_all(struct an *an);

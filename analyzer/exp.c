@@ -116,7 +116,7 @@ void an_free(struct an *an)
 
 	an_unwind_free(an);
 	an_kernel_free(an);
-	an_trace_free(an);
+	an_trace_release(an);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)

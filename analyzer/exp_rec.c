@@ -511,6 +511,10 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 	case EXP_REC_TRACE_FILE:
 		return an_trace_file(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_TRACE_FREE:
+		time_check(c, ((const struct exp_rec_trace_free *)p)->time_ns);
+		return an_trace_free(c->an, c->exp, (const void *)p) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case LWPROF_REC_TASK:
 		return do_task(c, (const void *)p);
 	case LWPROF_REC_MMAP:

@@ -111,28 +111,34 @@ int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
 	return *layout == UINT32_MAX ? -ENOMEM : n;
 }
 
+static int tev_push(struct an *an, const struct an_tev *v)
+{
+	struct an_tev *p = an_vec_push(&an->tev);
+
+	if (!p)
+		return -ENOMEM;
+	*p = *v;
+	return 0;
+}
+
 int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
 		 uint32_t sample, uint32_t unw)
 {
-	struct an_tev *v = an_vec_push(&an->tev);
+	return tev_push(an, &(struct an_tev){
+		.sample = sample, .exp = exp, .pid = t->s.pid, .tid = t->s.tid,
+		.event = t->event, .fd = t->fd, .file = UINT32_MAX,
+		.t0 = t->start_ns, .t1 = t->s.time_ns, .addr = t->addr,
+		.addr2 = t->addr2, .bytes = t->bytes, .ret = t->ret, .unw = unw });
+}
 
-	if (!v)
-		return -ENOMEM;
-	v->sample = sample;
-	v->exp = exp;
-	v->pid = t->s.pid;
-	v->tid = t->s.tid;
-	v->event = t->event;
-	v->fd = t->fd;
-	v->file = UINT32_MAX;
-	v->t0 = t->start_ns;
-	v->t1 = t->s.time_ns;
-	v->addr = t->addr;
-	v->addr2 = t->addr2;
-	v->bytes = t->bytes;
-	v->ret = t->ret;
-	v->unw = unw;
-	return 0;
+int an_trace_free(struct an *an, uint32_t exp,
+		  const struct exp_rec_trace_free *f)
+{
+	return tev_push(an, &(struct an_tev){
+		.sample = UINT32_MAX, .exp = exp, .pid = f->pid, .tid = f->tid,
+		.event = f->event, .fd = -1, .file = UINT32_MAX,
+		.t0 = f->time_ns, .t1 = f->time_ns, .addr = f->addr,
+		.bytes = f->bytes, .unw = UINT32_MAX });
 }
 
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f)
@@ -352,7 +358,7 @@ int an_trace_exp_done(struct an *an, uint32_t exp)
 	return err ? err : names(an, exp);
 }
 
-void an_trace_free(struct an *an)
+void an_trace_release(struct an *an)
 {
 	free(an->tev.p);
 	free(an->tnames.p);

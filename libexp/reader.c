@@ -305,6 +305,25 @@ static int check_trace_file(struct exp_reader *r, struct exp_rec_trace_file *f)
 	return why ? bad(r, at, "%s", why) : 0;
 }
 
+static int check_trace_free(struct exp_reader *r, struct exp_rec_trace_free *f,
+			    uint64_t known)
+{
+	const char *why;
+	unsigned int at;
+
+	if (f->hdr.flags && !r->newer)
+		return bad(r, 2, "trace free record flags 0x%x", f->hdr.flags);
+	f->hdr.flags = 0;
+	why = exp_trace_free_check(f, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (f->hdr.size != known) {
+		grew(r, known);
+		f->hdr.size = known;
+	}
+	return 0;
+}
+
 /* The record at pos, whole (size bytes): check what its type needs. */
 static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
 		       uint64_t known)
@@ -405,6 +424,14 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_trace(r, (void *)h);
+		goto out;
+	case EXP_REC_TRACE_FREE:
+		known = sizeof(struct exp_rec_trace_free);
+		err = size_fits(r, h, known, "trace free record");
+		if (!err && r->have - r->pos < size)
+			err = want(r, size, size, &h);
+		if (!err)
+			err = check_trace_free(r, (void *)h, known);
 		goto out;
 	case EXP_REC_TRACE_FILE:
 		if (size < sizeof(struct exp_rec_trace_file) + 8 ||

@@ -101,3 +101,20 @@ const char *exp_trace_file_check(const struct exp_rec_trace_file *f,
 		return "trace file record of pid 0";
 	return NULL;
 }
+
+const char *exp_trace_free_check(const struct exp_rec_trace_free *f,
+				 unsigned int *at)
+{
+	const struct exp_trace_event_info *e = exp_trace_event(f->event);
+
+	*at = offsetof(struct exp_rec_trace_free, event);
+	if (!e || e->cls != EXP_TC_FREE)
+		return "not a free";
+	*at = offsetof(struct exp_rec_trace_free, pad0);
+	if (f->pad0 || f->pad1)
+		return "trace free record padding not zero";
+	*at = offsetof(struct exp_rec_trace_free, pid);
+	if (!f->pid || !f->tid)
+		return "trace free record of pid or tid 0";
+	return NULL;
+}

@@ -17,6 +17,7 @@
 
 #define EXP_REC_TRACE		16	/* struct exp_rec_trace */
 #define EXP_REC_TRACE_FILE	17	/* struct exp_rec_trace_file */
+#define EXP_REC_TRACE_FREE	18	/* struct exp_rec_trace_free */
 
 /*
  * The traced calls (exp_rec_trace.event): heap 1-31, sync 32-63, I/O
@@ -102,6 +103,23 @@ struct exp_rec_trace_file {
 };
 
 /*
+ * A free (free, munmap, realloc(p, 0)): no stack, so no sample; 48
+ * bytes instead of a trace record's 184.
+ */
+struct exp_rec_trace_free {
+	struct lwprof_rec hdr;	/* EXP_REC_TRACE_FREE, flags 0 */
+	__u16 event;		/* of class EXP_TC_FREE */
+	__u16 pad0;		/* zero */
+	__u32 pad1;		/* zero */
+	__u64 time_ns;
+	__u32 pid, tid;
+	__u64 addr;		/* the block */
+	__u64 bytes;		/* munmap: its length */
+};
+
+_Static_assert(sizeof(struct exp_rec_trace_free) == 48, "layout");
+
+/*
  * The sample of a record the reader handed out: a SAMPLE itself, a trace
  * record's own; NULL for other types.
  */
@@ -120,6 +138,8 @@ exp_rec_sample(const struct lwprof_rec *h)
  */
 const char *exp_trace_check(const struct exp_rec_trace *t, unsigned int *at);
 const char *exp_trace_file_check(const struct exp_rec_trace_file *f,
+				 unsigned int *at);
+const char *exp_trace_free_check(const struct exp_rec_trace_free *f,
 				 unsigned int *at);
 
 #endif

@@ -266,6 +266,26 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 	commit(size);
 }
 
+void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes)
+{
+	struct exp_rec_trace_free *f = (struct exp_rec_trace_free *)reserve(sizeof(*f));
+
+	if (!f)
+		return;
+	f->hdr.type = EXP_REC_TRACE_FREE;
+	f->hdr.flags = 0;
+	f->hdr.size = sizeof(*f);
+	f->event = event;
+	f->pad0 = 0;
+	f->pad1 = 0;
+	f->time_ns = tr_now();
+	f->pid = tr.pid;
+	f->tid = tr_self->tid;
+	f->addr = addr;
+	f->bytes = bytes;
+	commit(sizeof(*f));
+}
+
 /* A record of size bytes (a multiple of 8) from the buffer: p its start. */
 static uint8_t *small(size_t size)
 {

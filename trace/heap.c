@@ -64,11 +64,7 @@ static void alloc_ev(uint16_t event, uint64_t *regs, void *p, void *old,
 
 static void free_ev(uint16_t event, void *p, size_t bytes)
 {
-	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)p,
-			    .bytes = bytes };
-
-	ev.start = ev.end = tr_now();
-	tr_emit(&ev, NULL);
+	tr_emit_free(event, (uint64_t)p, bytes);
 }
 
 TR_API void *malloc(size_t n)

@@ -127,6 +127,9 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs);
 int tr_trace_fd(void);
 bool tr_own_fd(int fd, bool move);
 
+/* A free of the block at addr (munmap: bytes long): no stack. */
+void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes);
+
 /* A descriptor's file name (open, and the inherited ones). */
 void tr_emit_file(int fd, const char *path);
 

@@ -32,7 +32,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TRACE_FILE + 1], other, lost;
+	unsigned long long rec, type[EXP_REC_TRACE_FREE + 1], other, lost;
 };
 
 static int show_stack;
@@ -195,6 +195,14 @@ static void dump_trace(const struct exp_rec_trace *t, const struct exp_regs *reg
 	dump_sample(&t->s, regs);
 }
 
+static void dump_trace_free(const struct exp_rec_trace_free *f)
+{
+	printf("TRACE %s ", exp_trace_event(f->event)->name);
+	put_time(f->time_ns);
+	printf(" pid=%u tid=%u addr=0x%llx bytes=%llu\n", f->pid, f->tid,
+	       (unsigned long long)f->addr, (unsigned long long)f->bytes);
+}
+
 static void dump_trace_file(const struct exp_rec_trace_file *f)
 {
 	printf("FILE ");
@@ -245,6 +253,9 @@ static int dump_file(const char *name, struct counts *tot)
 		case EXP_REC_TRACE_FILE:
 			dump_trace_file((const void *)r);
 			break;
+		case EXP_REC_TRACE_FREE:
+			dump_trace_free((const void *)r);
+			break;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
 
@@ -267,8 +278,10 @@ static int dump_file(const char *name, struct counts *tot)
 	       name, c.rec, c.type[LWPROF_REC_SAMPLE], c.type[LWPROF_REC_TASK],
 	       c.type[LWPROF_REC_MMAP], c.type[LWPROF_REC_LOST], c.lost,
 	       c.other, ret < 0 ? "; DAMAGED" : "");
-	if (c.type[EXP_REC_TRACE] || c.type[EXP_REC_TRACE_FILE])
-		printf("%s: %llu TRACE, %llu FILE\n", name, c.type[EXP_REC_TRACE],
+	if (c.type[EXP_REC_TRACE] || c.type[EXP_REC_TRACE_FREE] ||
+	    c.type[EXP_REC_TRACE_FILE])
+		printf("%s: %llu TRACE, %llu FILE\n", name,
+		       c.type[EXP_REC_TRACE] + c.type[EXP_REC_TRACE_FREE],
 		       c.type[EXP_REC_TRACE_FILE]);
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
@@ -412,8 +425,10 @@ static int dump_dir(const char *path)
 	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],
 	       tot.type[LWPROF_REC_MMAP], tot.type[LWPROF_REC_LOST], tot.lost,
 	       tot.other);
-	if (tot.type[EXP_REC_TRACE] || tot.type[EXP_REC_TRACE_FILE])
-		printf("total: %llu TRACE, %llu FILE\n", tot.type[EXP_REC_TRACE],
+	if (tot.type[EXP_REC_TRACE] || tot.type[EXP_REC_TRACE_FREE] ||
+	    tot.type[EXP_REC_TRACE_FILE])
+		printf("total: %llu TRACE, %llu FILE\n",
+		       tot.type[EXP_REC_TRACE] + tot.type[EXP_REC_TRACE_FREE],
 		       tot.type[EXP_REC_TRACE_FILE]);
 	close(dirfd);
 	return bad;

@@ -237,7 +237,8 @@ void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
 			if (ret <= 0)
 				break;
 			recs++;
-			calls += rec->type == EXP_REC_TRACE;
+			calls += rec->type == EXP_REC_TRACE ||
+				 rec->type == EXP_REC_TRACE_FREE;
 			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 				archiver_rec(a, rec);
 		}
