@@ -127,6 +127,9 @@ struct an_exp {
 	uint64_t nsamples, nrecords;
 	struct an_vec trace_files;	/* uint32_t string ids: trace.PID.rec paths */
 	uint64_t sync_ns;		/* log.txt's sync_threshold_ns, or UINT64_MAX */
+	char *trace, *sync_calibration;	/* log.txt's: what was traced, how */
+	uint32_t trace_stack_bytes;
+	uint64_t ntrace_files, trace_calls;	/* as collect counted them */
 };
 
 /*

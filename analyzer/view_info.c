@@ -48,6 +48,15 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 				ctr[c].name, ctr[c].interval, ctr[c].type, ctr[c].config);
 		fprintf(o, "  Stacks:         depth %u, %u bytes copied, kernel stacks %s\n",
 			e->max_depth, e->stack_bytes, e->kernel_stacks ? "on" : "off");
+		if (e->trace)
+			fprintf(o, "  Tracing:        %s; %u bytes of stack copied; %" PRIu64 " calls in %" PRIu64 " files\n",
+				e->trace, e->trace_stack_bytes, e->trace_calls,
+				e->ntrace_files);
+		if (e->sync_ns != UINT64_MAX)
+			fprintf(o, "  Sync threshold: %.3f us%s%s%s\n", e->sync_ns / 1e3,
+				e->sync_calibration ? " (calibrated: " : "",
+				e->sync_calibration ? e->sync_calibration : "",
+				e->sync_calibration ? ")" : "");
 		fprintf(o, "  Module:         %s (ABI %s)\n",
 			e->module_version ? e->module_version : "?", e->abi ? e->abi : "?");
 		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, %" PRIu64 " lost\n",

@@ -196,8 +196,11 @@ int collect_trace_env(const struct collect_opts *o, struct exp_writer *e,
 			 strerror(-err));
 		return err;
 	}
-	exp_note(e, "trace", "%s%s%s", o->heap ? "heap " : "",
-		 o->sync != SYNC_OFF ? "sync " : "", o->io ? "io" : "");
+	exp_note(e, "trace", "%s%s%s%s%s", o->heap ? "heap" : "",
+		 o->heap && o->sync != SYNC_OFF ? "," : "",
+		 o->sync != SYNC_OFF ? "sync" : "",
+		 (o->heap || o->sync != SYNC_OFF) && o->io ? "," : "",
+		 o->io ? "io" : "");
 	if (o->sync != SYNC_OFF)
 		exp_note(e, "sync_threshold_ns", "%llu", (unsigned long long)sync_ns);
 	exp_note(e, "trace_stack_bytes", "%u", stack);

@@ -17,7 +17,7 @@ truth=$("$LWPROF" collect -p off -H on -o "$exp" "$prog" signals 2>"$PRINT_OUT/c
 check $rc -eq 0 "collect -p off -H on runs without the module"
 check "$(grep -c '^truth ' <<<"$truth")" -eq 7 "the program said its truth for 7 functions"
 grep -q '^source = tracing only$' "$exp/log.txt"; check $? -eq 0 "log.txt: tracing only"
-grep -q '^trace = heap' "$exp/log.txt"; check $? -eq 0 "log.txt: what was traced"
+grep -q '^trace = heap$' "$exp/log.txt"; check $? -eq 0 "log.txt: what was traced"
 grep -Eq '^trace_calls = [1-9][0-9]*$' "$exp/log.txt"; check $? -eq 0 "log.txt: the calls adopted"
 check "$(ls "$exp" | grep -c '^trace\.[0-9]*\.rec$')" -eq 1 "one trace file (one process)"
 

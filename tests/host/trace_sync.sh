@@ -39,6 +39,9 @@ over=$(sed -n 's/^over //p' "$PRINT_OUT/on.out")
 n=$(csv_field "$csv" uncontended 2)
 check "${n:-0}" -le "$over" "uncontended: ${n:-0} traced, the program saw $over of 20000 at or over the threshold"
 check "$over" -le 200 "uncontended: at most 1% of the locks took the threshold"
+grep -q '^trace = sync$' "$exp/log.txt"; check $? -eq 0 "log.txt: trace = sync"
+grep -Eq '^  Sync threshold: [0-9.]+ us \(calibrated: 20000 uncontended' <<<"$("$LWPROF" print -header "$exp" 2>/dev/null)"
+check $? -eq 0 "-header: the threshold and its calibration"
 st=$("$LWPROF" print -statistics "$exp" 2>/dev/null)
 grep -Eq "^Sync wait tracing \(threshold [0-9.]+ us\): [0-9]+ waits, Sync Wait Time [0-9.]+ s$" <<<"$st"
 check $? -eq 0 "-statistics: the sync wait summary"
