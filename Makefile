@@ -52,13 +52,28 @@ $(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
 TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 
+# liblwprof_trace.so, the tracing library collect -s/-H/-i preloads
+# (trace/, docs/tracing.md): position-independent, only the interposed
+# functions exported, with the file header code of libexp.
+TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c
+TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
+TRACE_LIB := $(B)/liblwprof_trace.so
+
 all: module tools tests
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/lwprof $(B)/lwprof-print
+tools: $(B)/lwprof $(B)/lwprof-print $(TRACE_LIB)
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Itrace $(CFLAGS) -fPIC -fvisibility=hidden \
+		-fasynchronous-unwind-tables -c -o $@ $<
+
+$(TRACE_LIB): $(TRACE_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
@@ -125,6 +140,10 @@ $(B)/tests/progs/unwind_sampler_ibt: tests/progs/unwind_sampler.c tests/lib/capt
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -fomit-frame-pointer \
 		-fcf-protection -Wl,-z,ibtplt -o $@ $<
 tests: $(B)/tests/progs/unwind_sampler_ibt
+# Tracing's workloads (docs/tracing.md) count their own calls: the
+# compiler must neither drop a malloc/free pair nor turn a call into a jump.
+$(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
+$(B)/tests/progs/trace_static: LDFLAGS += -static
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<
@@ -167,12 +186,14 @@ check: all
 install: all
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
+	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
+	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/lwprof.ko*
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
@@ -183,5 +204,6 @@ clean:
 		$(B)/lwprof-print $(EXP_LIB) tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
+-include $(TRACE_OBJS:.o=.d)
 
 .PHONY: all module tools tests check install uninstall clean

@@ -126,6 +126,41 @@ struct an_exp {
 	struct an_vec usage;	/* struct an_usage */
 	struct an_vec archives;	/* struct an_archive */
 	uint64_t nsamples, nrecords;
+	struct an_vec trace_files;	/* uint32_t string ids: trace.PID.rec paths */
+	uint64_t sync_ns;		/* log.txt's sync_threshold_ns, or UINT64_MAX */
+	char *trace, *sync_calibration;	/* log.txt's: what was traced, how */
+	uint32_t trace_stack_bytes;
+	uint64_t ntrace_files, trace_calls;	/* as collect counted them */
+};
+
+/*
+ * Record files are numbered (an_unw_ref.file): cpu.N.rec is N, the i-th
+ * trace file AN_FILE_TRACE + i.
+ */
+#define AN_FILE_TRACE	0x40000000u
+
+/*
+ * A traced call (trace.c, libexp/trace.h): the side table the trace
+ * views read besides the sample its metrics went into.
+ */
+struct an_tev {
+	uint32_t sample;	/* its sample, or UINT32_MAX (a free has none) */
+	uint32_t exp, pid, tid;
+	uint16_t event;
+	int32_t fd;
+	uint32_t file;		/* string id of the descriptor's file, or UINT32_MAX */
+	uint64_t t0, t1, addr, addr2, bytes;
+	int64_t ret;
+	uint64_t freed;		/* an allocation: when freed; 0 never (a leak) */
+	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
+};
+
+/* A descriptor's name from a trace file record. */
+struct an_tname {
+	uint32_t exp, pid;
+	int32_t fd;
+	uint64_t time;
+	uint32_t name;		/* string id */
 };
 
 /* ---- what the analyzer builds ---- */
@@ -282,6 +317,7 @@ struct an_sdec {
 	struct an_vec ctr;	/* uint32_t per counter of log.txt: its base */
 	struct an_vec ctr_lay;	/* uint32_t per counter: its layout */
 	uint32_t none;		/* the layout of no value */
+	uint32_t tlay[7];	/* trace.c: the traced calls' layouts */
 };
 
 /*
@@ -367,6 +403,8 @@ struct an {
 	struct an_vec obj_keys;	/* char *, per object */
 	struct an_htab obj_h;
 	struct an_samples s;
+	struct an_vec tev;	/* struct an_tev: the traced calls (trace.c) */
+	struct an_vec tnames;	/* struct an_tname */
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */
@@ -526,6 +564,23 @@ void an_kdebug_modules(struct an *an, const char *release,
 int an_kdebug_sym(struct an *an, uint32_t obj, const char *name,
 		  uint64_t *addr);
 void an_kdebug_close(struct an *an, uint32_t obj);
+
+/* trace.c: traced calls */
+struct exp_rec_trace;
+struct exp_rec_trace_file;
+int an_trace_init(struct an *an);
+/* a trace record's values for its sample: their count (0: no sample) */
+int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
+		    uint32_t *layout, uint64_t *vals);
+int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
+		 uint32_t sample, uint32_t unw);
+int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f);
+struct exp_rec_trace_free;
+int an_trace_free(struct an *an, uint32_t exp,
+		  const struct exp_rec_trace_free *f);
+/* an experiment's files are read: leaks, descriptors' names */
+int an_trace_exp_done(struct an *an, uint32_t exp);
+void an_trace_release(struct an *an);
 
 /* unwind.c */
 int an_unwind_all(struct an *an);

@@ -253,6 +253,32 @@ static int c_inline(struct prun *r, const char *arg)
 	return 0;
 }
 
+/* traced calls (docs/tracing.md); kind: the view's variant */
+static int c_heap(struct prun *r, const char *arg)
+{
+	return an_view_heap(r->an, r->vs, r->out, r->cmd->kind);
+}
+
+static int c_heapstat(struct prun *r, const char *arg)
+{
+	return an_view_heapstat(r->an, r->vs, r->out);
+}
+
+static int c_io(struct prun *r, const char *arg)
+{
+	return an_view_io(r->an, r->vs, r->out, r->cmd->kind);
+}
+
+static int c_iocallstack(struct prun *r, const char *arg)
+{
+	return an_view_iocallstack(r->an, r->vs, r->out);
+}
+
+static int c_iostat(struct prun *r, const char *arg)
+{
+	return an_view_iostat(r->an, r->vs, r->out);
+}
+
 static int c_help(struct prun *r, const char *arg)
 {
 	help(r->out->f);
@@ -295,6 +321,14 @@ static const struct pcmd pcmds[] = {
 	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0 },
 	{ "name", 1, c_name, "long | short: function names", 0 },
 	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0 },
+	{ "heap", 0, c_heap, "allocations and leaks by call stack (collect -H)", AN_HEAP_ALL },
+	{ "leaks", 0, c_heap, "leaks (never freed) by call stack", AN_HEAP_LEAKS },
+	{ "allocs", 0, c_heap, "allocations by call stack", AN_HEAP_ALLOCS },
+	{ "heapstat", 0, c_heapstat, "heap statistics: totals, peak in use, sizes", 0 },
+	{ "ioactivity", 0, c_io, "I/O by file name (collect -i)", 0 },
+	{ "iodetail", 0, c_io, "I/O by file descriptor", 1 },
+	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0 },
+	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0 },
 	{ "help", 0, c_help, "this list", 0 },
 	{ "quit", 0, c_quit, "stop reading commands", 0 },
 	{ "exit", 0, c_quit, "stop reading commands", 0 },

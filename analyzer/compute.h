@@ -111,6 +111,8 @@ struct an_msort {
 const char *an_metric_kw(struct an *an, int m);
 const char *an_metric_title(struct an *an, int m);
 bool an_metric_is_time(struct an *an, int m);
+enum an_unit an_metric_unit(struct an *an, int m);
+const char *an_metric_unit_name(struct an *an, int m);	/* "sec.", "bytes", "events" */
 uint32_t an_metric_flags(struct an *an, int m);	/* AN_MF_* */
 int an_metric_count(struct an *an);
 bool an_metric_present(struct an *an, int m);	/* AN_MF_DATA: has data */
@@ -277,6 +279,23 @@ int an_view_cpu_list(struct an *an, const struct an_settings *vs,
 		     struct an_out *o);
 int an_view_sample_list(struct an *an, const struct an_settings *vs,
 			struct an_out *o);
+
+/* view_trace.c: traced calls (docs/tracing.md) */
+enum { AN_HEAP_ALL, AN_HEAP_LEAKS, AN_HEAP_ALLOCS };
+int an_view_heap(struct an *an, const struct an_settings *vs,
+		 struct an_out *o, int what);
+int an_view_heapstat(struct an *an, const struct an_settings *vs,
+		     struct an_out *o);
+int an_view_io(struct an *an, const struct an_settings *vs, struct an_out *o,
+	       bool detail);
+int an_view_iocallstack(struct an *an, const struct an_settings *vs,
+			struct an_out *o);
+int an_view_iostat(struct an *an, const struct an_settings *vs,
+		   struct an_out *o);
+/* experiment exp's traced waits: their count and time */
+void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns);
+/* its n longest, each with the microstates of the clock packets in it */
+void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f);
 
 /* helpers shared by the views (view_func.c) */
 int an_cols_effective(struct an *an, const struct an_settings *vs,

@@ -147,6 +147,8 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "abi", offsetof(struct an_exp, abi) },
 		{ "module_version", offsetof(struct an_exp, module_version) },
 		{ "exit", offsetof(struct an_exp, exit) },
+		{ "trace", offsetof(struct an_exp, trace) },
+		{ "sync_calibration", offsetof(struct an_exp, sync_calibration) },
 	};
 	static const struct { const char *k; size_t off; } u64s[] = {
 		{ "start_ns", offsetof(struct an_exp, start_ns) },
@@ -154,6 +156,9 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "clock_interval_ns", offsetof(struct an_exp, clock_interval_ns) },
 		{ "records", offsetof(struct an_exp, records) },
 		{ "lost", offsetof(struct an_exp, lost) },
+		{ "sync_threshold_ns", offsetof(struct an_exp, sync_ns) },
+		{ "trace_files", offsetof(struct an_exp, ntrace_files) },
+		{ "trace_calls", offsetof(struct an_exp, trace_calls) },
 	};
 	static const struct { const char *k; size_t off; } u32s[] = {
 		{ "target", offsetof(struct an_exp, target) },
@@ -163,6 +168,7 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "stack_bytes", offsetof(struct an_exp, stack_bytes) },
 		{ "kernel_stacks", offsetof(struct an_exp, kernel_stacks) },
 		{ "kallsyms_hidden", offsetof(struct an_exp, kallsyms_hidden) },
+		{ "trace_stack_bytes", offsetof(struct an_exp, trace_stack_bytes) },
 	};
 	char *base = (char *)e, *end, **w;
 	size_t i;
@@ -271,6 +277,8 @@ int an_read_usage(struct an *an, struct an_exp *e)
 
 	snprintf(path, sizeof(path), "%s/usage.txt", e->dir);
 	err = slurp(an, path, &buf, &len, false);
+	if (err == -ENOENT && !e->clock_interval_ns && !e->counters.n)
+		return 0;	/* tracing only: no thread was accounted */
 	if (err == -ENOENT) {
 		an_warn(an, "%s: missing: no precise totals for -statistics", path);
 		return 0;

@@ -93,8 +93,7 @@ int an_make_heads(struct an *an, struct an_mlist *ml, struct an_table *t)
 		short_title(st, sizeof(st), an_metric_title(an, c->m));
 		snprintf(h1, sizeof(h1), "%s %s", flavor_head(c->flavor), st);
 		if (c->value && an_table_head(t, col++, h1,
-					      an_metric_is_time(an, c->m) ? "sec." :
-					      "events", false))
+					      an_metric_unit_name(an, c->m), false))
 			return -ENOMEM;
 		if (c->pct && an_table_head(t, col, h1, "%", false))
 			return -ENOMEM;

@@ -33,6 +33,7 @@ pkgs=(
 	"golang-go:/usr/bin/go"
 	"linux-perf:/usr/bin/perf"
 	"binutils:/usr/bin/gprofng"
+	"heaptrack:/usr/bin/heaptrack"
 	"valgrind:/usr/bin/valgrind"
 	"procps:/usr/bin/ps"
 	"util-linux:/usr/bin/setpriv"

@@ -86,6 +86,8 @@ struct rec_source_ops {
 
 /* lwprof.ko's rings (source_module.c). */
 extern const struct rec_source_ops source_module;
+/* None: the tracing library writes its own files (source_trace.c). */
+extern const struct rec_source_ops source_trace;
 
 /* cmd_collect.c: record what o asks for from src; the exit status. */
 int collect_run(const struct collect_opts *o,

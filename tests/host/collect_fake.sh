@@ -61,7 +61,8 @@ check "$(grep -c '^total: ' dump.txt)" -eq 1 "a total line"
 # log.txt
 log=$e/log.txt
 key() { sed -n "s/^$1 = //p" $log; }
-check "$(head -n 1 $log)" = "lwprof experiment 1.3" "log.txt names the format"
+minor=$(sed -n 's/^#define EXP_FILE_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$LWPROF_TOP/libexp/format.h")
+check "$(head -n 1 $log)" = "lwprof experiment 1.$minor" "log.txt names the format"
 check "$(key mode)" = command "mode = command"
 check "$(key command)" = "sh -c 'until [ -e \"\$0\" ]; do sleep 0.01; done; exit 3' $tmp/done" \
 	"command, shell-quoted"
