@@ -18,8 +18,9 @@
  *    wait in a per-thread buffer, allocated at the first such packet:
  *    threads that never block across a grid point never pay for it.  It
  *    is allocated under the runqueue lock, without any reclaim and so
- *    without waking kswapd or anything else (as sdelta.c does from a
- *    context-switch counter); if that fails the packet has no frames.
+ *    without waking kswapd or anything else, and not when memory is low
+ *    (lwprof_spare_alloc(), as sdelta.c does from a context-switch
+ *    counter); if that fails the packet has no frames.
  *  - Kernel threads, and every thread under LWPROF_SS_KONLY (no user
  *    stack to wait for), get the packet at once, from the switch-in.
  *
@@ -55,7 +56,7 @@ static struct lwprof_kblock *lwprof_kb_get(struct lwprof_smp *smp,
 
 	if (kb)
 		return kb->cap >= cap ? kb : NULL;
-	kb = kmalloc(struct_size(kb, ips, cap), LWPROF_NORECLAIM_GFP);
+	kb = lwprof_spare_alloc(struct_size(kb, ips, cap));
 	if (!kb)
 		return NULL;
 	kb->nr = 0;

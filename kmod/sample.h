@@ -110,6 +110,13 @@ struct lwprof_smp {
 #define LWPROF_NORECLAIM_GFP	((GFP_NOWAIT & ~__GFP_KSWAPD_RECLAIM) | \
 				 __GFP_NOWARN)
 
+/*
+ * lwprof_spare_alloc() (thread.c) gives the hooks' optional per-thread
+ * buffers nothing while the available memory is under 1/32 of RAM.
+ */
+#define LWPROF_SPARE_FLOOR_SHIFT	5
+void *lwprof_spare_alloc(size_t size);
+
 /* The largest kernel stack a sample carries (frames). */
 #define LWPROF_KDEPTH_MAX	128
 
