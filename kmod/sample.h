@@ -177,12 +177,16 @@ struct lwprof_kblock {
 	u16 nr;				/* frames in ips[], 0: none saved */
 	u16 flags;			/* LWPROF_RS_KTRUNC */
 	u32 cap;
+	u64 time_ns;			/* when the thread came back on CPU */
+	u64 acc[LWPROF_MS_COUNT];	/* its lwprof_thread.acc[] then */
 	u64 ips[];
 };
 
 void lwprof_kb_free(struct lwprof_kblock *kb);
 bool lwprof_offcpu_switch_in(struct lwprof_smp *smp, struct lwprof_thread *t,
 			     u64 now);
+void lwprof_offcpu_tick(struct lwprof_smp *smp, struct lwprof_thread *t,
+			const struct lwprof_pkt *tick);
 
 /* sdelta.c */
 u32 lwprof_sd_stack(struct lwprof_smp *smp, struct lwprof_pkt *pkt, u8 *dst,
