@@ -100,6 +100,7 @@ struct lwprof_smp {
 
 	/* LWPROF_SS_IDLE: each CPU's idle task as a pseudo-thread (idle.c). */
 	struct lwprof_thread **idle_thr;
+	bool idle_live;			/* a CPU coming online takes its own */
 };
 
 /*

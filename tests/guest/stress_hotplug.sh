@@ -17,7 +17,7 @@ need_sampling
 rounds=${LWPROF_STRESS_ROUNDS:-3}
 work=$(mktemp -d /tmp/stress_hotplug.XXXXXX) || exit 1
 cd "$work" || exit 1
-trap 'echo 1 >$cpu1; unload_lwprof' EXIT
+trap 'r=$?; echo 1 >$cpu1; (exit $r); unload_lwprof' EXIT
 
 "$LWPROF" collect -a -p 1ms -o h.er -t $((rounds + 4)) >/dev/null 2>collect.err &
 rec=$!
