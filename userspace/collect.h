@@ -52,6 +52,7 @@ struct collect_opts {
 	__u32 ring_pages;	/* -m, or the default */
 	bool ring_pages_set;	/* -m given: that size or none */
 	char **argv;		/* CMD [ARGS], or NULL */
+	int backend;		/* --backend: enum lwprof_backend */
 };
 
 /* collect_opts.c: parse argv; 0, or 2 (usage error, said) or 1. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "collect.h"
 #include "usage.h"
 
@@ -47,6 +48,11 @@ void collect_usage(FILE *f)
 		"                   changed since the thread's last one (default on)\n"
 		"  -m PAGES         ring data pages per CPU, a power of two (default %u,\n"
 		"                   or the most the module lets this user lock)\n"
+		"      --backend module|perf|auto  record with lwprof.ko, or with\n"
+		"                   perf_event_open (no module needed; some microstates\n"
+		"                   approximate or absent: docs/perf-backend.md);\n"
+		"                   auto (default): the module when /dev/lwprof answers,\n"
+		"                   else perf\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
 		LWPROF_DEPTH_MAX, COLLECT_RING_PAGES,
@@ -215,6 +221,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		{ "idle", required_argument, NULL, 'I' },
 		{ "irq", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'H' },
+		{ "backend", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
@@ -321,6 +328,15 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		case 'H':
 			collect_usage(stdout);
 			return -1;
+		case 'B': {
+			enum lwprof_backend b;
+
+			if (lwprof_backend_parse(optarg, &b))
+				return bad("--backend: '%s' is not module, perf or auto",
+					   optarg);
+			o->backend = b;
+			break;
+		}
 		case ':':
 			if (optopt == 'h') {
 				/* -h at the end: the lists. */
@@ -332,10 +348,10 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			return 2;
 		default:
 			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq\n",
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --backend\n",
 					optopt);
 			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq\n",
+				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --backend\n",
 					argv[optind - 1]);
 			return 2;
 		}
