@@ -139,6 +139,7 @@ enum {
 	AN_C_COUNT,	/* events: a whole number */
 	AN_C_PCT,	/* a percentage: 2 decimals */
 	AN_C_INT,	/* an integer (bytes) */
+	AN_C_ABSENT,	/* a metric the recording could not give: "absent" */
 };
 
 struct an_cell {
@@ -237,7 +238,12 @@ int an_view_sample_list(struct an *an, const struct an_settings *vs,
 int an_cols_effective(struct an *an, const struct an_settings *vs,
 		      const struct an_agg *g, struct an_mlist *out,
 		      bool attributed);
-int an_metric_cell(struct an *an, int m);	/* AN_C_TIME or AN_C_COUNT */
+int an_metric_cell(struct an *an, int m);	/* AN_C_TIME, _COUNT or _ABSENT */
+/*
+ * Is metric m a microstate that no experiment read could record (log.txt's
+ * "metric = NAME absent": the perf backend's)?  Shown as absent, not 0.
+ */
+bool an_metric_absent(struct an *an, int m);
 int an_make_heads(struct an *an, struct an_mlist *ml, struct an_table *t);
 /*
  * Fill a row's columns of ml: metrics from the base vectors of the e, i

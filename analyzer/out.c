@@ -26,6 +26,9 @@ void an_fmt_num(char *buf, size_t len, int kind, double v)
 	case AN_C_PCT:
 		snprintf(buf, len, "%.2f", v);
 		break;
+	case AN_C_ABSENT:
+		snprintf(buf, len, "absent");
+		break;
 	default:
 		snprintf(buf, len, "%.0f", v);
 		break;

@@ -66,6 +66,7 @@ void pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns)
 		copy_in(r, head, &lost, sizeof(lost));
 		head += sizeof(lost);
 		r->lost_pending = 0;
+		r->records++;
 	}
 	copy_in(r, head, rec, h->size);
 	head += h->size;

@@ -358,7 +358,7 @@ void pconv_record(struct pconv *c, const struct perf_event_header *h,
 		if (h->size >= sizeof(*h) + sizeof(*l)) {
 			c->perf_lost += l->lost;
 			if (!pconv_trailer(h, &tr) && tr.cpu < c->p->nr_cpus) {
-				c->p->cpu[tr.cpu].out.lost += l->lost;
+				c->p->cpu[tr.cpu].perf_lost += l->lost;
 				c->p->cpu[tr.cpu].out.lost_pending += l->lost;
 			}
 		}

@@ -26,7 +26,8 @@
 
 #include "perf_conv.h"
 
-#define PERF_DATA_PAGES	128	/* per CPU: 512 KiB, halved while refused */
+#define PERF_DATA_PAGES	512	/* per CPU: 2 MiB, halved while refused */
+#define PERF_WAKEUP	(128 * 1024)	/* wake the converter every 128 KiB */
 #define PERF_STACK_MAX	65528	/* the most perf copies (below 64 KiB) */
 
 static struct psrc *psrc(struct rec_source *s)
@@ -292,7 +293,7 @@ static int open_cpu(struct psrc *p, int pid, unsigned int cpu, char *msg,
 	/* mmap too: the kernel counts mmap (not mmap2) events to send any */
 	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.context_switch = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = PERF_DATA_PAGES * 4096 / 8;
+	a.wakeup_watermark = PERF_WAKEUP;
 	err = open_one(p, &a, pid, cpu, ROLE_CLOCK, 0);
 	if (err)
 		return err == -ENODEV ? err :
@@ -349,14 +350,14 @@ static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 static int metric_notes(struct psrc *p, struct exp_writer *e)
 {
 	const char *split = p->kernel ?
-		"approximate: on-CPU time is exact (switch records); user vs system by the mode each clock sample landed in" :
-		"approximate: includes system CPU time (no kernel samples at this perf_event_paranoid)";
+		"approximate: on-CPU time exact (switch records), user vs system by the mode each clock sample landed in" :
+		"approximate: on-CPU time exact (switch records), system CPU included (no kernel samples at this perf_event_paranoid)";
 	const char *lock = p->futex ?
-		"exact: off-CPU time (switch records) while in a futex system call (kernel stack at switch-out)" :
-		"absent: no kernel stack at switch-out to tell a futex wait; counted as Sleep";
+		"approximate: blocked in a futex system call (kernel stack at switch-out), switch-out to switch-in: the run-queue wait after the wake-up is in it" :
+		"absent: no kernel stack at switch-out to tell a futex wait; in Sleep";
 	const char *sleep = p->futex ?
-		"exact: off-CPU time (switch records) of a blocked thread not in a futex system call" :
-		"exact: off-CPU time of blocked threads (switch records), User Lock included";
+		"approximate: blocked elsewhere, switch-out to switch-in: the run-queue wait after the wake-up is in it" :
+		"approximate: blocked (User Lock included), switch-out to switch-in: the run-queue wait after the wake-up is in it";
 	const struct { const char *m, *how; } notes[] = {
 		{ "user", split },
 		{ "system", p->kernel ? split :
@@ -367,8 +368,8 @@ static int metric_notes(struct psrc *p, struct exp_writer *e)
 		{ "kflt", "absent: page-fault time is in System CPU" },
 		{ "lock", lock },
 		{ "sleep", sleep },
-		{ "stop", "absent: a stopped thread's time is Sleep" },
-		{ "wait", "exact: off-CPU time of preempted threads (PERF_RECORD_SWITCH's preempt flag)" },
+		{ "stop", "absent: a stopped thread's time is in Sleep" },
+		{ "wait", "approximate: exact for preempted threads (switch records' preempt flag); a woken thread's wait is in Sleep or User Lock" },
 	};
 	unsigned int i;
 	int err = 0;
@@ -383,6 +384,9 @@ static int notes(struct psrc *p, struct exp_writer *e)
 	int err;
 
 	err = exp_note(e, "backend", "perf");
+	if (!err)
+		err = exp_note(e, "abi", "%u.%u", LWPROF_ABI_MAJOR,
+			       LWPROF_ABI_MINOR);
 	if (!err)
 		err = exp_note(e, "perf_event_paranoid", "%d", p->paranoid);
 	if (!err)
@@ -522,7 +526,7 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 	e->records = e->lost = 0;
 	for (i = 0; i < p->nr_cpus; i++) {
 		e->records += p->cpu[i].out.records;
-		e->lost += p->cpu[i].out.lost;
+		e->lost += p->cpu[i].out.lost + p->cpu[i].perf_lost;
 	}
 	pconv_totals(p->conv, &samples, &switches, &lost, &thr);
 	exp_note(e, "perf_samples", "%llu", (unsigned long long)samples);
@@ -541,7 +545,7 @@ static void perf_finish(struct rec_source *s, struct exp_writer *e)
 	unsigned int i;
 
 	for (i = 0; i < p->nr_cpus; i++) {
-		e->lost_file[i] = p->cpu[i].out.lost;
+		e->lost_file[i] = p->cpu[i].out.lost + p->cpu[i].perf_lost;
 		if (p->cpu[i].out.lost)
 			exp_warn(e, "%llu records lost on CPU %u (ring full): use a larger -m or a longer interval",
 				 (unsigned long long)p->cpu[i].out.lost, i);

@@ -48,6 +48,7 @@ struct pcpu {
 	struct perf_event_mmap_page *mp;
 	size_t mmap_len;
 	struct pout out;
+	__u64 perf_lost;	/* records perf dropped (its ring full) */
 };
 
 struct pconv;
