@@ -59,11 +59,20 @@ static int read_int(const char *path, int *v)
 static int refused(struct psrc *p, int err, const char *what, char *msg,
 		   size_t len)
 {
-	if (err == -EACCES || err == -EPERM)
-		snprintf(msg, len, "perf_event_open refused %s (kernel.perf_event_paranoid is %d): %s",
-			 what, p->paranoid, p->paranoid > 2 ?
-			 "set it to 2 or below (sysctl kernel.perf_event_paranoid=2), or run with CAP_PERFMON" :
-			 "set kernel.perf_event_paranoid to 1 or below (0 for -a), run with CAP_PERFMON, or profile a process you may ptrace");
+	const struct collect_opts *o = p->o;
+
+	if ((err == -EACCES || err == -EPERM) && p->paranoid > 2)
+		snprintf(msg, len, "perf_event_open refused %s: kernel.perf_event_paranoid is %d; set it to 2 or below (sysctl kernel.perf_event_paranoid=2), or run with CAP_PERFMON",
+			 what, p->paranoid);
+	else if ((err == -EACCES || err == -EPERM) && o->mode == MODE_MACHINE)
+		snprintf(msg, len, "the whole machine (-a) needs CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid at 0 or below (it is %d)",
+			 p->paranoid);
+	else if ((err == -EACCES || err == -EPERM) && o->mode == MODE_ATTACH)
+		snprintf(msg, len, "not allowed to trace PID %d (need ptrace rights over it)",
+			 o->pid);
+	else if (err == -EACCES || err == -EPERM)
+		snprintf(msg, len, "perf_event_open refused %s (kernel.perf_event_paranoid is %d): run with CAP_PERFMON or set it lower",
+			 what, p->paranoid);
 	else if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV)
 		snprintf(msg, len, "perf_event_open: %s: not supported by this kernel or machine (see lwprof collect -h)",
 			 what);

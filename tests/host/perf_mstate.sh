@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The perf backend's microstates (docs/perf-backend.md) against the
+# ground-truth workloads of tests/progs, recorded on this host without the
+# module.  Off-CPU times come from PERF_RECORD_SWITCH, at the scheduler's
+# own switch instants, so a blocked thread's Sleep or User Lock lies
+# between the time the scheduler saw it asleep (schedstat's
+# sum_sleep_runtime: dequeue to wake-up) and the wall time of its blocking
+# call (which also holds the call's own CPU time and, like our off-CPU
+# interval, the run-queue wait after the wake-up): those bounds, +- 1 ms
+# for the two clocks' reads, are the tolerance.  Lock and sleep are told
+# apart by the kernel stack at switch-out (a futex system call is User
+# Lock): each thread must show the one it did and (less than 1 ms of) not
+# the other.  On-CPU time is exact (switch records) but its split into
+# User and System is by where the clock samples landed: the spinning
+# thread, which makes no system calls, must be User CPU, the /dev/zero
+# reader mostly System.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/perfbe.sh"
+
+pb_need
+ms_dir=$LWPROF_OUT/perf_mstate
+rm -rf "$ms_dir"
+mkdir -p "$ms_dir"
+[ "$(id -u)" -eq 0 ] || skip "needs root for kernel samples (see perf_absent for a user)"
+
+# between WHAT GOT LO HI: LO - 1 ms <= GOT <= HI + 1 ms
+between() {
+	local lo=$(($3 - 1000000)) hi=$(($4 + 1000000))
+	check "${2:-0}" -ge "$lo" "$1: $(ms_ms "${2:-0}") >= $(ms_ms "$3") - 1 ms"
+	check "${2:-0}" -le "$hi" "$1: $(ms_ms "${2:-0}") <= $(ms_ms "$4") + 1 ms"
+}
+
+# a sleeping thread
+pb_collect sleep "$ms_progs/ms_sleep"
+t=$(ms_tid sleeper)
+slept=$(ms_truth sleep_slept_ns)
+between "sleeper: Sleep within nanosleep(300 ms)" "$(pb_get "$t" Sleep)" \
+	"${slept:-$(ms_truth sleep_ns)}" "$(ms_truth sleep_ns)"
+check "$(pb_get "$t" "User Lock")" -lt 1000000 "sleeper: no User Lock"
+
+# a mutex, a condition variable, a join (futex waits) and a nanosleep
+pb_collect lock "$ms_progs/ms_lock"
+t=$(ms_tid waiter)
+lw=$(pb_get "$t" "User Lock")
+between "waiter: User Lock within its pthread_mutex_lock()" "$lw" \
+	$(($(ms_truth waiter_lock_ns) * 95 / 100)) "$(ms_truth waiter_lock_ns)"
+check "$(pb_get "$t" Sleep)" -lt 1000000 "waiter: no Sleep (the mutex is a lock)"
+t=$(ms_tid cvwaiter)
+between "cvwaiter: User Lock within pthread_cond_wait()" "$(pb_get "$t" "User Lock")" \
+	$(($(ms_truth cv_wait_ns) * 95 / 100)) "$(ms_truth cv_wait_ns)"
+t=$(ms_tid holder)
+ms_near "holder: Sleep vs its 300 ms nanosleep" "$(pb_get "$t" Sleep)" 300000000
+check "$(pb_get "$t" "User Lock")" -lt 1000000 "holder: no User Lock"
+
+# three threads pinned to one CPU, spinning: their time off CPU is their
+# preemptions, their wait at the start gate (a semaphore: User Lock) and
+# whatever else blocked them.  Every off-CPU nanosecond is in a switch
+# record's interval: Wait CPU + User Lock + Sleep must be their time off
+# CPU since the gate plus their run-queue wait before it (the truth) within
+# 1% (the gate's own wait, a few ms, is the slack).  Wait CPU is only the
+# preempted part of the run-queue wait: at most the thread's schedstat
+# run-queue wait, which also holds the waits after its wake-ups (those we
+# count with the blocked time before them).
+pb_collect waitcpu "$ms_progs/ms_waitcpu"
+for s in spin0 spin1 spin2; do
+	t=$(ms_tid $s)
+	w=$(pb_get "$t" "Wait CPU") l=$(pb_get "$t" "User Lock") z=$(pb_get "$t" Sleep)
+	read -r _ _ rq < <(ms_sched $s)
+	echo "# $s: Wait CPU $(ms_ms "$w"), User Lock $(ms_ms "$l"), Sleep $(ms_ms "$z"), run-queue wait $(ms_ms "${rq:-0}")"
+	ms_near "$s: Wait CPU + User Lock + Sleep vs its time off CPU" \
+		$((w + l + z)) "$(ms_truth ${s}_offcpu_ns)" 1 2000000
+	check "$w" -le $((${rq:-0} + 1000000)) "$s: Wait CPU $(ms_ms "$w") <= its run-queue wait $(ms_ms "${rq:-0}") + 1 ms"
+done
+
+# user vs system by sample
+pb_collect cpu -p 1ms -- "$ms_progs/ms_cpu"
+t=$(ms_tid spin)
+u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
+ms_near "spin: User + System CPU vs its CPU time" $((u + s)) "$(ms_truth spin_cpu_ns)" 2 5000000
+# the spin makes no system calls: its System CPU is what a kernel-mode
+# sample (thread start, exit, an interrupt) took, at most one 1 ms period
+# at each of its two ends plus its interrupts (2% of its time)
+check "$s" -le $((2000000 + u / 50)) "spin: System CPU $(ms_ms "$s") <= 2 ms + 2% of User $(ms_ms "$u")"
+t=$(ms_tid sys)
+u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
+ms_near "sys: User + System CPU vs its CPU time" $((u + s)) "$(ms_truth sys_cpu_ns)" 2 5000000
+check "$s" -ge $((4 * u)) "sys: System CPU $(ms_ms "$s") at least 4x User $(ms_ms "$u")"
+done_testing
