@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The perf backend's call stacks, on this host without the module:
+#  - the seed's worked example (tests/progs/seed_example, 50 ms units, 1 ms
+#    clock): each function's inclusive Total CPU as a share of main's
+#    within 3 points of the units it does, the module's own tolerance
+#    (guest/print_seed);
+#  - Debian's gzip (no frame pointers) through libc: every sample unwound
+#    from the user registers and stack copy by DWARF CFI, the cache and
+#    libdwfl agreeing on every one, and the walks reaching main;
+#  - following fork and exec: sh runs cpu_burn twice (0.3 s, then 2 x
+#    0.2 s of CPU): both processes and all three threads seen, cpu_burn
+#    archived, burn() holding the 0.7 s the threads burned, within 2% or
+#    10 ms: each thread overshoots by up to a million additions (it reads
+#    its CPU clock that rarely, ~1 ms), and with a 1 ms clock its first and
+#    last packets carry up to 1 ms each of its start and exit;
+#  - attaching (-P) to a running cpu_burn: its threads and mappings
+#    (from /proc) and its samples in burn().
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/perfbe.sh"
+
+pb_need
+ms_dir=$LWPROF_OUT/perf_stacks
+rm -rf "$ms_dir"
+mkdir -p "$ms_dir"
+cd "$ms_dir" || exit 1
+
+pb_collect seed -p 1ms -- "$ms_progs/seed_example" 50
+out=$("$LWPROF" print -printmode csv -metrics i.totalcpu:e.totalcpu:name -functions seed.er)
+echo "$out" | sed 's/^/# /' | head -20
+share() {	# share F COLUMN: F's metric as a percentage of main's inclusive
+	awk -F, -v f="$1" -v c="$2" '$NF == "main" { m = $1 } $NF == f { v = $c }
+		END { if (m > 0) printf "%.1f", 100 * v / m; else print -1 }' <<<"$out"
+}
+for want in A:25 B:50 C:62.5 E:25 F:25 G:12.5 R:10 P:10; do
+	f=${want%%:*} pct=${want#*:}
+	got=$(share "$f" 1)
+	awk -v g="$got" -v w="$pct" 'BEGIN { d = g - w; exit !(d <= 3 && d >= -3) }'
+	check $? -eq 0 "seed: $f: $got% of main's CPU time inclusive, expected $pct% +- 3"
+done
+
+if command -v gzip >/dev/null; then
+	head -c 4M "$LWPROF_BUILD/tests/data/cold.bin" >in.bin
+	"$LWPROF" collect --backend perf -p 1ms -o gz.er gzip -9 -c in.bin >/dev/null 2>gz.err
+	check $? -eq 0 "collect --backend perf gzip -9 (4 MiB)"
+	stats=$(LWPROF_UNWIND=check LWPROF_UNWIND_STATS=1 "$LWPROF" print -functions gz.er 2>&1 >/dev/null)
+	echo "# $stats"
+	num() { sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p" <<<"$stats"; }
+	n=$(sed -n 's/.*: \([0-9]*\) samples,.*/\1/p' <<<"$stats")
+	check "${n:-0}" -ge 100 "gzip: at least 100 samples with stack copies ($n)"
+	# a sample the walk cannot start from (its exit) keeps perf's chain
+	check "$(num unwound)" -ge $((${n:-0} * 95 / 100)) "gzip: 95% or more unwound by CFI ($(num unwound) of $n)"
+	check "$(num 'samples by libdwfl')" -le $((${n:-0} / 10)) "gzip: at most 10% left to libdwfl ($(num 'samples by libdwfl') of $n)"
+	check "$(num differ)" -eq 0 "gzip: cached and libdwfl stacks identical in every sample"
+	f=$("$LWPROF" print -printmode csv -metrics i.totalcpu:name \
+		-filters '!inStack("_dl_start")' -functions gz.er)
+	tot=$(awk -F, '$NF == "<Total>" { print $1 }' <<<"$f")
+	lsm=$(awk -F, '$NF == "__libc_start_call_main" { print $1 }' <<<"$f")
+	awk -v m="$lsm" -v t="$tot" 'BEGIN { exit !(t > 0 && m >= 0.98 * t) }'
+	check $? -eq 0 "gzip: the walks reach main: __libc_start_call_main has $lsm of the $tot s CPU outside _dl_start"
+else
+	echo "# no gzip: its unwinding is not checked"
+fi
+
+pb_collect forkexec -p 1ms -- sh -c "$ms_progs/cpu_burn 0.3 >/dev/null; $ms_progs/cpu_burn 0.2 2 >/dev/null"
+tl=$("$LWPROF" print -thread_list forkexec.er)
+echo "$tl" | sed 's/^/# /'
+check "$(awk '$5 == "cpu_burn" { print $3 }' <<<"$tl" | sort -u | wc -l)" -eq 2 "fork/exec: two cpu_burn processes"
+check "$(awk '$5 == "cpu_burn"' <<<"$tl" | wc -l)" -eq 3 "fork/exec: three cpu_burn threads"
+check "$(awk '$5 == "sh" || $5 == "dash"' <<<"$tl" | wc -l)" -ge 1 "fork/exec: and the shell"
+grep -q "/cpu_burn\$" forkexec.er/archives/index.txt
+check $? -eq 0 "fork/exec: cpu_burn archived (from its exec's mappings)"
+b=$("$LWPROF" print -printmode csv -metrics i.totalcpu:name -functions forkexec.er |
+	awk -F, '$NF == "burn" { printf "%.0f", $1 * 1e9 }')
+ms_near "fork/exec: burn()'s inclusive CPU vs the 0.7 s its threads burned" "${b:-0}" 700000000 2 10000000
+
+"$ms_progs/cpu_burn" 30 2 >/dev/null &
+bp=$!
+sleep 0.5
+"$LWPROF" collect --backend perf -P "$bp" -t 1 -o attach.er 2>attach.err
+check $? -eq 0 "attach: collect -P (cpu_burn, 2 threads) -t 1"
+kill "$bp"
+wait "$bp" 2>/dev/null
+tl=$("$LWPROF" print -thread_list attach.er)
+echo "$tl" | sed 's/^/# /'
+check "$(awk -v p="$bp" '$3 == p' <<<"$tl" | wc -l)" -eq 2 "attach: both threads of $bp"
+b=$("$LWPROF" print -printmode csv -metrics i.total:name -functions attach.er |
+	awk -F, '$NF == "burn" { b = $1 } $NF == "<Total>" { t = $1 } END { if (t > 0) printf "%.0f", 100 * b / t }')
+check "${b:-0}" -ge 99 "attach: burn() on the stack of ${b:-0}% of the threads' time (mappings from /proc)"
+done_testing
