@@ -86,6 +86,21 @@ struct lwprof_rec_sample *prec_build(struct pconv *c, const struct psample *s,
 				     __u16 flags);
 /* Did s's kernel chain pass through a futex wait? */
 bool prec_futex(const struct psrc *p, const struct psample *s);
+/* An executable mapping, for prec_mmap(). */
+struct pmap {
+	__u32 pid, tid, maj, min, prot;
+	__u64 time, start, len, pgoff, ino;
+	const char *path;	/* a file, "[vdso]", or anything else: anon */
+	size_t path_len;
+};
+
+union prec_mmap_buf {
+	struct lwprof_rec_mmap r;
+	unsigned char b[sizeof(struct lwprof_rec_mmap) + 4096 + 8];
+};
+
+/* The MMAP record of m in *u ("//anon" for what is not a file); returns it. */
+struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m);
 /* Put rec into the ring of CPU cpu (clamped to the rings there are). */
 void prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns);
 

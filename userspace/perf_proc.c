@@ -122,12 +122,9 @@ static bool thread_info(int pid, int tid, char comm[16])
 
 static void synth_maps(struct psrc *p, int pid)
 {
-	union {
-		struct lwprof_rec_mmap r;
-		unsigned char b[sizeof(struct lwprof_rec_mmap) + 4096 + 8];
-	} u;
 	char path[64], line[4096 + 256], perms[8], file[4096];
 	unsigned long long start, end, off, ino;
+	union prec_mmap_buf u;
 	unsigned int maj, min;
 	FILE *f;
 	int n;
@@ -142,25 +139,13 @@ static void synth_maps(struct psrc *p, int pid)
 			   &end, perms, &off, &maj, &min, &ino, file);
 		if (n < 7 || perms[2] != 'x')
 			continue;
-		memset(&u, 0, sizeof(u));
-		u.r.hdr.type = LWPROF_REC_MMAP;
-		u.r.time_ns = p->start_ns;
-		u.r.pid = u.r.tid = pid;
-		u.r.start = start;
-		u.r.len = end - start;
-		u.r.pgoff = off;
-		u.r.ino = ino;
-		u.r.dev_major = maj;
-		u.r.dev_minor = min;
-		u.r.prot = 4 | (perms[0] == 'r') | (perms[1] == 'w') << 1;
-		if (file[0] == '/' || !strcmp(file, "[vdso]")) {
-			snprintf(u.r.path, 4096, "%s", file);
-		} else {
-			strcpy(u.r.path, "//anon");
-			u.r.hdr.flags = LWPROF_MMAP_ANON;
-		}
-		u.r.hdr.size = (sizeof(u.r) + strlen(u.r.path) + 1 + 7) & ~7UL;
-		pout_put(&p->cpu[0].out, &u.r, 0, p->start_ns);
+		pout_put(&p->cpu[0].out, prec_mmap(&u, &(struct pmap){
+				.pid = pid, .tid = pid, .maj = maj, .min = min,
+				.prot = 4 | (perms[0] == 'r') | (perms[1] == 'w') << 1,
+				.time = p->start_ns, .start = start,
+				.len = end - start, .pgoff = off, .ino = ino,
+				.path = file, .path_len = strlen(file) }),
+			 0, p->start_ns);
 	}
 	fclose(f);
 }

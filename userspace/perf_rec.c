@@ -119,6 +119,33 @@ struct lwprof_rec_sample *prec_build(struct pconv *c, const struct psample *s,
 	return r;
 }
 
+struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m)
+{
+	size_t n = m->path_len < 4095 ? m->path_len : 4095;
+
+	memset(u, 0, sizeof(*u));
+	u->r.hdr.type = LWPROF_REC_MMAP;
+	u->r.time_ns = m->time;
+	u->r.pid = m->pid;
+	u->r.tid = m->tid;
+	u->r.start = m->start;
+	u->r.len = m->len;
+	u->r.pgoff = m->pgoff;
+	u->r.ino = m->ino;
+	u->r.dev_major = m->maj;
+	u->r.dev_minor = m->min;
+	u->r.prot = m->prot;
+	if ((n && m->path[0] == '/') || (n == 6 && !memcmp(m->path, "[vdso]", 6))) {
+		memcpy(u->r.path, m->path, n);
+	} else {
+		n = 6;
+		memcpy(u->r.path, "//anon", n);
+		u->r.hdr.flags = LWPROF_MMAP_ANON;
+	}
+	u->r.hdr.size = (sizeof(u->r) + n + 1 + 7) & ~7UL;
+	return &u->r;
+}
+
 void prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns)
 {
 	struct psrc *p = c->p;

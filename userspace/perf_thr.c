@@ -295,39 +295,22 @@ static void on_mmap(struct pconv *c, const struct perf_event_header *h)
 		__u32 prot, flags;
 		char filename[];
 	} *m = (const void *)(h + 1);
-	union {
-		struct lwprof_rec_mmap r;
-		unsigned char b[sizeof(struct lwprof_rec_mmap) + 4096 + 8];
-	} u;
+	union prec_mmap_buf u;
 	struct ptrail tr;
-	size_t max, n;
+	size_t max;
 
 	if (pconv_trailer(h, &tr) || h->size < sizeof(*h) + sizeof(*m) + 32 ||
 	    (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
 	    !(m->prot & 4 /* PROT_EXEC */))
 		return;
 	max = h->size - sizeof(*h) - sizeof(*m) - 32;
-	n = strnlen(m->filename, max < 4096 ? max : 4096);
-	memset(&u, 0, sizeof(u));
-	u.r.hdr.type = LWPROF_REC_MMAP;
-	u.r.hdr.size = (sizeof(u.r) + n + 1 + 7) & ~7UL;
-	u.r.time_ns = tr.time;
-	u.r.pid = m->pid;
-	u.r.tid = m->tid;
-	u.r.start = m->addr;
-	u.r.len = m->len;
-	u.r.pgoff = m->pgoff;
-	u.r.ino = m->ino;
-	u.r.dev_major = m->maj;
-	u.r.dev_minor = m->min;
-	u.r.prot = m->prot;
-	memcpy(u.r.path, m->filename, n);
-	if (m->filename[0] != '/' && strcmp(u.r.path, "[vdso]")) {
-		strcpy(u.r.path, "//anon");
-		u.r.hdr.flags = LWPROF_MMAP_ANON;
-		u.r.hdr.size = (sizeof(u.r) + 7 + 7) & ~7UL;
-	}
-	prec_put(c, &u.r, tr.cpu, tr.time);
+	prec_put(c, prec_mmap(&u, &(struct pmap){
+			.pid = m->pid, .tid = m->tid, .maj = m->maj,
+			.min = m->min, .prot = m->prot, .time = tr.time,
+			.start = m->addr, .len = m->len, .pgoff = m->pgoff,
+			.ino = m->ino, .path = m->filename,
+			.path_len = strnlen(m->filename, max) }),
+		 tr.cpu, tr.time);
 }
 
 void pconv_record(struct pconv *c, const struct perf_event_header *h,

@@ -19,6 +19,8 @@
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
+. "$(dirname "$0")/../lib/seed.sh"
+. "$(dirname "$0")/../lib/unwind_real.sh"
 
 pb_need
 ms_dir=$LWPROF_OUT/perf_stacks
@@ -27,38 +29,15 @@ mkdir -p "$ms_dir"
 cd "$ms_dir" || exit 1
 
 pb_collect seed -p 1ms -- "$ms_progs/seed_example" 50
-out=$("$LWPROF" print -printmode csv -metrics i.totalcpu:e.totalcpu:name -functions seed.er)
-echo "$out" | sed 's/^/# /' | head -20
-share() {	# share F COLUMN: F's metric as a percentage of main's inclusive
-	awk -F, -v f="$1" -v c="$2" '$NF == "main" { m = $1 } $NF == f { v = $c }
-		END { if (m > 0) printf "%.1f", 100 * v / m; else print -1 }' <<<"$out"
-}
-for want in A:25 B:50 C:62.5 E:25 F:25 G:12.5 R:10 P:10; do
-	f=${want%%:*} pct=${want#*:}
-	got=$(share "$f" 1)
-	awk -v g="$got" -v w="$pct" 'BEGIN { d = g - w; exit !(d <= 3 && d >= -3) }'
-	check $? -eq 0 "seed: $f: $got% of main's CPU time inclusive, expected $pct% +- 3"
-done
+seed_check_shares seed.er seed
 
 if command -v gzip >/dev/null; then
 	head -c 4M "$LWPROF_BUILD/tests/data/cold.bin" >in.bin
 	"$LWPROF" collect --backend perf -p 1ms -o gz.er gzip -9 -c in.bin >/dev/null 2>gz.err
 	check $? -eq 0 "collect --backend perf gzip -9 (4 MiB)"
-	stats=$(LWPROF_UNWIND=check LWPROF_UNWIND_STATS=1 "$LWPROF" print -functions gz.er 2>&1 >/dev/null)
-	echo "# $stats"
-	num() { sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p" <<<"$stats"; }
-	n=$(sed -n 's/.*: \([0-9]*\) samples,.*/\1/p' <<<"$stats")
-	check "${n:-0}" -ge 100 "gzip: at least 100 samples with stack copies ($n)"
+	unwind_check_walks gz.er i.totalcpu gzip
 	# a sample the walk cannot start from (its exit) keeps perf's chain
-	check "$(num unwound)" -ge $((${n:-0} * 95 / 100)) "gzip: 95% or more unwound by CFI ($(num unwound) of $n)"
-	check "$(num 'samples by libdwfl')" -le $((${n:-0} / 10)) "gzip: at most 10% left to libdwfl ($(num 'samples by libdwfl') of $n)"
-	check "$(num differ)" -eq 0 "gzip: cached and libdwfl stacks identical in every sample"
-	f=$("$LWPROF" print -printmode csv -metrics i.totalcpu:name \
-		-filters '!inStack("_dl_start")' -functions gz.er)
-	tot=$(awk -F, '$NF == "<Total>" { print $1 }' <<<"$f")
-	lsm=$(awk -F, '$NF == "__libc_start_call_main" { print $1 }' <<<"$f")
-	awk -v m="$lsm" -v t="$tot" 'BEGIN { exit !(t > 0 && m >= 0.98 * t) }'
-	check $? -eq 0 "gzip: the walks reach main: __libc_start_call_main has $lsm of the $tot s CPU outside _dl_start"
+	check "$(unwind_num unwound)" -ge $((${unwind_n:-0} * 95 / 100)) "gzip: 95% or more unwound by CFI ($(unwind_num unwound) of $unwind_n)"
 else
 	echo "# no gzip: its unwinding is not checked"
 fi

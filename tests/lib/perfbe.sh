@@ -29,7 +29,7 @@ pb_collect() {
 	rc=$?
 	echo "# collect $*: exit $rc"
 	sed 's/^/#   /' "$ms_dir/collect.err" "$ms_dir/prog.out" | head -n 30
-	check "$rc" -eq 0 "collect --backend perf ${*##*/} exits 0"
+	check "$rc" -eq 0 "collect --backend perf ($name) exits 0"
 	"$LWPROF" print -statistics "$ms_dir/$name.er" >"$ms_dir/$name.stat" 2>&1
 	pb_stat="$ms_dir/$name.stat"
 }
