@@ -4,13 +4,19 @@
  * converter writes and the drain (drain.c) writes out, the protocol of
  * source.h's struct rec_ring.  A record that does not fit is dropped and
  * counted; the next one that fits follows a LWPROF_REC_LOST record, as the
- * module's rings do.
+ * module's rings do.  The converter thread, whose reads of perf's rings
+ * are what drains them, waits for room first (PERF_OUT_WAITS ms at most);
+ * the last pass, in the loop's own thread, cannot.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "source_perf.h"
+
+#define PERF_OUT_WAITS	2000
 
 int pout_init(struct pout *r, __u64 bytes)
 {
@@ -48,9 +54,17 @@ void pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns)
 	/* Pairs with the drain's store-release of tail: bytes below are free. */
 	__u64 tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	__u64 head = r->head, need = h->size;
+	unsigned int spins;
 
 	if (r->lost_pending)
 		need += sizeof(lost);
+	/* The converter thread may wait: the perf ring is the buffer. */
+	for (spins = 0; r->wait && head + need - tail > r->size &&
+	     spins < PERF_OUT_WAITS; spins++) {
+		eventfd_write(r->kick_fd, 1);
+		usleep(1000);
+		tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	}
 	if (head + need - tail > r->size) {
 		r->lost++;
 		r->lost_pending++;

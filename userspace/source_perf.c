@@ -401,6 +401,8 @@ static int notes(struct psrc *p, struct exp_writer *e)
 	if (!err)
 		err = exp_note(e, "stack_delta", "0");
 	if (!err)
+		err = exp_note(e, "ring_pages", "%u", p->ring_pages);
+	if (!err)
 		err = exp_note(e, "offcpu_stacks", "%s", p->switch_stacks ?
 			       "switch-out (context-switch samples)" :
 			       "none (no kernel sampling): off-CPU time lands on the thread's next sample");
@@ -424,13 +426,18 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 
 	p->nr_cpus = ncpu > 0 ? ncpu : 1;
+	/*
+	 * Our rings fill in bursts (a pass converts up to 70 ms of records):
+	 * by default four times the module's, in our own memory.
+	 */
+	p->ring_pages = o->ring_pages_set ? o->ring_pages : 4 * o->ring_pages;
 	p->cpu = calloc(p->nr_cpus, sizeof(*p->cpu));
 	p->s.rings = calloc(p->nr_cpus, sizeof(*p->s.rings));
 	if (!p->cpu || !p->s.rings)
 		return -ENOMEM;
 	for (i = 0; i < p->nr_cpus; i++) {
 		p->cpu[i].fd = -1;
-		err = pout_init(&p->cpu[i].out, (__u64)o->ring_pages * 4096);
+		err = pout_init(&p->cpu[i].out, (__u64)p->ring_pages * 4096);
 		if (err)
 			return err;
 		p->s.rings[i] = (struct rec_ring){
@@ -462,6 +469,10 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->evfd < 0)
 		return -errno;
+	for (i = 0; i < p->nr_cpus; i++) {
+		p->cpu[i].out.kick_fd = p->evfd;
+		p->cpu[i].out.wait = true;
+	}
 	p->s.poll_fd = p->evfd;
 	p->s.abi_major = LWPROF_ABI_MAJOR;
 	p->s.abi_minor = LWPROF_ABI_MINOR;
@@ -530,6 +541,8 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 		pthread_join(p->thread, NULL);
 		p->thread_on = false;
 	}
+	for (i = 0; i < p->nr_cpus; i++)	/* the drain waits for us */
+		p->cpu[i].out.wait = false;
 	pconv_pass(p->conv, true, end);
 	eventfd_write(p->evfd, 1);
 	e->records = e->lost = 0;

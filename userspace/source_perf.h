@@ -40,6 +40,8 @@ struct pout {
 	__u64 lost;		/* records dropped, ring full */
 	__u64 lost_pending;	/* not yet announced by a LOST record */
 	__u64 records;
+	int kick_fd;		/* an eventfd that wakes the drain */
+	bool wait;		/* when full, wait for the drain (up to 2 s) */
 };
 
 /* One CPU: the perf ring every event on it writes to, our ring. */
@@ -66,6 +68,7 @@ struct psrc {
 	__u64 sample_type;
 	__u32 stack_bytes;	/* user stack copied per sample */
 	__u32 depth;		/* frames per chain asked of perf */
+	__u32 ring_pages;	/* of each of our rings */
 	int paranoid;		/* kernel.perf_event_paranoid */
 	bool kernel;		/* kernel samples and chains allowed */
 	bool switch_stacks;	/* context-switch samples (stack at switch-out) */
