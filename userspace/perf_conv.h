@@ -50,6 +50,10 @@ struct pthr {
 	__u8 last_mode;		/* USER or SYSTEM: where the last sample was */
 	char comm[16];
 	unsigned char *parked;	/* the switch-out packet, waiting for its time */
+	/* The last stack copy it sent, the base of its next delta: */
+	unsigned char *base;
+	__u32 base_cap, base_size, base_ring;
+	__u64 base_sp, base_time;
 };
 
 #define PTHR_BUCKETS	1024
@@ -61,6 +65,7 @@ struct pconv {
 	__u64 seq;
 	struct pthr *bucket[PTHR_BUCKETS];
 	unsigned char *scratch;	/* a sample being built */
+	unsigned char *delta;	/* ... and as a delta (perf_delta.c) */
 	size_t scratch_len;
 	__u64 written;		/* records put into our rings */
 	__u64 samples, switches, perf_lost, throttled;
@@ -101,7 +106,16 @@ union prec_mmap_buf {
 
 /* The MMAP record of m in *u ("//anon" for what is not a file); returns it. */
 struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m);
-/* Put rec into the ring of CPU cpu (clamped to the rings there are). */
-void prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns);
+/* The ring of CPU cpu (clamped to the rings there are). */
+__u32 prec_ring(const struct pconv *c, __u32 cpu);
+/* Put rec into the ring of CPU cpu; false if it was dropped. */
+bool prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns);
+
+/*
+ * perf_delta.c: put sample r (of thread t, a full stack copy) as a delta
+ * against t's previous copy in the same ring where that is smaller.
+ */
+int pdelta_init(struct pconv *c);
+void pdelta_put(struct pconv *c, struct pthr *t, struct lwprof_rec_sample *r);
 
 #endif

@@ -47,7 +47,7 @@ static void copy_in(struct pout *r, __u64 pos, const void *src, __u32 n)
 	}
 }
 
-void pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns)
+bool pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns)
 {
 	const struct lwprof_rec *h = rec;
 	struct lwprof_rec_lost lost;
@@ -68,7 +68,7 @@ void pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns)
 	if (head + need - tail > r->size) {
 		r->lost++;
 		r->lost_pending++;
-		return;
+		return false;
 	}
 	if (r->lost_pending) {
 		memset(&lost, 0, sizeof(lost));
@@ -87,4 +87,5 @@ void pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns)
 	r->records++;
 	/* The record's bytes before the head that covers them. */
 	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+	return true;
 }

@@ -146,12 +146,16 @@ struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m)
 	return &u->r;
 }
 
-void prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns)
+__u32 prec_ring(const struct pconv *c, __u32 cpu)
 {
-	struct psrc *p = c->p;
+	return cpu < c->p->nr_cpus ? cpu : 0;
+}
 
-	if (cpu >= p->nr_cpus)
-		cpu = 0;
-	pout_put(&p->cpu[cpu].out, rec, cpu, time_ns);
+bool prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns)
+{
+	cpu = prec_ring(c, cpu);
+	if (!pout_put(&c->p->cpu[cpu].out, rec, cpu, time_ns))
+		return false;
 	c->written++;
+	return true;
 }

@@ -130,7 +130,7 @@ static void put_parked(struct pconv *c, struct pthr *t, __u64 ns)
 	if (pending(t)) {
 		r->time_ns = ns;
 		r->value = take(t, r);
-		prec_put(c, r, r->cpu, ns);
+		pdelta_put(c, t, r);
 	}
 	free(t->parked);
 	t->parked = NULL;
@@ -182,7 +182,7 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 		advance(t, s.time);
 		r = prec_build(c, &s, LWPROF_SK_CLOCK, 0, 0, 0);
 		r->value = take(t, r);
-		prec_put(c, r, s.cpu, s.time);
+		pdelta_put(c, t, r);
 		break;
 	case ROLE_SWITCH:
 		r = prec_build(c, &s, LWPROF_SK_CLOCK, 0, 0, 0);
@@ -197,7 +197,7 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 	case ROLE_COUNTER:
 		r = prec_build(c, &s, LWPROF_SK_COUNTER, id->counter, s.period,
 			       0);
-		prec_put(c, r, s.cpu, s.time);
+		pdelta_put(c, t, r);
 		break;
 	}
 }
@@ -262,6 +262,8 @@ static void on_task(struct pconv *c, const struct perf_event_header *h,
 	put_rest(c, t, tr.cpu, tr.time);
 	put_task(c, t, f->ppid, LWPROF_TASK_EXIT, tr.cpu, tr.time);
 	*s = t->next;
+	free(t->parked);
+	free(t->base);
 	free(t);
 	(void)ring;
 }
@@ -377,6 +379,7 @@ void pthr_free_all(struct pconv *c)
 		for (t = c->bucket[i]; t; t = n) {
 			n = t->next;
 			free(t->parked);
+			free(t->base);
 			free(t);
 		}
 		c->bucket[i] = NULL;

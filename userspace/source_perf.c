@@ -399,7 +399,7 @@ static int notes(struct psrc *p, struct exp_writer *e)
 	if (!err)
 		err = exp_note(e, "perf_event_paranoid", "%d", p->paranoid);
 	if (!err)
-		err = exp_note(e, "stack_delta", "0");
+		err = exp_note(e, "stack_delta", "%d", !p->o->no_sdelta);
 	if (!err)
 		err = exp_note(e, "ring_pages", "%u", p->ring_pages);
 	if (!err)

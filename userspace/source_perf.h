@@ -100,8 +100,8 @@ void pproc_synth(struct psrc *p, int pid, const int *tids, unsigned int n);
 /* perf_out.c: the rings of converted records. */
 int pout_init(struct pout *r, __u64 bytes);
 void pout_free(struct pout *r);
-/* Append a whole record (size a multiple of 8); dropped if no room. */
-void pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns);
+/* Append a whole record (size a multiple of 8); false: dropped, no room. */
+bool pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns);
 
 /* perf_conv.c */
 int pconv_create(struct psrc *p, struct pconv **cp);
