@@ -28,6 +28,7 @@
 
 #define PERF_DATA_PAGES	512	/* per CPU: 2 MiB, halved while refused */
 #define PERF_WAKEUP	(128 * 1024)	/* wake the converter every 128 KiB */
+#define PERF_PASS_MS	250		/* or this often */
 #define PERF_STACK_MAX	65528	/* the most perf copies (below 64 KiB) */
 
 static struct psrc *psrc(struct rec_source *s)
@@ -157,7 +158,7 @@ static int perf_src_open(const struct collect_opts *o, struct rec_source **sp,
 	p->s.ops = &source_perf;
 	p->s.poll_fd = -1;
 	p->o = o;
-	p->evfd = -1;
+	p->evfd = p->wakefd = -1;
 	if ((o->idle_set && o->idle) || (o->irq_set && o->irq)) {
 		snprintf(msg, len, "--idle and --irq need the lwprof module (the perf backend cannot record them); use --backend module");
 		err = -EOPNOTSUPP;
@@ -467,7 +468,8 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	if (err)
 		return err;
 	p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->evfd < 0)
+	p->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->evfd < 0 || p->wakefd < 0)
 		return -errno;
 	for (i = 0; i < p->nr_cpus; i++) {
 		p->cpu[i].out.kick_fd = p->evfd;
@@ -482,23 +484,46 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	return err;
 }
 
-/* The converter: wake on the perf rings' watermark or every 50 ms. */
+/* Does one of our rings hold an eighth of its size or more? */
+static bool want_drain(struct psrc *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_cpus; i++) {
+		struct pout *r = &p->cpu[i].out;
+
+		if (r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >=
+		    r->size / 8)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The converter: wake on a perf ring's watermark, on stop (wakefd) or
+ * every PERF_PASS_MS.  Every wake-up of ours or of the loop takes the
+ * workload's CPU (and a context-switch sample) on a busy machine, so the
+ * drain is woken only for rings an eighth full; the loop's own timed
+ * flush writes the rest.
+ */
 static void *converter(void *arg)
 {
 	struct psrc *p = arg;
-	struct pollfd *pfd = calloc(p->nr_cpus, sizeof(*pfd));
+	struct pollfd *pfd = calloc(p->nr_cpus + 1, sizeof(*pfd));
 	unsigned int i, n = 0;
 
 	for (i = 0; pfd && i < p->nr_cpus; i++)
 		if (p->cpu[i].fd >= 0)
 			pfd[n++] = (struct pollfd){ .fd = p->cpu[i].fd,
 						    .events = POLLIN };
+	if (pfd)
+		pfd[n++] = (struct pollfd){ .fd = p->wakefd, .events = POLLIN };
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		if (pfd)
-			poll(pfd, n, 50);
+			poll(pfd, n, PERF_PASS_MS);
 		else
-			usleep(50000);
-		if (pconv_pass(p->conv, false, 0))
+			usleep(PERF_PASS_MS * 1000);
+		if (pconv_pass(p->conv, false, 0) && want_drain(p))
 			eventfd_write(p->evfd, 1);
 	}
 	free(pfd);
@@ -538,6 +563,7 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 	end = perf_now_ns();
 	if (p->thread_on) {
 		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+		eventfd_write(p->wakefd, 1);
 		pthread_join(p->thread, NULL);
 		p->thread_on = false;
 	}
@@ -583,6 +609,7 @@ static void perf_close(struct rec_source *s)
 		return;
 	if (p->thread_on) {
 		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+		eventfd_write(p->wakefd, 1);
 		pthread_join(p->thread, NULL);
 	}
 	pconv_destroy(p->conv);
@@ -595,6 +622,8 @@ static void perf_close(struct rec_source *s)
 		close(p->fds[i]);
 	if (p->evfd >= 0)
 		close(p->evfd);
+	if (p->wakefd >= 0)
+		close(p->wakefd);
 	free(p->fds);
 	free(p->ids);
 	free(p->cpu);

@@ -77,6 +77,7 @@ struct psrc {
 	unsigned int nr_futex_fn;
 	__u64 start_ns;
 	int evfd;		/* poll_fd: the converter wrote records */
+	int wakefd;		/* wakes the converter to stop */
 	pthread_t thread;
 	bool thread_on;
 	int stop;		/* atomic: the converter's last pass, then exit */

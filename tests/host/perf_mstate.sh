@@ -14,7 +14,11 @@
 # the other.  On-CPU time is exact (switch records) but its split into
 # User and System is by where the clock samples landed: the spinning
 # thread, which makes no system calls, must be User CPU, the /dev/zero
-# reader mostly System.
+# reader mostly System.  Their sum is at least the thread's CPU clock (- 1%
+# for the clock reads' places) and at most 2% more (its start and end
+# outside the clock's phase) plus, on a virtual machine, the steal time
+# meanwhile: the hypervisor's, on CPU for the switch records, not for the
+# CPU clock (paravirt steal accounting).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
@@ -86,7 +90,11 @@ done
 pb_collect cpu -p 1ms -- "$ms_progs/ms_cpu"
 t=$(ms_tid spin)
 u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
-ms_near "spin: User + System CPU vs its CPU time" $((u + s)) "$(ms_truth spin_cpu_ns)" 2 5000000
+cpu_vs_clock() {	# cpu_vs_clock WHO GOT TRUTH: TRUTH - 1% <= GOT <= TRUTH + 2% + steal
+	check "$2" -ge $(($3 - $3 / 100)) "$1: User + System CPU $(ms_ms "$2") >= its CPU clock $(ms_ms "$3") - 1%"
+	check "$2" -le $(($3 + $3 / 50 + pb_steal_ns)) "$1: and <= it + 2% + the machine's steal time $(ms_ms "$pb_steal_ns")"
+}
+cpu_vs_clock spin $((u + s)) "$(ms_truth spin_cpu_ns)"
 # the spin makes no system calls: its System CPU is what the samples that
 # landed in the kernel took (its start and exit, its interrupts): at most a
 # 1 ms period at each end plus the time it saw itself not running its own
@@ -96,6 +104,6 @@ brk=$(($(ms_truth spin_wall_ns) - $(ms_truth spin_run_ns)))
 check "$s" -le $((2000000 + brk)) "spin: System CPU $(ms_ms "$s") <= 2 ms + its breaks $(ms_ms "$brk")"
 t=$(ms_tid sys)
 u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
-ms_near "sys: User + System CPU vs its CPU time" $((u + s)) "$(ms_truth sys_cpu_ns)" 2 5000000
+cpu_vs_clock sys $((u + s)) "$(ms_truth sys_cpu_ns)"
 check "$s" -ge $((4 * u)) "sys: System CPU $(ms_ms "$s") at least 4x User $(ms_ms "$u")"
 done_testing

@@ -24,14 +24,23 @@ pb_collect() {
 	local name=$1 rc
 	shift
 	rm -rf "$ms_dir/$name.er"
+	pb_steal_ns=$(pb_steal)
 	"$LWPROF" collect --backend perf -o "$ms_dir/$name.er" "$@" \
 		>"$ms_dir/prog.out" 2>"$ms_dir/collect.err"
 	rc=$?
-	echo "# collect $*: exit $rc"
+	pb_steal_ns=$(($(pb_steal) - pb_steal_ns))
+	echo "# collect $*: exit $rc; steal time meanwhile $((pb_steal_ns / 1000000)) ms"
 	sed 's/^/#   /' "$ms_dir/collect.err" "$ms_dir/prog.out" | head -n 30
 	check "$rc" -eq 0 "collect --backend perf ($name) exits 0"
 	"$LWPROF" print -statistics "$ms_dir/$name.er" >"$ms_dir/$name.stat" 2>&1
 	pb_stat="$ms_dir/$name.stat"
+}
+
+# pb_steal: all CPUs' steal time (/proc/stat, USER_HZ 100) in ns.  On a
+# virtual machine the hypervisor's steal is in the perf backend's on-CPU
+# time (a thread switched in is on CPU) but not in the thread's CPU clock.
+pb_steal() {
+	awk '$1 == "cpu" { printf "%.0f\n", $9 * 10000000 }' /proc/stat
 }
 
 # pb_get TID LABEL: the thread's sampled LABEL ("User CPU", "Sleep",
