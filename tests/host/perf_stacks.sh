@@ -77,7 +77,9 @@ for m in on off; do
 done
 check "$("$LWPROF" dump sd-on.er | grep -c 'flags=[A-Z|]*SDELTA')" -gt 100 "delta copies: more than 100 SDELTA samples"
 check $((bytes[on] * 4)) -le "${bytes[off]}" "delta copies: ${bytes[on]} bytes, at most a quarter of full copies' ${bytes[off]}"
-check "${share[on]:-0}" -ge 98 "delta copies: the walks reach main in ${share[on]:-0}% of the CPU outside _dl_start (full copies: ${share[off]:-0}%)"
+# (how much reaches main at all is gzip's check above; cpu_burn's start
+# outside main is 4-5% of its 0.3 s in the TCG guest)
+check "${share[on]:-0}" -ge $((${share[off]:-0} - 2)) "delta copies: the walks reach main in ${share[on]:-0}% of the CPU outside _dl_start, as full copies' ${share[off]:-0}% (- 2 points, run to run)"
 check ! -s sd-on.err "delta copies: print finds every base (no warning)"
 
 "$ms_progs/cpu_burn" 30 2 >/dev/null &
