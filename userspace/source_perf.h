@@ -85,6 +85,9 @@ struct psrc {
 	char *warn;		/* a degradation for log.txt, or NULL */
 };
 
+/* perf_notes.c: the backend and its metrics into log.txt. */
+int perf_notes(struct psrc *p, struct exp_writer *e);
+
 /* source_perf.c: what the event with this id samples, or NULL. */
 const struct pev_id *psrc_id(const struct psrc *p, __u64 id);
 

@@ -83,7 +83,9 @@ for s in spin0 spin1 spin2; do
 	echo "# $s: Wait CPU $(ms_ms "$w"), User Lock $(ms_ms "$l"), Sleep $(ms_ms "$z"), run-queue wait $(ms_ms "${rq:-0}"), truth $(ms_ms "$x")"
 	check $((w + l + z)) -ge $((x - x / 100)) "$s: Wait CPU + User Lock + Sleep $(ms_ms $((w + l + z))) >= its time off CPU $(ms_ms "$x") - 1%"
 	check "$w" -le $((x + x / 100)) "$s: Wait CPU $(ms_ms "$w") <= its time off CPU + 1%"
-	check "$w" -le $((${rq:-0} + 1000000)) "$s: Wait CPU $(ms_ms "$w") <= its run-queue wait $(ms_ms "${rq:-0}") + 1 ms"
+	# (+ 1%: the thread read its schedstat a little before it parked, and
+	# a preemption in between is ours only: 0.25 ms of 400 in the guest)
+	check "$w" -le $((${rq:-0} + ${rq:-0} / 100 + 1000000)) "$s: Wait CPU $(ms_ms "$w") <= its run-queue wait $(ms_ms "${rq:-0}") + 1% + 1 ms"
 done
 
 # user vs system by sample
