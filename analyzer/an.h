@@ -123,6 +123,9 @@ struct an_exp {
 	uint32_t kallsyms_hidden;	/* the recorder saw only zero addresses */
 	uint64_t records, lost, lost_read;
 	struct an_vec warnings;	/* char * */
+	char *backend;		/* log.txt's backend: "module", "perf" (NULL: module) */
+	struct an_vec metric_notes;	/* char *: "NAME STATUS: why" */
+	uint32_t ms_absent;	/* bit LWPROF_MS_*: the backend cannot give it */
 	struct an_vec usage;	/* struct an_usage */
 	struct an_vec archives;	/* struct an_archive */
 	uint64_t nsamples, nrecords;

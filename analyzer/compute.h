@@ -152,6 +152,7 @@ enum {
 	AN_C_DTIME,	/* -compare delta: signed seconds, 3 decimals */
 	AN_C_DCOUNT,	/* -compare delta: signed events */
 	AN_C_RATIO,	/* -compare ratio: x1.234, x>99.999 */
+	AN_C_ABSENT,	/* a metric the recording could not give: "absent" */
 };
 
 struct an_cell {
@@ -301,7 +302,12 @@ void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f);
 int an_cols_effective(struct an *an, const struct an_settings *vs,
 		      const struct an_agg *g, struct an_mlist *out,
 		      bool attributed);
-int an_metric_cell(struct an *an, int m);	/* AN_C_TIME or AN_C_COUNT */
+int an_metric_cell(struct an *an, int m);	/* AN_C_TIME, _COUNT or _ABSENT */
+/*
+ * Is metric m a microstate that no experiment read could record (log.txt's
+ * "metric = NAME absent": the perf backend's)?  Shown as absent, not 0.
+ */
+bool an_metric_absent(struct an *an, int m);
 int an_make_heads(struct an *an, struct an_mlist *ml, struct an_table *t);
 /*
  * Fill a row's columns of ml: metrics from the base vectors of the e, i

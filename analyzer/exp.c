@@ -76,6 +76,10 @@ static void exp_free(struct an_exp *e)
 	for (i = 0; i < e->warnings.n; i++)
 		free(AN_VEC(e->warnings, char *, i));
 	free(e->warnings.p);
+	for (i = 0; i < e->metric_notes.n; i++)
+		free(AN_VEC(e->metric_notes, char *, i));
+	free(e->metric_notes.p);
+	free(e->backend);
 	free(e->usage.p);
 	for (i = 0; i < e->archives.n; i++) {
 		free(AN_VEC(e->archives, struct an_archive, i).file);
@@ -245,6 +249,7 @@ int an_load(struct an *an, const char *dir)
 	e->trace_files.esz = sizeof(uint32_t);
 	e->warnings.esz = sizeof(char *);
 	e->usage.esz = sizeof(struct an_usage);
+	e->metric_notes.esz = sizeof(char *);
 	e->archives.esz = sizeof(struct an_archive);
 	e->counters.esz = sizeof(struct an_counter);
 	if (!e->dir || !e->name)

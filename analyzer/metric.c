@@ -218,6 +218,23 @@ bool an_metric_present(struct an *an, int m)
 	return false;
 }
 
+bool an_metric_absent(struct an *an, int m)
+{
+	const struct an_metric *x = metric(an, m);
+	const struct an_base *b;
+	uint32_t all = UINT32_MAX;
+	size_t i;
+
+	if (!(x->flags & AN_MF_STATE) || x->nbases != 1 || !an->exps.n)
+		return false;
+	b = &AN_VEC(an->bases, struct an_base, x->bases[0]);
+	if (b->kind != AN_B_MSTATE)
+		return false;
+	for (i = 0; i < an->exps.n; i++)
+		all &= AN_VEC(an->exps, struct an_exp, i).ms_absent;
+	return all >> b->idx & 1;
+}
+
 const char *an_metric_kw(struct an *an, int m)
 {
 	if (m == AN_M_NAME)

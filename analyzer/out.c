@@ -38,6 +38,9 @@ void an_fmt_num(char *buf, size_t len, int kind, double v)
 		else
 			snprintf(buf, len, "x%.3f", v);
 		break;
+	case AN_C_ABSENT:
+		snprintf(buf, len, "absent");
+		break;
 	default:
 		snprintf(buf, len, "%.0f", v);
 		break;

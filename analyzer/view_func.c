@@ -26,6 +26,8 @@ static void short_title(char *buf, size_t len, const char *title)
 /* How a metric's values are shown. */
 int an_metric_cell(struct an *an, int m)
 {
+	if (an_metric_absent(an, m))
+		return AN_C_ABSENT;
 	return an_metric_is_time(an, m) ? AN_C_TIME : AN_C_COUNT;
 }
 
@@ -132,7 +134,8 @@ void an_fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
 		if (c->value)
 			an_table_num(t, row, col++, an_metric_cell(an, c->m), x);
 		if (c->pct)
-			an_table_num(t, row, col, AN_C_PCT,
+			an_table_num(t, row, col, an_metric_absent(an, c->m) ?
+				     AN_C_ABSENT : AN_C_PCT,
 				     tx > 0 ? 100.0 * x / tx : 0.0);
 	}
 }

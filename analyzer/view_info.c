@@ -15,6 +15,39 @@
 #include "compute.h"
 #include "libexp/mstate_names.h"
 
+/*
+ * The backend that recorded e and, metric by metric, what it gives
+ * exactly, approximately or not at all (log.txt's "metric" lines; the
+ * module's microstates are all exact).
+ */
+static void header_backend(FILE *o, const struct an_exp *e)
+{
+	size_t k, n;
+
+	if (!e->backend || !strcmp(e->backend, "module")) {
+		fprintf(o, "  Backend:        module: every microstate exact\n");
+		fprintf(o, "  Module:         %s (ABI %s)\n",
+			e->module_version ? e->module_version : "?",
+			e->abi ? e->abi : "?");
+		return;
+	}
+	fprintf(o, "  Backend:        %s (records ABI %s)\n", e->backend,
+		e->abi ? e->abi : "?");
+	for (k = 0; k < e->metric_notes.n; k++) {
+		const char *v = AN_VEC(e->metric_notes, char *, k);
+		const char *label = NULL;
+		int i;
+
+		n = strcspn(v, " ");
+		for (i = 0; i < LWPROF_MS_COUNT; i++)
+			if (strlen(exp_mstate_names[i].name) == n &&
+			    !strncmp(v, exp_mstate_names[i].name, n))
+				label = exp_mstate_names[i].label;
+		fprintf(o, "  Metric:         %-18s %s\n", label ? label : v,
+			v[n] ? v + n + 1 : "");
+	}
+}
+
 int an_view_header(struct an *an, const struct an_settings *vs,
 		   struct an_out *out)
 {
@@ -57,8 +90,7 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 				e->sync_calibration ? " (calibrated: " : "",
 				e->sync_calibration ? e->sync_calibration : "",
 				e->sync_calibration ? ")" : "");
-		fprintf(o, "  Module:         %s (ABI %s)\n",
-			e->module_version ? e->module_version : "?", e->abi ? e->abi : "?");
+		header_backend(o, e);
 		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, %" PRIu64 " lost\n",
 			e->nrecords, e->nsamples,
 			e->lost > e->lost_read ? e->lost : e->lost_read);
@@ -92,7 +124,10 @@ int an_view_overview(struct an *an, const struct an_settings *vs,
 		if (!an_metric_present(an, m))
 			continue;
 		an_fmt_num(buf, sizeof(buf), an_metric_cell(an, m), v);
-		if (an_metric_flags(an, m) & AN_MF_THREAD)
+		if (an_metric_absent(an, m))
+			fprintf(out->f, "    %-24s %14s (the recording's backend cannot measure it: -header)\n",
+				an_metric_title(an, m), buf);
+		else if (an_metric_flags(an, m) & AN_MF_THREAD)
 			fprintf(out->f, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
 				an_metric_title(an, m), buf, total > 0 ? 100 * v / total : 0.0);
 		else

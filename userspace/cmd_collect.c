@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cmds.h"
 #include "collect.h"
 #include "collect_trace.h"
@@ -531,10 +532,18 @@ int cmd_collect(int argc, char **argv)
 	struct collect_opts o;
 	int ret;
 
+	char why[160];
+	enum lwprof_backend b;
+
 	ret = collect_parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	if (!o.clock_ns && !o.nr_counters)
 		return collect_run(&o, &source_trace);	/* tracing only */
-	return collect_run(&o, &source_module);
+	b = lwprof_backend_resolve(o.backend, why, sizeof(why));
+	if (b == LWPROF_BACKEND_PERF && o.backend == LWPROF_BACKEND_AUTO)
+		fprintf(stderr, COLLECT ": %s: recording with the perf backend (--backend perf; docs/perf-backend.md)\n",
+			why);
+	return collect_run(&o, b == LWPROF_BACKEND_MODULE ? &source_module :
+			   &source_perf);
 }

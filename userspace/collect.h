@@ -58,6 +58,7 @@ struct collect_opts {
 	bool io;		/* -i on */
 	enum { SYNC_OFF, SYNC_CALIBRATE, SYNC_THRESHOLD } sync;	/* -s */
 	__u64 sync_ns;		/* -s all: 0, -s N: N us */
+	int backend;		/* --backend: enum lwprof_backend */
 };
 
 #define COLLECT_TRACE_STACK	2048	/* bytes of stack per traced call */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "collect.h"
 #include "usage.h"
 
@@ -53,6 +54,11 @@ void collect_usage(FILE *f)
 		"  -i on|off        I/O tracing (reads, writes, other file calls)\n"
 		"                   (tracing preloads liblwprof_trace.so into CMD and its\n"
 		"                   descendants; it needs no module: use -p off alone)\n"
+		"      --backend module|perf|auto  record with lwprof.ko, or with\n"
+		"                   perf_event_open (no module needed; some microstates\n"
+		"                   approximate or absent: docs/perf-backend.md);\n"
+		"                   auto (default): the module when /dev/lwprof answers,\n"
+		"                   else perf\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
 		LWPROF_DEPTH_MAX, COLLECT_RING_PAGES,
@@ -249,6 +255,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		{ "idle", required_argument, NULL, 'I' },
 		{ "irq", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 0x100 },
+		{ "backend", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
@@ -371,6 +378,15 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			if (err)
 				return err;
 			break;
+		case 'B': {
+			enum lwprof_backend b;
+
+			if (lwprof_backend_parse(optarg, &b))
+				return bad("--backend: '%s' is not module, perf or auto",
+					   optarg);
+			o->backend = b;
+			break;
+		}
 		case ':':
 			if (optopt == 'h') {
 				/* -h at the end: the lists. */
@@ -382,10 +398,10 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			return 2;
 		default:
 			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m -s -H -i --depth --stack-bytes --stack-delta --kernel-only --idle --irq\n",
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m -s -H -i --depth --stack-bytes --stack-delta --kernel-only --idle --irq --backend\n",
 					optopt);
 			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m -s -H -i --depth --stack-bytes --stack-delta --kernel-only --idle --irq\n",
+				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m -s -H -i --depth --stack-bytes --stack-delta --kernel-only --idle --irq --backend\n",
 					argv[optind - 1]);
 			return 2;
 		}
