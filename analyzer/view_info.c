@@ -24,6 +24,10 @@ static void header_backend(FILE *o, const struct an_exp *e)
 {
 	size_t k, n;
 
+	if (!e->backend && !e->abi) {
+		fprintf(o, "  Backend:        none: tracing only, no clock or counter profiling\n");
+		return;
+	}
 	if (!e->backend || !strcmp(e->backend, "module")) {
 		fprintf(o, "  Backend:        module: every microstate exact\n");
 		fprintf(o, "  Module:         %s (ABI %s)\n",
