@@ -60,11 +60,20 @@ check "$(awk -F, '$NF == "<Total>" { print ($1 > 0) }' <<<"$csv")" = 1 "  and th
 check "$("$LWPROF" dump "$PRINT_OUT/both.er" 2>/dev/null | grep -c 'trace\.[0-9]*\.rec+[0-9]*: \(TASK\|MMAP\)')" -eq 0 \
 	"  the library wrote no TASK or MMAP records: the module's say it"
 if [ ! -e /dev/lwprof ]; then
-	msg=$("$LWPROF" collect -H on -o "$PRINT_OUT/nomod.er" true 2>&1); rc=$?
-	check $rc -eq 0 "no module, -H on without -p: records the tracing alone"
-	grep -q '^lwprof collect: no clock profiling (.*): tracing only$' <<<"$msg"
-	check $? -eq 0 "  and says so"
-	grep -q '^clock_interval_ns = 0$' "$PRINT_OUT/nomod.er/log.txt"
+	# as gprofng's collect: clock profiling stays on unless -p off, here
+	# through the perf backend (docs/perf-backend.md)
+	msg=$("$LWPROF" collect -H on -o "$PRINT_OUT/nomod.er" "$LWPROF_BUILD/tests/progs/trace_heap" 2>&1); rc=$?
+	check $rc -eq 0 "no module, -H on without -p: exits 0"
+	grep -q '^lwprof collect: .*: recording with the perf backend' <<<"$msg"
+	check $? -eq 0 "  the clock through the perf backend, and says so"
+	grep -q '^backend = perf$' "$PRINT_OUT/nomod.er/log.txt" &&
+		grep -q '^clock_interval_ns = 10000000$' "$PRINT_OUT/nomod.er/log.txt"
+	check $? -eq 0 "  log.txt: backend perf, 10 ms clock"
+	ls "$PRINT_OUT"/nomod.er/trace.*.rec >/dev/null 2>&1
+	check $? -eq 0 "  and the trace file beside it"
+	msg=$("$LWPROF" collect -p off -H on -o "$PRINT_OUT/nomod2.er" true 2>&1); rc=$?
+	check $rc -eq 0 "no module, -p off -H on: records the tracing alone"
+	grep -q '^clock_interval_ns = 0$' "$PRINT_OUT/nomod2.er/log.txt"
 	check $? -eq 0 "  log.txt: no clock"
 fi
 done_testing
