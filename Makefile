@@ -184,6 +184,9 @@ install-dkms:
 deb:
 	scripts/build-deb
 
+print-version:
+	@echo $(VERSION)
+
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
@@ -200,4 +203,4 @@ clean:
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 
-.PHONY: all module tools tests check install install-tools install-dkms deb uninstall clean
+.PHONY: all module tools tests check install install-tools install-dkms deb print-version uninstall clean
