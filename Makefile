@@ -199,7 +199,7 @@ uninstall:
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
-		$(B)/lwprof-print $(EXP_LIB) tests/out
+		$(B)/lwprof-print $(EXP_LIB) $(B)/deb tests/out
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 
