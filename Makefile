@@ -4,6 +4,9 @@
 #   make check        run every test, host and guest (the README's test command)
 #   make install      install the command and the module (PREFIX, DESTDIR)
 #   make uninstall    remove what make install put in place
+#   make install-tools   the command, its man pages and bash completion only
+#   make install-dkms    the module's source and dkms.conf under /usr/src
+#   make deb          the Debian packages lwprof and lwprof-dkms (build/deb/)
 #
 # KDIR is the kernel build tree the module is built against: the running
 # kernel's when its headers are installed, else the newest Debian amd64
@@ -17,6 +20,12 @@ KVER := $(patsubst /lib/modules/%/build,%,$(KDIR))
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The project's version (lwprof version): the packages' and dkms's too.
+VERSION := $(shell sed -n 's/^\#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)
+DKMSDIR ?= /usr/src/lwprof-$(VERSION)
+MAN_PAGES := $(sort $(wildcard man/*.1))
 B := build
 
 CC ?= cc
@@ -183,27 +192,49 @@ $(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
 check: all
 	tests/run
 
-install: all
+install: all install-tools
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+install-tools: tools
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
-	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -D -m 0644 completion/lwprof.bash $(DESTDIR)$(BASHCOMPDIR)/lwprof
+
+# What dkms builds the module from (dkms.conf, Kbuild, kmod/, uapi/), with
+# dkms.conf's #MODULE_VERSION# set (dh_dkms -V does the same).
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/uapi
+	install -m 0644 Kbuild $(DESTDIR)$(DKMSDIR)/
+	install -m 0644 kmod/*.c kmod/*.h $(DESTDIR)$(DKMSDIR)/kmod/
+	install -m 0644 uapi/*.h $(DESTDIR)$(DKMSDIR)/uapi/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
+
+deb:
+	scripts/build-deb
+
+print-version:
+	@echo $(VERSION)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/lwprof
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/lwprof.ko*
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
-		$(B)/lwprof-print $(EXP_LIB) tests/out $(B)/analyzer-html.[co]
+		$(B)/lwprof-print $(EXP_LIB) $(B)/deb tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 -include $(TRACE_OBJS:.o=.d)
 
-.PHONY: all module tools tests check install uninstall clean
+.PHONY: all module tools tests check install install-tools install-dkms deb print-version uninstall clean

@@ -38,6 +38,18 @@ pkgs=(
 	"procps:/usr/bin/ps"
 	"util-linux:/usr/bin/setpriv"
 	"chromium:/usr/bin/chromium"
+	# Man pages (host/man_pages), bash completion (host/completion).
+	"man-db:/usr/bin/man"
+	"groff-base:/usr/bin/groff"
+	"bsdextrautils:/usr/bin/col"
+	"bash-completion:/usr/share/bash-completion/bash_completion"
+	# The Debian packages (make deb, host/pkg_deb) and DKMS (guest/pkg_install).
+	"dpkg-dev:/usr/bin/dpkg-buildpackage"
+	"debhelper:/usr/bin/dh"
+	"dh-dkms:/usr/bin/dh_dkms"
+	"dkms:/usr/sbin/dkms"
+	"fakeroot:/usr/bin/fakeroot"
+	"openssl:/usr/bin/openssl"
 )
 
 missing=()
