@@ -65,6 +65,7 @@ for p in "${pages[@]}"; do
 done
 check -x "$tmp/root/usr/bin/lwprof" "lwprof installed in /usr/bin"
 check -x "$tmp/root/usr/libexec/lwprof/lwprof-print" "lwprof-print in /usr/libexec/lwprof"
+check -f "$tmp/root/usr/libexec/lwprof/liblwprof_trace.so" "liblwprof_trace.so in /usr/libexec/lwprof"
 check -f "$tmp/root/usr/share/bash-completion/completions/lwprof" "bash completion installed"
 make -s uninstall DESTDIR="$tmp/root" PREFIX=/usr KVER=none >>"$tmp/install.log" 2>&1
 check "$(find "$tmp/root" -type f | wc -l)" -eq 0 "make uninstall removes them ($(find "$tmp/root" -type f | head -3))"

@@ -44,13 +44,14 @@ contents() { dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $1, $6 }' | sed 's| \./|
 want=$( {
 	echo "-rwxr-xr-x /usr/bin/lwprof"
 	echo "-rwxr-xr-x /usr/libexec/lwprof/lwprof-print"
+	echo "-rwxr-xr-x /usr/libexec/lwprof/liblwprof_trace.so"
 	echo "-rw-r--r-- /usr/share/bash-completion/completions/lwprof"
 	for p in man/*.1; do echo "-rw-r--r-- /usr/share/man/man1/$(basename "$p").gz"; done
 	for d in README.md.gz changelog.gz copyright install.md.gz; do
 		echo "-rw-r--r-- /usr/share/doc/lwprof/$d"
 	done
 } | sort)
-check "$(contents "$tool")" = "$want" "lwprof holds the command, analyzer, man pages, completion, docs"
+check "$(contents "$tool")" = "$want" "lwprof holds the command, analyzer, tracing library, man pages, completion, docs"
 diff <(echo "$want") <(contents "$tool") | sed 's/^/# /'
 
 # lwprof-dkms: the module's source, file for file the tree's.
@@ -99,6 +100,14 @@ check "$("$tmp/tool/usr/bin/lwprof" version 2>/dev/null | head -n 1 | cut -d' ' 
 "$tmp/tool/usr/bin/lwprof" print -help >"$tmp/help" 2>&1
 check $? -eq 0 "the packaged lwprof print runs the packaged lwprof-print"
 grep -q -- '-functions\|functions ' "$tmp/help" || check 0 = 1 "lwprof print -help lists functions"
+# collect -H (tracing needs no module) preloads the packaged library
+# from ../libexec/lwprof/.
+"$tmp/tool/usr/bin/lwprof" collect -p off -H on -o "$tmp/heap.er" true 2>"$tmp/collect.log"
+check $? -eq 0 "the packaged lwprof collect -p off -H on true ($(tail -n 1 "$tmp/collect.log"))"
+lib=$(sed -n 's/^trace_library = //p' "$tmp/heap.er/log.txt" 2>/dev/null)
+check "$(realpath -m "$lib")" = "$(realpath "$tmp/tool/usr/libexec/lwprof/liblwprof_trace.so")" \
+	"it traced with the packaged library ($lib)"
+check "$(sed -n 's/^trace_files = //p' "$tmp/heap.er/log.txt" 2>/dev/null)" = 1 "one process traced"
 for p in "$tmp"/tool/usr/share/man/man1/*.1.gz; do
 	check "$(MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)" = "" "$(basename "$p") from the package renders silently"
 done
