@@ -14,19 +14,28 @@ _lwprof_usage()
 	case $2 in
 	collect) LC_ALL=C "$1" collect 2>&1 ;;
 	print) LC_ALL=C "$1" print -help 2>&1 ;;
+	export) LC_ALL=C "$1" export -h 2>&1 ;;
 	*) LC_ALL=C "$1" "$2" -h 2>&1 ;;
 	esac
 }
 
 # _lwprof_parse CMD: read a usage text on stdin, print "OPTION<TAB>ARG"
-# for every option (ARG empty when it takes none).  print's commands are
-# words with a description that names their argument ("NAME: ...",
-# "long | short: ...").
+# for every option (ARG empty when it takes none).  print's commands and
+# export's settings are words with a description that names their
+# argument ("NAME: ...", "long | short: ..."), and export's usage line
+# has -o FILE.
 _lwprof_parse()
 {
-	if [[ $1 == print ]]; then
-		local opt desc alts a parts
-		sed -n '/^commands:/,$s/^  \([a-z_-][a-z_-]*\)  *\(.*\)$/-\1\t\2/p' |
+	if [[ $1 == print || $1 == export ]]; then
+		local opt desc alts a parts sect=commands text
+		text=$(cat)
+		if [[ $1 == export ]]; then
+			sect=settings
+			# The usage line's own option: "export FORMAT -o FILE".
+			[[ ${text%%$'\n'*} =~ \ (-[a-z])\ ([A-Z]+)\  ]] &&
+				printf '%s\t%s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+		fi
+		sed -n "/^$sect[ :]/,\$s/^  \\([a-z_-][a-z_-]*\\)  *\\(.*\\)\$/-\\1\t\\2/p" <<<"$text" |
 		while IFS=$'\t' read -r opt desc; do
 			if [[ $desc =~ ^([A-Z][A-Z|]*): ]]; then
 				printf '%s\t%s\n' "$opt" "${BASH_REMATCH[1]}"
@@ -46,8 +55,17 @@ _lwprof_parse()
 		return
 	fi
 	awk '
-	function emit(o, a) { if (!(o in seen)) { seen[o] = 1; print o "\t" a } }
-	/^usage:|^       lwprof/ {
+	# In the order of first appearance; the argument in the option list wins
+	# over the placeholder of the usage line ("[--backend B]").
+	function emit(o, a) {
+		if (!(o in arg_of))
+			order[++cnt] = o
+		if (!(o in arg_of) || a != "")
+			arg_of[o] = a
+	}
+	END { for (i = 1; i <= cnt; i++) print order[i] "\t" arg_of[order[i]] }
+	# The usage lines, and their continuations ("    [-x ARG]").
+	/^usage:|^       lwprof|^ +\[-/ {
 		s = $0
 		while (match(s, /\[-[-a-zA-Z]+( [^] ]+)?\]/)) {
 			n = split(substr(s, RSTART + 1, RLENGTH - 2), f, " ")
@@ -127,7 +145,7 @@ _lwprof()
 	local cur prev words cword
 	_init_completion -n := || return
 
-	local lw=${words[0]} cmd="" ci=0 i opts opt arg
+	local lw=${words[0]} cmd="" ci=0 i opts opt arg fmt=""
 	for ((i = 1; i < cword; i++)); do
 		if [[ ${words[i]} != -* ]]; then
 			cmd=${words[i]} ci=$i
@@ -157,6 +175,8 @@ _lwprof()
 		elif [[ $cmd == collect || $cmd == ptime ]]; then
 			_command_offset "$i"
 			return
+		elif [[ $cmd == export && -z $fmt ]]; then
+			fmt=${words[i]}
 		fi
 	done
 	arg=$(awk -F '\t' -v o="$prev" '$1 == o { print $2 }' <<<"$opts")
@@ -171,6 +191,14 @@ _lwprof()
 	case $cmd in
 	collect|ptime) _command_offset "$cword" ;;
 	print) _filedir -d ;;
+	export)
+		if [[ -z $fmt ]]; then
+			COMPREPLY=($(compgen -W "$(_lwprof_usage "$lw" export |
+				sed -n '/^formats:/,/^$/s/^  \([a-z][a-z0-9_-]*\) .*/\1/p')" -- "$cur"))
+		else
+			_filedir -d
+		fi
+		;;
 	dump) _filedir rec ;;
 	esac
 }

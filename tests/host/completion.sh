@@ -49,12 +49,16 @@ want=$("$LWPROF" collect 2>&1 | grep -oE '(^|[ [])--?[a-zA-Z][-a-z]*' |
 	sed 's/^[ [ ]*//' | sort -u | tr '\n' ' ')
 check "$(comp "lwprof collect -")" = "$(tr ' ' '\n' <<<"$want" | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//')" \
 	"collect -<TAB>: the options of its usage"
-has "-p -h -o -d -P -t -a -K --kernel-only --idle --irq -S --stack-bytes --depth --stack-delta -m" \
+has "-p -h -o -d -P -t -a -K --kernel-only --idle --irq -S --stack-bytes --depth --stack-delta -m -s -H -i --backend" \
 	"$(comp "lwprof collect -")" "collect -<TAB>: every option on main"
 check "$(comp "lwprof collect -p ")" = "hi lo off on" "collect -p <TAB>: on hi lo off"
 check "$(comp "lwprof collect --idle o")" = "off on" "collect --idle o<TAB>"
 check "$(comp "lwprof collect -K --stack-delta of")" = "off" "an option after another"
 check "$(comp "lwprof collect -S ")" = "" "collect -S <TAB>: a number, nothing offered"
+check "$(comp "lwprof collect -s ")" = "all off on" "collect -s <TAB>: on off all (or a number)"
+check "$(comp "lwprof collect -H ")" = "off on" "collect -H <TAB>"
+check "$(comp "lwprof collect -i o")" = "off on" "collect -i o<TAB>"
+check "$(comp "lwprof collect --backend ")" = "auto module perf" "collect --backend <TAB>"
 
 counters=$("$LWPROF" collect -h 2>/dev/null | sed -n 's/^\([a-z][-a-z0-9_]*\),[0-9].*/\1/p' | sort -u | tr '\n' ' ')
 check "$counters" != "" "collect -h lists counters ($counters)"
@@ -80,10 +84,12 @@ check "$(cd "$tmp" && comp "lwprof collect -K ls fi")" = "file1" "collect ... ls
 # ls's own completion (bash-completion's _longopt) after collect's options.
 has "--color" "$(comp "lwprof collect -o x.er -p hi ls --colo")" \
 	"collect ... ls --colo<TAB>: the command's own options"
-X
 
-check "$(comp "lwprof ptime -")" = "-L -m -p" "ptime -<TAB>"
-check "$(comp "lwprof top -")" = "-b -d -l -n -p -s" "top -<TAB>"
+check "$(comp "lwprof ptime -")" = "--backend -L -m -p" "ptime -<TAB>"
+check "$(comp "lwprof ptime --backend ")" = "auto module perf" "ptime --backend <TAB>"
+# top's --backend is on the second line of its usage.
+check "$(comp "lwprof top -")" = "--backend -b -d -l -n -p -s" "top -<TAB>"
+check "$(comp "lwprof top -b --backend p")" = "perf" "top -b --backend p<TAB>"
 has "USR SYS TRP LCK SLP LAT VCX SIG" "$(comp "lwprof top -s ")" "top -s <TAB>: columns"
 check "$(comp "lwprof top -s U")" = "USR" "top -s U<TAB>"
 check "$(comp "lwprof dump -")" = "-s" "dump -<TAB>"
@@ -96,7 +102,20 @@ has "-functions -callers-callees -metrics -filters -sample_list" "$(comp "lwprof
 check "$(comp "lwprof print -fu")" = "-functions" "print -fu<TAB>"
 check "$(comp "lwprof print -printmode ")" = "csv text" "print -printmode <TAB>"
 check "$(comp "lwprof print -inline ")" = "off on" "print -inline <TAB>"
+has "-heap -leaks -allocs -heapstat -ioactivity -iodetail -iocallstack -iostat -compare" \
+	"$(comp "lwprof print -")" "print -<TAB>: the tracing views and -compare"
+check "$(comp "lwprof print -compare ")" = "delta off on ratio" "print -compare <TAB>"
 check "$(cd "$tmp" && comp "lwprof print -limit 5 ")" = "a.er b.er dir1" "print <TAB>: experiments (directories)"
 check "$(cd "$tmp" && comp "lwprof print -script fi")" = "file1" "print -script <TAB>: files"
 check "$(comp "lwprof version ")" = "" "version takes nothing"
+
+# export: FORMAT, -o FILE and print's settings (lwprof export -h).
+check "$(comp "lwprof export ")" = "folded html perfetto pprof" "export <TAB>: the formats"
+check "$(comp "lwprof export p")" = "perfetto pprof" "export p<TAB>"
+check "$(comp "lwprof export pprof -")" = "-cpu_select -filters -inline -metrics -name -o -thread_select" \
+	"export pprof -<TAB>: -o and the settings"
+check "$(comp "lwprof export folded -o x -name ")" = "long short" "export ... -name <TAB>"
+check "$(cd "$tmp" && comp "lwprof export html -o fi")" = "file1" "export ... -o fi<TAB>: files"
+check "$(cd "$tmp" && comp "lwprof export pprof -o x.pb.gz ")" = "a.er b.er dir1" \
+	"export FORMAT -o FILE <TAB>: experiments (directories)"
 done_testing
