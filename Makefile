@@ -17,6 +17,8 @@ KVER := $(patsubst /lib/modules/%/build,%,$(KDIR))
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 B := build
 
 CC ?= cc
@@ -58,7 +60,14 @@ module:
 	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/lwprof $(B)/lwprof-print
+tools: $(B)/lwprof $(B)/lwprof-print $(B)/liblwprof_collector.so
+
+# The collector API (include/lwprof/collector.h) for programs to link, and
+# the signal handlers collect -l / -y preload into the target.
+$(B)/liblwprof_collector.so: collector/collector.c collector/proto.h \
+		include/lwprof/collector.h
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
+		-Wl,-soname,liblwprof_collector.so -o $@ $<
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
@@ -113,6 +122,13 @@ $(B)/tests/progs/unwind_sampler_ibt: tests/progs/unwind_sampler.c tests/lib/capt
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -fomit-frame-pointer \
 		-fcf-protection -Wl,-z,ibtplt -o $@ $<
 tests: $(B)/tests/progs/unwind_sampler_ibt
+# The collector API's test program links liblwprof_collector.so as a
+# user's would (-I include, -L, -l, and finds it beside itself).
+$(B)/tests/progs/phases: tests/progs/phases.c include/lwprof/collector.h \
+		$(B)/liblwprof_collector.so
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Iinclude -o $@ $< \
+		-L$(B) -llwprof_collector -Wl,-rpath,'$$ORIGIN/../..'
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<
@@ -155,12 +171,17 @@ check: all
 install: all
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
+	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
+	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
+	rm -f $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/lwprof 2>/dev/null
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/lwprof.ko*
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
@@ -168,7 +189,7 @@ uninstall:
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
-		$(B)/lwprof-print $(EXP_LIB) tests/out
+		$(B)/lwprof-print $(B)/liblwprof_collector.so $(EXP_LIB) tests/out
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "an.h"
+#include "libexp/format.h"
 
 int an_init(struct an *an, struct an_run *run)
 {
@@ -79,6 +81,10 @@ static void exp_free(struct an_exp *e)
 	}
 	free(e->archives.p);
 	free(e->counters.p);
+	for (i = 0; i < e->gs.n; i++)
+		free(AN_VEC(e->gs, struct an_gs, i).name);
+	free(e->gs.p);
+	free(e->pauses.p);
 }
 
 /* The load-time scratch, after loading or on failure. */
@@ -114,6 +120,7 @@ void an_free(struct an *an)
 
 	an_unwind_free(an);
 	an_kernel_free(an);
+	an_smp_free(an);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)
@@ -249,6 +256,13 @@ int an_load(struct an *an, const char *dir)
 
 		if (an_metric_add_counter(an, ctr[i].name, mhz))
 			return an_errf(an, -ENOMEM, "out of memory");
+	}
+	/* the packets first: samples in paused time are left out */
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_SAMPLES);
+	if (!access(path, F_OK)) {
+		err = an_read_gsamples(an, e, path);
+		if (err)
+			return err;
 	}
 	d = opendir(dir);
 	if (!d)

@@ -31,6 +31,8 @@
 
 #include "cmds.h"
 #include "collect.h"
+#include "collector/proto.h"
+#include "libexp/format.h"
 #include "source.h"
 #include "usage.h"
 
@@ -58,6 +60,10 @@ struct run {
 	int write_err;
 	char msg[320];		/* why setup failed */
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
+	struct __kernel_timespec gs_ts, tstart_ts;
+	struct gsamp gs;	/* global sample packets, the pause state */
+	struct ctl ctl;		/* the collector API's channel */
+	bool halted;		/* recording stopped, the command runs on */
 };
 
 static __u64 mono_ns(void)
@@ -110,6 +116,15 @@ static void on_rec(void *arg, const struct lwprof_rec *rec)
 	archiver_rec(arg, rec);
 }
 
+static void halt(struct run *r, const char *why);
+
+/* The experiment's bytes so far: record files and samples.rec. */
+static __u64 exp_bytes(struct run *r)
+{
+	return drain_bytes(r->d) + r->e.samples_bytes +
+	       (__u64)r->e.nr_files * sizeof(struct exp_file_header);
+}
+
 static void kick(struct run *r)
 {
 	int err = drain_kick(r->d);
@@ -118,17 +133,97 @@ static void kick(struct run *r)
 		r->write_err = err;
 		exp_warn(&r->e, "draining the rings: %s", strerror(-err));
 	}
+	if (r->o->limit_bytes && !r->halted && exp_bytes(r) >= r->o->limit_bytes) {
+		exp_warn(&r->e, "the data limit (-L %llu MB) was reached %.3f s into the run: recording stopped",
+			 (unsigned long long)(r->o->limit_bytes >> 20),
+			 (mono_ns() - r->e.start_ns) / 1e9);
+		halt(r, "data limit");
+	}
+}
+
+/* -y's signal, or LWPROF_CTL_SIG_TOGGLE: pause or resume. */
+static void toggle(struct run *r, __u64 t, const char *why)
+{
+	if (r->gs.paused)
+		gs_resume(&r->gs, t, why);
+	else
+		gs_pause(&r->gs, t, why);
+}
+
+/* A message of the collector API (collector/proto.h). */
+static void on_ctl(struct run *r)
+{
+	struct lwprof_ctl_msg m;
+	__u64 now = mono_ns();
+
+	while (ctl_read(&r->ctl, &m) > 0) {
+		/* its time, but never before the run or in the future */
+		__u64 t = m.time_ns < r->e.start_ns ? r->e.start_ns :
+			m.time_ns > now ? now : m.time_ns;
+
+		if (r->halted)
+			continue;
+		switch (m.op) {
+		case LWPROF_CTL_SAMPLE:
+			gs_emit(&r->gs, EXP_GS_API, t, m.name);
+			break;
+		case LWPROF_CTL_PAUSE:
+			gs_pause(&r->gs, t, "collector_pause");
+			break;
+		case LWPROF_CTL_RESUME:
+			gs_resume(&r->gs, t, "collector_resume");
+			break;
+		case LWPROF_CTL_TERMINATE:
+			halt(r, "collector_terminate_expt");
+			break;
+		case LWPROF_CTL_SIG_SAMPLE:
+			gs_emit(&r->gs, EXP_GS_SIGNAL, t, sigabbrev_np(r->o->sig_sample));
+			break;
+		case LWPROF_CTL_SIG_TOGGLE:
+			toggle(r, t, sigabbrev_np(r->o->sig_pause));
+			break;
+		}
+	}
+}
+
+/* Stop the source: the experiment's data ends here. */
+static void end_recording(struct run *r)
+{
+	if (r->halted)
+		return;
+	r->halted = true;
+	r->src->ops->stop(r->src, &r->e);
+	r->e.end_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &r->e.end_rt);
+	gs_end(&r->gs, r->e.end_ns, NULL);
 }
 
 static void stop(struct run *r)
 {
 	if (r->state >= STOPPING)
 		return;
-	r->src->ops->stop(r->src, &r->e);
-	r->e.end_ns = mono_ns();
-	clock_gettime(CLOCK_REALTIME, &r->e.end_rt);
+	end_recording(r);
 	r->state = STOPPING;
 	kick(r);
+}
+
+/*
+ * Recording ends before the command does (-L, -t END,
+ * collector_terminate_expt): what was recorded is written, the command
+ * runs on and collect waits for it, as Oracle's collect does.  Attached
+ * to a process or the machine, the run ends here.
+ */
+static void halt(struct run *r, const char *why)
+{
+	if (r->state != RUNNING || r->halted)
+		return;
+	if (r->o->mode != MODE_COMMAND || r->child <= 0) {
+		exp_note(&r->e, "stopped", "%s", why);
+		stop(r);
+		return;
+	}
+	end_recording(r);
+	exp_note(&r->e, "stopped", "%s", why);
 }
 
 /* The target is gone: wait (a little) for the threads it left running. */
@@ -168,6 +263,8 @@ static void on_signal(struct run *r)
 
 	while (read(r->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
+			if (r->child > 0 && r->gs.pid == r->child)
+				gs_refresh(&r->gs);	/* its final counts */
 			if (r->child > 0 && waitpid(r->child, &st, WNOHANG) ==
 			    r->child) {
 				r->status = st;
@@ -175,6 +272,17 @@ static void on_signal(struct run *r)
 				r->child = 0;
 				settle(r);
 			}
+			continue;
+		}
+		if ((int)si.ssi_signo == r->o->sig_sample) {
+			if (!r->halted)
+				gs_emit(&r->gs, EXP_GS_SIGNAL, mono_ns(),
+					sigabbrev_np(si.ssi_signo));
+			continue;
+		}
+		if ((int)si.ssi_signo == r->o->sig_pause) {
+			if (!r->halted)
+				toggle(r, mono_ns(), sigabbrev_np(si.ssi_signo));
 			continue;
 		}
 		/* SIGINT, SIGTERM, SIGHUP: end the run cleanly. */
@@ -230,7 +338,21 @@ static void handle(struct run *r, struct io_uring_cqe *cqe)
 		settle(r);
 		break;
 	case UD_DEADLINE:
-		stop(r);
+		halt(r, "-t END");
+		break;
+	case UD_TSTART:
+		gs_resume(&r->gs, mono_ns(), "-t START");
+		break;
+	case UD_GSAMPLE:
+		if (r->state == RUNNING && !r->halted) {
+			gs_emit(&r->gs, EXP_GS_PERIODIC, mono_ns(), NULL);
+			arm_timeout(r->ring, &r->gs_ts, r->o->sample_ns, UD_GSAMPLE);
+		}
+		break;
+	case UD_CTL:
+		on_ctl(r);
+		if (!more)
+			arm_poll(r->ring, r->ctl.fd, UD_CTL, 1);
 		break;
 	case UD_WRITE:
 		err = drain_complete(r->d, ud & ((1ULL << 56) - 1), cqe->res);
@@ -322,6 +444,11 @@ static int setup(struct run *r)
 			     src->abi_minor);
 	if (err)
 		return say(r, err, "creating the record files");
+	err = exp_open_samples(&r->e, src->abi_major, src->abi_minor);
+	if (err)
+		return say(r, err, "creating samples.rec");
+	r->gs.e = &r->e;
+	r->gs.pid = o->mode == MODE_MACHINE ? r->child : r->e.target;
 	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
 	if (err)
 		return say(r, err, "setting up the drain");
@@ -341,14 +468,27 @@ static int setup(struct run *r)
 		if (r->pidfd >= 0 && arm_poll(r->ring, r->pidfd, UD_PIDFD, 0))
 			return say(r, -EBUSY, "arming io_uring");
 	}
-	if (o->duration_ns &&
-	    arm_timeout(r->ring, &r->deadline_ts, o->duration_ns, UD_DEADLINE))
+	if ((o->duration_ns &&
+	     arm_timeout(r->ring, &r->deadline_ts, o->duration_ns, UD_DEADLINE)) ||
+	    (o->start_ns &&
+	     arm_timeout(r->ring, &r->tstart_ts, o->start_ns, UD_TSTART)) ||
+	    (o->sample_ns &&
+	     arm_timeout(r->ring, &r->gs_ts, o->sample_ns, UD_GSAMPLE)) ||
+	    (r->ctl.fd >= 0 && arm_poll(r->ring, r->ctl.fd, UD_CTL, 1)))
 		return say(r, -EBUSY, "arming io_uring");
 	r->e.start_ns = mono_ns();
 	clock_gettime(CLOCK_REALTIME, &r->e.start_rt);
 	err = src->ops->start(src, r->msg, sizeof(r->msg));
 	if (err)
 		return err;
+	/* sample 1 begins; -t START or -y without ,r: paused from here */
+	err = gs_emit(&r->gs, EXP_GS_START, r->e.start_ns, NULL);
+	if (!err && o->start_ns)
+		err = gs_pause(&r->gs, r->e.start_ns, "-t START");
+	else if (!err && o->sig_pause && o->start_paused)
+		err = gs_pause(&r->gs, r->e.start_ns, sigabbrev_np(o->sig_pause));
+	if (err)
+		return say(r, err, "writing samples.rec");
 	err = io_uring_submit(r->ring);
 	return err < 0 ? say(r, err, "io_uring") : 0;
 }
@@ -364,6 +504,10 @@ static void finish(struct run *r)
 		exp_warn(&r->e, "%llu threads were not accounted (the module ran out of memory)",
 			 (unsigned long long)r->usage.lost);
 	r->src->ops->finish(r->src, &r->e);
+	exp_note(&r->e, "sample_packets", "%llu",
+		 (unsigned long long)r->gs.packets);
+	exp_note(&r->e, "paused_ns", "%llu",
+		 (unsigned long long)r->gs.paused_ns);
 	r->e.finished = true;
 	err = r->src->ops->usage ?
 		exp_write_usage(&r->e, r->usage.tu, r->usage.n) : 0;
@@ -398,19 +542,32 @@ static int run(struct run *r)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	if (r->o->sig_sample)
+		sigaddset(&mask, r->o->sig_sample);
+	if (r->o->sig_pause)
+		sigaddset(&mask, r->o->sig_pause);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	if (r->o->argv) {
 		if (pipe2(gate, O_CLOEXEC) < 0)
 			return -errno;
+		err = ctl_open(&r->ctl, r->o);
+		if (err)
+			return err;
+		if ((r->o->sig_sample || r->o->sig_pause) && !r->ctl.preload)
+			exp_warn(&r->e, "liblwprof_collector.so not found beside lwprof or in ../lib: -l and -y signals reach collect only (kill -SIG %d), not the command",
+				 (int)getpid());
 		fflush(NULL);
 		r->child = fork();
 		if (r->child < 0)
 			return -errno;
 		if (!r->child) {
 			close(gate[1]);
+			ctl_child(&r->ctl, r->o);
 			child_main(gate[0], r->o->argv, &old);
 		}
 		close(gate[0]);
+		close(r->ctl.child_fd);
+		r->ctl.child_fd = -1;
 	}
 	r->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	err = r->sfd < 0 ? say(r, -errno, "signalfd") : setup(r);
@@ -481,6 +638,7 @@ int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.sfd = r.pidfd = -1;
+	r.ctl.fd = r.ctl.child_fd = -1;
 	lwprof_usage_init(&r.usage);
 	if (ops->open(o, &r.src, msg, sizeof(msg))) {
 		fprintf(stderr, COLLECT ": %s\n", msg);
@@ -502,6 +660,7 @@ int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
 		close(r.sfd);
 	if (r.pidfd >= 0)
 		close(r.pidfd);
+	ctl_close(&r.ctl);
 	return ret;
 }
 

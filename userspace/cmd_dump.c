@@ -31,7 +31,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[5], other, lost;
+	unsigned long long rec, type[5], other, lost, gs;
 };
 
 static int show_stack;
@@ -180,6 +180,33 @@ static void dump_mmap(const struct lwprof_rec_mmap *m)
 	       m->hdr.flags & LWPROF_MMAP_ANON ? " anon" : "", m->path);
 }
 
+static const char *const gs_kind[] = {
+	"?", "start", "periodic", "signal", "api", "pause", "resume", "end",
+};
+
+/* A global sample packet (format 1.4, samples.rec). */
+static void dump_gsample(const struct exp_rec_gsample *g)
+{
+	printf("PACKET %s ", g->kind <= EXP_GS_KIND_MAX ? gs_kind[g->kind] : "?");
+	put_time(g->time_ns);
+	printf(" pid=%u%s paused=%llu", g->pid,
+	       g->hdr.flags & EXP_GS_STATS ? "" : " (no statistics)",
+	       (unsigned long long)g->paused_ns);
+	if (g->name_len) {
+		printf(" name=");
+		put_comm(g->name, g->name_len);
+	}
+	printf(" minflt=%llu majflt=%llu rchar=%llu wchar=%llu read_bytes=%llu write_bytes=%llu nvcsw=%llu nivcsw=%llu rss=%llu swap=%llu utime=%llu stime=%llu\n",
+	       (unsigned long long)g->minflt, (unsigned long long)g->majflt,
+	       (unsigned long long)g->rchar, (unsigned long long)g->wchar,
+	       (unsigned long long)g->read_bytes,
+	       (unsigned long long)g->write_bytes,
+	       (unsigned long long)g->nvcsw, (unsigned long long)g->nivcsw,
+	       (unsigned long long)g->rss_bytes,
+	       (unsigned long long)g->swap_bytes,
+	       (unsigned long long)g->utime_ns, (unsigned long long)g->stime_ns);
+}
+
 /* The reader's warnings (a newer minor's records): on stderr. */
 static void dump_warn(void *arg, const char *msg)
 {
@@ -206,6 +233,13 @@ static int dump_file(const char *name, struct counts *tot)
 	       f.hdr.abi_minor);
 	while ((ret = exp_reader_next(&f, &r)) > 0) {
 		printf("%s+%llu: ", name, (unsigned long long)f.off);
+		if (r->type == EXP_REC_GSAMPLE &&
+		    f.hdr.minor >= EXP_MINOR_GSAMPLE) {
+			/* the recorder's, not the module's records */
+			dump_gsample((const void *)r);
+			c.gs++;
+			continue;
+		}
 		c.rec++;
 		switch (r->type) {
 		case LWPROF_REC_SAMPLE:
@@ -235,16 +269,20 @@ static int dump_file(const char *name, struct counts *tot)
 		}
 		c.type[r->type]++;
 	}
-	printf("%s: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other%s\n",
+	printf("%s: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other",
 	       name, c.rec, c.type[LWPROF_REC_SAMPLE], c.type[LWPROF_REC_TASK],
 	       c.type[LWPROF_REC_MMAP], c.type[LWPROF_REC_LOST], c.lost,
-	       c.other, ret < 0 ? "; DAMAGED" : "");
+	       c.other);
+	if (c.gs)
+		printf(", %llu PACKET", c.gs);
+	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
 	tot->rec += c.rec;
 	tot->other += c.other;
 	tot->lost += c.lost;
+	tot->gs += c.gs;
 	for (i = 0; i < 5; i++)
 		tot->type[i] += c.type[i];
 	return ret < 0;
@@ -366,12 +404,21 @@ static int dump_dir(const char *path)
 	}
 	if (n > 0)
 		free(list);
+	if (!faccessat(dirfd, EXP_SAMPLES, F_OK, 0)) {
+		snprintf(name, sizeof(name), "%s/%s", path, EXP_SAMPLES);
+		bad |= dump_file(name, &tot);
+		if (!finished)
+			cut_at(name);
+	}
 	bad |= cat(dirfd, EXP_USAGE, finished);
 	bad |= cat(dirfd, EXP_INDEX, 0);
-	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other\n",
+	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other",
 	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],
 	       tot.type[LWPROF_REC_MMAP], tot.type[LWPROF_REC_LOST], tot.lost,
 	       tot.other);
+	if (tot.gs)
+		printf(", %llu PACKET", tot.gs);
+	printf("\n");
 	close(dirfd);
 	return bad;
 }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * phases [MS...]: CPU-bound phases of known CPU time around the collector
+ * API (include/lwprof/collector.h).  Phase i burns MS[i] ms of its own
+ * thread CPU time in a function of its own after collector_sample("phaseI");
+ * phase 2 (the second) runs between collector_pause() and
+ * collector_resume(), so no metric may hold it.  Default: 300 200 400.
+ * Prints each phase's measured CPU time: "phase N MS".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <lwprof/collector.h>
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static volatile unsigned long sink;
+
+#define BURN(name)							\
+	static __attribute__((noinline)) double name(double ms)	\
+	{								\
+		double t0 = cpu_ms(), t;				\
+		unsigned long i = 0;					\
+									\
+		while ((t = cpu_ms()) - t0 < ms)			\
+			for (int k = 0; k < 20000; k++)			\
+				i += k ^ i;				\
+		sink = i;						\
+		return t - t0;						\
+	}
+BURN(burn1)
+BURN(burn2)
+BURN(burn3)
+
+int main(int argc, char **argv)
+{
+	double ms[3] = { 300, 200, 400 }, got[3];
+	int i;
+
+	for (i = 0; i < 3 && i + 1 < argc; i++)
+		ms[i] = atof(argv[i + 1]);
+	collector_sample("phase1");
+	got[0] = burn1(ms[0]);
+	collector_sample("phase2");
+	collector_pause();
+	got[1] = burn2(ms[1]);
+	collector_resume();
+	collector_sample("phase3");
+	got[2] = burn3(ms[2]);
+	collector_sample("done");
+	for (i = 0; i < 3; i++)
+		printf("phase %d %.3f\n", i + 1, got[i]);
+	return 0;
+}
