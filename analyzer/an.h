@@ -129,6 +129,8 @@ struct an_exp {
 	int fmt_major, fmt_minor;
 	char *command, *mode, *host, *kernel, *arch, *start_time, *end_time;
 	char *abi, *module_version, *exit;
+	char *stopped;		/* 1.4: why recording stopped early */
+	char *flight;		/* 1.4: the flight recorder's window */
 	uint32_t target, cpus, cpus_possible;
 	double cpu_mhz;
 	uint64_t start_ns, end_ns, clock_interval_ns;

@@ -71,6 +71,8 @@ static void exp_free(struct an_exp *e)
 	free(e->abi);
 	free(e->module_version);
 	free(e->exit);
+	free(e->stopped);
+	free(e->flight);
 	for (i = 0; i < e->warnings.n; i++)
 		free(AN_VEC(e->warnings, char *, i));
 	free(e->warnings.p);

@@ -147,6 +147,8 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "abi", offsetof(struct an_exp, abi) },
 		{ "module_version", offsetof(struct an_exp, module_version) },
 		{ "exit", offsetof(struct an_exp, exit) },
+		{ "stopped", offsetof(struct an_exp, stopped) },
+		{ "flight", offsetof(struct an_exp, flight) },
 	};
 	static const struct { const char *k; size_t off; } u64s[] = {
 		{ "start_ns", offsetof(struct an_exp, start_ns) },
@@ -272,7 +274,9 @@ int an_read_usage(struct an *an, struct an_exp *e)
 	snprintf(path, sizeof(path), "%s/usage.txt", e->dir);
 	err = slurp(an, path, &buf, &len, false);
 	if (err == -ENOENT) {
-		an_warn(an, "%s: missing: no precise totals for -statistics", path);
+		/* a flight recorder's window has none: they are the run's */
+		if (!e->flight)
+			an_warn(an, "%s: missing: no precise totals for -statistics", path);
 		return 0;
 	}
 	if (err)

@@ -55,6 +55,13 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 			e->nrecords, e->nsamples,
 			e->lost > e->lost_read ? e->lost : e->lost_read);
 		fprintf(o, "  Exit:           %s\n", e->exit ? e->exit : "?");
+		if (e->gs.n)
+			fprintf(o, "  Sample packets: %zu, recording paused %.3f s (%" PRIu64 " packets in paused time left out)\n",
+				e->gs.n, e->paused_ns / 1e9, e->dropped_paused);
+		if (e->stopped)
+			fprintf(o, "  Stopped early:  %s (the command ran on)\n", e->stopped);
+		if (e->flight)
+			fprintf(o, "  Flight recorder: %s\n", e->flight);
 		for (k = 0; k < e->warnings.n; k++)
 			fprintf(o, "  Warning:        %s\n", AN_VEC(e->warnings, char *, k));
 		fprintf(o, "\n");

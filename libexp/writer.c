@@ -40,16 +40,21 @@ static int make_dir(struct exp_writer *e, const char *path)
 	return 0;
 }
 
+void exp_init(struct exp_writer *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->dirfd = -1;
+	e->exit_status = -1;
+	e->samples_fd = -1;
+}
+
 int exp_create(struct exp_writer *e, const char *dir, const char *name,
 	       char *path, size_t len)
 {
 	char test[32];
 	int n, err;
 
-	memset(e, 0, sizeof(*e));
-	e->dirfd = -1;
-	e->exit_status = -1;
-	e->samples_fd = -1;
+	exp_init(e);
 	for (n = 1; n <= TEST_MAX; n++) {
 		if (!name)
 			snprintf(test, sizeof(test), "test.%d.er", n);

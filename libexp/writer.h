@@ -63,6 +63,8 @@ struct exp_writer {
 	__u64 samples_bytes;	/* written to it, its header included */
 };
 
+/* A writer of no directory yet (its settings, notes and warnings only). */
+void exp_init(struct exp_writer *e);
 /*
  * Create the directory dir/name (dir NULL: the current directory), or,
  * with name NULL, the first free dir/test.N.er.  path (len bytes) gets the

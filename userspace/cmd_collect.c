@@ -64,6 +64,7 @@ struct run {
 	struct gsamp gs;	/* global sample packets, the pause state */
 	struct ctl ctl;		/* the collector API's channel */
 	bool halted;		/* recording stopped, the command runs on */
+	struct flight *fl;	/* --flight: the records in memory */
 };
 
 static __u64 mono_ns(void)
@@ -127,7 +128,13 @@ static __u64 exp_bytes(struct run *r)
 
 static void kick(struct run *r)
 {
-	int err = drain_kick(r->d);
+	int err;
+
+	if (r->fl) {
+		flight_take(r->fl, mono_ns());
+		return;
+	}
+	err = drain_kick(r->d);
 
 	if (err && !r->write_err) {
 		r->write_err = err;
@@ -272,6 +279,12 @@ static void on_signal(struct run *r)
 				r->child = 0;
 				settle(r);
 			}
+			continue;
+		}
+		if (r->fl && (int)si.ssi_signo == r->o->sig_flight) {
+			flight_write(r->fl, &r->e, r->o, r->gs.pid,
+				     r->src->abi_major, r->src->abi_minor,
+				     &r->gs, mono_ns());
 			continue;
 		}
 		if ((int)si.ssi_signo == r->o->sig_sample) {
@@ -423,6 +436,56 @@ static int say(struct run *r, int err, const char *what)
 	return err;
 }
 
+/* The experiment's files, the drain into them and the archiver. */
+static int setup_files(struct run *r)
+{
+	struct rec_source *src = r->src;
+	int err;
+
+	err = exp_open_files(&r->e, src->nr_rings, src->abi_major,
+			     src->abi_minor);
+	if (err)
+		return say(r, err, "creating the record files");
+	err = exp_open_samples(&r->e, src->abi_major, src->abi_minor);
+	if (err)
+		return say(r, err, "creating samples.rec");
+	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
+	if (err)
+		return say(r, err, "setting up the drain");
+	r->ring = drain_ring(r->d);
+	err = archiver_start(&r->e, r->child, &r->arch);
+	if (err)
+		return say(r, err, "creating archives/");
+	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
+		    r->arch);
+	return 0;
+}
+
+/*
+ * --flight: no files until a snapshot; the drain's io_uring only runs the
+ * loop, the flight recorder takes the rings' records.
+ */
+static int setup_flight(struct run *r)
+{
+	struct rec_source *src = r->src;
+	int err;
+
+	r->e.nr_files = src->nr_rings;
+	r->e.lost_file = calloc(src->nr_rings, sizeof(*r->e.lost_file));
+	if (!r->e.lost_file)
+		return say(r, -ENOMEM, "the flight recorder");
+	err = flight_create(&r->fl, r->o, src->rings, src->nr_rings);
+	if (err)
+		return say(r, err, "the flight recorder's memory");
+	r->gs.sink = flight_gs;
+	r->gs.sink_arg = r->fl;
+	err = drain_create(&r->d, NULL, 0, NULL);
+	if (err)
+		return say(r, err, "setting up the loop");
+	r->ring = drain_ring(r->d);
+	return 0;
+}
+
 /*
  * Attach the source to the target, open the files for its rings, start
  * draining and sampling.  On an error r->msg says what failed.
@@ -440,24 +503,17 @@ static int setup(struct run *r)
 	err = src->ops->setup(src, pid, &r->e, r->msg, sizeof(r->msg));
 	if (err)
 		return err;
-	err = exp_open_files(&r->e, src->nr_rings, src->abi_major,
-			     src->abi_minor);
-	if (err)
-		return say(r, err, "creating the record files");
-	err = exp_open_samples(&r->e, src->abi_major, src->abi_minor);
-	if (err)
-		return say(r, err, "creating samples.rec");
 	r->gs.e = &r->e;
 	r->gs.pid = o->mode == MODE_MACHINE ? r->child : r->e.target;
-	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
-	if (err)
-		return say(r, err, "setting up the drain");
-	r->ring = drain_ring(r->d);
-	err = archiver_start(&r->e, r->child, &r->arch);
-	if (err)
-		return say(r, err, "creating archives/");
-	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
-		    r->arch);
+	if (o->flight_bytes || o->flight_ns) {
+		err = setup_flight(r);
+		if (err)
+			return err;
+	} else {
+		err = setup_files(r);
+		if (err)
+			return err;
+	}
 	if ((src->poll_fd >= 0 &&
 	     arm_poll(r->ring, src->poll_fd, UD_POLL, 1)) ||
 	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
@@ -509,6 +565,12 @@ static void finish(struct run *r)
 	exp_note(&r->e, "paused_ns", "%llu",
 		 (unsigned long long)r->gs.paused_ns);
 	r->e.finished = true;
+	if (r->fl) {
+		/* at the end: the last window, as on the signal */
+		flight_write(r->fl, &r->e, r->o, r->gs.pid, r->src->abi_major,
+			     r->src->abi_minor, &r->gs, r->e.end_ns);
+		return;
+	}
 	err = r->src->ops->usage ?
 		exp_write_usage(&r->e, r->usage.tu, r->usage.n) : 0;
 	if (err)
@@ -546,6 +608,8 @@ static int run(struct run *r)
 		sigaddset(&mask, r->o->sig_sample);
 	if (r->o->sig_pause)
 		sigaddset(&mask, r->o->sig_pause);
+	if (r->o->flight_bytes || r->o->flight_ns)
+		sigaddset(&mask, r->o->sig_flight);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	if (r->o->argv) {
 		if (pipe2(gate, O_CLOEXEC) < 0)
@@ -571,7 +635,7 @@ static int run(struct run *r)
 	}
 	r->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	err = r->sfd < 0 ? say(r, -errno, "signalfd") : setup(r);
-	if (!err) {
+	if (!err && !r->fl) {
 		err = exp_write_log(&r->e);
 		if (err)
 			say(r, err, "writing log.txt");
@@ -588,7 +652,8 @@ static int run(struct run *r)
 	}
 	loop(r);
 	finish(r);
-	fprintf(stderr, COLLECT ": %s: %llu records, %llu lost\n", r->e.path,
+	fprintf(stderr, COLLECT ": %s: %llu records, %llu lost\n",
+		r->fl ? "flight recorder" : r->e.path,
 		(unsigned long long)r->e.records,
 		(unsigned long long)r->e.lost);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -616,7 +681,13 @@ static struct exp_settings settings(const struct collect_opts *o)
 static int create(struct exp_writer *e, const struct collect_opts *o)
 {
 	char path[PATH_MAX];
-	int err = exp_create(e, o->dir, o->output, path, sizeof(path));
+	int err = 0;
+
+	/* the flight recorder makes its experiments when asked */
+	if (o->flight_bytes || o->flight_ns)
+		exp_init(e);
+	else
+		err = exp_create(e, o->dir, o->output, path, sizeof(path));
 
 	if (err == -EEXIST && o->output)
 		fprintf(stderr, COLLECT ": %s already exists; choose another -o\n",
@@ -661,6 +732,7 @@ int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
 	if (r.pidfd >= 0)
 		close(r.pidfd);
 	ctl_close(&r.ctl);
+	flight_destroy(r.fl);
 	return ret;
 }
 

@@ -313,7 +313,8 @@ static int cat(int dirfd, const char *name, int required)
  * log.txt's first line names the format: refuse another major version.
  * *finished: it has end_ns, written when the recording ended.
  */
-static int check_log(int dirfd, int *finished)
+/* *finished: the log has end_ns; *flight: a flight recorder's window */
+static int check_log(int dirfd, int *finished, int *flight)
 {
 	unsigned int maj = 0, min = 0;
 	char line[256];
@@ -321,6 +322,7 @@ static int check_log(int dirfd, int *finished)
 	int fd = openat(dirfd, EXP_LOG, O_RDONLY | O_CLOEXEC), bad;
 
 	*finished = 1;
+	*flight = 0;
 	if (fd < 0)
 		return 0;	/* cat() says so */
 	f = fdopen(fd, "r");
@@ -340,6 +342,8 @@ static int check_log(int dirfd, int *finished)
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, "end_ns = ", 9))
 			*finished = 1;
+		else if (!strncmp(line, "flight = ", 9))
+			*flight = 1;
 	if (!*finished)
 		fprintf(stderr, DUMP ": %s/log.txt: the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
 			exp_path);
@@ -380,7 +384,7 @@ static int dump_dir(const char *path)
 	struct counts tot = { 0 };
 	struct dirent **list;
 	char name[PATH_MAX];
-	int dirfd, n, i, bad = 0, finished;
+	int dirfd, n, i, bad = 0, finished, flight;
 
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
@@ -388,7 +392,7 @@ static int dump_dir(const char *path)
 		return 1;
 	}
 	exp_path = path;
-	bad |= check_log(dirfd, &finished);
+	bad |= check_log(dirfd, &finished, &flight);
 	bad |= cat(dirfd, EXP_LOG, 1);
 	n = scandirat(dirfd, ".", &list, rec_index, rec_cmp);
 	if (n <= 0) {
@@ -410,7 +414,8 @@ static int dump_dir(const char *path)
 		if (!finished)
 			cut_at(name);
 	}
-	bad |= cat(dirfd, EXP_USAGE, finished);
+	/* a flight recorder's window has no totals: they are the run's */
+	bad |= cat(dirfd, EXP_USAGE, finished && !flight);
 	bad |= cat(dirfd, EXP_INDEX, 0);
 	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other",
 	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],

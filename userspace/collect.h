@@ -202,6 +202,23 @@ void ctl_child(struct ctl *c, const struct collect_opts *o);
 int ctl_read(struct ctl *c, struct lwprof_ctl_msg *m);
 void ctl_close(struct ctl *c);
 
+/*
+ * flight.c: the flight recorder (--flight): the rings' records copied
+ * into memory, the last SIZE bytes or SECONDS kept (flight_take, at every
+ * drain); flight_gs is gsamp's sink; flight_write makes the window an
+ * experiment of its own, named after -o (NAME.er, NAME.2.er, ...) or the
+ * first free test.N.er, with tmpl's settings and notes.
+ */
+struct flight;
+int flight_create(struct flight **fp, const struct collect_opts *o,
+		  const struct rec_ring *rings, unsigned int nr);
+void flight_take(struct flight *f, __u64 now);
+void flight_gs(void *arg, const void *rec, size_t size);
+int flight_write(struct flight *f, const struct exp_writer *tmpl,
+		 const struct collect_opts *o, int child, __u32 abi_major,
+		 __u32 abi_minor, const struct gsamp *gs, __u64 now);
+void flight_destroy(struct flight *f);
+
 /* user_data of the SQEs of the collect loop: kind in the top byte. */
 #define UD_KIND(ud)	((unsigned int)((ud) >> 56))
 #define UD_MAKE(k, v)	(((__u64)(k) << 56) | (v))

@@ -522,6 +522,12 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		o->argv = argv + optind;
 	if (o->konly && delta_set && !o->no_sdelta)
 		return bad("--kernel-only copies no user stack: leave out --stack-delta on");
+	/*
+	 * A delta copy needs the thread's copy before it: the flight recorder
+	 * lets old records go, so by default its copies are whole.
+	 */
+	if ((o->flight_bytes || o->flight_ns) && !delta_set)
+		o->no_sdelta = true;
 	err = check_modes(o, machine, optind < argc);
 	if (!err)
 		err = check_signals(o, flight_sig_set);

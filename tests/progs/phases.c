@@ -5,6 +5,7 @@
  * thread CPU time in a function of its own after collector_sample("phaseI");
  * phase 2 (the second) runs between collector_pause() and
  * collector_resume(), so no metric may hold it.  Default: 300 200 400.
+ * (noipa: three identical bodies, which gcc would otherwise fold into one.)
  * Prints each phase's measured CPU time: "phase N MS".
  */
 #include <stdio.h>
@@ -24,7 +25,7 @@ static double cpu_ms(void)
 static volatile unsigned long sink;
 
 #define BURN(name)							\
-	static __attribute__((noinline)) double name(double ms)	\
+	static __attribute__((noipa)) double name(double ms)	\
 	{								\
 		double t0 = cpu_ms(), t;				\
 		unsigned long i = 0;					\
