@@ -172,6 +172,9 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 		fprintf(o, "Experiment %s: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64 " lost\n\n",
 			x->name, x->nrecords, x->nsamples,
 			x->lost > x->lost_read ? x->lost : x->lost_read);
+		if (x->pauses.n)
+			fprintf(o, "Recording was paused %.3f s: the sampled totals leave it out, the precise ones include it.\n\n",
+				x->paused_ns / 1e9);
 		for (t = 0; t < an->threads.n; t++) {
 			struct an_thread *th = &AN_VEC(an->threads, struct an_thread, t);
 			struct an_usage *us = NULL;

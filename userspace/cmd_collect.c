@@ -148,61 +148,30 @@ static void kick(struct run *r)
 	}
 }
 
-/* -y's signal, or LWPROF_CTL_SIG_TOGGLE: pause or resume. */
-static void toggle(struct run *r, __u64 t, const char *why)
-{
-	if (r->gs.paused)
-		gs_resume(&r->gs, t, why);
-	else
-		gs_pause(&r->gs, t, why);
-}
-
-/* A message of the collector API (collector/proto.h). */
+/* Messages of the collector API (collector/proto.h), as they come. */
 static void on_ctl(struct run *r)
 {
 	struct lwprof_ctl_msg m;
 	__u64 now = mono_ns();
 
-	while (ctl_read(&r->ctl, &m) > 0) {
-		/* its time, but never before the run or in the future */
-		__u64 t = m.time_ns < r->e.start_ns ? r->e.start_ns :
-			m.time_ns > now ? now : m.time_ns;
-
-		if (r->halted)
-			continue;
-		switch (m.op) {
-		case LWPROF_CTL_SAMPLE:
-			gs_emit(&r->gs, EXP_GS_API, t, m.name);
-			break;
-		case LWPROF_CTL_PAUSE:
-			gs_pause(&r->gs, t, "collector_pause");
-			break;
-		case LWPROF_CTL_RESUME:
-			gs_resume(&r->gs, t, "collector_resume");
-			break;
-		case LWPROF_CTL_TERMINATE:
+	while (ctl_read(&r->ctl, &m) > 0)
+		if (!r->halted &&
+		    ctl_apply(&r->gs, r->o, &m, r->e.start_ns, now) > 0)
 			halt(r, "collector_terminate_expt");
-			break;
-		case LWPROF_CTL_SIG_SAMPLE:
-			gs_emit(&r->gs, EXP_GS_SIGNAL, t, sigabbrev_np(r->o->sig_sample));
-			break;
-		case LWPROF_CTL_SIG_TOGGLE:
-			toggle(r, t, sigabbrev_np(r->o->sig_pause));
-			break;
-		}
-	}
 }
 
 /* Stop the source: the experiment's data ends here. */
 static void end_recording(struct run *r)
 {
+	__u64 t = mono_ns();	/* the data ends as the source is asked */
+
 	if (r->halted)
 		return;
 	r->halted = true;
 	r->src->ops->stop(r->src, &r->e);
 	r->e.end_ns = mono_ns();
 	clock_gettime(CLOCK_REALTIME, &r->e.end_rt);
-	gs_end(&r->gs, r->e.end_ns, NULL);
+	gs_end(&r->gs, t, NULL);
 }
 
 static void stop(struct run *r)
@@ -295,7 +264,8 @@ static void on_signal(struct run *r)
 		}
 		if ((int)si.ssi_signo == r->o->sig_pause) {
 			if (!r->halted)
-				toggle(r, mono_ns(), sigabbrev_np(si.ssi_signo));
+				gs_toggle(&r->gs, mono_ns(),
+					  sigabbrev_np(si.ssi_signo));
 			continue;
 		}
 		/* SIGINT, SIGTERM, SIGHUP: end the run cleanly. */

@@ -183,6 +183,7 @@ void gs_refresh(struct gsamp *gs);
 int gs_emit(struct gsamp *gs, int kind, __u64 t, const char *name);
 int gs_pause(struct gsamp *gs, __u64 t, const char *name);
 int gs_resume(struct gsamp *gs, __u64 t, const char *name);
+int gs_toggle(struct gsamp *gs, __u64 t, const char *name);
 int gs_end(struct gsamp *gs, __u64 t, const char *name);
 
 /*
@@ -200,6 +201,12 @@ struct ctl {
 int ctl_open(struct ctl *c, const struct collect_opts *o);
 void ctl_child(struct ctl *c, const struct collect_opts *o);
 int ctl_read(struct ctl *c, struct lwprof_ctl_msg *m);
+/*
+ * Do what message m asks of gs (its time kept within [start, now]): 0,
+ * 1 if it asks to end recording (collector_terminate_expt), or -errno.
+ */
+int ctl_apply(struct gsamp *gs, const struct collect_opts *o,
+	      const struct lwprof_ctl_msg *m, __u64 start, __u64 now);
 void ctl_close(struct ctl *c);
 
 /*

@@ -25,8 +25,8 @@ void collect_usage(FILE *f)
 	clock_getres(CLOCK_MONOTONIC, &res);
 	fprintf(f,
 		"usage: lwprof collect [options] CMD [ARGS...]   record CMD and its descendants\n"
-		"       lwprof collect [options] -P PID [-t DUR]  record a running process\n"
-		"       lwprof collect [options] -a [-t DUR | CMD [ARGS...]]  the whole machine\n"
+		"       lwprof collect [options] -P PID [-t END]  record a running process\n"
+		"       lwprof collect [options] -a [-t END | CMD [ARGS...]]  the whole machine\n"
 		"       lwprof collect -h                         list the counters of this machine\n"
 		"options:\n"
 		"  -p on|hi|lo|off|INTERVAL  clock profiling: 10 ms, 1 ms, 100 ms, none, or\n"

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,4 +112,28 @@ void ctl_close(struct ctl *c)
 	free(c->preload);
 	c->fd = c->child_fd = -1;
 	c->preload = NULL;
+}
+
+int ctl_apply(struct gsamp *gs, const struct collect_opts *o,
+	      const struct lwprof_ctl_msg *m, __u64 start, __u64 now)
+{
+	/* its time, but never before the run or in the future */
+	__u64 t = m->time_ns < start ? start : m->time_ns > now ? now :
+		m->time_ns;
+
+	switch (m->op) {
+	case LWPROF_CTL_SAMPLE:
+		return gs_emit(gs, EXP_GS_API, t, m->name);
+	case LWPROF_CTL_PAUSE:
+		return gs_pause(gs, t, "collector_pause");
+	case LWPROF_CTL_RESUME:
+		return gs_resume(gs, t, "collector_resume");
+	case LWPROF_CTL_TERMINATE:
+		return 1;
+	case LWPROF_CTL_SIG_SAMPLE:
+		return gs_emit(gs, EXP_GS_SIGNAL, t, sigabbrev_np(o->sig_sample));
+	case LWPROF_CTL_SIG_TOGGLE:
+		return gs_toggle(gs, t, sigabbrev_np(o->sig_pause));
+	}
+	return 0;
 }

@@ -176,6 +176,12 @@ int gs_resume(struct gsamp *gs, __u64 t, const char *name)
 	return gs_emit(gs, EXP_GS_RESUME, t, name);
 }
 
+/* -y's signal: pause, or resume. */
+int gs_toggle(struct gsamp *gs, __u64 t, const char *name)
+{
+	return gs->paused ? gs_resume(gs, t, name) : gs_pause(gs, t, name);
+}
+
 /* The end of recording (stop, -L, -t END): closes the last sample. */
 int gs_end(struct gsamp *gs, __u64 t, const char *name)
 {

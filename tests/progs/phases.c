@@ -5,7 +5,11 @@
  * thread CPU time in a function of its own after collector_sample("phaseI");
  * phase 2 (the second) runs between collector_pause() and
  * collector_resume(), so no metric may hold it.  Default: 300 200 400.
- * (noipa: three identical bodies, which gcc would otherwise fold into one.)
+ * Each point is preceded by a 20 ms sleep (point()).
+ * (noipa: three identical bodies, which gcc would otherwise fold into one.
+ * The clock is a system call, read every 2M additions: the loop stays in
+ * the phase's function, whose caller a frame-pointer walk from inside
+ * libc's clock_gettime would skip.)
  * Prints each phase's measured CPU time: "phase N MS".
  */
 #include <stdio.h>
@@ -31,7 +35,7 @@ static volatile unsigned long sink;
 		unsigned long i = 0;					\
 									\
 		while ((t = cpu_ms()) - t0 < ms)			\
-			for (int k = 0; k < 20000; k++)			\
+			for (int k = 0; k < 2000000; k++)			\
 				i += k ^ i;				\
 		sink = i;						\
 		return t - t0;						\
@@ -40,6 +44,19 @@ BURN(burn1)
 BURN(burn2)
 BURN(burn3)
 
+/*
+ * A short sleep before each sample point: the module sends a thread's
+ * time since its last packet when it wakes (the return to user mode), so
+ * the packet holding the time before the point is stamped before it, and
+ * each phase's samples begin with a fresh interval, however late the
+ * clock's ticks come (a busy TCG guest's).
+ */
+static void point(const char *name)
+{
+	nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	collector_sample(name);
+}
+
 int main(int argc, char **argv)
 {
 	double ms[3] = { 300, 200, 400 }, got[3];
@@ -47,15 +64,16 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < 3 && i + 1 < argc; i++)
 		ms[i] = atof(argv[i + 1]);
-	collector_sample("phase1");
+	point("phase1");
 	got[0] = burn1(ms[0]);
-	collector_sample("phase2");
+	point("phase2");
 	collector_pause();
 	got[1] = burn2(ms[1]);
+	nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
 	collector_resume();
-	collector_sample("phase3");
+	point("phase3");
 	got[2] = burn3(ms[2]);
-	collector_sample("done");
+	point("done");
 	for (i = 0; i < 3; i++)
 		printf("phase %d %.3f\n", i + 1, got[i]);
 	return 0;
