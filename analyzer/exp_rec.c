@@ -168,7 +168,8 @@ static void time_check(struct rec_ctx *c, uint64_t t)
 
 	if (c->time_warned || !e->start_ns)
 		return;
-	if (t + TIME_SLACK_NS >= e->start_ns &&
+	/* a flight recorder's window keeps its processes' older records */
+	if ((t + TIME_SLACK_NS >= e->start_ns || e->flight) &&
 	    (!e->end_ns || t <= e->end_ns + TIME_SLACK_NS))
 		return;
 	c->time_warned = true;

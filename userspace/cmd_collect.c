@@ -62,6 +62,7 @@ struct run {
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
 	struct __kernel_timespec gs_ts, tstart_ts;
 	struct gsamp gs;	/* global sample packets, the pause state */
+	__u64 gs_next;		/* when the next -S packet is due */
 	struct ctl ctl;		/* the collector API's channel */
 	bool halted;		/* recording stopped, the command runs on */
 	struct flight *fl;	/* --flight: the records in memory */
@@ -89,8 +90,9 @@ static int arm_poll(struct io_uring *ring, int fd, int kind, int multishot)
 	return 0;
 }
 
-static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
-		       long long ns, int kind)
+/* A timeout ns from now, or (flags IORING_TIMEOUT_ABS) at monotonic ns. */
+static int arm_timeout_at(struct io_uring *ring, struct __kernel_timespec *ts,
+			  long long ns, int kind, unsigned int flags)
 {
 	struct io_uring_sqe *sqe = drain_sqe(ring);
 
@@ -98,9 +100,27 @@ static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
 		return -EBUSY;
 	ts->tv_sec = ns / 1000000000LL;
 	ts->tv_nsec = ns % 1000000000LL;
-	io_uring_prep_timeout(sqe, ts, 0, 0);
+	io_uring_prep_timeout(sqe, ts, 0, flags);
 	io_uring_sqe_set_data64(sqe, UD_MAKE(kind, 0));
 	return 0;
+}
+
+static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
+		       long long ns, int kind)
+{
+	return arm_timeout_at(ring, ts, ns, kind, 0);
+}
+
+/* The next -S packet on the grid from the start: late ones do not drift. */
+static int arm_gsample(struct run *r)
+{
+	__u64 now = mono_ns();
+
+	do
+		r->gs_next += r->o->sample_ns;
+	while (r->gs_next <= now);
+	return arm_timeout_at(r->ring, &r->gs_ts, r->gs_next, UD_GSAMPLE,
+			      IORING_TIMEOUT_ABS);
 }
 
 /* The source's threads (r->usage.live: how many still run), if it knows. */
@@ -329,7 +349,7 @@ static void handle(struct run *r, struct io_uring_cqe *cqe)
 	case UD_GSAMPLE:
 		if (r->state == RUNNING && !r->halted) {
 			gs_emit(&r->gs, EXP_GS_PERIODIC, mono_ns(), NULL);
-			arm_timeout(r->ring, &r->gs_ts, r->o->sample_ns, UD_GSAMPLE);
+			arm_gsample(r);
 		}
 		break;
 	case UD_CTL:
@@ -498,11 +518,11 @@ static int setup(struct run *r)
 	     arm_timeout(r->ring, &r->deadline_ts, o->duration_ns, UD_DEADLINE)) ||
 	    (o->start_ns &&
 	     arm_timeout(r->ring, &r->tstart_ts, o->start_ns, UD_TSTART)) ||
-	    (o->sample_ns &&
-	     arm_timeout(r->ring, &r->gs_ts, o->sample_ns, UD_GSAMPLE)) ||
 	    (r->ctl.fd >= 0 && arm_poll(r->ring, r->ctl.fd, UD_CTL, 1)))
 		return say(r, -EBUSY, "arming io_uring");
-	r->e.start_ns = mono_ns();
+	r->e.start_ns = r->gs_next = mono_ns();
+	if (o->sample_ns && arm_gsample(r))
+		return say(r, -EBUSY, "arming io_uring");
 	clock_gettime(CLOCK_REALTIME, &r->e.start_rt);
 	err = src->ops->start(src, r->msg, sizeof(r->msg));
 	if (err)

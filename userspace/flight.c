@@ -9,8 +9,9 @@
  * works the same, the perf backend too), the bound is on memory that is
  * ours (not locked ring pages), and what a snapshot needs besides the
  * window is here: every live process's TASK and MMAP records (kept
- * apart, not evicted with the window, dropped once the process exited
- * before the window) and the pause state at the window's start.
+ * apart, not evicted with the window, dropped once the process, or for a
+ * thread's TASK records the thread, exited before the window) and the
+ * pause state at the window's start.
  *
  * The window is one byte FIFO of entries (struct fent, then the record),
  * in the order the rings were read; an entry that would wrap is placed at
@@ -164,27 +165,41 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Drop the state of processes that ended before the window. */
+/*
+ * Drop the state of processes that ended before the window, and the
+ * TASK records of threads that did (a service's thread churn would grow
+ * it without bound).
+ */
 static void prune(struct flight *f)
 {
-	__u32 *dead = malloc((f->nst + 1) * sizeof(*dead));
-	size_t i, j, nd = 0;
+	__u32 *dead = malloc(2 * (f->nst + 1) * sizeof(*dead)), *gone;
+	size_t i, j, nd = 0, ng = 0;
 
 	if (!dead)
 		return;
+	gone = dead + f->nst + 1;
 	for (i = 0; i < f->nst; i++) {
 		const struct lwprof_rec_task *t = (const void *)f->st[i].rec;
 
-		if (t->hdr.type == LWPROF_REC_TASK && t->event == LWPROF_TASK_EXIT &&
-		    t->pid == t->tid && t->time_ns < f->start_ns)
+		if (t->hdr.type != LWPROF_REC_TASK || t->event != LWPROF_TASK_EXIT ||
+		    t->time_ns >= f->start_ns)
+			continue;
+		if (t->pid == t->tid)
 			dead[nd++] = t->pid;
+		else
+			gone[ng++] = t->tid;
 	}
 	qsort(dead, nd, sizeof(*dead), pid_cmp);
+	qsort(gone, ng, sizeof(*gone), pid_cmp);
 	for (i = j = 0; i < f->nst; i++) {
-		/* TASK and MMAP records both have pid after the time */
-		__u32 pid = ((const __u32 *)f->st[i].rec)[4];
+		/* TASK and MMAP records both have pid, then tid, after the time */
+		const __u32 *id = (const __u32 *)f->st[i].rec + 4;
+		bool drop = nd && bsearch(&id[0], dead, nd, sizeof(*dead), pid_cmp);
 
-		if (nd && bsearch(&pid, dead, nd, sizeof(*dead), pid_cmp))
+		if (!drop && ng && f->st[i].rec->type == LWPROF_REC_TASK &&
+		    id[0] != id[1])
+			drop = bsearch(&id[1], gone, ng, sizeof(*gone), pid_cmp);
+		if (drop)
 			free(f->st[i].rec);
 		else
 			f->st[j++] = f->st[i];

@@ -33,10 +33,12 @@ rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
 # watch PID EXP SECS: "t rss_kb bytes" every step while PID runs
 watch() {
-	local t=0 size
+	local t=0 size kb
 	while kill -0 "$1" 2>/dev/null; do
 		size=$(du -sb --exclude=archives "$2" 2>/dev/null | cut -f1)
-		echo "$t $(rss "$1") ${size:-0}"
+		kb=$(rss "$1")
+		# not once it is gone (or going)
+		[ -n "$kb" ] && echo "$t $kb ${size:-0}"
 		sleep "$step"; t=$((t + step))
 	done
 }
