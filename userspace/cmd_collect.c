@@ -464,7 +464,7 @@ static int setup_flight(struct run *r)
 	r->e.lost_file = calloc(src->nr_rings, sizeof(*r->e.lost_file));
 	if (!r->e.lost_file)
 		return say(r, -ENOMEM, "the flight recorder");
-	err = flight_create(&r->fl, r->o, src->rings, src->nr_rings);
+	err = flight_create(&r->fl, r->o, src->rings, src->nr_rings, &r->gs);
 	if (err)
 		return say(r, err, "the flight recorder's memory");
 	r->gs.sink = flight_gs;

@@ -212,13 +212,14 @@ void ctl_close(struct ctl *c);
 /*
  * flight.c: the flight recorder (--flight): the rings' records copied
  * into memory, the last SIZE bytes or SECONDS kept (flight_take, at every
- * drain); flight_gs is gsamp's sink; flight_write makes the window an
+ * drain), but for samples wholly in gs's pause under way; flight_gs is gsamp's sink; flight_write makes the window an
  * experiment of its own, named after -o (NAME.er, NAME.2.er, ...) or the
  * first free test.N.er, with tmpl's settings and notes.
  */
 struct flight;
 int flight_create(struct flight **fp, const struct collect_opts *o,
-		  const struct rec_ring *rings, unsigned int nr);
+		  const struct rec_ring *rings, unsigned int nr,
+		  const struct gsamp *gs);
 void flight_take(struct flight *f, __u64 now);
 void flight_gs(void *arg, const void *rec, size_t size);
 int flight_write(struct flight *f, const struct exp_writer *tmpl,

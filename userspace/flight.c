@@ -51,6 +51,8 @@ struct flight {
 	size_t nst, capst, pruned_at;
 	__u64 start_ns;		/* the window's start: the oldest kept */
 	__u64 evicted, dropped;	/* records let go, records too large */
+	__u64 paused_out;	/* samples wholly in paused time, not kept */
+	const struct gsamp *gs;	/* the pause state */
 	bool paused_at_start;	/* the window starts paused */
 	unsigned int snapshots;
 };
@@ -112,7 +114,8 @@ static void *alloc(struct flight *f, __u32 ring, __u32 size)
 }
 
 int flight_create(struct flight **fp, const struct collect_opts *o,
-		  const struct rec_ring *rings, unsigned int nr)
+		  const struct rec_ring *rings, unsigned int nr,
+		  const struct gsamp *gs)
 {
 	struct flight *f = calloc(1, sizeof(*f));
 
@@ -128,6 +131,7 @@ int flight_create(struct flight **fp, const struct collect_opts *o,
 	}
 	f->rings = rings;
 	f->nr = nr;
+	f->gs = gs;
 	*fp = f;
 	return 0;
 }
@@ -209,6 +213,23 @@ static void prune(struct flight *f)
 	free(dead);
 }
 
+/*
+ * A sample wholly in the pause under way (its span, the time since its
+ * thread's last packet, after the pause began) is in no metric: not
+ * kept, so that a paused flight recorder keeps its window for what counts.
+ */
+static bool paused_out(struct flight *f, const struct lwprof_rec *h)
+{
+	const struct lwprof_rec_sample *r = (const void *)h;
+	__u64 span;
+
+	if (!f->gs->paused || h->type != LWPROF_REC_SAMPLE ||
+	    h->size < sizeof(*r))
+		return false;
+	span = r->kind == LWPROF_SK_CLOCK ? r->value : 0;
+	return r->time_ns >= span && r->time_ns - span >= f->gs->paused_at;
+}
+
 /* Copy ring i's new records and give the ring its bytes back. */
 static void take_ring(struct flight *f, unsigned int i)
 {
@@ -224,7 +245,9 @@ static void take_ring(struct flight *f, unsigned int i)
 		if (h->size < sizeof(*h) || h->size % 8 || h->size > head - pos)
 			break;	/* the protocol broken: leave the rest */
 		first = rr->size - (pos & mask);
-		if (first >= h->size &&
+		if (paused_out(f, h)) {
+			f->paused_out++;
+		} else if (first >= h->size &&
 		    (h->type == LWPROF_REC_TASK || h->type == LWPROF_REC_MMAP)) {
 			keep_state(f, i, h);
 		} else if (h->type == LWPROF_REC_TASK || h->type == LWPROF_REC_MMAP) {
@@ -415,6 +438,8 @@ int flight_write(struct flight *f, const struct exp_writer *tmpl,
 			exp_note(&w, key, "%s", eq + 3);
 		}
 	}
+	if (f->paused_out)
+		exp_note(&w, "flight_paused_out", "%llu", (unsigned long long)f->paused_out);
 	exp_note(&w, "flight", "the last %g %s: %.3f s to %.3f s of the run, %llu records before it let go",
 		 o->flight_ns ? o->flight_ns / 1e9 : (double)(o->flight_bytes >> 20),
 		 o->flight_ns ? "s" : "MB", (f->start_ns - tmpl->start_ns) / 1e9,

@@ -68,4 +68,15 @@ en=$(key sz.er end_ns)
 check "$(awk -v l="$(times sz.er | tail -1)" -v e="$en" 'BEGIN { print (l >= e / 1e9 - 0.5) }')" -eq 1 \
 	"the newest ones"
 
+# 3. Paused: the collector API's paused phase is not kept in memory.
+"$LWPROF" collect --flight 8M -S off -o ps.er "$progs/phases" 300 300 300 >/dev/null 2>err.txt
+check $? -eq 0 "collect --flight 8M phases exits 0"
+n=$(key ps.er flight_paused_out)
+check "${n:-0}" -gt 10 "samples wholly in the pause were not kept (${n:-0})"
+"$LWPROF" print -printmode csv -metrics i.totalcpu:name -functions ps.er 2>/dev/null >ps.csv
+got=$(awk -F, '$2 == "burn2" { v = $1 } END { print v + 0 }' ps.csv)
+check "$(awk -v g="$got" 'BEGIN { print (g <= 0.012) }')" -eq 1 "the paused phase is in no metric (burn2 $got s)"
+got=$(awk -F, '$2 == "burn3" { v = $1 } END { print v + 0 }' ps.csv)
+check "$(awk -v g="$got" 'BEGIN { print (g >= 0.25) }')" -eq 1 "the phase after it is (burn3 $got s)"
+
 collect_done

@@ -54,15 +54,19 @@ for i in 1 3; do
 	# a phase's edges are within a 10 ms packet of its sample's
 	near "$got" "$(awk -v w="$want" 'BEGIN { print w / 1000 }')" 30
 	check $? -eq 0 "-sample_select $n (phase$i): Total CPU $got s, the phase took $want ms"
+	# most of it in burn$i: the packet at the wake-up from the 20 ms sleep
+	# after it charges its last tick's CPU (later in a busy guest) to
+	# clock_nanosleep
 	got=$(fcpu api.er burn$i -sample_select "$n")
-	near "$got" "$(awk -v w="$want" 'BEGIN { print w / 1000 }')" 30
-	check $? -eq 0 "  of it burn$i: $got s"
+	check "$(awk -v g="$got" -v w="$want" 'BEGIN { print (g >= 0.8 * w / 1000 && g <= w / 1000 + 0.03) }')" -eq 1 \
+		"  of it burn$i: $got s"
+	eval "burn$i=\$got"
 done
 n=$(sample api.er phase1)
 check "$(fcpu api.er burn3 -sample_select "$n")" = 0 "burn3 is not in phase1's sample"
 got=$(fcpu api.er burn3 -filters "SAMPLE == $(sample api.er phase3)")
-near "$got" "$(awk -v w="$p3" 'BEGIN { print w / 1000 }')" 30
-check $? -eq 0 "-filters 'SAMPLE == N' selects as -sample_select: burn3 $got s"
+check "$got" = "$burn3" "-filters 'SAMPLE == N' selects as -sample_select: burn3 $got s"
+
 # paused: burn2 at most the straddling packet's unpaused share (10 ms)
 got=$(fcpu api.er burn2)
 near "$got" 0 12

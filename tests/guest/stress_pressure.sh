@@ -19,7 +19,7 @@ work=$(mktemp -d /tmp/stress_pressure.XXXXXX) || exit 1
 cd "$work" || exit 1
 echo -1000 >/proc/self/oom_score_adj	# collect inherits it: the hog goes first
 
-"$LWPROF" collect -a -p 1ms -S 65536 -o p.er -t 8 >/dev/null 2>collect.err &
+"$LWPROF" collect -a -p 1ms --stack-bytes 65536 -o p.er -t 8 >/dev/null 2>collect.err &
 rec=$!
 sleep 1
 avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
