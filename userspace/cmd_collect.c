@@ -53,6 +53,7 @@ struct run {
 	struct lwprof_usage_set usage;
 	int sfd, pidfd;
 	pid_t child;		/* 0 once reaped (or none) */
+	pid_t child_pid;	/* the command's process, reaped or not */
 	int status;		/* the child's wait status */
 	enum state state;
 	__u64 settle_end;
@@ -138,6 +139,16 @@ static void on_rec(void *arg, const struct lwprof_rec *rec)
 }
 
 static void halt(struct run *r, const char *why);
+
+/*
+ * The flight recorder's window as an experiment; its archiver is told
+ * the command's process as the run's is (0 without a command: -P, -a).
+ */
+static void snapshot(struct run *r, __u64 now)
+{
+	flight_write(r->fl, &r->e, r->o, r->o->argv ? r->child_pid : 0,
+		     r->src->abi_major, r->src->abi_minor, &r->gs, now);
+}
 
 /* The experiment's bytes so far: record files and samples.rec. */
 static __u64 exp_bytes(struct run *r)
@@ -271,9 +282,7 @@ static void on_signal(struct run *r)
 			continue;
 		}
 		if (r->fl && (int)si.ssi_signo == r->o->sig_flight) {
-			flight_write(r->fl, &r->e, r->o, r->gs.pid,
-				     r->src->abi_major, r->src->abi_minor,
-				     &r->gs, mono_ns());
+			snapshot(r, mono_ns());
 			continue;
 		}
 		if ((int)si.ssi_signo == r->o->sig_sample) {
@@ -557,8 +566,7 @@ static void finish(struct run *r)
 	r->e.finished = true;
 	if (r->fl) {
 		/* at the end: the last window, as on the signal */
-		flight_write(r->fl, &r->e, r->o, r->gs.pid, r->src->abi_major,
-			     r->src->abi_minor, &r->gs, r->e.end_ns);
+		snapshot(r, r->e.end_ns);
 		return;
 	}
 	err = r->src->ops->usage ?
@@ -611,7 +619,7 @@ static int run(struct run *r)
 			exp_warn(&r->e, "liblwprof_collector.so not found beside lwprof or in ../lib: -l and -y signals reach collect only (kill -SIG %d), not the command",
 				 (int)getpid());
 		fflush(NULL);
-		r->child = fork();
+		r->child = r->child_pid = fork();
 		if (r->child < 0)
 			return -errno;
 		if (!r->child) {
