@@ -311,6 +311,13 @@ static void on_flush(struct run *r)
 	kick(r);
 	if (r->state == RUNNING && ++r->ticks % USAGE_TICKS == 0) {
 		read_usage(r);
+		/*
+		 * The flight recorder writes no usage.txt (its windows are not
+		 * the run): read, so that the module lets exited threads go,
+		 * but not kept, so that memory does not grow with them.
+		 */
+		if (r->fl)
+			lwprof_usage_clear(&r->usage);
 		if (r->o->mode == MODE_ATTACH && r->pidfd < 0 &&
 		    kill(r->o->pid, 0) < 0 && errno == ESRCH) {
 			r->e.exited = true;
