@@ -19,15 +19,11 @@ secs=$LWPROF_SOAK_SECS
 step=${LWPROF_SOAK_STEP:-10}
 collect_setup soak_production
 
-# the workload, until stopped
-workload() {
-	"$progs/cpu_burn" 100000 >/dev/null &
-	while :; do sh -c 'true'; sleep 0.05; done &
-	while :; do dd if=/dev/zero of=io.tmp bs=64k count=32 2>/dev/null; sleep 0.2; done &
-	"$progs/nap" 1000000 >/dev/null 2>&1 &
-	wait
-}
-workload & wl=$!
+# the workload, until stopped (each a job of this shell, ended by pid)
+"$progs/cpu_burn" 100000 >/dev/null & wl=$!
+while :; do sh -c 'true'; sleep 0.05; done & wl="$wl $!"
+while :; do dd if=/dev/zero of=io.tmp bs=64k count=32 2>/dev/null; sleep 0.2; done & wl="$wl $!"
+"$progs/nap" 1000000 >/dev/null 2>&1 & wl="$wl $!"
 
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
@@ -81,5 +77,5 @@ check -d fl.er "its window at the end"
 echo "# flight: RSS $base -> $peak KB; $(sed -n 's/^flight = //p' fl.er/log.txt)"
 
 kill $wl 2>/dev/null
-pkill -P $wl 2>/dev/null
+wait $wl 2>/dev/null
 collect_done
