@@ -4,6 +4,9 @@
 #   make check        run every test, host and guest (the README's test command)
 #   make install      install the command and the module (PREFIX, DESTDIR)
 #   make uninstall    remove what make install put in place
+#   make install-tools   the command, its man pages and bash completion only
+#   make install-dkms    the module's source and dkms.conf under /usr/src
+#   make deb          the Debian packages lwprof and lwprof-dkms (build/deb/)
 #
 # KDIR is the kernel build tree the module is built against: the running
 # kernel's when its headers are installed, else the newest Debian amd64
@@ -19,6 +22,12 @@ BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The project's version (lwprof version): the packages' and dkms's too.
+VERSION := $(shell sed -n 's/^\#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)
+DKMSDIR ?= /usr/src/lwprof-$(VERSION)
+MAN_PAGES := $(sort $(wildcard man/*.1))
 B := build
 
 CC ?= cc
@@ -43,10 +52,10 @@ LDLIBS := -luring -lelf
 
 # lwprof-print, the analyzer (lwprof print execs it): elfutils for
 # symbols, lines and unwinding, capstone for -disasm, libstdc++ for
-# __cxa_demangle.
+# __cxa_demangle, zlib for pprof's gzip.
 ANA_SRCS := $(sort $(wildcard analyzer/*.c))
 ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
-ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++
+ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++ -lz
 $(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 
 # Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
@@ -54,13 +63,28 @@ $(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
 TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 
+# liblwprof_trace.so, the tracing library collect -s/-H/-i preloads
+# (trace/, docs/tracing.md): position-independent, only the interposed
+# functions exported, with the file header code of libexp.
+TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c
+TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
+TRACE_LIB := $(B)/liblwprof_trace.so
+
 all: module tools tests
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/lwprof $(B)/lwprof-print $(B)/liblwprof_collector.so
+tools: $(B)/lwprof $(B)/lwprof-print $(TRACE_LIB) $(B)/liblwprof_collector.so
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Itrace $(CFLAGS) -fPIC -fvisibility=hidden \
+		-fasynchronous-unwind-tables -c -o $@ $<
+
+$(TRACE_LIB): $(TRACE_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
 
 # The collector API (include/lwprof/collector.h) for programs to link, and
 # the signal handlers collect -l / -y preload into the target.
@@ -80,6 +104,18 @@ $(B)/lwprof: $(USER_OBJS) $(EXP_LIB)
 
 $(B)/lwprof-print: $(ANA_OBJS) $(EXP_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ANA_LDLIBS)
+
+# The html export's page (analyzer/html/: script, style, body), built into
+# lwprof-print as C strings by scripts/embed-c.
+HTML_PAGE := analyzer/html/report.js analyzer/html/report.css analyzer/html/report.html
+$(B)/analyzer-html.c: $(HTML_PAGE) scripts/embed-c
+	@mkdir -p $(@D)
+	scripts/embed-c an_html_js analyzer/html/report.js an_html_css \
+		analyzer/html/report.css an_html_body analyzer/html/report.html >$@.tmp
+	mv $@.tmp $@
+$(B)/analyzer-html.o: $(B)/analyzer-html.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/lwprof-print: $(B)/analyzer-html.o
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
@@ -129,6 +165,10 @@ $(B)/tests/progs/phases: tests/progs/phases.c include/lwprof/collector.h \
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Iinclude -o $@ $< \
 		-L$(B) -llwprof_collector -Wl,-rpath,'$$ORIGIN/../..'
+# Tracing's workloads (docs/tracing.md) count their own calls: the
+# compiler must neither drop a malloc/free pair nor turn a call into a jump.
+$(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
+$(B)/tests/progs/trace_static: LDFLAGS += -static
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<
@@ -168,13 +208,34 @@ $(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
 check: all
 	tests/run
 
-install: all
-	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
-	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
-	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
-	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
+install: all install-tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+
+install-tools: tools
+	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
+	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
+	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
+	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
+	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -D -m 0644 completion/lwprof.bash $(DESTDIR)$(BASHCOMPDIR)/lwprof
+
+# What dkms builds the module from (dkms.conf, Kbuild, kmod/, uapi/), with
+# dkms.conf's #MODULE_VERSION# set (dh_dkms -V does the same).
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR)/kmod $(DESTDIR)$(DKMSDIR)/uapi
+	install -m 0644 Kbuild $(DESTDIR)$(DKMSDIR)/
+	install -m 0644 kmod/*.c kmod/*.h $(DESTDIR)$(DKMSDIR)/kmod/
+	install -m 0644 uapi/*.h $(DESTDIR)$(DKMSDIR)/uapi/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
+
+deb:
+	scripts/build-deb
+
+print-version:
+	@echo $(VERSION)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
@@ -182,15 +243,19 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
 	rm -f $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/lwprof 2>/dev/null
+	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/lwprof
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/lwprof.ko*
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
-		$(B)/lwprof-print $(B)/liblwprof_collector.so $(EXP_LIB) tests/out
+		$(B)/lwprof-print $(B)/liblwprof_collector.so $(EXP_LIB) $(B)/deb tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
+-include $(TRACE_OBJS:.o=.d)
 
-.PHONY: all module tools tests check install uninstall clean
+.PHONY: all module tools tests check install install-tools install-dkms deb print-version uninstall clean

@@ -78,6 +78,7 @@ struct an_strtab {
 };
 
 uint32_t an_str_intern(struct an_strtab *t, const char *s);	/* or UINT32_MAX */
+void an_str_free(struct an_strtab *t);
 static inline const char *an_str(struct an_strtab *t, uint32_t i)
 {
 	return AN_VEC(t->s, char *, i);
@@ -139,6 +140,9 @@ struct an_exp {
 	uint32_t kallsyms_hidden;	/* the recorder saw only zero addresses */
 	uint64_t records, lost, lost_read;
 	struct an_vec warnings;	/* char * */
+	char *backend;		/* log.txt's backend: "module", "perf" (NULL: module) */
+	struct an_vec metric_notes;	/* char *: "NAME STATUS: why" */
+	uint32_t ms_absent;	/* bit LWPROF_MS_*: the backend cannot give it */
 	struct an_vec usage;	/* struct an_usage */
 	struct an_vec archives;	/* struct an_archive */
 	uint64_t nsamples, nrecords;
@@ -146,6 +150,41 @@ struct an_exp {
 	struct an_vec pauses;	/* uint64_t [from, to) pairs, by time */
 	uint64_t paused_ns;
 	uint64_t dropped_paused;	/* packets wholly in paused time */
+	struct an_vec trace_files;	/* uint32_t string ids: trace.PID.rec paths */
+	uint64_t sync_ns;		/* log.txt's sync_threshold_ns, or UINT64_MAX */
+	char *trace, *sync_calibration;	/* log.txt's: what was traced, how */
+	uint32_t trace_stack_bytes;
+	uint64_t ntrace_files, trace_calls;	/* as collect counted them */
+};
+
+/*
+ * Record files are numbered (an_unw_ref.file): cpu.N.rec is N, the i-th
+ * trace file AN_FILE_TRACE + i.
+ */
+#define AN_FILE_TRACE	0x40000000u
+
+/*
+ * A traced call (trace.c, libexp/trace.h): the side table the trace
+ * views read besides the sample its metrics went into.
+ */
+struct an_tev {
+	uint32_t sample;	/* its sample, or UINT32_MAX (a free has none) */
+	uint32_t exp, pid, tid;
+	uint16_t event;
+	int32_t fd;
+	uint32_t file;		/* string id of the descriptor's file, or UINT32_MAX */
+	uint64_t t0, t1, addr, addr2, bytes;
+	int64_t ret;
+	uint64_t freed;		/* an allocation: when freed; 0 never (a leak) */
+	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
+};
+
+/* A descriptor's name from a trace file record. */
+struct an_tname {
+	uint32_t exp, pid;
+	int32_t fd;
+	uint64_t time;
+	uint32_t name;		/* string id */
 };
 
 /* ---- what the analyzer builds ---- */
@@ -302,6 +341,7 @@ struct an_sdec {
 	struct an_vec ctr;	/* uint32_t per counter of log.txt: its base */
 	struct an_vec ctr_lay;	/* uint32_t per counter: its layout */
 	uint32_t none;		/* the layout of no value */
+	uint32_t tlay[7];	/* trace.c: the traced calls' layouts */
 };
 
 /*
@@ -387,6 +427,8 @@ struct an {
 	struct an_vec obj_keys;	/* char *, per object */
 	struct an_htab obj_h;
 	struct an_samples s;
+	struct an_vec tev;	/* struct an_tev: the traced calls (trace.c) */
+	struct an_vec tnames;	/* struct an_tname */
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */
@@ -410,6 +452,12 @@ struct an {
 	uint32_t *smp_first;
 	uint32_t *smp_of;	/* per row of the sample table */
 };
+
+/* The function a frame's pc is charged to (-inline on: the inlined one). */
+static inline uint32_t an_pc_func(const struct an *an, const struct an_pc *p)
+{
+	return an->inline_funcs ? p->ifunc : p->func;
+}
 
 /* Layout id's base count; its base ids follow it. */
 static inline const uint32_t *an_layout(const struct an *an, uint32_t id)
@@ -553,6 +601,23 @@ void an_kdebug_modules(struct an *an, const char *release,
 int an_kdebug_sym(struct an *an, uint32_t obj, const char *name,
 		  uint64_t *addr);
 void an_kdebug_close(struct an *an, uint32_t obj);
+
+/* trace.c: traced calls */
+struct exp_rec_trace;
+struct exp_rec_trace_file;
+int an_trace_init(struct an *an);
+/* a trace record's values for its sample: their count (0: no sample) */
+int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
+		    uint32_t *layout, uint64_t *vals);
+int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
+		 uint32_t sample, uint32_t unw);
+int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f);
+struct exp_rec_trace_free;
+int an_trace_free(struct an *an, uint32_t exp,
+		  const struct exp_rec_trace_free *f);
+/* an experiment's files are read: leaks, descriptors' names */
+int an_trace_exp_done(struct an *an, uint32_t exp);
+void an_trace_release(struct an *an);
 
 /* unwind.c */
 int an_unwind_all(struct an *an);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "an.h"
+#include "export.h"
 #include "print.h"
 #include "compute.h"
 
@@ -232,6 +233,11 @@ static int c_script(struct prun *r, const char *arg)
 	return err;
 }
 
+static int c_compare(struct prun *r, const char *arg)
+{
+	return an_cmp_parse(r->an, arg, &r->vs->compare);
+}
+
 static int c_name(struct prun *r, const char *arg)
 {
 	if (strcmp(arg, "long") && strcmp(arg, "short"))
@@ -250,6 +256,32 @@ static int c_inline(struct prun *r, const char *arg)
 			       "inline %s: give it on the command line, before the experiments are read",
 			       arg);
 	return 0;
+}
+
+/* traced calls (docs/tracing.md); kind: the view's variant */
+static int c_heap(struct prun *r, const char *arg)
+{
+	return an_view_heap(r->an, r->vs, r->out, r->cmd->kind);
+}
+
+static int c_heapstat(struct prun *r, const char *arg)
+{
+	return an_view_heapstat(r->an, r->vs, r->out);
+}
+
+static int c_io(struct prun *r, const char *arg)
+{
+	return an_view_io(r->an, r->vs, r->out, r->cmd->kind);
+}
+
+static int c_iocallstack(struct prun *r, const char *arg)
+{
+	return an_view_iocallstack(r->an, r->vs, r->out);
+}
+
+static int c_iostat(struct prun *r, const char *arg)
+{
+	return an_view_iostat(r->an, r->vs, r->out);
 }
 
 static int c_help(struct prun *r, const char *arg)
@@ -292,8 +324,17 @@ static const struct pcmd pcmds[] = {
 	{ "printmode", 1, c_printmode, "text | csv | one delimiter character", 0 },
 	{ "outfile", 1, c_outfile, "FILE: write what follows to FILE (- is standard output)", 0 },
 	{ "script", 1, c_script, "FILE: run the commands in FILE", 0 },
+	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0 },
 	{ "name", 1, c_name, "long | short: function names", 0 },
 	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0 },
+	{ "heap", 0, c_heap, "allocations and leaks by call stack (collect -H)", AN_HEAP_ALL },
+	{ "leaks", 0, c_heap, "leaks (never freed) by call stack", AN_HEAP_LEAKS },
+	{ "allocs", 0, c_heap, "allocations by call stack", AN_HEAP_ALLOCS },
+	{ "heapstat", 0, c_heapstat, "heap statistics: totals, peak in use, sizes", 0 },
+	{ "ioactivity", 0, c_io, "I/O by file name (collect -i)", 0 },
+	{ "iodetail", 0, c_io, "I/O by file descriptor", 1 },
+	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0 },
+	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0 },
 	{ "help", 0, c_help, "this list", 0 },
 	{ "quit", 0, c_quit, "stop reading commands", 0 },
 	{ "exit", 0, c_quit, "stop reading commands", 0 },
@@ -397,6 +438,62 @@ struct todo {
 	const char *arg;
 };
 
+/* lwprof export FORMAT -o FILE ...: lwprof execs us with --export first */
+struct export_args {
+	const struct an_export_ops *x;
+	const char *out;
+};
+
+static void export_help(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: lwprof export FORMAT -o FILE [-SETTING ARG]... EXPERIMENT...\n\nformats:\n");
+	for (i = 0; i < an_export_nfmts; i++)
+		fprintf(f, "  %-10s %s\n", an_export_fmts[i].name, an_export_fmts[i].help);
+	fprintf(f, "\nsettings (as lwprof print's):\n");
+	for (i = 0; i < NPCMDS; i++)
+		if (an_export_setting(pcmds[i].name))
+			fprintf(f, "  %-16s %s\n", pcmds[i].name, pcmds[i].help);
+}
+
+/*
+ * argv: --export FORMAT -o FILE, in any order before the rest; *next is
+ * the first argument after them.  0, 2 (a wrong command line) or 3
+ * (help shown).
+ */
+static int export_args(int argc, char **argv, struct export_args *xa, int *next)
+{
+	int i;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			export_help(stdout);
+			return 3;
+		}
+		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			xa->out = argv[++i];
+		} else if (!xa->x && argv[i][0] != '-') {
+			xa->x = an_export_find(argv[i]);
+			if (!xa->x) {
+				fprintf(stderr, "lwprof export: '%s' is not a format (lwprof export -h)\n",
+					argv[i]);
+				return 2;
+			}
+		} else {
+			break;
+		}
+	}
+	*next = i;
+	if (!xa->x || !xa->out) {
+		fprintf(stderr, "lwprof export: %s (lwprof export FORMAT -o FILE EXPERIMENT...)\n",
+			xa->x ? "no -o FILE" : "no format");
+		xa->x = NULL;
+		return 2;
+	}
+	return 0;
+}
+
 int cmd_print(int argc, char **argv)
 {
 	struct todo *todo = calloc(argc + 1, sizeof(*todo));
@@ -408,13 +505,23 @@ int cmd_print(int argc, char **argv)
 	struct an_settings vs = { .limit = 0 };
 	struct an_out out = { .f = stdout };
 	struct prun pr = { &an, &vs, &out, 0, NULL };
+	struct export_args xa = { NULL };
 
 	an_out_mode(&out, AN_PM_TEXT, ',');
 	if (!todo || !exps) {
 		fprintf(stderr, "lwprof print: out of memory\n");
 		return 1;
 	}
-	for (i = 1; i < argc; i++) {
+	i = 1;
+	if (argc > 1 && !strcmp(argv[1], "--export")) {
+		status = export_args(argc, argv, &xa, &i);
+		if (status) {
+			free(todo);
+			free(exps);
+			return status == 3 ? 0 : status;
+		}
+	}
+	for (; i < argc; i++) {
 		const struct pcmd *c;
 
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -432,8 +539,9 @@ int cmd_print(int argc, char **argv)
 			continue;
 		}
 		c = find_cmd(argv[i]);
-		if (!c) {
-			fprintf(stderr, "lwprof print: '%s' is not a command (lwprof print -help)\n",
+		if (!c || (xa.x && !an_export_setting(c->name))) {
+			fprintf(stderr, xa.x ? "lwprof export: '%s' is not a setting (lwprof export -h)\n" :
+				"lwprof print: '%s' is not a command (lwprof print -help)\n",
 				argv[i]);
 			free(todo);
 			free(exps);
@@ -456,7 +564,8 @@ int cmd_print(int argc, char **argv)
 				free(exps);
 				return 0;
 			}
-		fprintf(stderr, "lwprof print: no experiment (lwprof print [-COMMAND [ARG]]... EXPERIMENT...)\n");
+		fprintf(stderr, xa.x ? "lwprof export: no experiment (lwprof export FORMAT -o FILE EXPERIMENT...)\n" :
+			"lwprof print: no experiment (lwprof print [-COMMAND [ARG]]... EXPERIMENT...)\n");
 		free(todo);
 		free(exps);
 		return 2;
@@ -491,7 +600,12 @@ int cmd_print(int argc, char **argv)
 			status = 1;
 		}
 	}
-	if (!ntodo || from_stdin) {
+	if (xa.x) {
+		if (!status && an_export_run(&an, &vs, xa.x, xa.out)) {
+			fprintf(stderr, "lwprof export: %s\n", ctx.err);
+			status = 1;
+		}
+	} else if (!ntodo || from_stdin) {
 		if (run_script(&pr, stdin, isatty(0)))
 			status = 1;
 		if (!ctx.nruns && an_view_flat(&an, &vs, &out, AN_K_FUNC) < 0) {

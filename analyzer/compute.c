@@ -21,10 +21,16 @@
 
 static inline uint32_t pc_fn(struct an *an, const struct an_pc *p)
 {
-	return an->inline_funcs ? p->ifunc : p->func;
+	return an_pc_func(an, p);
 }
 
 int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)
+{
+	return an_aggregate_exp(an, flt, UINT32_MAX, g);
+}
+
+int an_aggregate_exp(struct an *an, struct an_filter *flt, uint32_t exp,
+		     struct an_agg *g)
 {
 	const struct an_samples *s = &an->s;
 	size_t nb = an->bases.n, i;
@@ -44,7 +50,9 @@ int an_aggregate(struct an *an, struct an_filter *flt, struct an_agg *g)
 		uint32_t j, nv = l[0];
 		uint64_t *row;
 
-		if (flt && !an_filter_pass(an, flt, i)) {
+		if ((flt && !an_filter_pass(an, flt, i)) ||
+		    (exp != UINT32_MAX &&
+		     AN_VEC(an->threads, struct an_thread, s->thr[i]).exp != exp)) {
 			v += nv;
 			continue;
 		}
@@ -169,15 +177,29 @@ static bool edge_eq(void *ctx, uint32_t id, const void *key)
 	return e->e[id].from == k[0] && e->e[id].to == k[1];
 }
 
+static inline uint64_t edge_hash(uint32_t from, uint32_t to)
+{
+	return an_mix(an_mix(31, from), to);
+}
+
+const uint64_t *an_edge_vals(const struct an_edges *e, uint32_t from,
+			     uint32_t to)
+{
+	uint32_t k[2] = { from, to };
+	uint32_t id = an_htab_find((struct an_htab *)&e->h, edge_hash(from, to),
+				   edge_eq, (void *)e, k);
+
+	return id == UINT32_MAX ? NULL : e->vals + (size_t)id * e->nb;
+}
+
 static uint64_t *edge_row(struct an_edges *e, uint32_t from, uint32_t to)
 {
-	uint32_t k[2] = { from, to }, id;
-	uint64_t h = an_mix(an_mix(31, from), to);
+	uint64_t h = edge_hash(from, to);
+	uint64_t *v = (uint64_t *)an_edge_vals(e, from, to);
 	void *p;
 
-	id = an_htab_find(&e->h, h, edge_eq, e, k);
-	if (id != UINT32_MAX)
-		return e->vals + (size_t)id * e->nb;
+	if (v)
+		return v;
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? e->cap * 2 : 256;
 
@@ -333,11 +355,10 @@ int an_tree(struct an *an, const struct an_agg *g, struct an_tree *t)
 			return an_errf(an, -ENOMEM, "out of memory");
 		}
 	}
+	t->of_node = map;	/* an_tree_free() frees it */
 	p = calloc(t->cnt * nb * 2 + 1, sizeof(uint64_t));
-	if (!p) {
-		free(map);
+	if (!p)
 		return an_errf(an, -ENOMEM, "out of memory");
-	}
 	t->excl = p;
 	t->incl = t->excl + t->cnt * nb;
 	for (i = 0; i < g->n; i++) {
@@ -350,12 +371,12 @@ int an_tree(struct an *an, const struct an_agg *g, struct an_tree *t)
 		for (; tn != UINT32_MAX; tn = t->n[tn].parent)
 			add_row(t->incl + (size_t)tn * nb, row, nb);
 	}
-	free(map);
 	return 0;
 }
 
 void an_tree_free(struct an_tree *t)
 {
+	free(t->of_node);
 	free(t->n);
 	free(t->excl);
 	an_htab_free(&t->h);

@@ -24,6 +24,9 @@ struct an_filter;
 
 /* the samples that pass filter f (NULL: all) */
 int an_aggregate(struct an *an, struct an_filter *f, struct an_agg *g);
+/* ... and of experiment exp alone (UINT32_MAX: all) */
+int an_aggregate_exp(struct an *an, struct an_filter *f, uint32_t exp,
+		     struct an_agg *g);
 void an_agg_free(struct an_agg *g);
 
 #define AN_K_FUNC 0
@@ -54,6 +57,9 @@ struct an_edges {
 
 int an_edges(struct an *an, const struct an_agg *g, struct an_edges *callers,
 	     struct an_edges *callees);
+/* the values of edge from -> to, or NULL when there is none */
+const uint64_t *an_edge_vals(const struct an_edges *e, uint32_t from,
+			     uint32_t to);
 void an_edges_free(struct an_edges *e);
 
 struct an_tnode {
@@ -66,6 +72,7 @@ struct an_tree {
 	uint32_t roots;
 	uint64_t *excl, *incl;
 	struct an_htab h;
+	uint32_t *of_node;	/* per pc-trie node (an->nodes): its tree node */
 };
 
 int an_tree(struct an *an, const struct an_agg *g, struct an_tree *t);
@@ -83,6 +90,7 @@ struct an_mcol {
 	bool value, pct;
 	int m;			/* an->metrics index, or AN_M_NAME, _SIZE, _ADDRESS */
 	int col;		/* its first table column (an_make_heads) */
+	int grp;		/* -compare: the experiment it shows (view_compare.c) */
 };
 
 /* A metric list: as many columns as asked for. */
@@ -103,6 +111,8 @@ struct an_msort {
 const char *an_metric_kw(struct an *an, int m);
 const char *an_metric_title(struct an *an, int m);
 bool an_metric_is_time(struct an *an, int m);
+enum an_unit an_metric_unit(struct an *an, int m);
+const char *an_metric_unit_name(struct an *an, int m);	/* "sec.", "bytes", "events" */
 uint32_t an_metric_flags(struct an *an, int m);	/* AN_MF_* */
 int an_metric_count(struct an *an);
 bool an_metric_present(struct an *an, int m);	/* AN_MF_DATA: has data */
@@ -140,6 +150,10 @@ enum {
 	AN_C_COUNT,	/* events: a whole number */
 	AN_C_PCT,	/* a percentage: 2 decimals */
 	AN_C_INT,	/* an integer (bytes) */
+	AN_C_DTIME,	/* -compare delta: signed seconds, 3 decimals */
+	AN_C_DCOUNT,	/* -compare delta: signed events */
+	AN_C_RATIO,	/* -compare ratio: x1.234, x>99.999 */
+	AN_C_ABSENT,	/* a metric the recording could not give: "absent" */
 };
 
 struct an_cell {
@@ -206,7 +220,41 @@ struct an_settings {
 	long limit;		/* 0: all */
 	bool name_long;		/* -name long */
 	struct an_filter *filter;	/* NULL: every sample */
+	int compare;		/* -compare: AN_CMP_* */
 };
+
+/* -compare: each experiment's metrics side by side (view_compare.c) */
+#define AN_CMP_OFF	0
+#define AN_CMP_ON	1	/* the values */
+#define AN_CMP_DELTA	2	/* the others as differences from the first */
+#define AN_CMP_RATIO	3	/* ... as ratios to the first */
+
+int an_cmp_parse(struct an *an, const char *arg, int *mode);
+/* experiments compared: 1 when -compare is off or there is one */
+int an_cmp_groups(struct an *an, const struct an_settings *vs);
+/* ml's metric columns, one per experiment each; their table's heads */
+int an_cmp_heads(struct an *an, const struct an_settings *vs,
+		 struct an_mlist *ml, struct an_table *t);
+/*
+ * Items of f[0..ng) with one key (their name) become one: the first
+ * item's, with the others' values added.
+ */
+int an_cmp_merge(struct an *an, struct an_flat *f, int ng,
+		 const char *(*key)(void *ctx, uint32_t k), void *ctx);
+/* One experiment's base vectors of a row: exclusive, inclusive, attributed
+ * (NULL: zero). */
+struct an_cmp_vals {
+	const uint64_t *e, *i, *a;
+};
+
+/*
+ * A row of the compared experiments: experiment x's values v[x], its
+ * percentages of g[x]'s total; the base is v[0].
+ */
+void an_cmp_row(struct an *an, const struct an_settings *vs,
+		const struct an_mlist *ml, struct an_table *t, size_t row,
+		const struct an_agg *g, const struct an_cmp_vals *v,
+		const char *name, uint64_t size, const char *addr);
 
 /* views: the experiments, the settings, where to write */
 int an_view_flat(struct an *an, const struct an_settings *vs,
@@ -234,11 +282,33 @@ int an_view_cpu_list(struct an *an, const struct an_settings *vs,
 int an_view_sample_list(struct an *an, const struct an_settings *vs,
 			struct an_out *o);
 
+/* view_trace.c: traced calls (docs/tracing.md) */
+enum { AN_HEAP_ALL, AN_HEAP_LEAKS, AN_HEAP_ALLOCS };
+int an_view_heap(struct an *an, const struct an_settings *vs,
+		 struct an_out *o, int what);
+int an_view_heapstat(struct an *an, const struct an_settings *vs,
+		     struct an_out *o);
+int an_view_io(struct an *an, const struct an_settings *vs, struct an_out *o,
+	       bool detail);
+int an_view_iocallstack(struct an *an, const struct an_settings *vs,
+			struct an_out *o);
+int an_view_iostat(struct an *an, const struct an_settings *vs,
+		   struct an_out *o);
+/* experiment exp's traced waits: their count and time */
+void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns);
+/* its n longest, each with the microstates of the clock packets in it */
+void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f);
+
 /* helpers shared by the views (view_func.c) */
 int an_cols_effective(struct an *an, const struct an_settings *vs,
 		      const struct an_agg *g, struct an_mlist *out,
 		      bool attributed);
-int an_metric_cell(struct an *an, int m);	/* AN_C_TIME or AN_C_COUNT */
+int an_metric_cell(struct an *an, int m);	/* AN_C_TIME, _COUNT or _ABSENT */
+/*
+ * Is metric m a microstate that no experiment read could record (log.txt's
+ * "metric = NAME absent": the perf backend's)?  Shown as absent, not 0.
+ */
+bool an_metric_absent(struct an *an, int m);
 int an_make_heads(struct an *an, struct an_mlist *ml, struct an_table *t);
 /*
  * Fill a row's columns of ml: metrics from the base vectors of the e, i

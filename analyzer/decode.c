@@ -31,8 +31,10 @@ int an_decode_init(struct an *an)
 		d->clock[i] = UINT32_MAX;
 	d->ctr.esz = d->ctr_lay.esz = sizeof(uint32_t);
 	d->none = an_layout_intern(an, NULL, 0);
-	return d->wall == UINT32_MAX || d->idle == UINT32_MAX ||
-	       d->none == UINT32_MAX ? -ENOMEM : 0;
+	if (d->wall == UINT32_MAX || d->idle == UINT32_MAX ||
+	    d->none == UINT32_MAX)
+		return -ENOMEM;
+	return an_trace_init(an);	/* the traced calls' bases and layouts */
 }
 
 /* The base and layout of counter k (an->ld->sdec.ctr.n == k), made now. */

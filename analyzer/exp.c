@@ -61,6 +61,7 @@ static void exp_free(struct an_exp *e)
 
 	free(e->dir);
 	free(e->name);
+	free(e->trace_files.p);
 	free(e->command);
 	free(e->mode);
 	free(e->host);
@@ -73,9 +74,15 @@ static void exp_free(struct an_exp *e)
 	free(e->exit);
 	free(e->stopped);
 	free(e->flight);
+	free(e->trace);
+	free(e->sync_calibration);
 	for (i = 0; i < e->warnings.n; i++)
 		free(AN_VEC(e->warnings, char *, i));
 	free(e->warnings.p);
+	for (i = 0; i < e->metric_notes.n; i++)
+		free(AN_VEC(e->metric_notes, char *, i));
+	free(e->metric_notes.p);
+	free(e->backend);
 	free(e->usage.p);
 	for (i = 0; i < e->archives.n; i++) {
 		free(AN_VEC(e->archives, struct an_archive, i).file);
@@ -123,6 +130,7 @@ void an_free(struct an *an)
 	an_unwind_free(an);
 	an_kernel_free(an);
 	an_smp_free(an);
+	an_trace_release(an);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)
@@ -133,8 +141,7 @@ void an_free(struct an *an)
 		free(AN_VEC(an->funcs, struct an_func, i).name);
 		free(AN_VEC(an->funcs, struct an_func, i).lname);
 	}
-	for (i = 0; i < an->strs.s.n; i++)
-		free(AN_VEC(an->strs.s, char *, i));
+	an_str_free(&an->strs);
 	an_objs_free(an);
 	free(an->exps.p);
 	free(an->threads.p);
@@ -144,8 +151,6 @@ void an_free(struct an *an)
 	free(an->lines.p);
 	free(an->pcs.p);
 	free(an->nodes.p);
-	free(an->strs.s.p);
-	an_htab_free(&an->strs.h);
 	an_htab_free(&an->lines_h);
 	free(an->s.time);
 	free(an->s.stack);
@@ -203,6 +208,22 @@ uint32_t an_as_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t gen)
 	return id;
 }
 
+/* dir/name, a trace file of experiment exp, to read after the cpu files. */
+static int trace_file_add(struct an *an, uint32_t exp, const char *dir,
+			  const char *name)
+{
+	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, exp);
+	char path[4096 + 64];
+	uint32_t *id;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	id = an_vec_push(&e->trace_files);
+	if (!id)
+		return an_errf(an, -ENOMEM, "out of memory");
+	*id = an_str_intern(&an->strs, path);
+	return *id == UINT32_MAX ? an_errf(an, -ENOMEM, "out of memory") : 0;
+}
+
 static int cpu_cmp(const void *a, const void *b)
 {
 	const unsigned *x = a, *y = b;
@@ -220,7 +241,7 @@ int an_load(struct an *an, const char *dir)
 	struct stat st;
 	DIR *d;
 	uint32_t exp;
-	int err, len;
+	int err = 0, len;
 
 	if (stat(dir, &st))
 		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
@@ -232,8 +253,11 @@ int an_load(struct an *an, const char *dir)
 	exp = an->exps.n - 1;
 	e->dir = strdup(dir);
 	e->name = strdup(dir);
+	e->sync_ns = UINT64_MAX;
+	e->trace_files.esz = sizeof(uint32_t);
 	e->warnings.esz = sizeof(char *);
 	e->usage.esz = sizeof(struct an_usage);
+	e->metric_notes.esz = sizeof(char *);
 	e->archives.esz = sizeof(struct an_archive);
 	e->counters.esz = sizeof(struct an_counter);
 	if (!e->dir || !e->name)
@@ -273,11 +297,16 @@ int an_load(struct an *an, const char *dir)
 		if (sscanf(de->d_name, "cpu.%u.rec%n", &cpu, &len) == 1 &&
 		    !de->d_name[len] && n < sizeof(cpus) / sizeof(cpus[0]))
 			cpus[n++] = cpu;
+		else if (exp_trace_file_name(de->d_name) &&
+			 (err = trace_file_add(an, exp, dir, de->d_name)))
+			break;
 	}
 	closedir(d);
-	if (!n)
-		return an_errf(an, -ENOENT, "%s: no cpu.N.rec files", dir);
+	if (err)
+		return err;
 	e = &AN_VEC(an->exps, struct an_exp, exp);
+	if (!n && !e->trace_files.n)
+		return an_errf(an, -ENOENT, "%s: no cpu.N.rec files", dir);
 	if (e->cpus_possible && n != e->cpus_possible)
 		an_warn(an, "%s: %u cpu.N.rec files, log.txt says %u CPUs are possible",
 			dir, n, e->cpus_possible);
@@ -288,6 +317,17 @@ int an_load(struct an *an, const char *dir)
 		if (err)
 			return err;
 	}
+	/* the tracing library's files (docs/tracing.md) */
+	for (i = 0; i < AN_VEC(an->exps, struct an_exp, exp).trace_files.n; i++) {
+		e = &AN_VEC(an->exps, struct an_exp, exp);
+		err = an_read_rec(an, exp, AN_FILE_TRACE + i,
+				  an_str(&an->strs, AN_VEC(e->trace_files, uint32_t, i)));
+		if (err)
+			return err;
+	}
+	err = an_trace_exp_done(an, exp);
+	if (err)
+		return err;
 	e = &AN_VEC(an->exps, struct an_exp, exp);
 	if (!e->end_ns)
 		an_warn(an, "%s: log.txt has no end_ns: the recorder did not finish; using what it wrote",

@@ -11,6 +11,7 @@
 
 #include "an.h"
 #include "libexp/format.h"
+#include "libexp/mstate_names.h"
 
 /* Read a whole small text file; *len gets its length.  NUL bytes are an error. */
 static int slurp(struct an *an, const char *path, char **buf, size_t *len,
@@ -134,6 +135,32 @@ static int log_counter(struct an_exp *e, char *v)
 	return 0;
 }
 
+/*
+ * "metric = NAME STATUS: why" (the perf backend's, format 1.3): NAME a
+ * microstate's name, STATUS exact, approximate or absent.  Kept for
+ * -header; an absent microstate is shown as absent, never as 0.
+ */
+static int log_metric(struct an_exp *e, const char *v)
+{
+	size_t n = strcspn(v, " ");
+	char **w;
+	int i;
+
+	if (!v[n])
+		return -EINVAL;
+	for (i = 0; i < LWPROF_MS_COUNT; i++)
+		if (strlen(exp_mstate_names[i].name) == n &&
+		    !strncmp(v, exp_mstate_names[i].name, n) &&
+		    !strncmp(v + n + 1, "absent", 6))
+			e->ms_absent |= 1u << i;
+	e->metric_notes.esz = sizeof(char *);
+	w = an_vec_push(&e->metric_notes);
+	if (!w)
+		return -ENOMEM;
+	*w = strdup(v);
+	return *w ? 0 : -ENOMEM;
+}
+
 static int log_key(struct an_exp *e, const char *k, char *v)
 {
 	static const struct { const char *k; size_t off; } strs[] = {
@@ -149,6 +176,9 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "exit", offsetof(struct an_exp, exit) },
 		{ "stopped", offsetof(struct an_exp, stopped) },
 		{ "flight", offsetof(struct an_exp, flight) },
+		{ "trace", offsetof(struct an_exp, trace) },
+		{ "sync_calibration", offsetof(struct an_exp, sync_calibration) },
+		{ "backend", offsetof(struct an_exp, backend) },
 	};
 	static const struct { const char *k; size_t off; } u64s[] = {
 		{ "start_ns", offsetof(struct an_exp, start_ns) },
@@ -156,6 +186,9 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "clock_interval_ns", offsetof(struct an_exp, clock_interval_ns) },
 		{ "records", offsetof(struct an_exp, records) },
 		{ "lost", offsetof(struct an_exp, lost) },
+		{ "sync_threshold_ns", offsetof(struct an_exp, sync_ns) },
+		{ "trace_files", offsetof(struct an_exp, ntrace_files) },
+		{ "trace_calls", offsetof(struct an_exp, trace_calls) },
 	};
 	static const struct { const char *k; size_t off; } u32s[] = {
 		{ "target", offsetof(struct an_exp, target) },
@@ -165,6 +198,7 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "stack_bytes", offsetof(struct an_exp, stack_bytes) },
 		{ "kernel_stacks", offsetof(struct an_exp, kernel_stacks) },
 		{ "kallsyms_hidden", offsetof(struct an_exp, kallsyms_hidden) },
+		{ "trace_stack_bytes", offsetof(struct an_exp, trace_stack_bytes) },
 	};
 	char *base = (char *)e, *end, **w;
 	size_t i;
@@ -185,6 +219,8 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 	}
 	if (!strcmp(k, "counter"))
 		return log_counter(e, v);
+	if (!strcmp(k, "metric"))
+		return log_metric(e, v);
 	if (!strcmp(k, "warning")) {
 		e->warnings.esz = sizeof(char *);
 		w = an_vec_push(&e->warnings);
@@ -273,10 +309,16 @@ int an_read_usage(struct an *an, struct an_exp *e)
 
 	snprintf(path, sizeof(path), "%s/usage.txt", e->dir);
 	err = slurp(an, path, &buf, &len, false);
+	if (err == -ENOENT && !e->clock_interval_ns && !e->counters.n)
+		return 0;	/* tracing only: no thread was accounted */
 	if (err == -ENOENT) {
-		/* a flight recorder's window has none: they are the run's */
-		if (!e->flight)
-			an_warn(an, "%s: missing: no precise totals for -statistics", path);
+		/*
+		 * only the module keeps precise totals; a flight recorder's
+		 * window has none: they are the run's
+		 */
+		if ((!e->backend || !strcmp(e->backend, "module")) && !e->flight)
+			an_warn(an, "%s: missing: no precise totals for -statistics",
+				path);
 		return 0;
 	}
 	if (err)

@@ -19,6 +19,7 @@
 #include "an.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
+#include "libexp/trace.h"
 
 #define TIME_SLACK_NS	(60ULL * 1000000000ULL)
 
@@ -35,6 +36,8 @@ struct rec_ctx {
 	bool cur_ok;
 	uint64_t cur_hash;
 	struct an_sd_scan sd;	/* delta stack copies: the bases */
+	uint32_t last_unw;	/* the last sample's an_unw_ref, or UINT32_MAX */
+	uint32_t field_base;	/* of the sample in its record (a trace record's) */
 	struct exp_reader rd;
 };
 
@@ -154,7 +157,7 @@ static int bad(struct rec_ctx *c, uint64_t field, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return an_errf(c->an, -EINVAL, "%s: byte %" PRIu64 ": %s", c->path,
-		       c->off + field, msg);
+		       c->off + c->field_base + field, msg);
 }
 
 /*
@@ -291,8 +294,12 @@ static int unpaused(const struct an_exp *e, const struct lwprof_rec_sample *r,
 	return 1;
 }
 
+/*
+ * A sample record, or (t) a trace record's: its values are the traced
+ * call's (trace.c), with no microstates and no parts.
+ */
 static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
-		     const uint8_t *rec)
+		     const struct exp_rec_trace *t)
 {
 	const struct lwprof_rec_sample *v = r;	/* its values */
 	struct lwprof_rec_sample cut;
@@ -322,21 +329,27 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	err = sample_kind_check(c, r);
 	if (err)
 		return err;
-	if (e->pauses.n) {
-		k = unpaused(e, r, &cut);
-		if (!k) {
-			e->dropped_paused++;
-			return 0;
+	c->last_unw = UINT32_MAX;
+	if (t) {
+		nv = an_trace_decode(an, t, &layout, vals);
+	} else {
+		/* pauses apply to the sampled data; tracing goes on */
+		if (e->pauses.n) {
+			k = unpaused(e, r, &cut);
+			if (!k) {
+				e->dropped_paused++;
+				return 0;
+			}
+			if (k == 1)
+				v = &cut;
 		}
-		if (k == 1)
-			v = &cut;
+		nv = an_decode_sample(an, e, v, &layout, vals, msg, sizeof(msg), &at);
 	}
-	nv = an_decode_sample(an, e, v, &layout, vals, msg, sizeof(msg), &at);
 	if (nv == -ENOMEM)
 		return an_errf(an, -ENOMEM, "out of memory");
 	if (nv < 0)
 		return bad(c, at, "%s", msg);
-	np = user_parts(v, part, kind);
+	np = t ? 0 : user_parts(v, part, kind);
 	for (k = 0; k < np; k++) {
 		pnv[k] = an_decode_sample(an, e, &part[k], &play[k], pvals[k], msg,
 					  sizeof(msg), &at);
@@ -368,7 +381,9 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 			      as, ips, r->nr_user + r->nr_kernel, flags);
 	if (raw == UINT32_MAX)
 		return an_errf(an, -ENOMEM, "out of memory");
-	if (r->kind == LWPROF_SK_CLOCK && (r->hdr.flags & LWPROF_RS_EXIT)) {
+	if (t) {
+		/* a traced call is no clock packet */
+	} else if (r->kind == LWPROF_SK_CLOCK && (r->hdr.flags & LWPROF_RS_EXIT)) {
 		uint32_t *x;
 
 		an->ld->exits.esz = 4;
@@ -409,6 +424,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		u->off = c->off;
 		u->as = as;
 		u->flags = flags;
+		c->last_unw = an->ld->deferred.n - 1;
 	}
 no_copy:
 	if (!th->nsamples || r->time_ns < th->first_ns)
@@ -498,13 +514,50 @@ static int do_mmap(struct rec_ctx *c, const struct lwprof_rec_mmap *r)
 	return 0;
 }
 
+/*
+ * A traced call (libexp/trace.h): a sample with its values, and an entry
+ * of the side table; a free only the entry.
+ */
+static int do_trace(struct rec_ctx *c, const struct exp_rec_trace *t)
+{
+	uint32_t layout, sample = UINT32_MAX;
+	uint64_t vals[4];
+	int err, nv = an_trace_decode(c->an, t, &layout, vals);
+
+	if (nv < 0)
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	if (nv > 0) {
+		sample = c->an->s.n;
+		c->field_base = offsetof(struct exp_rec_trace, s);
+		err = do_sample(c, &t->s, t);
+		c->field_base = 0;
+		if (err)
+			return err;
+	} else {
+		c->last_unw = UINT32_MAX;
+		time_check(c, t->s.time_ns);
+	}
+	if (an_trace_add(c->an, c->exp, t, sample, c->last_unw))
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int do_record(struct rec_ctx *c, const uint8_t *p)
 {
 	const struct lwprof_rec *h = (const void *)p;
 
 	switch (h->type) {
 	case LWPROF_REC_SAMPLE:
-		return do_sample(c, (const void *)p, p);
+		return do_sample(c, (const void *)p, NULL);
+	case EXP_REC_TRACE:
+		return do_trace(c, (const void *)p);
+	case EXP_REC_TRACE_FILE:
+		return an_trace_file(c->an, c->exp, (const void *)p) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_TRACE_FREE:
+		time_check(c, ((const struct exp_rec_trace_free *)p)->time_ns);
+		return an_trace_free(c->an, c->exp, (const void *)p) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case LWPROF_REC_TASK:
 		return do_task(c, (const void *)p);
 	case LWPROF_REC_MMAP:

@@ -26,6 +26,7 @@
 #include "libexp/reader.h"
 #include "libexp/sample.h"
 #include "libexp/sdelta.h"
+#include "libexp/trace.h"
 
 
 struct sd_link {
@@ -250,14 +251,18 @@ static bool sane(const struct lwprof_rec_sample *h, uint32_t tid)
  */
 static uint8_t *read_raw(struct exp_reader *rd, uint64_t off, uint32_t tid)
 {
+	const struct lwprof_rec_sample *s;
 	const struct lwprof_rec *h;
 	uint8_t *buf;
 
-	if (exp_reader_at(rd, off, &h) != 1 || !sane((const void *)h, tid))
+	if (exp_reader_at(rd, off, &h) != 1)
 		return NULL;
-	buf = malloc(h->size);
+	s = exp_rec_sample(h);	/* a traced call's too */
+	if (!s || !sane(s, tid))
+		return NULL;
+	buf = malloc(s->hdr.size);
 	if (buf)
-		memcpy(buf, h, h->size);
+		memcpy(buf, s, s->hdr.size);
 	return buf;
 }
 

@@ -47,6 +47,26 @@ static const struct mrow registry[] = {
 	{ "wall", "Wall Time", AN_U_TIME, 0, AN_B_WALL, 0, false },
 	/* hardware counters: always default columns */
 	{ NULL, "Events", AN_U_COUNT, AN_MF_ALWAYS, AN_B_COUNTER, 0, false },
+	/* traced calls (docs/tracing.md), gprofng's keywords; states: the base */
+#define TR(kw, title, unit, base) \
+	{ kw, title, AN_U_##unit, AN_MF_TRACE | AN_MF_DATA, AN_B_TRACE, AN_T_##base, false }
+	TR("sync", "Sync Wait Time", TIME, SYNC_NS),
+	TR("syncn", "Sync Wait Count", COUNT, SYNC_CNT),
+	TR("heapalloccnt", "Allocations", COUNT, ALLOC_CNT),
+	TR("heapallocbytes", "Bytes Allocated", BYTES, ALLOC_BYTES),
+	TR("heapleakcnt", "Leaks", COUNT, LEAK_CNT),
+	TR("heapleakbytes", "Bytes Leaked", BYTES, LEAK_BYTES),
+	TR("ioreadbytes", "Read Bytes", BYTES, READ_BYTES),
+	TR("ioreadcnt", "Read Count", COUNT, READ_CNT),
+	TR("ioreadtime", "Read Time", TIME, READ_NS),
+	TR("iowritebytes", "Write Bytes", BYTES, WRITE_BYTES),
+	TR("iowritecnt", "Write Count", COUNT, WRITE_CNT),
+	TR("iowritetime", "Write Time", TIME, WRITE_NS),
+	TR("ioothercnt", "Other I/O Count", COUNT, OTHER_CNT),
+	TR("ioothertime", "Other I/O Time", TIME, OTHER_NS),
+	TR("ioerrorcnt", "I/O Error Count", COUNT, ERR_CNT),
+	TR("ioerrortime", "I/O Error Time", TIME, ERR_NS),
+#undef TR
 };
 
 #define NROWS (sizeof(registry) / sizeof(registry[0]))
@@ -106,7 +126,8 @@ int an_metrics_init(struct an *an)
 		uint32_t k;
 
 		if (r->kw)
-			err = metric_add(an, r, r->kw, r->title, 0, 0);
+			err = metric_add(an, r, r->kw, r->title,
+					 r->kind == AN_B_TRACE ? r->states : 0, 0);
 		else if (r->kind == AN_B_MSTATE)
 			for (k = 0; k < LWPROF_MS_COUNT && !err; k++)
 				err = metric_add(an, r, exp_mstate_names[k].keyword,
@@ -197,6 +218,23 @@ bool an_metric_present(struct an *an, int m)
 	return false;
 }
 
+bool an_metric_absent(struct an *an, int m)
+{
+	const struct an_metric *x = metric(an, m);
+	const struct an_base *b;
+	uint32_t all = UINT32_MAX;
+	size_t i;
+
+	if (!(x->flags & AN_MF_STATE) || x->nbases != 1 || !an->exps.n)
+		return false;
+	b = &AN_VEC(an->bases, struct an_base, x->bases[0]);
+	if (b->kind != AN_B_MSTATE)
+		return false;
+	for (i = 0; i < an->exps.n; i++)
+		all &= AN_VEC(an->exps, struct an_exp, i).ms_absent;
+	return all >> b->idx & 1;
+}
+
 const char *an_metric_kw(struct an *an, int m)
 {
 	if (m == AN_M_NAME)
@@ -217,6 +255,19 @@ const char *an_metric_title(struct an *an, int m)
 	if (m == AN_M_ADDRESS)
 		return "PC Addr.";
 	return metric(an, m)->title;
+}
+
+enum an_unit an_metric_unit(struct an *an, int m)
+{
+	return metric(an, m)->unit;
+}
+
+/* What a metric's values are counted in, for column heads. */
+const char *an_metric_unit_name(struct an *an, int m)
+{
+	if (an_metric_is_time(an, m))
+		return "sec.";
+	return metric(an, m)->unit == AN_U_BYTES ? "bytes" : "events";
 }
 
 bool an_metric_is_time(struct an *an, int m)
@@ -282,7 +333,7 @@ int an_mlist_add(struct an_mlist *l, char flavor, bool value, bool pct, int m)
 		l->c = c;
 		l->cap = cap;
 	}
-	l->c[l->n++] = (struct an_mcol){ flavor, value, pct, m, 0 };
+	l->c[l->n++] = (struct an_mcol){ flavor, value, pct, m, 0, 0 };
 	return 0;
 }
 
@@ -393,7 +444,9 @@ int an_mlist_default(struct an *an, const struct an_agg *g, struct an_mlist *l)
 				err |= an_mlist_add(l, 'e', true, false, m);
 	}
 	for (m = 0; m < n; m++)
-		if (an_metric_flags(an, m) & AN_MF_ALWAYS) {
+		if ((an_metric_flags(an, m) & AN_MF_ALWAYS) ||
+		    ((an_metric_flags(an, m) & AN_MF_TRACE) &&
+		     an_metric_raw(an, m, g->total))) {
 			err |= an_mlist_add(l, 'e', true, true, m);
 			err |= an_mlist_add(l, 'i', true, true, m);
 		}
@@ -432,7 +485,7 @@ void an_metric_list_help(struct an *an, FILE *f)
 		if (an_metric_present(an, m))
 			fprintf(f, "  %-14s %s (%s)\n", an_metric_kw(an, m),
 				an_metric_title(an, m),
-				an_metric_is_time(an, m) ? "sec." : "events");
+				an_metric_unit_name(an, m));
 	fprintf(f, "  %-14s %s\n  %-14s %s\n  %-14s %s\n", "name", "Name",
 		"size", "Size (bytes)", "address", "PC Address (object:offset)");
 }

@@ -30,6 +30,17 @@ enum an_base_kind {
 	AN_B_WALL,	/* the process's wall time (ns), on its main thread */
 	AN_B_COUNTER,	/* idx: the counter of log.txt (events) */
 	AN_B_IDLE,	/* a CPU's idle time (ns): SYSTEM of LWPROF_RS_IDLE packets */
+	AN_B_TRACE,	/* idx: enum an_trace_base, the traced calls' */
+};
+
+/* The traced calls' bases (trace.c), in this order (layouts list them so). */
+enum an_trace_base {
+	AN_T_ALLOC_CNT, AN_T_ALLOC_BYTES, AN_T_LEAK_CNT, AN_T_LEAK_BYTES,
+	AN_T_SYNC_NS, AN_T_SYNC_CNT,
+	AN_T_READ_BYTES, AN_T_READ_CNT, AN_T_READ_NS,
+	AN_T_WRITE_BYTES, AN_T_WRITE_CNT, AN_T_WRITE_NS,
+	AN_T_OTHER_CNT, AN_T_OTHER_NS, AN_T_ERR_CNT, AN_T_ERR_NS,
+	AN_T_COUNT
 };
 
 struct an_base {
@@ -47,6 +58,7 @@ enum an_unit {
 #define AN_MF_THREAD	0x2	/* part of the thread time: -overview shows its share */
 #define AN_MF_ALWAYS	0x4	/* a default column always (the counters) */
 #define AN_MF_DATA	0x8	/* listed only where a sample has its bases (idle) */
+#define AN_MF_TRACE	0x10	/* a traced call's: a default column when it has data */
 
 /* A metric of the experiments loaded (an->metrics), from a registry row. */
 struct an_metric {

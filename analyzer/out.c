@@ -26,6 +26,21 @@ void an_fmt_num(char *buf, size_t len, int kind, double v)
 	case AN_C_PCT:
 		snprintf(buf, len, "%.2f", v);
 		break;
+	case AN_C_DTIME:
+		snprintf(buf, len, "%+.3f", v);
+		break;
+	case AN_C_DCOUNT:
+		snprintf(buf, len, "%+.0f", v);
+		break;
+	case AN_C_RATIO:
+		if (v > 99.999)
+			snprintf(buf, len, "x>99.999");
+		else
+			snprintf(buf, len, "x%.3f", v);
+		break;
+	case AN_C_ABSENT:
+		snprintf(buf, len, "absent");
+		break;
 	default:
 		snprintf(buf, len, "%.0f", v);
 		break;

@@ -26,6 +26,7 @@
 #include "libexp/format.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
+#include "libexp/trace.h"
 #include "unwind.h"
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -67,7 +68,9 @@ static bool file_read(struct unw *u, uint64_t addr, uint64_t *val)
 
 bool unw_read(struct unw *u, uint64_t addr, uint64_t *val)
 {
-	if (addr >= u->sp && addr + 8 <= u->sp + u->stack_size) {
+	/* no addr + 8: an address near 2^64 (a garbage CFA) would wrap */
+	if (addr >= u->sp && u->stack_size >= 8 &&
+	    addr - u->sp <= u->stack_size - 8) {
 		memcpy(val, u->stack + (addr - u->sp), 8);
 		return true;
 	}
@@ -212,7 +215,7 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
  * a second reader of the file fetches the bases of delta copies.
  */
 struct rdfile {
-	uint32_t key;
+	uint64_t key;
 	bool open;
 	char path[4200];
 	struct exp_reader cur, bases;
@@ -232,14 +235,19 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 				  struct rdfile *f)
 {
 	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, r->exp);
-	uint32_t key = r->exp * 65536 + r->file;
+	uint64_t key = (uint64_t)r->exp << 32 | r->file;
 	const struct lwprof_rec *h;
 	int ea, eb;
 
 	if (!f->open || f->key != key) {
 		rdfile_close(f);
-		snprintf(f->path, sizeof(f->path), "%s/" EXP_REC_FMT, e->dir,
-			 r->file);
+		if (r->file >= AN_FILE_TRACE)
+			snprintf(f->path, sizeof(f->path), "%s",
+				 an_str(&an->strs, AN_VEC(e->trace_files, uint32_t,
+							  r->file - AN_FILE_TRACE)));
+		else
+			snprintf(f->path, sizeof(f->path), "%s/" EXP_REC_FMT,
+				 e->dir, r->file);
 		/* the first pass showed its warnings */
 		ea = exp_reader_open(&f->cur, AT_FDCWD, f->path, NULL, NULL);
 		eb = exp_reader_open(&f->bases, AT_FDCWD, f->path, NULL, NULL);
@@ -252,7 +260,7 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 	}
 	if (exp_reader_at(&f->cur, r->off, &h) != 1)
 		return NULL;
-	return (const uint8_t *)h;
+	return (const uint8_t *)exp_rec_sample(h);	/* a traced call's too */
 }
 
 static bool noframes_eq(void *ctx, uint32_t id, const void *key)

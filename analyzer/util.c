@@ -154,6 +154,17 @@ uint32_t an_str_intern(struct an_strtab *t, const char *s)
 	return id;
 }
 
+void an_str_free(struct an_strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->s.n; i++)
+		free(AN_VEC(t->s, char *, i));
+	free(t->s.p);
+	an_htab_free(&t->h);
+	memset(t, 0, sizeof(*t));
+}
+
 int an_errf(struct an *an, int err, const char *fmt, ...)
 {
 	va_list ap;

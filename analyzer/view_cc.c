@@ -64,12 +64,78 @@ struct cc {
 	struct an_mlist ml;
 	struct an_table t;
 	int sm;
+	/*
+	 * -compare (ng > 1): the same of each experiment alone; the rows
+	 * are the whole's, their values each experiment's (view_compare.c)
+	 */
+	int ng;
+	struct an_agg *gx;
+	struct an_flat *fx;
+	struct an_edges *crx, *cex;
+	struct an_cmp_vals *v;
 };
+
+/* A row's attributed values: its own inclusive, or an edge's. */
+enum { CC_SELF, CC_CALLER, CC_CALLEE };
+
+static int cc_groups(struct cc *c)
+{
+	struct an *an = c->an;
+	int x, err = 0;
+
+	c->gx = calloc(c->ng, sizeof(*c->gx));
+	c->fx = calloc(c->ng, sizeof(*c->fx));
+	c->crx = calloc(c->ng, sizeof(*c->crx));
+	c->cex = calloc(c->ng, sizeof(*c->cex));
+	c->v = calloc(c->ng, sizeof(*c->v));
+	if (!c->gx || !c->fx || !c->crx || !c->cex || !c->v)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (x = 0; x < c->ng && !err; x++) {
+		err = an_aggregate_exp(an, c->vs->filter, x, &c->gx[x]);
+		if (!err)
+			err = an_flat(an, &c->gx[x], AN_K_FUNC, &c->fx[x]);
+		if (!err)
+			err = an_edges(an, &c->gx[x], &c->crx[x], &c->cex[x]);
+	}
+	return err;
+}
+
+static void cc_groups_free(struct cc *c)
+{
+	int x;
+
+	for (x = 0; x < c->ng && c->gx && c->fx && c->crx && c->cex; x++) {
+		an_edges_free(&c->crx[x]);
+		an_edges_free(&c->cex[x]);
+		an_flat_free(&c->fx[x]);
+		an_agg_free(&c->gx[x]);
+	}
+	free(c->gx);
+	free(c->fx);
+	free(c->crx);
+	free(c->cex);
+	free(c->v);
+}
+
+/* What orders the rows: the base experiment's values under -compare. */
+static const struct an_flat *cc_base_flat(const struct cc *c)
+{
+	return c->ng > 1 ? &c->fx[0] : &c->f;
+}
+
+static const uint64_t *cc_base_attr(const struct cc *c, const uint64_t *attr,
+				    int kind, uint32_t from, uint32_t to)
+{
+	if (c->ng <= 1)
+		return attr;
+	return an_edge_vals(kind == CC_CALLER ? &c->crx[0] : &c->cex[0], from, to);
+}
 
 struct cc_item {
 	uint32_t func;
 	uint64_t key;
 	const uint64_t *attr;
+	uint32_t from, to;	/* the edge */
 };
 
 static int item_cmp(const void *a, const void *b, void *ctx)
@@ -84,7 +150,7 @@ static int item_cmp(const void *a, const void *b, void *ctx)
 }
 
 static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
-		  const char *prefix)
+		  const char *prefix, int kind, uint32_t from, uint32_t to)
 {
 	struct an *an = c->an;
 	struct an_func *fn = &AN_VEC(an->funcs, struct an_func, func);
@@ -97,6 +163,22 @@ static int cc_row(struct cc *c, uint32_t func, const uint64_t *attr,
 		 an_func_name(an, func, c->vs->name_long));
 	snprintf(addr, sizeof(addr), "%d:0x%08" PRIx64,
 		 AN_VEC(an->objs, struct an_obj, fn->obj).num, fn->addr);
+	if (c->ng > 1) {
+		int x;
+
+		for (x = 0; x < c->ng; x++) {
+			const struct an_flat *f = &c->fx[x];
+
+			c->v[x].e = f->excl + func * f->nb;
+			c->v[x].i = f->incl + func * f->nb;
+			c->v[x].a = kind == CC_SELF ? c->v[x].i :
+				an_edge_vals(kind == CC_CALLER ? &c->crx[x] :
+					     &c->cex[x], from, to);
+		}
+		an_cmp_row(an, c->vs, &c->ml, &c->t, row, c->gx, c->v, name,
+			   fn->size, addr);
+		return 0;
+	}
 	an_fill_row(an, &c->ml, &c->t, row, c->f.excl + func * c->f.nb,
 		    c->f.incl + func * c->f.nb, attr, c->g.total, name, fn->size,
 		    addr);
@@ -146,16 +228,23 @@ static int cc_side(struct cc *c, struct an_edges *e, struct cc_index *x,
 
 	if (!it)
 		return -ENOMEM;
+	int kind = callers ? CC_CALLER : CC_CALLEE;
+
 	for (i = 0; i < n; i++) {
 		uint32_t k = x->idx[x->first[func] + i];
+		const uint64_t *base;
 
 		it[i].func = callers ? e->e[k].from : e->e[k].to;
+		it[i].from = e->e[k].from;
+		it[i].to = e->e[k].to;
 		it[i].attr = e->vals + (size_t)k * e->nb;
-		it[i].key = an_metric_raw(c->an, c->sm, it[i].attr);
+		base = cc_base_attr(c, it[i].attr, kind, it[i].from, it[i].to);
+		it[i].key = base ? an_metric_raw(c->an, c->sm, base) : 0;
 	}
 	qsort_r(it, n, sizeof(*it), item_cmp, c);
 	for (i = 0; i < n && !err; i++)
-		err = cc_row(c, it[i].func, it[i].attr, "  ");
+		err = cc_row(c, it[i].func, it[i].attr, "  ", kind, it[i].from,
+			     it[i].to);
 	free(it);
 	return err;
 }
@@ -187,11 +276,18 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	err = cc_cols(an, vs, &c.g, &c.ml);
+	c.ng = an_cmp_groups(an, vs);
+	if (c.ng > 1) {
+		err = cc_groups(&c);
+		if (err)
+			goto out;
+	}
+	err = cc_cols(an, vs, c.ng > 1 ? &c.gx[0] : &c.g, &c.ml);
 	if (err)
 		goto out;
 	c.sm = sort_metric(vs, &c.ml);
-	if (an_make_heads(an, &c.ml, &c.t)) {
+	if (c.ng > 1 ? an_cmp_heads(an, vs, &c.ml, &c.t) :
+	    an_make_heads(an, &c.ml, &c.t)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -204,7 +300,8 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		if (!c.f.seen[i] || (one != UINT32_MAX && i != one))
 			continue;
 		it[n].func = i;
-		it[n].key = an_metric_raw(an, c.sm, c.f.incl + i * c.f.nb);
+		it[n].key = an_metric_raw(an, c.sm, cc_base_flat(&c)->incl +
+					  i * c.f.nb);
 		n++;
 	}
 	if (one != UINT32_MAX && !n) {
@@ -222,7 +319,7 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		err = cc_side(&c, &c.callers, &xr, it[i].func, true);
 		if (!err)
 			err = cc_row(&c, it[i].func, c.f.incl + it[i].func * c.f.nb,
-				     "* ");
+				     "* ", CC_SELF, 0, 0);
 		if (!err)
 			err = cc_side(&c, &c.callees, &xe, it[i].func, false);
 	}
@@ -232,6 +329,7 @@ int an_view_cc(struct an *an, const struct an_settings *vs, struct an_out *o,
 		an_table_print(o, &c.t);
 out:
 	free(it);
+	cc_groups_free(&c);
 	cc_index_free(&xr);
 	cc_index_free(&xe);
 	an_table_free(&c.t);
@@ -248,7 +346,83 @@ out:
 struct ct {
 	struct cc c;
 	struct an_tree tr;
+	/* -compare: each experiment's tree, and its node of each of tr's */
+	struct an_tree *tx;
+	uint32_t **map;
 };
+
+/*
+ * map[k] for the nodes k of u's list from uk on: the node of g's list
+ * from gk on with the same function (UINT32_MAX: none), and so on down.
+ */
+static void ct_map(const struct an_tree *u, uint32_t uk,
+		   const struct an_tree *g, uint32_t gk, uint32_t *map,
+		   int depth)
+{
+	for (; uk != UINT32_MAX; uk = u->n[uk].next) {
+		uint32_t m = gk;
+
+		while (m != UINT32_MAX && g->n[m].func != u->n[uk].func)
+			m = g->n[m].next;
+		map[uk] = m;
+		if (depth < 4096)
+			ct_map(u, u->n[uk].child, g, m == UINT32_MAX ?
+			       UINT32_MAX : g->n[m].child, map, depth + 1);
+	}
+}
+
+static int ct_groups(struct ct *x)
+{
+	struct an *an = x->c.an;
+	int k, err = 0;
+
+	x->c.gx = calloc(x->c.ng, sizeof(*x->c.gx));
+	x->c.v = calloc(x->c.ng, sizeof(*x->c.v));
+	x->tx = calloc(x->c.ng, sizeof(*x->tx));
+	x->map = calloc(x->c.ng, sizeof(*x->map));
+	if (!x->c.gx || !x->c.v || !x->tx || !x->map)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (k = 0; k < x->c.ng && !err; k++) {
+		err = an_aggregate_exp(an, x->c.vs->filter, k, &x->c.gx[k]);
+		if (!err)
+			err = an_tree(an, &x->c.gx[k], &x->tx[k]);
+		if (err)
+			break;
+		x->map[k] = malloc((x->tr.cnt + 1) * sizeof(**x->map));
+		if (!x->map[k])
+			return an_errf(an, -ENOMEM, "out of memory");
+		ct_map(&x->tr, x->tr.roots, &x->tx[k], x->tx[k].roots,
+		       x->map[k], 0);
+	}
+	return err;
+}
+
+static void ct_groups_free(struct ct *x)
+{
+	int k;
+
+	for (k = 0; k < x->c.ng && x->c.gx && x->tx && x->map; k++) {
+		an_tree_free(&x->tx[k]);
+		an_agg_free(&x->c.gx[k]);
+		free(x->map[k]);
+	}
+	free(x->c.gx);
+	free(x->c.v);
+	free(x->tx);
+	free(x->map);
+}
+
+/* Node nd's values in experiment k's tree (NULL: not there). */
+static const uint64_t *ct_vals(const struct ct *x, int k, uint32_t nd,
+			       bool incl)
+{
+	const struct an_tree *t = &x->tx[k];
+	uint32_t m = x->map[k][nd];
+
+	if (m == UINT32_MAX)
+		return NULL;
+	return (incl ? t->incl : t->excl) + (size_t)m * t->nb;
+}
 
 static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		   int depth)
@@ -267,9 +441,14 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		return -ENOMEM;
 	for (k = first; k != UINT32_MAX; k = tr->n[k].next) {
 		uint64_t v = an_metric_raw(x->c.an, x->c.sm, tr->incl + k * tr->nb);
+		const uint64_t *b;
 
 		if (!v && !an_metric_raw(x->c.an, AN_M_TOTAL, tr->incl + k * tr->nb))
 			continue;
+		if (x->c.ng > 1) {	/* -compare: by the base's values */
+			b = ct_vals(x, 0, k, true);
+			v = b ? an_metric_raw(x->c.an, x->c.sm, b) : 0;
+		}
 		it[n].func = k;	/* a tree node here */
 		it[n].key = v;
 		n++;
@@ -296,9 +475,21 @@ static int ct_walk(struct ct *x, uint32_t first, char *prefix, size_t plen,
 		}
 		snprintf(name, sizeof(name), "%s+-%s", prefix,
 			 an_func_name(x->c.an, tr->n[nd].func, nl));
-		an_fill_row(x->c.an, &x->c.ml, &x->c.t, row,
-			    tr->excl + nd * tr->nb, tr->incl + nd * tr->nb,
-			    tr->incl + nd * tr->nb, x->c.g.total, name, 0, NULL);
+		if (x->c.ng > 1) {
+			int k;
+
+			for (k = 0; k < x->c.ng; k++) {
+				x->c.v[k].e = ct_vals(x, k, nd, false);
+				x->c.v[k].i = x->c.v[k].a = ct_vals(x, k, nd, true);
+			}
+			an_cmp_row(x->c.an, x->c.vs, &x->c.ml, &x->c.t, row,
+				   x->c.gx, x->c.v, name, 0, NULL);
+		} else {
+			an_fill_row(x->c.an, &x->c.ml, &x->c.t, row,
+				    tr->excl + nd * tr->nb, tr->incl + nd * tr->nb,
+				    tr->incl + nd * tr->nb, x->c.g.total, name, 0,
+				    NULL);
+		}
 		if (plen + 4 < 4096 && depth < 1000) {
 			strcpy(prefix + plen, i + 1 < n ? "|  " : "   ");
 			err = ct_walk(x, tr->n[nd].child, prefix, plen + 3, depth + 1);
@@ -323,11 +514,19 @@ int an_view_calltree(struct an *an, const struct an_settings *vs,
 		err = an_tree(an, &x.c.g, &x.tr);
 	if (err)
 		goto out;
-	err = an_cols_effective(an, vs, &x.c.g, &x.c.ml, false);
+	x.c.ng = an_cmp_groups(an, vs);
+	if (x.c.ng > 1) {
+		err = ct_groups(&x);
+		if (err)
+			goto out;
+	}
+	err = an_cols_effective(an, vs, x.c.ng > 1 ? &x.c.gx[0] : &x.c.g,
+				&x.c.ml, false);
 	if (err)
 		goto out;
 	x.c.sm = sort_metric(vs, &x.c.ml);
-	if (an_make_heads(an, &x.c.ml, &x.c.t)) {
+	if (x.c.ng > 1 ? an_cmp_heads(an, vs, &x.c.ml, &x.c.t) :
+	    an_make_heads(an, &x.c.ml, &x.c.t)) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -340,6 +539,7 @@ int an_view_calltree(struct an *an, const struct an_settings *vs,
 		an_table_print(o, &x.c.t);
 out:
 	free(prefix);
+	ct_groups_free(&x);
 	an_table_free(&x.c.t);
 	an_mlist_free(&x.c.ml);
 	an_tree_free(&x.tr);

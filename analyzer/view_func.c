@@ -26,6 +26,8 @@ static void short_title(char *buf, size_t len, const char *title)
 /* How a metric's values are shown. */
 int an_metric_cell(struct an *an, int m)
 {
+	if (an_metric_absent(an, m))
+		return AN_C_ABSENT;
 	return an_metric_is_time(an, m) ? AN_C_TIME : AN_C_COUNT;
 }
 
@@ -93,8 +95,7 @@ int an_make_heads(struct an *an, struct an_mlist *ml, struct an_table *t)
 		short_title(st, sizeof(st), an_metric_title(an, c->m));
 		snprintf(h1, sizeof(h1), "%s %s", flavor_head(c->flavor), st);
 		if (c->value && an_table_head(t, col++, h1,
-					      an_metric_is_time(an, c->m) ? "sec." :
-					      "events", false))
+					      an_metric_unit_name(an, c->m), false))
 			return -ENOMEM;
 		if (c->pct && an_table_head(t, col, h1, "%", false))
 			return -ENOMEM;
@@ -133,7 +134,8 @@ void an_fill_row(struct an *an, const struct an_mlist *ml, struct an_table *t,
 		if (c->value)
 			an_table_num(t, row, col++, an_metric_cell(an, c->m), x);
 		if (c->pct)
-			an_table_num(t, row, col, AN_C_PCT,
+			an_table_num(t, row, col, an_metric_absent(an, c->m) ?
+				     AN_C_ABSENT : AN_C_PCT,
 				     tx > 0 ? 100.0 * x / tx : 0.0);
 	}
 }
@@ -270,52 +272,98 @@ static const char *kind_title(int kind)
 	return t[kind];
 }
 
+/* -compare's key of an item: its name; a function's with its object's */
+static const char *cmp_key(void *ctx, uint32_t k)
+{
+	struct flat_sort *sc = ctx;
+	const char *n = item_name(sc->an, sc->name_long, sc->kind, k, sc->buf1,
+				  sizeof(sc->buf1));
+	const struct an_func *fn;
+
+	if (sc->kind != AN_K_FUNC)
+		return n;
+	fn = &AN_VEC(sc->an->funcs, struct an_func, k);
+	snprintf(sc->buf2, sizeof(sc->buf2), "%s\n%s", n,
+		 AN_VEC(sc->an->objs, struct an_obj, fn->obj).name);
+	return sc->buf2;
+}
+
 int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 		 int kind)
 {
 	struct flat_sort sc;
-	struct an_agg g;
-	struct an_flat f;
+	int ng = an_cmp_groups(an, vs), x;	/* -compare: one per experiment */
+	struct an_agg *g = calloc(ng, sizeof(*g));
+	struct an_flat *f = calloc(ng, sizeof(*f));
+	struct an_cmp_vals *v = NULL;	/* -compare: a row's, per experiment */
 	struct an_mlist ml = { 0 };
 	struct an_table t = { 0 };
 	uint32_t *ids = NULL, nid = 0, k;
-	int err;
+	int err = 0;
 	char what[160], buf[600], addr[64];
 	uint64_t size;
 	size_t row, i, n;
+	bool seen;
 
-	err = an_aggregate(an, vs->filter, &g);
-	if (err)
-		return err;
-	err = an_flat(an, &g, kind, &f);
-	if (err) {
-		an_agg_free(&g);
-		return err;
-	}
-	err = an_cols_effective(an, vs, &g, &ml, false);
-	if (err)
-		goto out;
-	if (an_make_heads(an, &ml, &t)) {
+	if (!g || !f) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	ids = malloc((f.n + 1) * sizeof(*ids));
+	for (x = 0; x < ng && !err; x++) {
+		err = an_aggregate_exp(an, vs->filter, ng > 1 ? (uint32_t)x : UINT32_MAX,
+				       &g[x]);
+		if (!err)
+			err = an_flat(an, &g[x], kind, &f[x]);
+	}
+	sc.an = an;
+	sc.kind = kind;
+	sc.name_long = vs->name_long;
+	if (!err && ng > 1)
+		err = an_cmp_merge(an, f, ng, cmp_key, &sc);
+	if (err)
+		goto out;
+	err = an_cols_effective(an, vs, &g[0], &ml, false);
+	if (err)
+		goto out;
+	if (ng > 1 ? an_cmp_heads(an, vs, &ml, &t) : an_make_heads(an, &ml, &t)) {
+		err = an_errf(an, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ids = malloc((f[0].n + 1) * sizeof(*ids));
 	if (!ids) {
 		err = an_errf(an, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < f.n; i++)
-		if (f.seen[i])
+	for (i = 0; i < f[0].n; i++) {
+		for (x = 0, seen = false; x < ng && !seen; x++)
+			seen = f[x].seen[i];
+		if (seen)
 			ids[nid++] = i;
-	sort_setup(an, vs, &ml, &f, &sc, what, sizeof(what));
+	}
+	sort_setup(an, vs, &ml, &f[0], &sc, what, sizeof(what));
 	sc.kind = kind;
 	qsort_r(ids, nid, sizeof(*ids), row_cmp, &sc);
 	an_title(o, "%s sorted by metric: %s\n\n", kind_title(kind), what);
+	if (ng > 1) {
+		v = calloc(ng, sizeof(*v));
+		if (!v) {
+			err = an_errf(an, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	row = an_table_row(&t);
-	an_fill_row(an, &ml, &t, row, g.total, g.total, g.total, g.total,
-		 "<Total>", 0, "1:0x00000000");
+	if (ng > 1) {
+		for (x = 0; x < ng; x++)
+			v[x] = (struct an_cmp_vals){ g[x].total, g[x].total, NULL };
+		an_cmp_row(an, vs, &ml, &t, row, g, v, "<Total>", 0,
+			   "1:0x00000000");
+	} else
+		an_fill_row(an, &ml, &t, row, g->total, g->total, g->total,
+			    g->total, "<Total>", 0, "1:0x00000000");
 	n = vs->limit > 0 && (size_t)vs->limit < nid ? (size_t)vs->limit : nid;
 	for (i = 0; i < n; i++) {
+		const char *name;
+
 		k = ids[i];
 		row = an_table_row(&t);
 		if (row == SIZE_MAX) {
@@ -323,18 +371,30 @@ int an_view_flat(struct an *an, const struct an_settings *vs, struct an_out *o,
 			goto out;
 		}
 		item_static(an, kind, k, &size, addr, sizeof(addr));
-		an_fill_row(an, &ml, &t, row, f.excl + (size_t)k * f.nb,
-			 f.incl + (size_t)k * f.nb, NULL, g.total,
-			 item_name(an, vs->name_long, kind, k, buf, sizeof(buf)),
-			 size, addr);
+		name = item_name(an, vs->name_long, kind, k, buf, sizeof(buf));
+		if (ng > 1) {
+			for (x = 0; x < ng; x++)
+				v[x] = (struct an_cmp_vals){
+					f[x].excl + (size_t)k * f[x].nb,
+					f[x].incl + (size_t)k * f[x].nb, NULL };
+			an_cmp_row(an, vs, &ml, &t, row, g, v, name, size, addr);
+		} else
+			an_fill_row(an, &ml, &t, row, f->excl + (size_t)k * f->nb,
+				    f->incl + (size_t)k * f->nb, NULL, g->total,
+				    name, size, addr);
 	}
 	an_table_print(o, &t);
 out:
 	an_table_free(&t);
 	an_mlist_free(&ml);
 	free(ids);
-	an_flat_free(&f);
-	an_agg_free(&g);
+	for (x = 0; x < ng && f && g; x++) {
+		an_flat_free(&f[x]);
+		an_agg_free(&g[x]);
+	}
+	free(f);
+	free(g);
+	free(v);
 	return err;
 }
 

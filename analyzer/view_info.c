@@ -16,6 +16,43 @@
 #include "libexp/format.h"
 #include "libexp/mstate_names.h"
 
+/*
+ * The backend that recorded e and, metric by metric, what it gives
+ * exactly, approximately or not at all (log.txt's "metric" lines; the
+ * module's microstates are all exact).
+ */
+static void header_backend(FILE *o, const struct an_exp *e)
+{
+	size_t k, n;
+
+	if (!e->backend && !e->abi) {
+		fprintf(o, "  Backend:        none: tracing only, no clock or counter profiling\n");
+		return;
+	}
+	if (!e->backend || !strcmp(e->backend, "module")) {
+		fprintf(o, "  Backend:        module: every microstate exact\n");
+		fprintf(o, "  Module:         %s (ABI %s)\n",
+			e->module_version ? e->module_version : "?",
+			e->abi ? e->abi : "?");
+		return;
+	}
+	fprintf(o, "  Backend:        %s (records ABI %s)\n", e->backend,
+		e->abi ? e->abi : "?");
+	for (k = 0; k < e->metric_notes.n; k++) {
+		const char *v = AN_VEC(e->metric_notes, char *, k);
+		const char *label = NULL;
+		int i;
+
+		n = strcspn(v, " ");
+		for (i = 0; i < LWPROF_MS_COUNT; i++)
+			if (strlen(exp_mstate_names[i].name) == n &&
+			    !strncmp(v, exp_mstate_names[i].name, n))
+				label = exp_mstate_names[i].label;
+		fprintf(o, "  Metric:         %-18s %s\n", label ? label : v,
+			v[n] ? v + n + 1 : "");
+	}
+}
+
 int an_view_header(struct an *an, const struct an_settings *vs,
 		   struct an_out *out)
 {
@@ -49,8 +86,16 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 				ctr[c].name, ctr[c].interval, ctr[c].type, ctr[c].config);
 		fprintf(o, "  Stacks:         depth %u, %u bytes copied, kernel stacks %s\n",
 			e->max_depth, e->stack_bytes, e->kernel_stacks ? "on" : "off");
-		fprintf(o, "  Module:         %s (ABI %s)\n",
-			e->module_version ? e->module_version : "?", e->abi ? e->abi : "?");
+		if (e->trace)
+			fprintf(o, "  Tracing:        %s; %u bytes of stack copied; %" PRIu64 " calls in %" PRIu64 " files\n",
+				e->trace, e->trace_stack_bytes, e->trace_calls,
+				e->ntrace_files);
+		if (e->sync_ns != UINT64_MAX)
+			fprintf(o, "  Sync threshold: %.3f us%s%s%s\n", e->sync_ns / 1e3,
+				e->sync_calibration ? " (calibrated: " : "",
+				e->sync_calibration ? e->sync_calibration : "",
+				e->sync_calibration ? ")" : "");
+		header_backend(o, e);
 		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, %" PRIu64 " lost\n",
 			e->nrecords, e->nsamples,
 			e->lost > e->lost_read ? e->lost : e->lost_read);
@@ -93,13 +138,16 @@ int an_view_overview(struct an *an, const struct an_settings *vs,
 		if (!an_metric_present(an, m))
 			continue;
 		an_fmt_num(buf, sizeof(buf), an_metric_cell(an, m), v);
-		if (an_metric_flags(an, m) & AN_MF_THREAD)
+		if (an_metric_absent(an, m))
+			fprintf(out->f, "    %-24s %14s (the recording's backend cannot measure it: -header)\n",
+				an_metric_title(an, m), buf);
+		else if (an_metric_flags(an, m) & AN_MF_THREAD)
 			fprintf(out->f, "  %c %-24s %14s sec. %7.2f%%\n", v > 0 ? '*' : ' ',
 				an_metric_title(an, m), buf, total > 0 ? 100 * v / total : 0.0);
 		else
 			fprintf(out->f, "  %c %-24s %14s %s\n", v > 0 ? '*' : ' ',
 				an_metric_title(an, m), buf,
-				an_metric_is_time(an, m) ? "sec." : "events");
+				an_metric_unit_name(an, m));
 	}
 	an_agg_free(&g);
 	return overview_samples(an, vs->filter, out->f);
@@ -126,6 +174,41 @@ static uint64_t *sampled_per_thread(struct an *an)
 		}
 	}
 	return t;
+}
+
+/*
+ * Seed 000: sync wait tracing's time beside the User Lock time of clock
+ * profiling, which can exceed it (waits under the threshold are not
+ * traced; lock time outside the traced calls is not either).
+ */
+static void sync_vs_lock(struct an *an, size_t e, const uint64_t *samp, FILE *o)
+{
+	const struct an_exp *x = &AN_VEC(an->exps, struct an_exp, e);
+	uint64_t n = 0, ns = 0, lp = 0, ls = 0, lock;
+	size_t i;
+
+	if (x->sync_ns == UINT64_MAX)
+		return;
+	an_trace_sync_sum(an, e, &n, &ns);
+	for (i = 0; i < an->threads.n; i++)
+		if (AN_VEC(an->threads, struct an_thread, i).exp == e)
+			ls += samp[i * LWPROF_MS_COUNT + LWPROF_MS_USER_LOCK];
+	for (i = 0; i < x->usage.n; i++)
+		lp += AN_VEC(x->usage, struct an_usage, i).ms[LWPROF_MS_USER_LOCK];
+	fprintf(o, "Sync wait tracing (threshold %.3f us): %" PRIu64 " waits, Sync Wait Time %.3f s\n",
+		x->sync_ns / 1e3, n, ns / 1e9);
+	if (!x->clock_interval_ns) {
+		fprintf(o, "  User Lock Time: not measured (no clock profiling)\n\n");
+		return;
+	}
+	lock = x->usage.n ? lp : ls;
+	fprintf(o, "  User Lock Time: %.3f s%s, %.3f s sampled; %s Sync Wait Time by %.3f s%s\n",
+		lock / 1e9, x->usage.n ? " precise" : "", ls / 1e9,
+		lock >= ns ? "above" : "below",
+		(lock >= ns ? lock - ns : ns - lock) / 1e9, lock >= ns ?
+		" (waits under the threshold, and lock time outside traced calls)" : "");
+	an_trace_sync_top(an, e, 5, o);
+	fputc('\n', o);
 }
 
 static void stat_block(FILE *o, const char *indent, const uint64_t *precise,
@@ -226,6 +309,7 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 				   us != NULL);
 			fprintf(o, "\n");
 		}
+		sync_vs_lock(an, e, samp, o);
 	}
 	free(samp);
 	return 0;

@@ -56,7 +56,7 @@ static int listing_heads(struct an *an, const struct an_mlist *ml,
 			continue;
 		snprintf(h, sizeof(h), "%s %s", c->flavor == 'e' ? "Excl." : "Incl.",
 			 an_metric_kw(an, c->m));
-		an_table_head(t, n++, h, an_metric_is_time(an, c->m) ? "sec." : "events",
+		an_table_head(t, n++, h, an_metric_unit_name(an, c->m),
 			      false);
 	}
 	return an_table_head(t, n, textcol, "", true);

@@ -15,6 +15,10 @@
  * its last one, and from SAMPLE_STOP, which sends each CPU's remainder.
  * The clock's timer is never armed for it: an idle CPU is not woken to be
  * told that it is idle.
+ *
+ * CPU hotplug: a CPU offline at SAMPLE_START gets no IPI: it takes its
+ * entry at its first switch to the idle task once online
+ * (lwprof_idle_adopt()), its idle time counting from then.
  */
 #include <linux/slab.h>
 
@@ -93,7 +97,46 @@ void lwprof_idle_start(struct lwprof_smp *smp)
 		return;
 	cpus_read_lock();
 	on_each_cpu(lwprof_idle_start_cpu, smp, 1);
+	/*
+	 * CPUs offline now adopt their entry when they come up: hotplug is
+	 * held off until the unlock, which orders this store before it.
+	 */
+	WRITE_ONCE(smp->idle_live, true);
 	cpus_read_unlock();
+}
+
+/*
+ * sched_switch (rq lock, interrupts off), this CPU switching to its idle
+ * task without an idle entry: if the machine session counts idle time,
+ * this CPU was offline at its start and takes its entry now.  Reached
+ * only through lwprof_machine, under the probe's RCU read side, so the
+ * session and its entries outlive the call.
+ */
+struct lwprof_thread *lwprof_idle_adopt(struct lwprof_cpu *c, u64 now)
+{
+	struct lwprof_session *s = rcu_dereference_sched(lwprof_machine);
+	struct lwprof_smp *smp;
+	struct lwprof_thread *t;
+
+	if (!s)
+		return NULL;
+	/* Acquire: pairs with the store-release in lwprof_smp_ring_setup(). */
+	smp = smp_load_acquire(&s->smp);
+	/*
+	 * idle_live is cleared before lwprof_idle_stop()'s IPIs: one that
+	 * comes after this (interrupts are off here) finds c->idle set, and
+	 * a switch after it sees idle_live false.
+	 */
+	if (!smp || !READ_ONCE(smp->idle_live))
+		return NULL;
+	t = smp->idle_thr[smp_processor_id()];
+	write_seqcount_begin(&t->seq);
+	if (!t->start_ns)
+		t->start_ns = now;
+	t->last_ns = max(t->last_ns, now);
+	write_seqcount_end(&t->seq);
+	c->idle = t;
+	return t;
 }
 
 /* IPI: the last idle packet of this CPU, then no more. */
@@ -118,10 +161,10 @@ static void lwprof_idle_stop_cpu(void *arg)
 }
 
 /*
- * SAMPLE_STOP, before the clock stops: each CPU's remainder.  A CPU that
- * went offline during the run (hotplug is not handled: its idle time is
- * lost) must not keep a pointer to an entry freed at the session's end:
- * with hotplug held off, no CPU is coming up to use it meanwhile.
+ * SAMPLE_STOP, before the clock stops: each CPU's remainder.  A CPU
+ * offline now (the idle time it had before it went is not sent) must not
+ * keep a pointer to an entry freed at the session's end: with hotplug
+ * held off, no CPU is coming up to use it meanwhile.
  */
 void lwprof_idle_stop(struct lwprof_smp *smp)
 {
@@ -130,6 +173,8 @@ void lwprof_idle_stop(struct lwprof_smp *smp)
 	if (!smp->idle || !smp->idle_thr || smp->state != LWPROF_SMP_RUNNING)
 		return;
 	cpus_read_lock();
+	/* Before the IPIs: see lwprof_idle_adopt(). */
+	WRITE_ONCE(smp->idle_live, false);
 	on_each_cpu(lwprof_idle_stop_cpu, smp, 1);
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(&lwprof_cpu, cpu)->idle, NULL);

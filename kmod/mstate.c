@@ -149,7 +149,8 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 			lwprof_ms_switch_out(out, prev, prev_state, now);
 	}
 	in = lwprof_thread_find(next);
-	if (unlikely(!in && c->idle) && is_idle_task(next)) {
+	if (unlikely(!in && is_idle_task(next)) &&
+	    (c->idle || lwprof_idle_adopt(c, out ? now : lwprof_now()))) {
 		c->cur = lwprof_idle_in(c, next, out ? now : lwprof_now());
 		lwprof_urn_disarm(c);	/* the idle task never goes to user */
 		return;

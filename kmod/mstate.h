@@ -127,6 +127,7 @@ static __always_inline void lwprof_cur_write_end(struct lwprof_thread *t,
 }
 
 /* idle.c: sched_switch to and from the idle task of a CPU with c->idle */
+struct lwprof_thread *lwprof_idle_adopt(struct lwprof_cpu *c, u64 now);
 struct lwprof_thread *lwprof_idle_in(struct lwprof_cpu *c,
 				     struct task_struct *next, u64 now);
 void lwprof_idle_out(struct lwprof_thread *t, u64 now);

@@ -18,8 +18,9 @@
  *    wait in a per-thread buffer, allocated at the first such packet:
  *    threads that never block across a grid point never pay for it.  It
  *    is allocated under the runqueue lock, without any reclaim and so
- *    without waking kswapd or anything else (as sdelta.c does from a
- *    context-switch counter); if that fails the packet has no frames.
+ *    without waking kswapd or anything else, and not when memory is low
+ *    (lwprof_spare_alloc(), as sdelta.c does from a context-switch
+ *    counter); if that fails the packet has no frames.
  *  - Kernel threads, and every thread under LWPROF_SS_KONLY (no user
  *    stack to wait for), get the packet at once, from the switch-in.
  *
@@ -38,8 +39,8 @@
 
 #include "sample.h"
 
-/* 8 + 127 * 8 bytes: a kmalloc-1k object. */
-#define LWPROF_KB_FRAMES	127
+/* 96 + 116 * 8 bytes: a kmalloc-1k object. */
+#define LWPROF_KB_FRAMES	116
 
 void lwprof_kb_free(struct lwprof_kblock *kb)
 {
@@ -55,7 +56,7 @@ static struct lwprof_kblock *lwprof_kb_get(struct lwprof_smp *smp,
 
 	if (kb)
 		return kb->cap >= cap ? kb : NULL;
-	kb = kmalloc(struct_size(kb, ips, cap), LWPROF_NORECLAIM_GFP);
+	kb = lwprof_spare_alloc(struct_size(kb, ips, cap));
 	if (!kb)
 		return NULL;
 	kb->nr = 0;
@@ -91,11 +92,55 @@ bool lwprof_offcpu_switch_in(struct lwprof_smp *smp, struct lwprof_thread *t,
 			kb->nr = lwprof_task_kframes(task, kb->ips, kb->cap,
 						     &flags);
 			kb->flags = flags;
+			/* Where its off-CPU time ends (lwprof_offcpu_tick()). */
+			kb->time_ns = now;
+			memcpy(kb->acc, t->acc, sizeof(kb->acc));
+			if (now > t->last_ns)
+				kb->acc[t->state] += now - t->last_ns;
 		}
 		return false;
 	}
 	lwprof_clock_packet(smp, t, &pkt, now, now);
 	return true;
+}
+
+/*
+ * A tick found t in the kernel (tick->kregs) with the frames of where it
+ * blocked still saved: it came back on CPU and has not returned to user
+ * mode since (a syscall that slept, or was preempted, and then went on in
+ * the kernel).  One packet cannot hold both stacks, so the time up to its
+ * switch-in goes first, in a packet of its own with the saved frames
+ * (KBLOCK, and the tick's flags and user registers: the same system
+ * call), and the tick's packet keeps only the time since, on the tick's
+ * own stack.  TRAP time stays for the tick's packet, which settles the
+ * interrupt packets' share (irq.c).  If the ring is full, the tick's
+ * packet takes all the time.  Same context as lwprof_clock_packet().
+ */
+void lwprof_offcpu_tick(struct lwprof_smp *smp, struct lwprof_thread *t,
+			const struct lwprof_pkt *tick)
+{
+	struct lwprof_kblock *kb = t->kb;
+	struct lwprof_pkt pkt = {
+		.kind = LWPROF_SK_CLOCK, .flags = tick->flags,
+		.uregs = tick->uregs, .kb = kb, .time_ns = kb->time_ns,
+		.pid = t->pid, .tid = t->tid, .thr = t,
+	};
+	u64 delta[LWPROF_MS_COUNT] = { }, sum = 0;
+	int i;
+
+	for (i = 0; i < LWPROF_MS_COUNT; i++) {
+		if (i == LWPROF_MS_TRAP || kb->acc[i] <= t->smp_base[i])
+			continue;
+		delta[i] = kb->acc[i] - t->smp_base[i];
+		sum += delta[i];
+	}
+	pkt.value = sum;
+	pkt.mstate = delta;
+	if (lwprof_pkt_emit(smp, &pkt)) {
+		for (i = 0; i < LWPROF_MS_COUNT; i++)
+			t->smp_base[i] += delta[i];
+	}
+	kb->nr = 0;
 }
 
 /*

@@ -125,6 +125,16 @@ void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 		t->last_ns = now;
 	}
 	write_seqcount_end(&t->seq);
+	/*
+	 * Off-CPU time in this packet: where the thread blocked (offcpu.c);
+	 * a tick in the kernel sends that time in a packet of its own.
+	 */
+	if (!pkt->ktask && t->kb && t->kb->nr) {
+		if (pkt->kregs)
+			lwprof_offcpu_tick(smp, t, pkt);
+		else
+			pkt->kb = t->kb;
+	}
 	for (i = 0; i < LWPROF_MS_COUNT; i++) {
 		delta[i] = t->acc[i] - t->smp_base[i];
 		sum += delta[i];
@@ -136,9 +146,6 @@ void lwprof_clock_packet(struct lwprof_smp *smp, struct lwprof_thread *t,
 	pkt->pid = t->pid;
 	pkt->tid = t->tid;
 	pkt->thr = t;
-	/* Off-CPU time in this packet: where the thread blocked (offcpu.c). */
-	if (!pkt->ktask && t->kb && t->kb->nr)
-		pkt->kb = t->kb;
 	if (lwprof_pkt_emit(smp, pkt)) {
 		memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
 		memset(t->irq_pend, 0, sizeof(t->irq_pend));

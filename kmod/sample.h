@@ -100,6 +100,7 @@ struct lwprof_smp {
 
 	/* LWPROF_SS_IDLE: each CPU's idle task as a pseudo-thread (idle.c). */
 	struct lwprof_thread **idle_thr;
+	bool idle_live;			/* a CPU coming online takes its own */
 };
 
 /*
@@ -109,6 +110,13 @@ struct lwprof_smp {
  */
 #define LWPROF_NORECLAIM_GFP	((GFP_NOWAIT & ~__GFP_KSWAPD_RECLAIM) | \
 				 __GFP_NOWARN)
+
+/*
+ * lwprof_spare_alloc() (thread.c) gives the hooks' optional per-thread
+ * buffers nothing while the available memory is under 1/32 of RAM.
+ */
+#define LWPROF_SPARE_FLOOR_SHIFT	5
+void *lwprof_spare_alloc(size_t size);
 
 /* The largest kernel stack a sample carries (frames). */
 #define LWPROF_KDEPTH_MAX	128
@@ -170,12 +178,16 @@ struct lwprof_kblock {
 	u16 nr;				/* frames in ips[], 0: none saved */
 	u16 flags;			/* LWPROF_RS_KTRUNC */
 	u32 cap;
+	u64 time_ns;			/* when the thread came back on CPU */
+	u64 acc[LWPROF_MS_COUNT];	/* its lwprof_thread.acc[] then */
 	u64 ips[];
 };
 
 void lwprof_kb_free(struct lwprof_kblock *kb);
 bool lwprof_offcpu_switch_in(struct lwprof_smp *smp, struct lwprof_thread *t,
 			     u64 now);
+void lwprof_offcpu_tick(struct lwprof_smp *smp, struct lwprof_thread *t,
+			const struct lwprof_pkt *tick);
 
 /* sdelta.c */
 u32 lwprof_sd_stack(struct lwprof_smp *smp, struct lwprof_pkt *pkt, u8 *dst,

@@ -15,8 +15,9 @@
  * written: on the thread's CPU, interrupts off, never in an NMI (a packet
  * built in an NMI gets a full copy and is not a base).  It is allocated
  * there, lazily, without any reclaim (not even waking kswapd: a context
- * switch counter fires under the runqueue lock); when that fails the
- * packet just carries a full copy.  It is freed with the thread.
+ * switch counter fires under the runqueue lock), and not when memory is
+ * low (lwprof_spare_alloc()); when that fails the packet just carries a
+ * full copy.  It is freed with the thread.
  */
 #include <linux/slab.h>
 
@@ -47,21 +48,23 @@ static struct lwprof_sdelta_state *lwprof_sd_get(struct lwprof_smp *smp,
 						 struct lwprof_thread *t)
 {
 	struct lwprof_sdelta_state *sd;
+	u8 *buf;
 
 	if (!t || !smp->sdelta || in_nmi())
 		return NULL;
 	sd = t->sd;
 	if (sd)
 		return sd->cap == smp->stack_bytes ? sd : NULL;
-	sd = kzalloc(sizeof(*sd), LWPROF_NORECLAIM_GFP);
-	if (!sd)
+	buf = lwprof_spare_alloc(2 * (size_t)smp->stack_bytes);
+	if (!buf)
 		return NULL;
-	sd->buf[0] = kmalloc(2 * (size_t)smp->stack_bytes, LWPROF_NORECLAIM_GFP);
-	if (!sd->buf[0]) {
-		kfree(sd);
+	sd = kzalloc(sizeof(*sd), LWPROF_NORECLAIM_GFP);
+	if (!sd) {
+		kfree(buf);
 		return NULL;
 	}
-	sd->buf[1] = sd->buf[0] + smp->stack_bytes;
+	sd->buf[0] = buf;
+	sd->buf[1] = buf + smp->stack_bytes;
 	sd->cap = smp->stack_bytes;
 	t->sd = sd;
 	return sd;

@@ -312,7 +312,13 @@ long lwprof_session_read(struct file *file, struct lwprof_usage_read *req)
 			continue;	/* zombie: reported, not freed yet */
 		total++;
 		live += !exited;
-		if (i == n)
+		/*
+		 * Forked, not yet woken: nothing counted, and its start is
+		 * set at its wakeup (wake_up_new_task(), 16 ms later once
+		 * under memory pressure); a record now would be another
+		 * thread to the reader, whose key has the start time.
+		 */
+		if (i == n || READ_ONCE(t->newborn))
 			continue;
 		lwprof_thread_snapshot(t, now, &recs[i]);
 		if (recs[i].flags & LWPROF_TU_EXITED)

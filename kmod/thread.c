@@ -7,10 +7,12 @@
  * session ends, and is freed after an RCU grace period.
  */
 #include <linux/hashtable.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "internal.h"
+#include "sample.h"
 
 DEFINE_HASHTABLE(lwprof_threads, LWPROF_HASH_BITS);
 static DEFINE_RAW_SPINLOCK(lwprof_hash_lock);
@@ -19,6 +21,27 @@ static struct kmem_cache *lwprof_thread_cache;
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp)
 {
 	return kmem_cache_zalloc(lwprof_thread_cache, gfp | __GFP_NOWARN);
+}
+
+/*
+ * A thread's buffer that the sampling hooks can do without (a stack-delta
+ * base, saved off-CPU frames), from a hook: without reclaim, and not at
+ * all while the machine's available memory would drop below
+ * LWPROF_SPARE_FLOOR_SHIFT's share of RAM.  Such buffers only save ring
+ * bytes or add frames to a packet; under memory pressure they would take
+ * what the workload's own allocations and the kernel's reclaim need: with
+ * -S 65536 each is 128 KiB of unreclaimable memory, and 2000 threads
+ * asked for 28 MiB of them in the test guest (docs/reliability.md).
+ * NULL then, and the caller does without.
+ */
+void *lwprof_spare_alloc(size_t size)
+{
+	unsigned long pages = DIV_ROUND_UP(size, PAGE_SIZE);
+
+	if (si_mem_available() < (long)(pages +
+	    (totalram_pages() >> LWPROF_SPARE_FLOOR_SHIFT)))
+		return NULL;
+	return kmalloc(size, LWPROF_NORECLAIM_GFP);
 }
 
 static void lwprof_thread_free_rcu(struct rcu_head *head)

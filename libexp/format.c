@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The cpu.N.rec file header (libexp/format.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "lwprof.h"
@@ -21,4 +22,16 @@ void exp_file_header_init(struct exp_file_header *h, __u32 cpu,
 	h->e_machine = EXP_EM_X86_64;	/* the module's samples: uapi's set */
 	h->nr_regs = EXP_X86_64_NR_REGS;
 	h->reg_mask = EXP_X86_64_REG_MASK;
+}
+
+int exp_trace_file_name(const char *name)
+{
+	unsigned int pid, gen;
+	int n = 0;
+
+	if (sscanf(name, EXP_TRACE_FMT "%n", &pid, &n) == 1 && n && !name[n])
+		return 1;
+	n = 0;
+	return sscanf(name, EXP_TRACE_FMT2 "%n", &pid, &gen, &n) == 2 && n &&
+	       !name[n];
 }

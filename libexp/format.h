@@ -25,17 +25,21 @@
 #define EXP_KALLSYMS		"archives/kallsyms"
 #define EXP_REC_FMT		"cpu.%u.rec"	/* one per possible CPU */
 #define EXP_SAMPLES		"samples.rec"	/* 1.4: global sample packets */
+#define EXP_TRACE_FMT		"trace.%u.rec"	/* 1.4: a traced process's */
+#define EXP_TRACE_FMT2		"trace.%u.%u.rec"	/* ... after an exec */
 
 #define EXP_FILE_MAGIC		"LWPROFR"	/* 8 bytes with its NUL */
 #define EXP_FILE_MAJOR		1
 /*
  * 1.1: delta stack copies; 1.2: e_machine and the register set, growth;
  * 1.3: ABI 1.4's sample flags (EXP_SAMPLE_FLAGS_1_3) and log.txt's
- * session keys (offcpu, idle, irq, kernel_only); 1.4: global sample packets
+ * session keys (offcpu, idle, irq, kernel_only); 1.4: trace.PID.rec files
+ * and their trace records (libexp/trace.h); global sample packets
  * (EXP_REC_GSAMPLE in samples.rec) and log.txt's keys of pauses, limits
  * and the flight recorder
  */
 #define EXP_FILE_MINOR		4
+#define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
@@ -77,6 +81,9 @@ _Static_assert(__builtin_offsetof(struct exp_file_header, e_machine) == 32,
 	       "format 1.2: the first reserved word of 1.1");
 _Static_assert(__builtin_offsetof(struct exp_file_header, reg_mask) == 40,
 	       "layout");
+
+/* Is name (no directory) a trace file's: trace.PID.rec or trace.PID.N.rec? */
+int exp_trace_file_name(const char *name);
 
 /*
  * 1.4: a global sample packet (seed 000, "global (sample) data"), which the

@@ -11,6 +11,7 @@
 
 #include "libexp/reader.h"
 #include "libexp/sdelta.h"
+#include "libexp/trace.h"
 
 #define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */
 
@@ -201,30 +202,32 @@ static int size_fits(struct exp_reader *r, struct lwprof_rec *h, uint64_t known,
 	return 0;
 }
 
+/* A sample at byte base of the record (0, or inside a trace record). */
 static int check_sample(struct exp_reader *r, struct lwprof_rec_sample *s,
-			uint64_t known)
+			uint64_t known, uint64_t base)
 {
 	const unsigned char *stack;
 	struct sdelta d;
 	const char *why;
 	uint32_t at;
-	int err;
 
 	if (s->hdr.flags & ~r->sample_flags) {
-		err = unknown_flags(r, &s->hdr, r->sample_flags, "sample");
-		if (err)
-			return err;
+		if (!r->newer)
+			return bad(r, base + 2, "sample flags 0x%x", s->hdr.flags);
+		grew(r, base + 2);
+		s->hdr.flags &= r->sample_flags;
 	}
 	if (s->kind != LWPROF_SK_CLOCK && s->kind != LWPROF_SK_COUNTER)
-		return bad(r, 28, "unknown sample kind %u", s->kind);
+		return bad(r, base + 28, "unknown sample kind %u", s->kind);
 	if (s->hdr.flags & LWPROF_RS_SDELTA) {
 		stack = exp_sample_stack(s, r->regs.nr);
 		why = sdelta_parse(stack, s->stack_size, &d, &at);
 		if (why)
-			return bad(r, stack - (const unsigned char *)s + at, "%s", why);
+			return bad(r, base + (stack - (const unsigned char *)s) + at,
+				   "%s", why);
 	}
 	if (__builtin_expect(s->hdr.size != known, 0)) {
-		grew(r, known);
+		grew(r, base + known);
 		s->hdr.size = known;
 	}
 	return 0;
@@ -293,6 +296,67 @@ static int check_gsample(struct exp_reader *r, struct exp_rec_gsample *g)
 	if (used < room) {
 		grew(r, sizeof(*g) + used);
 		g->hdr.size = sizeof(*g) + used;
+	}
+	return 0;
+}
+
+/*
+ * A trace record (libexp/trace.h): its fields, then its sample, checked
+ * as any sample (at its offset in the record), which must fill it.
+ */
+static int check_trace(struct exp_reader *r, struct exp_rec_trace *t)
+{
+	const uint64_t base = offsetof(struct exp_rec_trace, s);
+	struct lwprof_rec_sample *s = &t->s;
+	const char *why;
+	unsigned int at;
+	uint64_t known;
+
+	if (t->hdr.flags && !r->newer)
+		return bad(r, 2, "trace record flags 0x%x", t->hdr.flags);
+	t->hdr.flags = 0;
+	why = exp_trace_check(t, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (s->hdr.size != t->hdr.size - base)
+		return bad(r, base + 4, "trace record's sample size %u, the record leaves %" PRIu64,
+			   s->hdr.size, t->hdr.size - base);
+	known = exp_sample_known(s, r->regs.nr);
+	if (s->hdr.size < known || (s->hdr.size > known && !r->newer))
+		return bad(r, base + 4, "trace record's sample size %u, its fields need %" PRIu64,
+			   s->hdr.size, known);
+	if (s->hdr.size > known)
+		t->hdr.size = base + known;	/* check_sample cuts s */
+	return check_sample(r, s, known, base);
+}
+
+static int check_trace_file(struct exp_reader *r, struct exp_rec_trace_file *f)
+{
+	const char *why;
+	unsigned int at;
+
+	if (f->hdr.flags && !r->newer)
+		return bad(r, 2, "trace file record flags 0x%x", f->hdr.flags);
+	f->hdr.flags = 0;
+	why = exp_trace_file_check(f, &at);
+	return why ? bad(r, at, "%s", why) : 0;
+}
+
+static int check_trace_free(struct exp_reader *r, struct exp_rec_trace_free *f,
+			    uint64_t known)
+{
+	const char *why;
+	unsigned int at;
+
+	if (f->hdr.flags && !r->newer)
+		return bad(r, 2, "trace free record flags 0x%x", f->hdr.flags);
+	f->hdr.flags = 0;
+	why = exp_trace_free_check(f, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (f->hdr.size != known) {
+		grew(r, known);
+		f->hdr.size = known;
 	}
 	return 0;
 }
@@ -393,7 +457,30 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		if (!err && r->have - r->pos < size)
 			err = want(r, size, size, &h);
 		if (!err)
-			err = check_sample(r, (void *)h, known);
+			err = check_sample(r, (void *)h, known, 0);
+		goto out;
+	case EXP_REC_TRACE:
+		if (size < sizeof(struct exp_rec_trace))
+			return bad(r, 4, "trace record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_trace(r, (void *)h);
+		goto out;
+	case EXP_REC_TRACE_FREE:
+		known = sizeof(struct exp_rec_trace_free);
+		err = size_fits(r, h, known, "trace free record");
+		if (!err && r->have - r->pos < size)
+			err = want(r, size, size, &h);
+		if (!err)
+			err = check_trace_free(r, (void *)h, known);
+		goto out;
+	case EXP_REC_TRACE_FILE:
+		if (size < sizeof(struct exp_rec_trace_file) + 8 ||
+		    size > sizeof(struct exp_rec_trace_file) + MMAP_PATH_MAX)
+			return bad(r, 4, "trace file record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_trace_file(r, (void *)h);
 		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);

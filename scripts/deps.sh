@@ -27,11 +27,29 @@ pkgs=(
 	"libelf-dev:/usr/include/libelf.h"
 	"libdw-dev:/usr/include/elfutils/libdwfl.h"
 	"libcapstone-dev:/usr/include/capstone/capstone.h"
+	"zlib1g-dev:/usr/include/zlib.h"
+	"protobuf-compiler:/usr/bin/protoc"
+	"golang-github-google-pprof-dev:/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto"
+	"golang-go:/usr/bin/go"
 	"linux-perf:/usr/bin/perf"
 	"binutils:/usr/bin/gprofng"
+	"heaptrack:/usr/bin/heaptrack"
 	"valgrind:/usr/bin/valgrind"
 	"procps:/usr/bin/ps"
 	"util-linux:/usr/bin/setpriv"
+	"chromium:/usr/bin/chromium"
+	# Man pages (host/man_pages), bash completion (host/completion).
+	"man-db:/usr/bin/man"
+	"groff-base:/usr/bin/groff"
+	"bsdextrautils:/usr/bin/col"
+	"bash-completion:/usr/share/bash-completion/bash_completion"
+	# The Debian packages (make deb, host/pkg_deb) and DKMS (guest/pkg_install).
+	"dpkg-dev:/usr/bin/dpkg-buildpackage"
+	"debhelper:/usr/bin/dh"
+	"dh-dkms:/usr/bin/dh_dkms"
+	"dkms:/usr/sbin/dkms"
+	"fakeroot:/usr/bin/fakeroot"
+	"openssl:/usr/bin/openssl"
 )
 
 missing=()

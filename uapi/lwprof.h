@@ -169,7 +169,9 @@ struct lwprof_thread_usage {
  *      records returned by this read are included); live = of those,
  *      still running; lost = threads not accounted for lack of memory;
  *      now_ns.
- * Live threads are reported with their usage so far.  An exited thread's
+ * Live threads are reported with their usage so far; one forked but not
+ * yet woken (its accounting and start_ns begin at its first wakeup) is in
+ * total and live, with no record yet.  An exited thread's
  * final record is reported once and then freed; if buf is too small, the
  * records that did not fit stay for the next read.
  */

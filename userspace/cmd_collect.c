@@ -29,10 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cmds.h"
 #include "collect.h"
 #include "collector/proto.h"
 #include "libexp/format.h"
+#include "collect_trace.h"
 #include "source.h"
 #include "usage.h"
 
@@ -580,6 +582,7 @@ static void finish(struct run *r)
 		exp_write_usage(&r->e, r->usage.tu, r->usage.n) : 0;
 	if (err)
 		exp_warn(&r->e, "writing usage.txt: %s", strerror(-err));
+	collect_trace_adopt(r->o, &r->e, r->arch);
 	archiver_finish(r->arch, drain_watch_missed(r->d));
 	r->arch = NULL;
 	err = exp_write_log(&r->e);
@@ -615,6 +618,12 @@ static int run(struct run *r)
 		sigaddset(&mask, r->o->sig_pause);
 	if (r->o->flight_bytes || r->o->flight_ns)
 		sigaddset(&mask, r->o->sig_flight);
+	err = collect_trace_env(r->o, &r->e, r->src->ops != &source_trace,
+				r->msg, sizeof(r->msg));
+	if (err) {
+		fprintf(stderr, COLLECT ": %s\n", r->msg);
+		return 1;
+	}
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	if (r->o->argv) {
 		if (pipe2(gate, O_CLOEXEC) < 0)
@@ -716,14 +725,27 @@ int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
 	r.sfd = r.pidfd = -1;
 	r.ctl.fd = r.ctl.child_fd = -1;
 	lwprof_usage_init(&r.usage);
-	if (ops->open(o, &r.src, msg, sizeof(msg))) {
+	if (collect_trace_check(o, msg, sizeof(msg))) {
 		fprintf(stderr, COLLECT ": %s\n", msg);
 		return 1;
+	}
+	if (ops->open(o, &r.src, msg, sizeof(msg))) {
+		/* tracing needs no module: without -p or -h, trace alone */
+		if (!collect_tracing(o) || o->clock_set || o->nr_counters ||
+		    source_trace.open(o, &r.src, msg, sizeof(msg))) {
+			fprintf(stderr, COLLECT ": %s\n", msg);
+			return 1;
+		}
+		fprintf(stderr, COLLECT ": no clock profiling (%s): tracing only\n",
+			msg);
+		ops = &source_trace;
 	}
 	if (create(&r.e, o)) {
 		ops->close(r.src);
 		return 1;
 	}
+	if (ops == &source_trace)
+		r.e.set.clock_ns = 0;	/* what was recorded: no clock */
 	ret = run(&r);
 	if (ret == 1 && !r.e.finished)
 		exp_remove(&r.e);
@@ -746,8 +768,18 @@ int cmd_collect(int argc, char **argv)
 	struct collect_opts o;
 	int ret;
 
+	char why[160];
+	enum lwprof_backend b;
+
 	ret = collect_parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	return collect_run(&o, &source_module);
+	if (!o.clock_ns && !o.nr_counters)
+		return collect_run(&o, &source_trace);	/* tracing only */
+	b = lwprof_backend_resolve(o.backend, why, sizeof(why));
+	if (b == LWPROF_BACKEND_PERF && o.backend == LWPROF_BACKEND_AUTO)
+		fprintf(stderr, COLLECT ": %s: recording with the perf backend (--backend perf; docs/perf-backend.md)\n",
+			why);
+	return collect_run(&o, b == LWPROF_BACKEND_MODULE ? &source_module :
+			   &source_perf);
 }

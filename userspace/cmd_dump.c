@@ -23,6 +23,7 @@
 #include "libexp/mstate_names.h"
 #include "libexp/reader.h"
 #include "libexp/sdelta.h"
+#include "libexp/trace.h"
 
 #define DUMP "lwprof dump"
 
@@ -31,7 +32,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[5], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_TRACE_FREE + 1], other, lost, gs;
 };
 
 static int show_stack;
@@ -207,6 +208,35 @@ static void dump_gsample(const struct exp_rec_gsample *g)
 	       (unsigned long long)g->utime_ns, (unsigned long long)g->stime_ns);
 }
 
+/* A traced call (libexp/trace.h), then its sample. */
+static void dump_trace(const struct exp_rec_trace *t, const struct exp_regs *regs)
+{
+	printf("TRACE %s ", exp_trace_event(t->event)->name);
+	put_time(t->s.time_ns);
+	printf(" start=");
+	put_time(t->start_ns);
+	printf(" pid=%u tid=%u fd=%d addr=0x%llx addr2=0x%llx bytes=%llu ret=%lld\n  ",
+	       t->s.pid, t->s.tid, t->fd, (unsigned long long)t->addr,
+	       (unsigned long long)t->addr2, (unsigned long long)t->bytes,
+	       (long long)t->ret);
+	dump_sample(&t->s, regs);
+}
+
+static void dump_trace_free(const struct exp_rec_trace_free *f)
+{
+	printf("TRACE %s ", exp_trace_event(f->event)->name);
+	put_time(f->time_ns);
+	printf(" pid=%u tid=%u addr=0x%llx bytes=%llu\n", f->pid, f->tid,
+	       (unsigned long long)f->addr, (unsigned long long)f->bytes);
+}
+
+static void dump_trace_file(const struct exp_rec_trace_file *f)
+{
+	printf("FILE ");
+	put_time(f->time_ns);
+	printf(" pid=%u fd=%d path=%s\n", f->pid, f->fd, f->path);
+}
+
 /* The reader's warnings (a newer minor's records): on stderr. */
 static void dump_warn(void *arg, const char *msg)
 {
@@ -251,6 +281,15 @@ static int dump_file(const char *name, struct counts *tot)
 		case LWPROF_REC_MMAP:
 			dump_mmap((const void *)r);
 			break;
+		case EXP_REC_TRACE:
+			dump_trace((const void *)r, &f.regs);
+			break;
+		case EXP_REC_TRACE_FILE:
+			dump_trace_file((const void *)r);
+			break;
+		case EXP_REC_TRACE_FREE:
+			dump_trace_free((const void *)r);
+			break;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
 
@@ -276,6 +315,11 @@ static int dump_file(const char *name, struct counts *tot)
 	if (c.gs)
 		printf(", %llu PACKET", c.gs);
 	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
+	if (c.type[EXP_REC_TRACE] || c.type[EXP_REC_TRACE_FREE] ||
+	    c.type[EXP_REC_TRACE_FILE])
+		printf("%s: %llu TRACE, %llu FILE\n", name,
+		       c.type[EXP_REC_TRACE] + c.type[EXP_REC_TRACE_FREE],
+		       c.type[EXP_REC_TRACE_FILE]);
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
@@ -283,7 +327,7 @@ static int dump_file(const char *name, struct counts *tot)
 	tot->other += c.other;
 	tot->lost += c.lost;
 	tot->gs += c.gs;
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < sizeof(c.type) / sizeof(c.type[0]); i++)
 		tot->type[i] += c.type[i];
 	return ret < 0;
 }
@@ -366,17 +410,25 @@ static int rec_index(const struct dirent *d)
 	unsigned int n;
 	char tail[8];
 
+	if (exp_trace_file_name(d->d_name))
+		return 1;
 	return sscanf(d->d_name, "cpu.%u.re%1s", &n, tail) == 2 &&
 	       !strcmp(tail, "c") && strlen(d->d_name) < 24;
 }
 
+/* cpu.N.rec by N, then trace.PID[.G].rec by PID and G */
 static int rec_cmp(const struct dirent **a, const struct dirent **b)
 {
-	unsigned int x = 0, y = 0;
+	unsigned int x[3] = { 0 }, y[3] = { 0 }, i;
 
-	sscanf((*a)->d_name, "cpu.%u", &x);
-	sscanf((*b)->d_name, "cpu.%u", &y);
-	return x < y ? -1 : x > y;
+	x[0] = (*a)->d_name[0] == 't';
+	y[0] = (*b)->d_name[0] == 't';
+	sscanf(strchr((*a)->d_name, '.') + 1, "%u.%u", &x[1], &x[2]);
+	sscanf(strchr((*b)->d_name, '.') + 1, "%u.%u", &y[1], &y[2]);
+	for (i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
 }
 
 static int dump_dir(const char *path)
@@ -396,7 +448,8 @@ static int dump_dir(const char *path)
 	bad |= cat(dirfd, EXP_LOG, 1);
 	n = scandirat(dirfd, ".", &list, rec_index, rec_cmp);
 	if (n <= 0) {
-		fprintf(stderr, DUMP ": %s: no cpu.N.rec files\n", path);
+		fprintf(stderr, DUMP ": %s: no cpu.N.rec or trace.PID.rec files\n",
+			path);
 		bad = 1;
 	}
 	for (i = 0; i < n; i++) {
@@ -424,6 +477,11 @@ static int dump_dir(const char *path)
 	if (tot.gs)
 		printf(", %llu PACKET", tot.gs);
 	printf("\n");
+	if (tot.type[EXP_REC_TRACE] || tot.type[EXP_REC_TRACE_FREE] ||
+	    tot.type[EXP_REC_TRACE_FILE])
+		printf("total: %llu TRACE, %llu FILE\n",
+		       tot.type[EXP_REC_TRACE] + tot.type[EXP_REC_TRACE_FREE],
+		       tot.type[EXP_REC_TRACE_FILE]);
 	close(dirfd);
 	return bad;
 }

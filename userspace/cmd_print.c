@@ -4,6 +4,8 @@
  * libdw, capstone and libstdc++, which the other commands do not load).
  * It is looked for beside this program (the build tree), then in
  * ../libexec/lwprof/ from it (make install), and run with the arguments.
+ * lwprof export is the same program, told so by a first argument of
+ * --export.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,7 +20,8 @@
 
 static const char *const print_dirs[] = { "", "../libexec/lwprof/" };
 
-int cmd_print(int argc, char **argv)
+/* Exec the analyzer with argv (argv[0] replaced); only returns on failure. */
+static int exec_print(const char *cmd, char **argv)
 {
 	char self[PATH_MAX], path[PATH_MAX * 2];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -26,7 +29,7 @@ int cmd_print(int argc, char **argv)
 	size_t i;
 
 	if (n < 0) {
-		fprintf(stderr, "lwprof print: /proc/self/exe: %s\n", strerror(errno));
+		fprintf(stderr, "lwprof %s: /proc/self/exe: %s\n", cmd, strerror(errno));
 		return 1;
 	}
 	self[n] = 0;
@@ -39,11 +42,34 @@ int cmd_print(int argc, char **argv)
 			 PRINT_PROG);
 		execv(path, argv);
 		if (errno != ENOENT) {
-			fprintf(stderr, "lwprof print: %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "lwprof %s: %s: %s\n", cmd, path, strerror(errno));
 			return 1;
 		}
 	}
-	fprintf(stderr, "lwprof print: the analyzer is not installed: no %s%s nor %s%s%s\n",
-		self, PRINT_PROG, self, print_dirs[1], PRINT_PROG);
+	fprintf(stderr, "lwprof %s: the analyzer is not installed: no %s%s nor %s%s%s\n",
+		cmd, self, PRINT_PROG, self, print_dirs[1], PRINT_PROG);
 	return 1;
+}
+
+int cmd_print(int argc, char **argv)
+{
+	return exec_print("print", argv);
+}
+
+/* lwprof export FORMAT -o FILE ...: lwprof-print --export FORMAT ... */
+int cmd_export(int argc, char **argv)
+{
+	char **xargv = calloc(argc + 2, sizeof(*xargv));
+	int r;
+
+	if (!xargv) {
+		fprintf(stderr, "lwprof export: out of memory\n");
+		return 1;
+	}
+	xargv[0] = argv[0];
+	xargv[1] = "--export";
+	memcpy(xargv + 2, argv + 1, (argc - 1) * sizeof(*xargv));
+	r = exec_print("export", xargv);
+	free(xargv);
+	return r;
 }

@@ -7,6 +7,10 @@
  *
  *   lwprof ptime [-m] [-L] CMD [ARGS...]   exit status: CMD's
  *   lwprof ptime [-m] [-L] -p PID          until PID exits or ^C; exit 0
+ *
+ * Without the module (--backend perf, or auto when /dev/lwprof does not
+ * answer) the times come from /proc and taskstats (usage_proc.c); the
+ * columns they cannot fill show "-".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -27,30 +33,38 @@
 #include "dev.h"
 #include "libexp/mstate_names.h"
 #include "usage.h"
+#include "usage_src.h"
 
 #define PTIME "lwprof ptime"
 
 /* After the command exits, how long its threads may take to go. */
 #define PTIME_SETTLE_NS		2000000000ULL
 #define PTIME_POLL_NS		1000000L
+/* The same from /proc, where a read scans every process: 10 ms. */
+#define PTIME_PROC_POLL_NS	10000000L
 /* While watching a process: drain exited threads this often. */
 #define PTIME_DRAIN_MS		1000
+/* Without the module: read /proc this often (a thread's last reading). */
+#define PTIME_PROC_MS		100
 
 struct ptime_opts {
 	bool mstate;		/* -m */
 	bool threads;		/* -L */
 	int pid;		/* -p, or the command's */
+	enum lwprof_backend backend;	/* --backend */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: lwprof ptime [-m] [-L] CMD [ARGS...]\n"
-		"       lwprof ptime [-m] [-L] -p PID\n"
+		"usage: lwprof ptime [-m] [-L] [--backend B] CMD [ARGS...]\n"
+		"       lwprof ptime [-m] [-L] [--backend B] -p PID\n"
 		"  -m      all ten microstates, not just real/user/sys\n"
 		"  -L      one row per thread as well\n"
 		"  -p PID  watch process PID until it exits (or ^C)\n"
-		"Times go to stderr, in seconds.\n");
+		"  --backend module|perf|auto  the module's microstates, or /proc\n"
+		"          and taskstats without it (auto: the module if loaded)\n"
+		"Times go to stderr, in seconds; - where the backend has none.\n");
 }
 
 static __u64 mono_ns(void)
@@ -74,13 +88,38 @@ static __u64 ms_value(const struct lwprof_usage_sum *s, int i, bool mstate)
 	return s->ms[ms];
 }
 
+/* Column i's seconds, or "-" when the backend does not fill it. */
+static const char *ms_text(char *buf, size_t len, __u32 have,
+			   const struct lwprof_usage_sum *s, int i, bool mstate)
+{
+	if (!(have & LWPROF_HAVE_MS(lwprof_ms_order[i])))
+		return "-";
+	return lwprof_fmt_sec(buf, len, ms_value(s, i, mstate));
+}
+
+/* A count, or "-" when the backend does not fill it. */
+static const char *cnt_text(char *buf, size_t len, __u32 have, __u32 bit,
+			    __u64 v)
+{
+	if (!(have & bit))
+		return "-";
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
 static int ms_columns(bool mstate)
 {
 	return mstate ? LWPROF_MS_COUNT : 2;
 }
 
+/*
+ * The totals: summed over the threads, but user and sys from the
+ * command's rusage (ru, or NULL) where it has them: it counts every
+ * thread and process that ever was, even those never read.
+ */
 static void print_totals(const struct lwprof_usage_set *set,
-			 const struct ptime_opts *o, __u64 real)
+			 const struct ptime_opts *o, __u64 real,
+			 const struct rusage *ru)
 {
 	struct lwprof_usage_sum sum;
 	char b[32];
@@ -90,17 +129,28 @@ static void print_totals(const struct lwprof_usage_set *set,
 	memset(&sum, 0, sizeof(sum));
 	for (t = 0; t < set->n; t++)
 		lwprof_usage_add(&sum, &set->tu[t], NULL);
+	if (ru) {
+		sum.ms[LWPROF_MS_USER] = ru->ru_utime.tv_sec * 1000000000ULL +
+			ru->ru_utime.tv_usec * 1000ULL;
+		sum.ms[LWPROF_MS_SYSTEM] = ru->ru_stime.tv_sec * 1000000000ULL +
+			ru->ru_stime.tv_usec * 1000ULL;
+	}
 
 	fprintf(stderr, "\n%-6s %15s\n", "real", lwprof_fmt_sec(b, sizeof(b), real));
 	for (i = 0; i < ms_columns(o->mstate); i++)
 		fprintf(stderr, "%-6s %15s\n",
 			exp_mstate_names[lwprof_ms_order[i]].ptime,
-			lwprof_fmt_sec(b, sizeof(b), ms_value(&sum, i, o->mstate)));
+			ms_text(b, sizeof(b), set->have, &sum, i, o->mstate));
 }
 
 static void print_threads(const struct lwprof_usage_set *set,
 			  const struct ptime_opts *o)
 {
+	static const __u32 cbit[] = {
+		LWPROF_HAVE_VCSW, LWPROF_HAVE_IVCSW, LWPROF_HAVE_MINFLT,
+		LWPROF_HAVE_MAJFLT, LWPROF_HAVE_SYSCALLS, LWPROF_HAVE_SIGNALS,
+	};
+	static const int cwidth[] = { 7, 7, 7, 7, 8, 7 };
 	char b[32];
 	size_t t;
 	int i;
@@ -124,33 +174,38 @@ static void print_threads(const struct lwprof_usage_set *set,
 			lwprof_fmt_sec(b, sizeof(b), tu->end_ns > tu->start_ns ?
 				       tu->end_ns - tu->start_ns : 0));
 		for (i = 0; i < ms_columns(o->mstate); i++)
-			fprintf(stderr, " %14s", lwprof_fmt_sec(b, sizeof(b),
-					ms_value(&s, i, o->mstate)));
-		if (o->mstate)
-			fprintf(stderr, " %7llu %7llu %7llu %7llu %8llu %7llu",
-				(unsigned long long)s.vcsw,
-				(unsigned long long)s.ivcsw,
-				(unsigned long long)s.minflt,
-				(unsigned long long)s.majflt,
-				(unsigned long long)s.syscalls,
-				(unsigned long long)s.signals);
+			fprintf(stderr, " %14s", ms_text(b, sizeof(b), set->have,
+							 &s, i, o->mstate));
+		if (o->mstate) {
+			const __u64 cv[] = { s.vcsw, s.ivcsw, s.minflt,
+					     s.majflt, s.syscalls, s.signals };
+
+			for (i = 0; i < 6; i++)
+				fprintf(stderr, " %*s", cwidth[i],
+					cnt_text(b, sizeof(b),
+						 lwprof_usage_have(set->have, tu),
+						 cbit[i], cv[i]));
+		}
 		fprintf(stderr, " %.*s\n", (int)sizeof(tu->comm), tu->comm);
 	}
 }
 
 /*
  * Read the session's threads into set; with settle, keep reading (every
- * millisecond, for up to two seconds) until none is live: threads finish
- * their last context switch a little after their parent can reap them.
+ * millisecond, or 10 ms from /proc, for up to two seconds) until none is
+ * live: threads finish their last context switch a little after their
+ * parent can reap them, and orphans may outlive the command.
  */
-static int collect(int fd, struct lwprof_usage_set *set, bool settle)
+static int collect(struct lwprof_usage_src *src, struct lwprof_usage_set *set,
+		   bool settle)
 {
-	struct timespec tick = { 0, PTIME_POLL_NS };
+	struct timespec tick = { 0, src->backend == LWPROF_BACKEND_PERF ?
+				 PTIME_PROC_POLL_NS : PTIME_POLL_NS };
 	__u64 deadline = mono_ns() + PTIME_SETTLE_NS;
 	int err;
 
 	for (;;) {
-		err = lwprof_usage_read(fd, set);
+		err = lwprof_src_read(src, set);
 		if (err) {
 			fprintf(stderr, PTIME ": reading usage: %s\n",
 				strerror(-err));
@@ -173,18 +228,22 @@ static int collect(int fd, struct lwprof_usage_set *set, bool settle)
 
 /*
  * Collect the session's threads into set and print them; with base, the
- * threads in it count from their records there.
+ * threads in it count from their records there.  real: the wall time to
+ * show, or 0 for the main thread's lifetime; ru: the command's rusage.
  */
-static int report(int fd, const struct ptime_opts *o,
+static int report(struct lwprof_usage_src *src, const struct ptime_opts *o,
 		  struct lwprof_usage_set *set,
-		  const struct lwprof_usage_set *base, bool settle)
+		  const struct lwprof_usage_set *base, bool settle, __u64 real,
+		  const struct rusage *ru)
 {
-	int err = collect(fd, set, settle);
+	int err = collect(src, set, settle);
 
 	if (!err) {
 		if (base)
 			lwprof_usage_rebase(set, base);
-		print_totals(set, o, lwprof_usage_real(set, o->pid));
+		lwprof_src_log(src, PTIME);
+		print_totals(set, o, real ? real : lwprof_usage_real(set, o->pid),
+			     ru);
 		if (o->threads)
 			print_threads(set, o);
 	}
@@ -192,12 +251,12 @@ static int report(int fd, const struct ptime_opts *o,
 	return err;
 }
 
-static int attach_error(int err, int pid)
+static int attach_error(const struct lwprof_usage_src *src, int err, int pid)
 {
-	char buf[128];
+	char buf[160];
 
 	fprintf(stderr, PTIME ": %s\n",
-		lwprof_session_strerror(err, 0, pid, buf, sizeof(buf)));
+		lwprof_src_strerror(src, err, 0, pid, buf, sizeof(buf)));
 	return 1;
 }
 
@@ -217,11 +276,11 @@ static void child(int gate, char **argv)
 	_exit(127);
 }
 
-static int wait_child(int pid)
+static int wait_child(int pid, struct rusage *ru)
 {
 	int status;
 
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, ru) < 0)
 		if (errno != EINTR)
 			return -errno;
 	return status;
@@ -236,16 +295,80 @@ static int exit_status(int status)
 	return 1;
 }
 
-static int run_command(int fd, struct ptime_opts *o, char **argv)
+/*
+ * Wait until process pid exits (1) or, with sigs, SIGINT/SIGTERM arrives
+ * (0), reading the session every ms milliseconds so that exited threads do
+ * not pile up in the module (and, from /proc, have a recent reading).  Our
+ * own child is left to be reaped.
+ */
+static int watch(struct lwprof_usage_src *src, int pid,
+		 struct lwprof_usage_set *set, bool sigs, int ms)
+{
+	struct signalfd_siginfo si;
+	struct pollfd p[2];
+	sigset_t mask, old;
+	int sfd = -1, pidfd, n, ret;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (sigs) {
+		sigprocmask(SIG_BLOCK, &mask, &old);
+		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+		if (sfd < 0) {
+			ret = -errno;
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			return ret;
+		}
+	}
+	/* Without pidfds (before Linux 5.3), ask kill() every 100 ms. */
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	for (;;) {
+		n = poll(p, pidfd < 0 ? 1 : 2, pidfd < 0 && ms > 100 ? 100 : ms);
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		if (n > 0 && p[0].revents) {
+			/* Take it, or it kills us once unblocked. */
+			ret = read(sfd, &si, sizeof(si)) < 0 ? -errno : 0;
+			break;
+		}
+		ret = 1;
+		if (pidfd < 0 ? kill(pid, 0) < 0 && errno == ESRCH :
+		    n > 0 && p[1].revents)
+			break;
+		if (lwprof_src_read(src, set) == 0 && !set->live)
+			break;	/* gone, with all its children */
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	if (sigs) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	return ret;
+}
+
+static int run_command(struct lwprof_usage_src *src, struct ptime_opts *o,
+		       char **argv)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	bool proc = src->backend == LWPROF_BACKEND_PERF;
 	struct lwprof_usage_set set, base;
+	__u64 t0 = 0, real = 0;
+	struct rusage ru;
 	int gate[2], status, err;
 
 	if (pipe2(gate, O_CLOEXEC) < 0) {
 		fprintf(stderr, PTIME ": pipe: %s\n", strerror(errno));
 		return 1;
 	}
+	/* From /proc: orphans of the command come to us, to be read dead. */
+	if (proc)
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 	fflush(NULL);
 	o->pid = fork();
 	if (o->pid < 0) {
@@ -268,109 +391,88 @@ static int run_command(int fd, struct ptime_opts *o, char **argv)
 	 * and taken off at the end.
 	 */
 	lwprof_usage_init(&base);
-	err = lwprof_session_attach(fd, 0, o->pid);
+	lwprof_usage_init(&set);
+	err = lwprof_src_attach(src, 0, o->pid);
 	if (!err)
-		err = lwprof_usage_read(fd, &base);
+		err = lwprof_src_read(src, &base);
 	if (!err && write(gate[1], "g", 1) != 1)
 		err = -errno;
+	t0 = mono_ns();
 	close(gate[1]);		/* on error, the child exits */
-	status = wait_child(o->pid);
+	if (proc && !err) {
+		/*
+		 * Read it as it runs, then once more as a zombie (its final
+		 * times), and only then reap it.
+		 */
+		if (watch(src, o->pid, &set, false, PTIME_PROC_MS) == 1)
+			real = mono_ns() - t0;
+		lwprof_src_read(src, &set);
+	}
+	status = wait_child(o->pid, &ru);
 
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (err) {
 		lwprof_usage_free(&base);
-		return attach_error(err, o->pid);
+		lwprof_usage_free(&set);
+		return attach_error(src, err, o->pid);
 	}
 	if (status < 0) {
 		fprintf(stderr, PTIME ": waitpid: %s\n", strerror(-status));
 		lwprof_usage_free(&base);
+		lwprof_usage_free(&set);
 		return 1;
 	}
-	lwprof_usage_init(&set);
-	report(fd, o, &set, &base, true);
+	report(src, o, &set, &base, true, real, proc ? &ru : NULL);
 	lwprof_usage_free(&base);
 	return exit_status(status);
 }
 
-/*
- * Wait until process pid exits (1) or SIGINT/SIGTERM arrives (0), reading
- * the session now and then so that exited threads do not pile up in the
- * module.
- */
-static int watch(int fd, int pid, struct lwprof_usage_set *set)
+static int watch_process(struct lwprof_usage_src *src, struct ptime_opts *o)
 {
-	struct signalfd_siginfo si;
-	struct pollfd p[2];
-	sigset_t mask, old;
-	int sfd, pidfd, n, ret;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0) {
-		ret = -errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return ret;
-	}
-	/* Without pidfds (before Linux 5.3), ask kill() every 100 ms. */
-	pidfd = syscall(SYS_pidfd_open, pid, 0);
-	p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	p[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-	for (;;) {
-		n = poll(p, pidfd < 0 ? 1 : 2, pidfd < 0 ? 100 : PTIME_DRAIN_MS);
-		if (n < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-		if (n > 0 && p[0].revents) {
-			/* Take it, or it kills us once unblocked. */
-			ret = read(sfd, &si, sizeof(si)) < 0 ? -errno : 0;
-			break;
-		}
-		ret = 1;
-		if (pidfd < 0 ? kill(pid, 0) < 0 && errno == ESRCH :
-		    n > 0 && p[1].revents)
-			break;
-		if (lwprof_usage_read(fd, set) == 0 && !set->live)
-			break;	/* gone, with all its children */
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	close(sfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return ret;
-}
-
-static int watch_process(int fd, struct ptime_opts *o)
-{
-	struct lwprof_usage_set set;
+	bool proc = src->backend == LWPROF_BACKEND_PERF;
+	struct lwprof_usage_set set, base;
 	int err, exited;
+	__u64 t0;
 
-	err = lwprof_session_attach(fd, 0, o->pid);
+	err = lwprof_src_attach(src, 0, o->pid);
 	if (err)
-		return attach_error(err, o->pid);
+		return attach_error(src, err, o->pid);
 	lwprof_usage_init(&set);
-	exited = watch(fd, o->pid, &set);
+	lwprof_usage_init(&base);
+	/* From /proc, threads have counted since they started: from now. */
+	if (proc)
+		err = lwprof_src_read(src, &base);
+	t0 = mono_ns();
+	exited = err ? err : watch(src, o->pid, &set, true,
+				   proc ? PTIME_PROC_MS : PTIME_DRAIN_MS);
 	if (exited < 0) {
 		fprintf(stderr, PTIME ": waiting for PID %d: %s\n", o->pid,
 			strerror(-exited));
 		lwprof_usage_free(&set);
+		lwprof_usage_free(&base);
 		return 1;
 	}
-	return report(fd, o, &set, NULL, exited) ? 1 : 0;
+	err = report(src, o, &set, proc ? &base : NULL, exited,
+		     proc ? mono_ns() - t0 : 0, NULL);
+	lwprof_usage_free(&base);
+	return err ? 1 : 0;
 }
 
 int cmd_ptime(int argc, char **argv)
 {
-	struct ptime_opts o = { 0 };
+	static const struct option lopts[] = {
+		{ "backend", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ptime_opts o = { .backend = LWPROF_BACKEND_AUTO };
+	struct lwprof_usage_src src;
 	const char *pid_arg = NULL;
-	int c, fd, ret;
+	int c, err, ret;
 
 	optind = 1;
-	while ((c = getopt(argc, argv, "+mLp:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "+mLp:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			o.mstate = true;
@@ -380,6 +482,13 @@ int cmd_ptime(int argc, char **argv)
 			break;
 		case 'p':
 			pid_arg = optarg;
+			break;
+		case 'B':
+			if (lwprof_backend_parse(optarg, &o.backend)) {
+				fprintf(stderr, PTIME ": --backend: want module, perf or auto, not '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -401,15 +510,15 @@ int cmd_ptime(int argc, char **argv)
 		return 2;
 	}
 
-	fd = lwprof_session_open();
-	if (fd < 0) {
-		fprintf(stderr, PTIME ": %s\n", lwprof_dev_strerror(fd));
+	err = lwprof_src_open(&src, o.backend);
+	if (err < 0) {
+		fprintf(stderr, PTIME ": %s\n", lwprof_dev_strerror(err));
 		return 1;
 	}
 	if (pid_arg)
-		ret = watch_process(fd, &o);
+		ret = watch_process(&src, &o);
 	else
-		ret = run_command(fd, &o, argv + optind);
-	close(fd);
+		ret = run_command(&src, &o, argv + optind);
+	lwprof_src_close(&src);
 	return ret;
 }

@@ -5,6 +5,10 @@
  * many context switches, system calls and signals it had.
  *
  *   lwprof top [-b] [-d SECS] [-n COUNT] [-s COL] [-l ROWS] [-p PID]
+ *              [--backend module|perf|auto]
+ *
+ * Without the module the rows come from /proc and taskstats
+ * (usage_proc.c); the columns they cannot fill show "-".
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +27,7 @@
 #include "dev.h"
 #include "libexp/mstate_names.h"
 #include "usage.h"
+#include "usage_src.h"
 
 #define TOP "lwprof top"
 
@@ -53,6 +58,7 @@ struct top_opts {
 	int sort;		/* -s: a C_* column, or C_CPU */
 	long rows;		/* -l; 0: all (batch) or the screen */
 	int pid;		/* -p; 0: the whole machine */
+	enum lwprof_backend backend;	/* --backend */
 };
 
 struct top_row {
@@ -60,6 +66,7 @@ struct top_row {
 	char name[17];
 	double pct[LWPROF_MS_COUNT];	/* in lwprof_ms_order */
 	__u64 cnt[4];			/* VCX ICX SCL SIG */
+	__u32 have;			/* LWPROF_HAVE_*: filled columns */
 };
 
 static volatile sig_atomic_t top_stop;
@@ -73,6 +80,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lwprof top [-b] [-d SECS] [-n COUNT] [-s COL] [-l ROWS] [-p PID]\n"
+		"                  [--backend module|perf|auto]\n"
 		"  -p PID    only process PID (and its children); default: every thread\n"
 		"            of the machine (needs CAP_PERFMON or CAP_SYS_ADMIN)\n"
 		"  -d SECS   interval between refreshes (default 1, fractions allowed)\n"
@@ -81,7 +89,9 @@ static void usage(FILE *f)
 		"  -s COL    sort by column COL, descending (default USR+SYS+TRP)\n"
 		"  -l ROWS   show at most ROWS threads\n"
 		"columns: PID TID NAME USR SYS TRP TFL DFL KFL LCK SLP LAT STP (percent\n"
-		"of the interval) VCX ICX SCL SIG (counts in the interval)\n");
+		"of the interval) VCX ICX SCL SIG (counts in the interval); - where\n"
+		"the backend has none (perf: /proc and taskstats, without the module;\n"
+		"auto, the default: the module if loaded)\n");
 }
 
 static int parse_col(const char *s)
@@ -170,7 +180,7 @@ static void row_name(char *dst, const char *comm)
  * NULL when it is new): percentages of the time it covered since then.
  */
 static void make_row(struct top_row *r, const struct lwprof_thread_usage *tu,
-		     const struct lwprof_thread_usage *old)
+		     const struct lwprof_thread_usage *old, __u32 have)
 {
 	struct lwprof_usage_sum s;
 	__u64 from = old ? old->end_ns : tu->start_ns;
@@ -189,6 +199,9 @@ static void make_row(struct top_row *r, const struct lwprof_thread_usage *tu,
 	r->cnt[1] = s.ivcsw;
 	r->cnt[2] = s.syscalls;
 	r->cnt[3] = s.signals;
+	r->have = lwprof_usage_have(have, tu);
+	if (old)
+		r->have &= lwprof_usage_have(have, old);
 }
 
 static long screen_rows(void)
@@ -200,6 +213,19 @@ static long screen_rows(void)
 		return ws.ws_row;
 	lines = getenv("LINES");
 	return lines && atol(lines) > 0 ? atol(lines) : 24;
+}
+
+/* Whether column c (C_MS0 on) is filled by the backend. */
+static bool col_have(int c, __u32 have)
+{
+	static const __u32 cnt_bit[] = {
+		LWPROF_HAVE_VCSW, LWPROF_HAVE_IVCSW, LWPROF_HAVE_SYSCALLS,
+		LWPROF_HAVE_SIGNALS,
+	};
+
+	if (c < C_VCX)
+		return have & LWPROF_HAVE_MS(lwprof_ms_order[c - C_MS0]);
+	return have & cnt_bit[c - C_VCX];
 }
 
 static void print_table(struct top_row *rows, size_t n,
@@ -234,10 +260,18 @@ static void print_table(struct top_row *rows, size_t n,
 		const struct top_row *r = &rows[i];
 
 		printf("%7u %7u %-16s", r->pid, r->tid, r->name);
-		for (c = 0; c < LWPROF_MS_COUNT; c++)
-			printf(" %5.1f", r->pct[c]);
-		for (c = 0; c < 4; c++)
-			printf(" %6llu", (unsigned long long)r->cnt[c]);
+		for (c = 0; c < LWPROF_MS_COUNT; c++) {
+			if (col_have(C_MS0 + c, r->have))
+				printf(" %5.1f", r->pct[c]);
+			else
+				printf(" %5s", "-");
+		}
+		for (c = 0; c < 4; c++) {
+			if (col_have(C_VCX + c, r->have))
+				printf(" %6llu", (unsigned long long)r->cnt[c]);
+			else
+				printf(" %6s", "-");
+		}
 		putchar('\n');
 	}
 	if (o->batch)
@@ -249,7 +283,7 @@ static void print_table(struct top_row *rows, size_t n,
  * One refresh: read the session into cur, print the rows against prev,
  * then make cur the next prev without the threads that exited.
  */
-static int refresh(int fd, struct lwprof_usage_set *prev,
+static int refresh(struct lwprof_usage_src *src, struct lwprof_usage_set *prev,
 		   struct lwprof_usage_set *cur, const struct top_opts *o)
 {
 	struct lwprof_usage_set tmp;
@@ -258,7 +292,7 @@ static int refresh(int fd, struct lwprof_usage_set *prev,
 	int err;
 
 	lwprof_usage_clear(cur);
-	err = lwprof_usage_read(fd, cur);
+	err = lwprof_src_read(src, cur);
 	if (err)
 		return err;
 	rows = calloc(cur->n ? cur->n : 1, sizeof(*rows));
@@ -266,7 +300,7 @@ static int refresh(int fd, struct lwprof_usage_set *prev,
 		return -ENOMEM;
 	for (i = 0; i < cur->n; i++)
 		make_row(&rows[i], &cur->tu[i],
-			 lwprof_usage_find(prev, &cur->tu[i]));
+			 lwprof_usage_find(prev, &cur->tu[i]), cur->have);
 	print_table(rows, cur->n, o);
 	free(rows);
 
@@ -287,7 +321,7 @@ static void add_ns(struct timespec *t, __u64 ns)
 	t->tv_nsec = ns % 1000000000ULL;
 }
 
-static int run(int fd, const struct top_opts *o)
+static int run(struct lwprof_usage_src *src, const struct top_opts *o)
 {
 	struct lwprof_usage_set prev, cur;
 	struct timespec next;
@@ -296,7 +330,7 @@ static int run(int fd, const struct top_opts *o)
 
 	lwprof_usage_init(&prev);
 	lwprof_usage_init(&cur);
-	err = lwprof_usage_read(fd, &prev);
+	err = lwprof_src_read(src, &prev);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (i = 0; !err && (!o->count || i < o->count); i++) {
 		add_ns(&next, o->interval_ns);
@@ -305,7 +339,7 @@ static int run(int fd, const struct top_opts *o)
 			;
 		if (top_stop)
 			break;
-		err = refresh(fd, &prev, &cur, o);
+		err = refresh(src, &prev, &cur, o);
 		if (!err && o->pid && !prev.live)
 			break;	/* the process and its children are gone */
 	}
@@ -318,12 +352,22 @@ static int run(int fd, const struct top_opts *o)
 
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
+	static const struct option lopts[] = {
+		{ "backend", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *bad = NULL;
 	int c;
 
 	optind = 1;
-	while (!bad && (c = getopt(argc, argv, "bd:n:s:l:p:h")) != -1) {
+	while (!bad && (c = getopt_long(argc, argv, "bd:n:s:l:p:h", lopts,
+					NULL)) != -1) {
 		switch (c) {
+		case 'B':
+			if (lwprof_backend_parse(optarg, &o->backend))
+				bad = "--backend: want module, perf or auto";
+			break;
 		case 'b':
 			o->batch = true;
 			break;
@@ -368,33 +412,36 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_opts o = { .interval_ns = 1000000000ULL, .sort = C_CPU };
+	struct top_opts o = { .interval_ns = 1000000000ULL, .sort = C_CPU,
+			      .backend = LWPROF_BACKEND_AUTO };
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct lwprof_usage_src src;
 	__u32 flags;
-	char buf[128];
-	int fd, err;
+	char buf[160];
+	int err;
 
 	err = parse_opts(argc, argv, &o);
 	if (err >= 0)
 		return err;
 	flags = o.pid ? 0 : LWPROF_ATTACH_MACHINE;
 
-	fd = lwprof_session_open();
-	if (fd < 0) {
-		fprintf(stderr, TOP ": %s\n", lwprof_dev_strerror(fd));
+	err = lwprof_src_open(&src, o.backend);
+	if (err < 0) {
+		fprintf(stderr, TOP ": %s\n", lwprof_dev_strerror(err));
 		return 1;
 	}
-	err = lwprof_session_attach(fd, flags, o.pid);
+	err = lwprof_src_attach(&src, flags, o.pid);
 	if (err) {
 		fprintf(stderr, TOP ": %s\n",
-			lwprof_session_strerror(err, flags, o.pid, buf,
-						sizeof(buf)));
-		close(fd);
+			lwprof_src_strerror(&src, err, flags, o.pid, buf,
+					    sizeof(buf)));
+		lwprof_src_close(&src);
 		return 1;
 	}
+	lwprof_src_log(&src, TOP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	err = run(fd, &o);
-	close(fd);
+	err = run(&src, &o);
+	lwprof_src_close(&src);
 	return err;
 }

@@ -16,5 +16,6 @@ int cmd_top(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_print(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -64,7 +64,21 @@ struct collect_opts {
 	__u32 ring_pages;	/* -m, or the default */
 	bool ring_pages_set;	/* -m given: that size or none */
 	char **argv;		/* CMD [ARGS], or NULL */
+	/* tracing (docs/tracing.md) */
+	bool clock_set;		/* -p given */
+	bool heap;		/* -H on */
+	bool io;		/* -i on */
+	enum { SYNC_OFF, SYNC_CALIBRATE, SYNC_THRESHOLD } sync;	/* -s */
+	__u64 sync_ns;		/* -s all: 0, -s N: N us */
+	int backend;		/* --backend: enum lwprof_backend */
 };
+
+#define COLLECT_TRACE_STACK	2048	/* bytes of stack per traced call */
+
+static inline bool collect_tracing(const struct collect_opts *o)
+{
+	return o->heap || o->io || o->sync != SYNC_OFF;
+}
 
 /* collect_opts.c: parse argv; 0, or 2 (usage error, said) or 1. */
 int collect_parse(int argc, char **argv, struct collect_opts *o);

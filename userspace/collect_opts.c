@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "backend.h"
 #include "collect.h"
 #include "usage.h"
 
@@ -60,6 +61,17 @@ void collect_usage(FILE *f)
 		"                   changed since the thread's last one (default on)\n"
 		"  -m PAGES         ring data pages per CPU, a power of two (default %u,\n"
 		"                   or the most the module lets this user lock)\n"
+		"  -s on|off|all|N  sync wait tracing: waits over a calibrated threshold,\n"
+		"                   none, all, or over N microseconds\n"
+		"  -H on|off        heap tracing (allocations, frees, leaks)\n"
+		"  -i on|off        I/O tracing (reads, writes, other file calls)\n"
+		"                   (tracing preloads liblwprof_trace.so into CMD and its\n"
+		"                   descendants; it needs no module: use -p off alone)\n"
+		"      --backend module|perf|auto  record with lwprof.ko, or with\n"
+		"                   perf_event_open (no module needed; some microstates\n"
+		"                   approximate or absent: docs/perf-backend.md);\n"
+		"                   auto (default): the module when /dev/lwprof answers,\n"
+		"                   else perf\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
 		LWPROF_DEPTH_MAX, COLLECT_RING_PAGES,
@@ -270,6 +282,32 @@ static int bad(const char *fmt, ...)
 	return 2;
 }
 
+/* -s on|off|all|N (microseconds) */
+static int parse_sync(const char *arg, struct collect_opts *o)
+{
+	char *end;
+	unsigned long long us;
+
+	if (!strcmp(arg, "on")) {
+		o->sync = SYNC_CALIBRATE;
+	} else if (!strcmp(arg, "off")) {
+		o->sync = SYNC_OFF;
+	} else if (!strcmp(arg, "all")) {
+		o->sync = SYNC_THRESHOLD;
+		o->sync_ns = 0;
+	} else {
+		errno = 0;
+		us = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' ||
+		    us > 60000000ULL)
+			return bad("-s: '%s' is not on, off, all or a threshold in microseconds (0 to 60000000)",
+				   arg);
+		o->sync = SYNC_THRESHOLD;
+		o->sync_ns = us * 1000;
+	}
+	return 0;
+}
+
 static int check_modes(struct collect_opts *o, int machine, int has_cmd)
 {
 	if (o->pid && machine)
@@ -278,8 +316,10 @@ static int check_modes(struct collect_opts *o, int machine, int has_cmd)
 		return bad("give either -P PID or a command, not both");
 	if (!o->pid && !machine && !has_cmd)
 		return bad("no command given; see lwprof collect");
-	if (!o->clock_ns && !o->nr_counters)
-		return bad("-p off and no -h: nothing to record");
+	if (!o->clock_ns && !o->nr_counters && !collect_tracing(o))
+		return bad("-p off and no -h, -s, -H or -i: nothing to record");
+	if (collect_tracing(o) && !has_cmd)
+		return bad("-s, -H and -i trace a command (they preload a library into it): give one");
 	o->mode = o->pid ? MODE_ATTACH : machine ? MODE_MACHINE : MODE_COMMAND;
 	return 0;
 }
@@ -348,12 +388,13 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		{ "irq", required_argument, NULL, 'Q' },
 		{ "flight", required_argument, NULL, 'F' },
 		{ "flight-signal", required_argument, NULL, 'G' },
-		{ "help", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 0x100 },
+		{ "backend", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
 	int c, machine = 0, err;
-	bool delta_set = false, flight_sig_set = false;
+	bool delta_set = false, flight_sig_set = false, set_dummy;
 	const char *comma;
 	__u32 v;
 
@@ -374,10 +415,11 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:h:o:d:P:t:KS:m:al:y:L:", longopts,
+	while ((c = getopt_long(argc, argv, "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
+			o->clock_set = true;
 			err = parse_clock(optarg, &o->clock_ns);
 			if (err == -ERANGE)
 				return bad("-p: '%s' is out of range: 0.010 ms to 1000 ms (10us to 1s)",
@@ -496,9 +538,33 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		case 'a':
 			machine = 1;
 			break;
-		case 'H':
+		case 0x100:
 			collect_usage(stdout);
 			return -1;
+		case 's':
+			err = parse_sync(optarg, o);
+			if (err)
+				return err;
+			break;
+		case 'H':
+			err = on_off("-H", optarg, &o->heap, &set_dummy);
+			if (err)
+				return err;
+			break;
+		case 'i':
+			err = on_off("-i", optarg, &o->io, &set_dummy);
+			if (err)
+				return err;
+			break;
+		case 'B': {
+			enum lwprof_backend b;
+
+			if (lwprof_backend_parse(optarg, &b))
+				return bad("--backend: '%s' is not module, perf or auto",
+					   optarg);
+			o->backend = b;
+			break;
+		}
 		case ':':
 			if (optopt == 'h') {
 				/* -h at the end: the lists. */
@@ -510,10 +576,10 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			return 2;
 		default:
 			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal\n",
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend\n",
 					optopt);
 			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal\n",
+				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend\n",
 					argv[optind - 1]);
 			return 2;
 		}

@@ -86,6 +86,10 @@ struct rec_source_ops {
 
 /* lwprof.ko's rings (source_module.c). */
 extern const struct rec_source_ops source_module;
+/* None: the tracing library writes its own files (source_trace.c). */
+extern const struct rec_source_ops source_trace;
+/* perf_event_open(2), for machines without it (source_perf.c). */
+extern const struct rec_source_ops source_perf;
 
 /* cmd_collect.c: record what o asks for from src; the exit status. */
 int collect_run(const struct collect_opts *o,

@@ -211,7 +211,9 @@ static int notes(struct msrc *m, struct exp_writer *e)
 	if (m->dropped)
 		exp_warn(e, "the loaded lwprof module (ABI %u.%u) cannot record %s (ABI 1.4's): left out",
 			 m->abi.major, m->abi.minor, m->dropped);
-	err = exp_note(e, "stack_delta", "%d", !m->o->no_sdelta &&
+	err = exp_note(e, "backend", "module");
+	if (!err)
+		err = exp_note(e, "stack_delta", "%d", !m->o->no_sdelta &&
 		       !!(m->abi.features & LWPROF_FEAT_SDELTA));
 	for (i = 0; !err && i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (m->ss_flags & keys[i].flag)

@@ -158,8 +158,7 @@ static int grow(struct lwprof_thread_usage **v, size_t *cap, size_t want)
 	return 0;
 }
 
-/* Add n records to the set; keep one, the newest, per thread. */
-static int merge(struct lwprof_usage_set *set,
+int lwprof_usage_merge(struct lwprof_usage_set *set,
 		 const struct lwprof_thread_usage *tu, size_t n)
 {
 	size_t i, out;
@@ -198,12 +197,13 @@ int lwprof_usage_read(int fd, struct lwprof_usage_set *set)
 			err = -errno;
 			break;
 		}
-		err = merge(set, buf, r.count);
+		err = lwprof_usage_merge(set, buf, r.count);
 		if (err)
 			break;
 		set->live = r.live;
 		set->lost = r.lost;
 		set->now_ns = r.now_ns;
+		set->have = LWPROF_HAVE_ALL;
 		/*
 		 * total counts what the session held before this read.  If
 		 * the buffer was full and some were left behind, read again

@@ -12,6 +12,36 @@
 #include "lwprof.h"
 
 /*
+ * The columns a backend fills (lwprof_usage_set.have): one bit per
+ * microstate (LWPROF_HAVE_MS(LWPROF_MS_*)), then the counts.  The module
+ * fills them all; a column without its bit is absent and shown as "-".
+ */
+#define LWPROF_HAVE_MS(ms)	(1u << (ms))
+#define LWPROF_HAVE_VCSW	(1u << 10)
+#define LWPROF_HAVE_IVCSW	(1u << 11)
+#define LWPROF_HAVE_MINFLT	(1u << 12)
+#define LWPROF_HAVE_MAJFLT	(1u << 13)
+#define LWPROF_HAVE_SYSCALLS	(1u << 14)
+#define LWPROF_HAVE_SIGNALS	(1u << 15)
+#define LWPROF_HAVE_ALL		0xffffu
+
+/*
+ * A record's flag of our own (above the uapi's LWPROF_TU_*): its syscall
+ * and signal counts are unknown though its backend has them (a thread
+ * that could not be counted).  lwprof_usage_have() applies it.
+ */
+#define LWPROF_TU_NOCOUNT	(1u << 31)
+
+/* The columns filled for one record of a set. */
+static inline __u32 lwprof_usage_have(__u32 have,
+				      const struct lwprof_thread_usage *tu)
+{
+	if (tu->flags & LWPROF_TU_NOCOUNT)
+		have &= ~(LWPROF_HAVE_SYSCALLS | LWPROF_HAVE_SIGNALS);
+	return have;
+}
+
+/*
  * The threads of a session, sorted by pid, tid, start_ns.  A thread is
  * identified by (pid, tid, start_ns), so a recycled tid is another thread.
  * A later record of a thread replaces the earlier one; final (EXITED)
@@ -24,6 +54,7 @@ struct lwprof_usage_set {
 	__u32 live;		/* from the last read */
 	__u64 lost;		/* from the last read */
 	__u64 now_ns;		/* from the last read */
+	__u32 have;		/* LWPROF_HAVE_* of the last read */
 };
 
 /* Sums over a set's threads (or one thread). */
@@ -69,6 +100,10 @@ void lwprof_usage_clear(struct lwprof_usage_set *set);
  * and merge them into set.
  */
 int lwprof_usage_read(int fd, struct lwprof_usage_set *set);
+
+/* Add n records to the set; keep one, the newest, per thread. */
+int lwprof_usage_merge(struct lwprof_usage_set *set,
+		       const struct lwprof_thread_usage *tu, size_t n);
 
 /* The thread (pid, tid, start_ns) in set, or NULL. */
 const struct lwprof_thread_usage *

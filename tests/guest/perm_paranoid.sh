@@ -15,7 +15,7 @@ load_lwprof
 need_sampling
 knob=/proc/sys/kernel/perf_event_paranoid
 orig=$(cat $knob)
-restore() { echo "$orig" >$knob; unload_lwprof; }
+restore() { local r=$?; echo "$orig" >$knob; (exit $r); unload_lwprof; }
 trap restore EXIT
 work=$(mktemp -d /tmp/perm_paranoid.XXXXXX) || exit 1
 chmod 777 "$work"

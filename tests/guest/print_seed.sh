@@ -9,6 +9,7 @@
 # expected share.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
+. "$(dirname "$0")/../lib/seed.sh"
 
 load_lwprof
 need_sampling
@@ -17,20 +18,8 @@ work=$(mktemp -d /tmp/print_seed.XXXXXX) || exit 1
 cd "$work" || exit 1
 "$LWPROF" collect -p 1ms -o seed.er "$LWPROF_BUILD/tests/progs/seed_example" 50
 check $? -eq 0 "collect seed_example (50 ms a unit)"
-out=$("$LWPROF" print -printmode csv -metrics i.totalcpu:e.totalcpu:name -functions seed.er)
-echo "$out"
-share() {	# share F COLUMN: F's metric as a percentage of main's inclusive
-	awk -F, -v f="$1" -v c="$2" '$NF == "main" { m = $1 } $NF == f { v = $c }
-		END { if (m > 0) printf "%.1f", 100 * v / m; else print -1 }' <<<"$out"
-}
-# expected inclusive shares of the 40 units
-for want in A:25 B:50 C:62.5 E:25 F:25 G:12.5 R:10 P:10; do
-	f=${want%%:*} pct=${want#*:}
-	got=$(share "$f" 1)
-	awk -v g="$got" -v w="$pct" 'BEGIN { d = g - w; exit !(d <= 3 && d >= -3) }'
-	check $? -eq 0 "$f: $got% of main's CPU time inclusive, expected $pct% +- 3"
-done
-got=$(share A 2)
+seed_check_shares seed.er
+got=$(seed_share A 2)
 awk -v g="$got" 'BEGIN { exit !(g < 3) }'
 check $? -eq 0 "A: (almost) no exclusive time ($got%)"
 rm -rf "$LWPROF_OUT/print_seed.er"; cp -r seed.er "$LWPROF_OUT/print_seed.er" 2>/dev/null

@@ -14,6 +14,7 @@
 # could take on a busy host) is in the EXIT packet, charged to main.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
+. "$(dirname "$0")/../lib/unwind_real.sh"
 
 load_lwprof
 need_sampling
@@ -23,20 +24,6 @@ cd "$work" || exit 1
 head -c 4M "$LWPROF_BUILD/tests/data/cold.bin" >in.bin
 "$LWPROF" collect -p 1ms -o gz.er gzip -9 -c in.bin >/dev/null
 check $? -eq 0 "collect gzip -9 (4 MiB)"
-stats=$(LWPROF_UNWIND=check LWPROF_UNWIND_STATS=1 "$LWPROF" print -functions gz.er 2>&1 >/dev/null)
-echo "$stats"
-num() { sed -n "s/.* \([0-9][0-9]*\) $1.*/\1/p" <<<"$stats"; }
-n=$(sed -n 's/.*: \([0-9]*\) samples,.*/\1/p' <<<"$stats")
-check "${n:-0}" -ge 100 "at least 100 samples with stack copies ($n)"
-check "$(num differ)" -eq 0 "cached and libdwfl stacks identical in every sample"
-check "$(num 'samples by libdwfl')" -le $((n / 10)) "at most 10% left to libdwfl ($(num 'samples by libdwfl') of $n)"
-f=$("$LWPROF" print -printmode csv -metrics i.total:name -functions gz.er)
-echo "$f" | head -12
-f=$("$LWPROF" print -printmode csv -metrics i.total:name \
-	-filters '!inStack("_dl_start")' -functions gz.er)
-tot=$(awk -F, '$NF == "<Total>" { print $1 }' <<<"$f")
-lsm=$(awk -F, '$NF == "__libc_start_call_main" { print $1 }' <<<"$f")
-awk -v m="$lsm" -v t="$tot" 'BEGIN { exit !(t > 0 && m >= 0.98 * t) }'
-check $? -eq 0 "the walks reach gzip's main: __libc_start_call_main has $lsm of the $tot s outside _dl_start"
+unwind_check_walks gz.er i.total
 rm -rf "$LWPROF_OUT/print_unwind_real.er"; cp -r gz.er "$LWPROF_OUT/print_unwind_real.er" 2>/dev/null
 done_testing

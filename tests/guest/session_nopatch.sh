@@ -27,7 +27,7 @@ tracer_off() {
 	echo nop >$tr/current_tracer
 	echo >$tr/set_ftrace_filter
 }
-trap 'tracer_off; unload_lwprof' EXIT
+trap 'r=$?; tracer_off; (exit $r); unload_lwprof' EXIT
 
 # pokes: text_poke calls in the trace since it was last cleared.
 pokes() {

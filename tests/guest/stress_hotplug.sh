@@ -17,9 +17,11 @@ need_sampling
 rounds=${LWPROF_STRESS_ROUNDS:-3}
 work=$(mktemp -d /tmp/stress_hotplug.XXXXXX) || exit 1
 cd "$work" || exit 1
-trap 'echo 1 >$cpu1; unload_lwprof' EXIT
+trap 'r=$?; echo 1 >$cpu1; (exit $r); unload_lwprof' EXIT
 
-"$LWPROF" collect -a -p 1ms -o h.er -t $((rounds + 4)) >/dev/null 2>collect.err &
+# Until SIGINT after the spinner: a -t guessed from the rounds ran out
+# before the spinner at 40 rounds (each takes 1 to 2 s under TCG).
+"$LWPROF" collect -a -p 1ms -o h.er -t 3600 >/dev/null 2>collect.err &
 rec=$!
 sleep 1
 ok=0
@@ -30,6 +32,7 @@ done
 check $ok -eq "$rounds" "CPU 1 went offline and online $ok times"
 taskset -c 1 "$LWPROF_BUILD/tests/progs/spin" 1 >/dev/null & sp=$!
 wait $sp
+kill -INT $rec
 wait $rec
 check $? -eq 0 "collect -a exits 0 ($(head -n 2 collect.err))"
 "$LWPROF" dump h.er >dump.out 2>dump.err

@@ -69,15 +69,28 @@ lw ptime -p 0 >/dev/null 2>&1; check $? -eq 2 "-p 0 exits 2"
 lw ptime -x true >/dev/null 2>&1; check $? -eq 2 "unknown option exits 2"
 err=$(FAKE_LWPROF_ATTACH_ERRNO=1 lw ptime -p 1 2>&1); rc=$?
 check $rc -eq 1 "-p without ptrace rights exits 1"
-check "$err" = "lwprof ptime: not allowed to trace PID 1 (need ptrace rights over it)" \
-	"and says so"
+check "$err" = "lwprof ptime: not allowed to trace PID 1 (need ptrace rights over it: run as its user, or with CAP_SYS_PTRACE)" \
+	"and says so, and what would allow it"
 err=$(FAKE_LWPROF_ATTACH_ERRNO=3 lw ptime -p 4000000 2>&1)
 check "$err" = "lwprof ptime: no such process: PID 4000000" "-p of no process"
 err=$(FAKE_LWPROF_NO_MSTATE=1 lw ptime true 2>&1); rc=$?
 check $rc -eq 1 "a module without microstates: exit 1"
 grep -q 'no microstate accounting' <<<"$err"; check $? -eq 0 "and says so"
-err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" ptime true 2>&1)
-grep -q 'load the module' <<<"$err"; check $? -eq 0 "no module: says to load it"
+err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" ptime --backend module true 2>&1); rc=$?
+check $rc -eq 1 "--backend module without the module: exit 1"
+grep -q 'load the module' <<<"$err"; check $? -eq 0 "and says to load it"
+err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" ptime true 2>&1); rc=$?
+check $rc -eq 0 "auto without the module: runs on the perf backend"
+grep -q '^lwprof ptime: backend perf (/dev/lwprof is missing' <<<"$err"
+check $? -eq 0 "and names it and why in its log line"
+err=$(lw ptime --backend module true 2>&1)
+check "$(awk '$1 == "user" { print $2 }' <<<"$err")" = 0.006000000 \
+	"--backend module: the module's times"
+grep -q 'backend' <<<"$err"; check $? -eq 1 "the module backend logs no backend line"
+lw ptime --backend nope true >/dev/null 2>&1
+check $? -eq 2 "--backend with an unknown name exits 2"
+lw top --backend nope >/dev/null 2>&1
+check $? -eq 2 "top --backend with an unknown name exits 2"
 
 # top, batch mode: a title line per refresh, then the table; with -p it
 # ends when the process is gone, after a refresh with its exited threads.

@@ -82,9 +82,12 @@ bad "unknown option -x" -x true
 bad "needs a value" -o
 check "$(ls | wc -l)" -eq 0 "no bad option created an experiment"
 
-err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" collect true 2>&1); rc=$?
-check $rc -eq 1 "no module: exit 1"
+err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" collect --backend module true 2>&1); rc=$?
+check $rc -eq 1 "no module, --backend module: exit 1"
 grep -q 'load the module' <<<"$err"; check $? -eq 0 "and says to load it"
+err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" collect --backend bogus true 2>&1); rc=$?
+check $rc -eq 2 "--backend bogus: a usage error"
+grep -q "not module, perf or auto" <<<"$err"; check $? -eq 0 "and says what it takes"
 err=$(FAKE_LWPROF_NO_SAMPLE=1 lw collect true 2>&1); rc=$?
 check $rc -eq 1 "a module without sampling: exit 1"
 grep -q 'LWPROF_FEAT_SAMPLE' <<<"$err"; check $? -eq 0 "and says so"

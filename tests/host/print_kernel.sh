@@ -10,27 +10,11 @@
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 
-script() {
-	cat <<-EOS
-	log kernel_stacks 1
-	binary seed seed_example.bin
-	map 600 seed 0x555555554000
-	task start 600 600 1 seed_example
-	sample pid=600 tid=600 t=0 n=6 ms=system:10000000 flags=kmode stack=E,C,A,main kstack=ffffffff81000150,ffffffff81000305,ffffffff81000410
-	sample pid=600 tid=600 t=100000000 n=4 ms=user:10000000 stack=E,C,A,main
-	sample pid=601 tid=601 t=0 n=3 ms=system:10000000 flags=kmode kstack=ffffffffc0001010,ffffffff81000520
-	usage auto
-	EOS
-	if [ "$1" = syms ]; then
-		cat <<-EOS
-		kallsyms ffffffff81000100 T copy_user
-		kallsyms ffffffff81000300 T ksys_read
-		kallsyms ffffffff81000400 T entry_SYSCALL_64
-		kallsyms ffffffff81000500 T kthread
-		kallsyms ffffffff81000600 D some_data
-		kallsyms ffffffffc0001000 t mod_worker [mymod]
-		kallsyms ffffffffc0002000 t mod_end [mymod]
-		EOS
+script() {	# tests/data/exp/kernel.gen, without its kallsyms unless syms
+	if [ "${1:-}" = syms ]; then
+		cat "$DATA/exp/kernel.gen"
+	else
+		grep -v '^kallsyms' "$DATA/exp/kernel.gen"
 	fi
 }
 exp=$(script syms | gen_exp kernel -)

@@ -5,8 +5,10 @@
 # first its lazy strlen@plt call single-stepped (a snapshot at each
 # instruction in the executable: the entry's jmp, push and jmp, the .plt
 # header's push and jmp, so every row of the .plt's CFI, whose CFA is an
-# expression of rsp and rip), then a profiling timer over plt_loop(), a hot
-# loop of strlen@plt calls.  Ground truth: the traced snapshots all run
+# expression of rsp and rip), then 16 bound strlen@plt calls of plt_loop()
+# single-stepped too (so the stub has samples under plt_loop wherever a
+# CPU's timer interrupts land), then a profiling timer over plt_loop(), a
+# hot loop of strlen@plt calls.  Ground truth: the traced snapshots all run
 # under plt_traced <- main, and every snapshot in the stub itself was
 # called by plt_loop or plt_traced; so the callers' inclusive time holds
 # the stub's.  The CFI cache must step the PLT itself (no frame-pointer

@@ -18,7 +18,11 @@
  * snapshot: the PLT entry's jmp, push and jmp to the PLT header, the
  * header's push and jmp, then the return; so each row of the .plt's CFI
  * gets a sample.  "plt: traced K" on standard output says how many.
- * The first snapshots of the capture are these K.
+ * The first snapshots of the capture are these K.  Then PLT_STEPPED calls
+ * of plt_loop()'s steady state (strlen@plt bound: the entry's one jmp)
+ * are single-stepped too, so the stub has snapshots under plt_loop
+ * whatever the CPU: a timer interrupt need not ever land on that one jmp
+ * (on an AMD EPYC with __strlen_evex it never did in 512 samples).
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -80,7 +84,7 @@ static void on_prof(int sig, siginfo_t *si, void *ctx)
 	snapshot(ctx);
 }
 
-extern char __executable_start[], etext[], plt_trace_stop[];
+extern char __executable_start[], etext[], plt_trace_stop[], plt_step_stop[];
 
 /* Single-stepping: each instruction in the executable until the stop label. */
 static void on_trap(int sig, siginfo_t *si, void *ctx)
@@ -88,7 +92,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 	ucontext_t *uc = ctx;
 	uint64_t ip = uc->uc_mcontext.gregs[REG_RIP];
 
-	if (ip == (uintptr_t)plt_trace_stop)
+	if (ip == (uintptr_t)plt_trace_stop || ip == (uintptr_t)plt_step_stop)
 		uc->uc_mcontext.gregs[REG_EFL] &= ~0x100ll;
 	else if (ip >= (uintptr_t)__executable_start && ip < (uintptr_t)etext)
 		snapshot(uc);
@@ -142,13 +146,20 @@ static __attribute__((noinline, noclone)) size_t plt_traced(const char *w)
 }
 
 
-static __attribute__((noinline)) void plt_loop(void)
-{
-	size_t n = 0;
+#define PLT_STEPPED 16
 
-	for (int i = 0; i < 4096; i++)
-		n += strlen(words[i & 3]);
-	sink += n;
+/* n strlen@plt calls; single-stepped (each instruction a snapshot) if step. */
+static __attribute__((noinline)) void plt_loop(int n, bool step)
+{
+	size_t len = 0;
+
+	if (step)
+		asm volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+	for (int i = 0; i < n; i++)
+		len += strlen(words[i & 3]);
+	asm volatile(".globl plt_step_stop\nplt_step_stop:\n\t"
+		     "pushfq\n\tandq $~0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+	sink += len;
 }
 
 int main(int argc, char **argv)
@@ -183,16 +194,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sa.sa_sigaction = on_trap;
-	if (plt && !sigaction(SIGTRAP, &sa, NULL))
+	if (plt && !sigaction(SIGTRAP, &sa, NULL)) {
 		sink += plt_traced(words[0]);
-	traced = nsnap;
+		traced = nsnap;
+		plt_loop(PLT_STEPPED, true);
+	}
 	if (setitimer(ITIMER_PROF, &it, NULL)) {
 		fprintf(stderr, "unwind_sampler: cannot set up the timer\n");
 		return 1;
 	}
 	while (nsnap < want)
 		if (plt)
-			plt_loop();
+			plt_loop(4096, false);
 		else
 			work(a, 8192, buf);
 	memset(&it, 0, sizeof(it));

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Trace records (format 1.4, docs/experiment-format.md, docs/tracing.md):
+ * what the tracing library (trace/, LD_PRELOAD'ed into the target by
+ * collect -s/-H/-i) writes into trace.PID.rec files of the experiment.
+ * The files have the cpu.N.rec header (format.h) and hold records of the
+ * lwprof record format (uapi/lwprof_record.h: TASK and MMAP records the
+ * library makes itself) and the types below, which the module never
+ * writes (types 16-31 are the tracer's).
+ */
+#ifndef LWPROF_LIBEXP_TRACE_H
+#define LWPROF_LIBEXP_TRACE_H
+
+#include <stddef.h>
+
+#include "lwprof.h"
+
+#define EXP_REC_TRACE		16	/* struct exp_rec_trace */
+#define EXP_REC_TRACE_FILE	17	/* struct exp_rec_trace_file */
+#define EXP_REC_TRACE_FREE	18	/* struct exp_rec_trace_free */
+
+/*
+ * The traced calls (exp_rec_trace.event): heap 1-31, sync 32-63, I/O
+ * 64-127.  Their names and classes are exp_trace_events[].
+ */
+enum exp_trace_event {
+	EXP_TR_MALLOC = 1, EXP_TR_CALLOC, EXP_TR_REALLOC, EXP_TR_MEMALIGN,
+	EXP_TR_POSIX_MEMALIGN, EXP_TR_ALIGNED_ALLOC, EXP_TR_VALLOC,
+	EXP_TR_PVALLOC, EXP_TR_MMAP, EXP_TR_FREE, EXP_TR_MUNMAP,
+	EXP_TR_REALLOCARRAY,
+	EXP_TR_MUTEX_LOCK = 32, EXP_TR_MUTEX_TIMEDLOCK, EXP_TR_COND_WAIT,
+	EXP_TR_COND_TIMEDWAIT, EXP_TR_RWLOCK_RDLOCK, EXP_TR_RWLOCK_WRLOCK,
+	EXP_TR_RWLOCK_TIMEDRDLOCK, EXP_TR_RWLOCK_TIMEDWRLOCK, EXP_TR_SEM_WAIT,
+	EXP_TR_SEM_TIMEDWAIT, EXP_TR_JOIN, EXP_TR_BARRIER_WAIT,
+	EXP_TR_MUTEX_CLOCKLOCK, EXP_TR_COND_CLOCKWAIT,
+	EXP_TR_RWLOCK_CLOCKRDLOCK, EXP_TR_RWLOCK_CLOCKWRLOCK,
+	EXP_TR_SEM_CLOCKWAIT, EXP_TR_TIMEDJOIN, EXP_TR_CLOCKJOIN,
+	EXP_TR_READ = 64, EXP_TR_PREAD, EXP_TR_READV, EXP_TR_PREADV,
+	EXP_TR_WRITE, EXP_TR_PWRITE, EXP_TR_WRITEV, EXP_TR_PWRITEV,
+	EXP_TR_OPEN, EXP_TR_CLOSE, EXP_TR_DUP, EXP_TR_FSYNC, EXP_TR_FDATASYNC,
+	EXP_TR_LSEEK, EXP_TR_CREAT, EXP_TR_FCNTL, EXP_TR_FTRUNCATE,
+	EXP_TR_FOPEN, EXP_TR_FCLOSE, EXP_TR_FREAD, EXP_TR_FWRITE,
+	EXP_TR_FFLUSH,
+	EXP_TR_MAX = 128
+};
+
+enum exp_trace_class {
+	EXP_TC_NONE, EXP_TC_ALLOC, EXP_TC_FREE, EXP_TC_SYNC,
+	EXP_TC_IOREAD, EXP_TC_IOWRITE, EXP_TC_IOOTHER,
+};
+
+struct exp_trace_event_info {
+	const char *name;	/* the function's: "malloc" */
+	enum exp_trace_class cls;
+};
+
+/* Indexed by event; a NULL name: no such event. */
+extern const struct exp_trace_event_info exp_trace_events[EXP_TR_MAX];
+
+static inline const struct exp_trace_event_info *exp_trace_event(unsigned int ev)
+{
+	return ev < EXP_TR_MAX && exp_trace_events[ev].name ?
+		&exp_trace_events[ev] : NULL;
+}
+
+/*
+ * One traced call.  s is a sample record (its own header: type
+ * LWPROF_REC_SAMPLE, size = the trace record's size - its offset) with
+ * the layout of libexp/sample.h: s.time_ns the call's return (the grant
+ * of a wait), pid, tid, cpu; kind LWPROF_SK_CLOCK with value the sum of
+ * mstate_ns[], the module's microstates over the call where it kept them
+ * (else all zero); with LWPROF_RS_REGS the registers and the copy of the
+ * user stack at the interposed function, for the analyzer's unwinding.
+ * A free has no stack.
+ */
+struct exp_rec_trace {
+	struct lwprof_rec hdr;	/* EXP_REC_TRACE, flags 0 */
+	__u16 event;		/* enum exp_trace_event */
+	__u16 pad0;		/* zero */
+	__s32 fd;		/* I/O: the descriptor (dup, open: the new one); else -1 */
+	__u64 start_ns;		/* the call (the request of a wait) */
+	__u64 addr;		/* heap: the block made or freed; sync: the object */
+	__u64 addr2;		/* realloc: the block it replaced (0: none) */
+	__u64 bytes;		/* heap: bytes asked; I/O: bytes moved */
+	__s64 ret;		/* the return value; -errno on failure */
+	struct lwprof_rec_sample s;
+};
+
+_Static_assert(offsetof(struct exp_rec_trace, s) == 56, "layout");
+
+/*
+ * A descriptor's file: at each open (and at the start, for the ones the
+ * process inherited), the name it was opened with, NUL-terminated and
+ * padded with NULs to 8 bytes.  The name holds from time_ns until the
+ * descriptor is closed.
+ */
+struct exp_rec_trace_file {
+	struct lwprof_rec hdr;	/* EXP_REC_TRACE_FILE, flags 0 */
+	__u64 time_ns;
+	__u32 pid;
+	__s32 fd;
+	char path[];
+};
+
+/*
+ * A free (free, munmap, realloc(p, 0)): no stack, so no sample; 48
+ * bytes instead of a trace record's 184.
+ */
+struct exp_rec_trace_free {
+	struct lwprof_rec hdr;	/* EXP_REC_TRACE_FREE, flags 0 */
+	__u16 event;		/* of class EXP_TC_FREE */
+	__u16 pad0;		/* zero */
+	__u32 pad1;		/* zero */
+	__u64 time_ns;
+	__u32 pid, tid;
+	__u64 addr;		/* the block */
+	__u64 bytes;		/* munmap: its length */
+};
+
+_Static_assert(sizeof(struct exp_rec_trace_free) == 48, "layout");
+
+/*
+ * The sample of a record the reader handed out: a SAMPLE itself, a trace
+ * record's own; NULL for other types.
+ */
+static inline const struct lwprof_rec_sample *
+exp_rec_sample(const struct lwprof_rec *h)
+{
+	if (h->type == EXP_REC_TRACE)
+		return &((const struct exp_rec_trace *)h)->s;
+	return h->type == LWPROF_REC_SAMPLE ? (const void *)h : NULL;
+}
+
+/*
+ * Checks of a trace record whose size the reader has checked to cover
+ * its fixed part: NULL, or what is wrong and *at the offset in the record
+ * of the field at fault.
+ */
+const char *exp_trace_check(const struct exp_rec_trace *t, unsigned int *at);
+const char *exp_trace_file_check(const struct exp_rec_trace_file *f,
+				 unsigned int *at);
+const char *exp_trace_free_check(const struct exp_rec_trace_free *f,
+				 unsigned int *at);
+
+#endif

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The perf backend's microstates (docs/perf-backend.md) against the
+# ground-truth workloads of tests/progs, recorded on this host without the
+# module.  Off-CPU times come from PERF_RECORD_SWITCH, at the scheduler's
+# own switch instants, so a blocked thread's Sleep or User Lock lies
+# between the time the scheduler saw it asleep (schedstat's
+# sum_sleep_runtime: dequeue to wake-up) and the wall time of its blocking
+# call (which also holds the call's own CPU time and, like our off-CPU
+# interval, the run-queue wait after the wake-up): those bounds, +- 1 ms
+# for the two clocks' reads, are the tolerance.  Lock and sleep are told
+# apart by the kernel stack at switch-out (a futex system call is User
+# Lock): each thread must show the one it did and (less than 1 ms of) not
+# the other.  On-CPU time is exact (switch records) but its split into
+# User and System is by where the clock samples landed: the spinning
+# thread, which makes no system calls, must be User CPU, the /dev/zero
+# reader mostly System.  Their sum is at least the thread's CPU clock (- 1%
+# for the clock reads' places) and at most 2% more (its start and end
+# outside the clock's phase) plus, on a virtual machine, the steal time
+# meanwhile: the hypervisor's, on CPU for the switch records, not for the
+# CPU clock (paravirt steal accounting).
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/mstate.sh"
+. "$(dirname "$0")/../lib/perfbe.sh"
+
+pb_need
+ms_dir=$LWPROF_OUT/perf_mstate
+rm -rf "$ms_dir"
+mkdir -p "$ms_dir"
+[ "$(id -u)" -eq 0 ] || skip "needs root for kernel samples (see perf_absent for a user)"
+
+# between WHAT GOT LO HI: LO - 1 ms <= GOT <= HI + 1 ms
+between() {
+	local lo=$(($3 - 1000000)) hi=$(($4 + 1000000))
+	check "${2:-0}" -ge "$lo" "$1: $(ms_ms "${2:-0}") >= $(ms_ms "$3") - 1 ms"
+	check "${2:-0}" -le "$hi" "$1: $(ms_ms "${2:-0}") <= $(ms_ms "$4") + 1 ms"
+}
+
+# a sleeping thread
+pb_collect sleep "$ms_progs/ms_sleep"
+t=$(ms_tid sleeper)
+slept=$(ms_truth sleep_slept_ns)
+between "sleeper: Sleep within nanosleep(300 ms)" "$(pb_get "$t" Sleep)" \
+	"${slept:-$(ms_truth sleep_ns)}" "$(ms_truth sleep_ns)"
+check "$(pb_get "$t" "User Lock")" -lt 1000000 "sleeper: no User Lock"
+
+# a mutex, a condition variable, a join (futex waits) and a nanosleep
+pb_collect lock "$ms_progs/ms_lock"
+# asleep (schedstat; without it, 95% of the call's wall time) <= lock <= wall
+asleep() {
+	local v
+	v=$(ms_truth "$1_slept_ns")
+	echo "${v:-$(($(ms_truth "$1_ns") * 95 / 100))}"
+}
+t=$(ms_tid waiter)
+between "waiter: User Lock within its pthread_mutex_lock()" "$(pb_get "$t" "User Lock")" \
+	"$(asleep waiter_lock)" "$(ms_truth waiter_lock_ns)"
+t=$(ms_tid cvwaiter)
+between "cvwaiter: User Lock within pthread_cond_wait()" "$(pb_get "$t" "User Lock")" \
+	"$(asleep cv_wait)" "$(ms_truth cv_wait_ns)"
+t=$(ms_tid holder)
+# (it prints no wall time: at least the 300 ms asked, - 1 ms)
+z=$(pb_get "$t" Sleep)
+check "$z" -ge 299000000 "holder: Sleep $(ms_ms "$z") >= its nanosleep(300 ms) - 1 ms"
+check "$(pb_get "$t" "User Lock")" -lt 1000000 "holder: no User Lock"
+
+# three threads pinned to one CPU, spinning: their time off CPU is their
+# preemptions, their wait at the start gate (a semaphore: User Lock) and
+# whatever else blocked them.  The truth is their time off CPU since the
+# gate plus their run-queue wait before it, which leaves out the wait at
+# the gate itself and whatever slept before it (in the TCG guest, page-ins
+# over 9p).  Every off-CPU nanosecond is in a switch record's interval, so
+# Wait CPU + User Lock + Sleep is at least the truth (- 1% for the two
+# clocks' reads), and Wait CPU (preemptions) at most the truth (+ 1%).  Wait CPU is only the preempted part of the run-queue
+# wait: at most the thread's schedstat run-queue wait, which also holds
+# the waits after its wake-ups (those we count with the blocked time).
+pb_collect waitcpu "$ms_progs/ms_waitcpu"
+for s in spin0 spin1 spin2; do
+	t=$(ms_tid $s)
+	w=$(pb_get "$t" "Wait CPU") l=$(pb_get "$t" "User Lock") z=$(pb_get "$t" Sleep)
+	x=$(ms_truth ${s}_offcpu_ns)
+	read -r _ _ rq < <(ms_sched $s)
+	echo "# $s: Wait CPU $(ms_ms "$w"), User Lock $(ms_ms "$l"), Sleep $(ms_ms "$z"), run-queue wait $(ms_ms "${rq:-0}"), truth $(ms_ms "$x")"
+	check $((w + l + z)) -ge $((x - x / 100)) "$s: Wait CPU + User Lock + Sleep $(ms_ms $((w + l + z))) >= its time off CPU $(ms_ms "$x") - 1%"
+	check "$w" -le $((x + x / 100)) "$s: Wait CPU $(ms_ms "$w") <= its time off CPU + 1%"
+	# (+ 1%: the thread read its schedstat a little before it parked, and
+	# a preemption in between is ours only: 0.25 ms of 400 in the guest)
+	check "$w" -le $((${rq:-0} + ${rq:-0} / 100 + 1000000)) "$s: Wait CPU $(ms_ms "$w") <= its run-queue wait $(ms_ms "${rq:-0}") + 1% + 1 ms"
+done
+
+# user vs system by sample
+pb_collect cpu -p 1ms -- "$ms_progs/ms_cpu"
+t=$(ms_tid spin)
+u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
+cpu_vs_clock() {	# cpu_vs_clock WHO GOT TRUTH: TRUTH - 1% <= GOT <= TRUTH + 2% + steal
+	check "$2" -ge $(($3 - $3 / 100)) "$1: User + System CPU $(ms_ms "$2") >= its CPU clock $(ms_ms "$3") - 1%"
+	check "$2" -le $(($3 + $3 / 50 + pb_steal_ns)) "$1: and <= it + 2% + the machine's steal time $(ms_ms "$pb_steal_ns")"
+}
+cpu_vs_clock spin $((u + s)) "$(ms_truth spin_cpu_ns)"
+# the spin makes no system calls: its System CPU is what the samples that
+# landed in the kernel took (its start and exit, its interrupts): at most a
+# 1 ms period at each end plus the time it saw itself not running its own
+# code (spin_wall - spin_run: interrupts, and preemptions, off CPU; in the
+# TCG guest interrupts take a third of its time)
+brk=$(($(ms_truth spin_wall_ns) - $(ms_truth spin_run_ns)))
+check "$s" -le $((2000000 + brk)) "spin: System CPU $(ms_ms "$s") <= 2 ms + its breaks $(ms_ms "$brk")"
+t=$(ms_tid sys)
+u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
+cpu_vs_clock sys $((u + s)) "$(ms_truth sys_cpu_ns)"
+check "$s" -ge $((4 * u)) "sys: System CPU $(ms_ms "$s") at least 4x User $(ms_ms "$u")"
+done_testing

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tracing follows descendants (tests/host/trace_fork.sh): a
+ * multithreaded parent forks (its other thread allocating all the
+ * while), the child leaks and execs this program again, which leaks
+ * again; posix_spawn and vfork + exec start two more.  Each leaks a known
+ * number of known blocks in a function of its own and says so:
+ * "truth FUNC LEAKS BYTES".
+ */
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+extern char **environ;
+static void *volatile keep[16];
+static volatile int stop;
+
+NOINLINE static void leak(const char *f, int n, size_t size)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		keep[i] = malloc(size);
+	printf("truth %s %d %zu\n", f, n, n * size);
+	fflush(stdout);
+}
+
+NOINLINE static void parent_work(void) { leak("parent_work", 1, 200); }
+NOINLINE static void child_work(void) { leak("child_work", 7, 10); }
+NOINLINE static void exec_work(void) { leak("exec_work", 5, 30); }
+NOINLINE static void spawn_work(void) { leak("spawn_work", 2, 40); }
+NOINLINE static void vfork_work(void) { leak("vfork_work", 3, 50); }
+
+static void *churn(void *arg)
+{
+	while (!stop)
+		free(malloc(16));
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	char *args[] = { argv[0], NULL, NULL };
+	pthread_t t;
+	pid_t pid;
+	int st;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "exec"))
+			exec_work();
+		else if (!strcmp(argv[1], "spawn"))
+			spawn_work();
+		else if (!strcmp(argv[1], "vfork"))
+			vfork_work();
+		return 0;
+	}
+	parent_work();
+	if (pthread_create(&t, NULL, churn, NULL))
+		return 1;
+	pid = fork();
+	if (!pid) {
+		child_work();
+		args[1] = "exec";
+		execv(argv[0], args);
+		_exit(127);
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || st)
+		return 1;
+	args[1] = "spawn";
+	if (posix_spawn(&pid, argv[0], NULL, NULL, args, environ) ||
+	    waitpid(pid, &st, 0) != pid || st)
+		return 1;
+	args[1] = "vfork";
+	pid = vfork();
+	if (!pid) {
+		execv(argv[0], args);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || st)
+		return 1;
+	return 0;
+}

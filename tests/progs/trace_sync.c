@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sync wait tracing's ground truth (tests/host/trace_sync.sh): waits of
+ * known length in known functions, each timed by the program around the
+ * call and printed as "truth FUNC NS" (the traced wait lies inside it);
+ * and 20,000 uncontended mutex locks, each timed the same way against
+ * the threshold collect passed (LWPROF_TRACE), printed as "over N": the
+ * traced waits of uncontended() can only be fewer.
+ */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+#define MS 1000000ULL
+
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t cmtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t bar;
+static sem_t sem;
+static volatile int ready;
+
+static unsigned long long now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void nap(unsigned long long ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static void truth(const char *f, unsigned long long ns)
+{
+	printf("truth %s %llu\n", f, ns);
+}
+
+NOINLINE static void *mutex_waiter(void *arg)
+{
+	unsigned long long t0 = now();
+
+	pthread_mutex_lock(&mtx);
+	truth("mutex_waiter", now() - t0);
+	pthread_mutex_unlock(&mtx);
+	return NULL;
+}
+
+NOINLINE static void *cond_waiter(void *arg)
+{
+	unsigned long long t0;
+
+	pthread_mutex_lock(&cmtx);
+	t0 = now();
+	ready = 1;
+	while (ready != 2)
+		pthread_cond_wait(&cond, &cmtx);
+	truth("cond_waiter", now() - t0);
+	pthread_mutex_unlock(&cmtx);
+	return NULL;
+}
+
+NOINLINE static void *sem_waiter(void *arg)
+{
+	unsigned long long t0 = now();
+
+	sem_wait(&sem);
+	truth("sem_waiter", now() - t0);
+	return NULL;
+}
+
+NOINLINE static void *rwlock_waiter(void *arg)
+{
+	unsigned long long t0 = now();
+
+	pthread_rwlock_wrlock(&rw);
+	truth("rwlock_waiter", now() - t0);
+	pthread_rwlock_unlock(&rw);
+	return NULL;
+}
+
+NOINLINE static void *barrier_waiter(void *arg)
+{
+	unsigned long long t0 = now();
+
+	pthread_barrier_wait(&bar);
+	truth("barrier_waiter", now() - t0);
+	return NULL;
+}
+
+NOINLINE static void *sleeper(void *arg)
+{
+	nap(100 * MS);
+	return NULL;
+}
+
+NOINLINE static void joiner(pthread_t t)
+{
+	unsigned long long t0 = now();
+
+	pthread_join(t, NULL);
+	truth("joiner", now() - t0);
+}
+
+/* glibc 2.30's clock variants: a semaphore never posted, 50 ms. */
+NOINLINE static void clock_waiter(void)
+{
+	static sem_t never;
+	unsigned long long t0;
+	struct timespec ts;
+
+	sem_init(&never, 0, 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += 50 * MS;
+	ts.tv_sec += ts.tv_nsec / 1000000000;
+	ts.tv_nsec %= 1000000000;
+	t0 = now();
+	sem_clockwait(&never, CLOCK_MONOTONIC, &ts);
+	truth("clock_waiter", now() - t0);
+}
+
+/* The waits over the threshold the library got, as seen from outside. */
+NOINLINE static void uncontended(void)
+{
+	const char *v = getenv("LWPROF_TRACE");
+	unsigned long long thr = 0, t0, d;
+	unsigned int i, over = 0;
+
+	if (v && strchr(v, ','))
+		thr = strtoull(strchr(v, ',') + 1, NULL, 10);
+	for (i = 0; i < 20000; i++) {
+		t0 = now();
+		pthread_mutex_lock(&mtx);
+		d = now() - t0;
+		pthread_mutex_unlock(&mtx);
+		over += d >= thr;
+	}
+	printf("over %u\n", over);
+}
+
+/* Start fn, and let it block (it will wait ms before it is let go). */
+static pthread_t start(void *(*fn)(void *))
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, fn, NULL))
+		exit(1);
+	nap(20 * MS);
+	return t;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&mtx);
+	t = start(mutex_waiter);
+	nap(300 * MS);
+	pthread_mutex_unlock(&mtx);
+	pthread_join(t, NULL);
+
+	t = start(cond_waiter);
+	while (!ready)
+		nap(MS);
+	nap(200 * MS);
+	pthread_mutex_lock(&cmtx);
+	ready = 2;
+	pthread_cond_signal(&cond);
+	pthread_mutex_unlock(&cmtx);
+	pthread_join(t, NULL);
+
+	sem_init(&sem, 0, 0);
+	t = start(sem_waiter);
+	nap(50 * MS);
+	sem_post(&sem);
+	pthread_join(t, NULL);
+
+	pthread_rwlock_rdlock(&rw);
+	t = start(rwlock_waiter);
+	nap(50 * MS);
+	pthread_rwlock_unlock(&rw);
+	pthread_join(t, NULL);
+
+	pthread_barrier_init(&bar, NULL, 2);
+	t = start(barrier_waiter);
+	nap(50 * MS);
+	pthread_barrier_wait(&bar);
+	pthread_join(t, NULL);
+
+	joiner(start(sleeper));
+	clock_waiter();
+	uncontended();
+	return 0;
+}

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracing library's core (trace.h, docs/tracing.md): its settings,
+ * the process's trace.PID.rec file, the per-thread buffers and what the
+ * analyzer needs besides the traced calls (TASK and MMAP records, the
+ * names of inherited descriptors).
+ *
+ * Buffers: each thread appends to its own (mmap'd when the thread first
+ * traces a call, TR_BUF bytes) and writes it out with one write() to the
+ * file (O_APPEND: a write of whole records lands whole) when the next
+ * record would not fit, when the thread ends, before fork and exec, and
+ * at exit (the exiting thread writes out every thread's).  Buffers are
+ * on a list that only grows (a buffer of an ended thread is taken by the
+ * next new thread); flushing takes the buffer's flag, which only
+ * flushes contend for.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "libexp/format.h"
+#include "trace.h"
+
+#define TR_BUF		(1u << 20)	/* per thread */
+#define TR_MAX_REC	(sizeof(struct exp_rec_trace) + 8 * LWPROF_NR_REGS + \
+			 LWPROF_STACK_MAX)
+
+struct tr_thread {
+	struct tr_thread *next;		/* the list: only grows */
+	int used;			/* taken by a live thread */
+	int lock;			/* a flush is writing it */
+	pid_t tid;
+	uint64_t stack_top;		/* copies end here; 0: unknown */
+	struct tr_stack_base base;	/* of the stack copies' deltas */
+	uint32_t len;			/* bytes in buf (the owner's; release) */
+	uint32_t done;			/* bytes of buf written out (under lock) */
+	uint8_t *buf;
+};
+
+struct tr_conf tr_conf;
+__thread int tr_in TR_TLS;
+static __thread struct tr_thread *tr_self TR_TLS;
+
+#define TR_MAPS_MAX	1024		/* executable mappings remembered */
+
+/* The process's state: set at load and in a forked child. */
+static struct {
+	int fd;				/* trace.PID.rec, or -1 */
+	uint64_t maps[TR_MAPS_MAX];	/* starts of the mappings recorded */
+	unsigned int nmaps;
+	int maps_lock;
+	pid_t pid;
+	char dir[PATH_MAX];
+	struct tr_thread *threads;
+	bool exiting;			/* after the final flush: write at once */
+} tr = { .fd = -1 };
+
+extern void *__libc_stack_end;
+
+void *tr_real(const char *name)
+{
+	void *p;
+
+	tr_in++;
+	p = dlsym(RTLD_NEXT, name);
+	tr_in--;
+	return p;
+}
+
+static ssize_t raw_write(int fd, const void *p, size_t n)
+{
+	return syscall(SYS_write, fd, p, n);
+}
+
+/*
+ * Write out what t holds past what was written.  Only its owner empties
+ * it (reset, when it holds no room or at fork): another thread (exit)
+ * writes up to the length the owner last published and leaves the rest,
+ * so an append under way stays whole.
+ */
+static void flush_locked(struct tr_thread *t, bool reset)
+{
+	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
+	ssize_t n;
+
+	while (t->done < len && tr.fd >= 0) {
+		n = raw_write(tr.fd, t->buf + t->done, len - t->done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;	/* the experiment's disk: nothing better to do */
+		t->done += n;
+	}
+	t->done = len;
+	if (reset)
+		t->len = t->done = 0;
+}
+
+static void flush(struct tr_thread *t, bool reset)
+{
+	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	flush_locked(t, reset);
+	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+}
+
+static void flush_all(void)
+{
+	struct tr_thread *t;
+
+	for (t = __atomic_load_n(&tr.threads, __ATOMIC_ACQUIRE); t; t = t->next)
+		if (__atomic_load_n(&t->used, __ATOMIC_ACQUIRE))
+			flush(t, t == tr_self);
+}
+
+/* The stack's end of the calling thread, for the copies' bound. */
+static uint64_t stack_top(pid_t tid)
+{
+	pthread_attr_t a;
+	size_t size;
+	void *addr;
+
+	if (tid == tr.pid)
+		return (uint64_t)__libc_stack_end;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return 0;
+	if (pthread_attr_getstack(&a, &addr, &size))
+		size = 0;
+	pthread_attr_destroy(&a);
+	return size ? (uint64_t)addr + size : 0;
+}
+
+/* This thread's buffer: a free one of the list, or a new one. */
+static struct tr_thread *thread_get(uint64_t top)
+{
+	struct tr_thread *t;
+	int zero;
+
+	for (t = __atomic_load_n(&tr.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		zero = 0;
+		if (__atomic_compare_exchange_n(&t->used, &zero, 1, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
+	}
+	if (!t) {
+		t = mmap(NULL, TR_BUF + 4096 + LWPROF_STACK_MAX, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (t == MAP_FAILED)
+			return NULL;
+		t->buf = (uint8_t *)t + 4096;
+		t->base.bytes = t->buf + TR_BUF;
+		t->used = 1;
+		t->next = __atomic_load_n(&tr.threads, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&tr.threads, &t->next, t, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+	}
+	t->tid = gettid();
+	t->len = t->done = 0;
+	t->base.have = 0;	/* a new thread's first copy is whole */
+	t->stack_top = top ? top : stack_top(t->tid);
+	tr_self = t;
+	return t;
+}
+
+/* Room for n bytes in this thread's buffer (NULL: no buffer). */
+static uint8_t *reserve(size_t n)
+{
+	struct tr_thread *t = tr_self;
+
+	if (!t && !(t = thread_get(0)))
+		return NULL;
+	if (t->len + n > TR_BUF)
+		flush(t, true);
+	return t->buf + t->len;
+}
+
+static void commit(size_t n)
+{
+	/* the record before its length: another thread's flush reads it */
+	__atomic_store_n(&tr_self->len, tr_self->len + n, __ATOMIC_RELEASE);
+	if (tr.exiting)
+		flush(tr_self, true);
+}
+
+static void sample_init(struct lwprof_rec_sample *s, uint64_t t, uint32_t size)
+{
+	memset(s, 0, sizeof(*s));
+	s->hdr.type = LWPROF_REC_SAMPLE;
+	s->hdr.size = size;
+	s->time_ns = t;
+	s->pid = tr.pid;
+	s->tid = tr_self->tid;
+	s->cpu = sched_getcpu();
+	s->kind = LWPROF_SK_CLOCK;
+}
+
+void tr_emit(const struct tr_ev *ev, uint64_t *regs)
+{
+	uint64_t sp = regs ? regs[LWPROF_REG_SP] : 0, top, copy = 0;
+	const size_t fixed = sizeof(struct exp_rec_trace);
+	struct exp_rec_trace *r;
+	uint32_t area = 0;
+	uint16_t sflags = 0;
+	uint8_t *p;
+	size_t size;
+
+	if (regs) {
+		top = tr_self ? tr_self->stack_top : 0;
+		copy = tr_conf.stack_bytes;
+		if (top > sp && top - sp < copy)
+			copy = top - sp;
+		else if (top <= sp)
+			copy = 0;	/* unknown or foreign stack: registers only */
+	}
+	size = fixed + (regs ? 8 * LWPROF_NR_REGS + tr_stack_room(sp, copy) + 8 : 0);
+	p = reserve(size);	/* the most it can take */
+	if (!p)
+		return;
+	r = (struct exp_rec_trace *)p;
+	if (regs) {
+		p = (uint8_t *)(&r->s + 1);
+		memcpy(p, regs, 8 * LWPROF_NR_REGS);
+		/*
+		 * The array lies in the interposed function's frame, inside
+		 * the copy: zeroed, it is the same bytes every call (a delta
+		 * skips it) and the record has its values.
+		 */
+		memset(regs, 0, 8 * LWPROF_NR_REGS);
+		p += 8 * LWPROF_NR_REGS;
+		area = copy ? tr_stack_copy(&tr_self->base, ev->end, sp, copy, p,
+					    &sflags) : 0;
+		memset(p + area, 0, ((area + 7) & ~7U) - area);
+	}
+	size = fixed + (regs ? 8 * LWPROF_NR_REGS + ((area + 7) & ~7U) : 0);
+	r->hdr.type = EXP_REC_TRACE;
+	r->hdr.flags = 0;
+	r->hdr.size = size;
+	r->event = ev->event;
+	r->pad0 = 0;
+	r->fd = ev->fd;
+	r->start_ns = ev->start;
+	r->addr = ev->addr;
+	r->addr2 = ev->addr2;
+	r->bytes = ev->bytes;
+	r->ret = ev->ret;
+	sample_init(&r->s, ev->end, size - offsetof(struct exp_rec_trace, s));
+	if (regs) {
+		r->s.hdr.flags = LWPROF_RS_REGS | sflags;
+		r->s.stack_size = area;
+	}
+	commit(size);
+}
+
+void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes)
+{
+	struct exp_rec_trace_free *f = (struct exp_rec_trace_free *)reserve(sizeof(*f));
+
+	if (!f)
+		return;
+	f->hdr.type = EXP_REC_TRACE_FREE;
+	f->hdr.flags = 0;
+	f->hdr.size = sizeof(*f);
+	f->event = event;
+	f->pad0 = 0;
+	f->pad1 = 0;
+	f->time_ns = tr_now();
+	f->pid = tr.pid;
+	f->tid = tr_self->tid;
+	f->addr = addr;
+	f->bytes = bytes;
+	commit(sizeof(*f));
+}
+
+/* A record of size bytes (a multiple of 8) from the buffer: p its start. */
+static uint8_t *small(size_t size)
+{
+	return reserve(size);
+}
+
+void tr_emit_file(int fd, const char *path)
+{
+	size_t len = strnlen(path, PATH_MAX - 1), size;
+	struct exp_rec_trace_file *f;
+
+	size = sizeof(*f) + ((len + 8) & ~7UL);
+	f = (struct exp_rec_trace_file *)small(size);
+	if (!f || !len)
+		return;
+	memset(f, 0, size);
+	f->hdr.type = EXP_REC_TRACE_FILE;
+	f->hdr.size = size;
+	f->time_ns = tr_now();
+	f->pid = tr.pid;
+	f->fd = fd;
+	memcpy(f->path, path, len);
+	commit(size);
+}
+
+static void emit_task(uint32_t event, pid_t ppid)
+{
+	struct lwprof_rec_task *t;
+
+	if (tr_conf.no_tasks)
+		return;	/* the module's records say it */
+	t = (struct lwprof_rec_task *)small(sizeof(*t));
+	if (!t)
+		return;
+	memset(t, 0, sizeof(*t));
+	t->hdr.type = LWPROF_REC_TASK;
+	t->hdr.size = sizeof(*t);
+	t->time_ns = tr_now();
+	t->pid = tr.pid;
+	t->tid = tr_self->tid;
+	t->ppid = ppid;
+	t->event = event;
+	prctl(PR_GET_NAME, t->comm);
+	commit(sizeof(*t));
+}
+
+/* One executable mapping of a /proc/self/maps line. */
+static void emit_map(const char *line)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[8], path[PATH_MAX];
+	struct lwprof_rec_mmap *m;
+	size_t len, size;
+	int n = 0;
+
+	path[0] = 0;
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
+		   &off, &maj, &min, &ino, &n) < 7 || !strchr(perms, 'x'))
+		return;
+	if (n && line[n])
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(line + n, "\n"),
+			 line + n);
+	if (!strcmp(path, "[vsyscall]"))
+		return;
+	if (!path[0])
+		strcpy(path, "//anon");
+	for (n = 0; n < (int)tr.nmaps; n++)
+		if (tr.maps[n] == start)
+			return;		/* recorded already (before a dlopen) */
+	if (tr.nmaps < TR_MAPS_MAX)
+		tr.maps[tr.nmaps++] = start;
+	len = strlen(path);
+	size = sizeof(*m) + ((len + 8) & ~7UL);
+	m = (struct lwprof_rec_mmap *)small(size);
+	if (!m)
+		return;
+	memset(m, 0, size);
+	m->hdr.type = LWPROF_REC_MMAP;
+	m->hdr.flags = path[0] == '/' ? 0 : LWPROF_MMAP_ANON;
+	if (!strcmp(path, "[vdso]"))
+		m->hdr.flags = 0;
+	m->hdr.size = size;
+	m->time_ns = tr_now();
+	m->pid = tr.pid;
+	m->tid = tr_self->tid;
+	m->start = start;
+	m->len = end - start;
+	m->pgoff = off;
+	m->ino = ino;
+	m->dev_major = maj;
+	m->dev_minor = min;
+	m->prot = PROT_READ | PROT_EXEC | (strchr(perms, 'w') ? PROT_WRITE : 0);
+	memcpy(m->path, path, len);
+	commit(size);
+}
+
+/*
+ * The executable mappings not recorded yet, as the module's MMAP records
+ * would say (at the start, after a dlopen).
+ */
+static void emit_maps(void)
+{
+	char buf[8192], line[PATH_MAX + 128];
+	size_t ll = 0;
+	ssize_t n;
+	int fd, i;
+
+	if (tr_conf.no_tasks)
+		return;	/* the module's records say it */
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++) {
+			if (ll < sizeof(line) - 1)
+				line[ll++] = buf[i];
+			if (buf[i] == '\n') {
+				line[ll] = 0;
+				emit_map(line);
+				ll = 0;
+			}
+		}
+	}
+	close(fd);
+}
+
+/* The names of the descriptors the process starts with. */
+static void emit_fds(void)
+{
+	char link[64], path[PATH_MAX];
+	struct dirent *de;
+	ssize_t n;
+	DIR *d = opendir("/proc/self/fd");
+	int fd;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		fd = atoi(de->d_name);
+		if (de->d_name[0] == '.' || fd == dirfd(d) || fd == tr.fd)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = 0;
+		tr_emit_file(fd, path);
+	}
+	closedir(d);
+}
+
+/*
+ * fd moved out of the program's way: to the upper half of its descriptor
+ * limit (a program may expect its first open to return 3), fd closed.
+ */
+static int high_fd(int fd)
+{
+	struct rlimit rl;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < 64)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(rl.rlim_cur > 2048 ? 1024 :
+						rl.rlim_cur / 2));
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/*
+ * The program is about to close descriptor fd or make it another file
+ * (dup2, dup3): is it the trace file's?  Then the trace file moves to
+ * another descriptor (dup2, dup3), or the close is pretended (io.c).
+ */
+bool tr_own_fd(int fd, bool move)
+{
+	int nfd;
+
+	if (fd != tr.fd || fd < 0)
+		return false;
+	if (move) {
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+		if (nfd >= 0)
+			tr.fd = nfd;	/* the old one the caller's call replaces */
+	}
+	return true;
+}
+
+int tr_trace_fd(void)
+{
+	return tr.fd;
+}
+
+/*
+ * The process's file: trace.PID.rec, or after an exec (the pid had one)
+ * trace.PID.N.rec; its header.  exec: is the file the one of a new
+ * program in the same process?
+ */
+static int open_file(bool *exec)
+{
+	struct exp_file_header h;
+	char path[PATH_MAX + 64];
+	unsigned int n;
+	int fd;
+
+	*exec = false;
+	for (n = 0; n < 1000; n++) {
+		if (!n)
+			snprintf(path, sizeof(path), "%s/" EXP_TRACE_FMT, tr.dir, tr.pid);
+		else
+			snprintf(path, sizeof(path), "%s/" EXP_TRACE_FMT2, tr.dir,
+				 tr.pid, n);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+			  0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		*exec = true;
+	}
+	if (fd < 0)
+		return -1;
+	fd = high_fd(fd);
+	exp_file_header_init(&h, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
+	if (raw_write(fd, &h, sizeof(h)) != sizeof(h)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The process starts (load, exec) or is forked: its file and first records. */
+static void process_start(uint32_t event)
+{
+	bool exec;
+
+	tr.pid = getpid();
+	tr.fd = open_file(&exec);
+	if (tr.fd < 0) {
+		tr_conf.kinds = 0;
+		return;
+	}
+	if (!tr_self && !thread_get(0))
+		return;
+	emit_task(exec ? LWPROF_TASK_EXEC : event, getppid());
+	/* a forked child has its parent's mappings (the analyzer copies them) */
+	if (event != LWPROF_TASK_FORK)
+		emit_maps();
+	emit_fds();
+	flush(tr_self, true);
+}
+
+/*
+ * LWPROF_TRACE="KINDS,SYNC_NS,STACK" (KINDS: h s i letters) and
+ * LWPROF_TRACE_DIR (the experiment), from collect.  Without them the
+ * library only passes calls on.
+ */
+__attribute__((constructor(101))) static void tr_init(void)
+{
+	const char *v = getenv("LWPROF_TRACE"), *dir = getenv("LWPROF_TRACE_DIR");
+	unsigned long long ns = 0, stack = 0;
+	char kinds[8] = "";
+	unsigned int k = 0;
+
+	tr_in++;
+	if (v && dir && sscanf(v, "%7[hsik],%llu,%llu", kinds, &ns, &stack) == 3 &&
+	    strlen(dir) < sizeof(tr.dir)) {
+		k |= strchr(kinds, 'h') ? TR_HEAP : 0;
+		k |= strchr(kinds, 's') ? TR_SYNC : 0;
+		k |= strchr(kinds, 'i') ? TR_IO : 0;
+		tr_conf.no_tasks = strchr(kinds, 'k') != NULL;
+		strcpy(tr.dir, dir);
+		tr_conf.sync_ns = ns;
+		tr_conf.stack_bytes = stack > LWPROF_STACK_MAX ? LWPROF_STACK_MAX : stack;
+		process_start(LWPROF_TASK_START);
+		tr_conf.kinds = tr.fd >= 0 ? k : 0;
+	}
+	tr_in--;
+}
+
+/* Everything out; what still comes (other destructors) goes at once. */
+__attribute__((destructor(101))) static void tr_fini(void)
+{
+	tr_in++;
+	flush_all();
+	tr.exiting = true;
+	tr_in--;
+}
+
+void tr_before_fork(void)
+{
+	if (tr_self)
+		flush(tr_self, true);
+}
+
+void tr_after_fork(bool child)
+{
+	struct tr_thread *t;
+
+	if (!child || !tr_conf.kinds)
+		return;
+	tr_in++;
+	/* the parent writes out what its threads' buffers hold */
+	for (t = tr.threads; t; t = t->next) {
+		t->lock = 0;
+		t->len = t->done = 0;
+		t->base.have = 0;	/* the bases are in the parent's file */
+		if (t != tr_self)
+			t->used = 0;
+	}
+	if (tr.fd >= 0)
+		close(tr.fd);
+	if (tr_self)
+		tr_self->tid = gettid();
+	process_start(LWPROF_TASK_FORK);
+	tr_in--;
+}
+
+void tr_before_exec(void)
+{
+	if (tr_conf.kinds && getpid() == tr.pid)
+		flush_all();
+}
+
+void tr_after_exec_failed(void)
+{
+}
+
+/* A library loaded later: its mappings. */
+TR_API void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	void *h;
+
+	if (!real && !(real = tr_real("dlopen")))
+		return NULL;
+	h = real(file, mode);
+	if (h && tr_conf.kinds && tr.fd >= 0) {
+		tr_in++;
+		while (__atomic_exchange_n(&tr.maps_lock, 1, __ATOMIC_ACQUIRE))
+			sched_yield();
+		emit_maps();
+		__atomic_store_n(&tr.maps_lock, 0, __ATOMIC_RELEASE);
+		tr_in--;
+	}
+	return h;
+}
+
+void tr_thread_exit(void)
+{
+	struct tr_thread *t = tr_self;
+
+	if (!t)
+		return;
+	tr_in++;
+	emit_task(LWPROF_TASK_EXIT, getppid());
+	flush(t, true);
+	tr_self = NULL;
+	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+	tr_in--;
+}
+
+void *tr_thread_start(void *arg)
+{
+	struct tr_start st = *(struct tr_start *)arg;
+	void *ret;
+
+	tr_in++;
+	free(arg);
+	if (tr_conf.kinds && thread_get((uint64_t)__builtin_frame_address(0)))
+		emit_task(LWPROF_TASK_FORK, getppid());	/* names the thread */
+	tr_in--;
+	ret = st.fn(st.arg);
+	tr_thread_exit();
+	return ret;
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Heap tracing (collect -H on): the allocator's calls, each an
+ * allocation (its block, the bytes asked, its stack) or a free (the
+ * block; no stack).  mmap counts as an allocation and munmap as its free
+ * (seed 000).  The real functions come from dlsym(RTLD_NEXT); while dlsym
+ * itself allocates (before they are known) glibc's own entry points
+ * (__libc_malloc ...) serve.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void *__libc_valloc(size_t n);
+extern void *__libc_pvalloc(size_t n);
+
+REAL(void *, malloc, (size_t))
+REAL(void *, calloc, (size_t, size_t))
+REAL(void *, realloc, (void *, size_t))
+REAL(void *, reallocarray, (void *, size_t, size_t))
+REAL(void, free, (void *))
+REAL(void *, memalign, (size_t, size_t))
+REAL(int, posix_memalign, (void **, size_t, size_t))
+REAL(void *, aligned_alloc, (size_t, size_t))
+REAL(void *, valloc, (size_t))
+REAL(void *, pvalloc, (size_t))
+REAL(void *, mmap, (void *, size_t, int, int, int, off_t))
+REAL(int, munmap, (void *, size_t))
+
+/* While dlsym resolves a real function, it may allocate: glibc serves. */
+static __thread int resolving TR_TLS;
+
+#define RESOLVE(name, fallback)						\
+	do {								\
+		if (!real_##name) {					\
+			if (resolving)					\
+				return fallback;			\
+			resolving = 1;					\
+			get_##name();					\
+			resolving = 0;					\
+			if (!real_##name)				\
+				return fallback;			\
+		}							\
+	} while (0)
+
+static void alloc_ev(uint16_t event, uint64_t *regs, void *p, void *old,
+		     size_t bytes)
+{
+	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)p,
+			    .addr2 = (uint64_t)old, .bytes = bytes };
+
+	ev.start = ev.end = tr_now();
+	tr_emit(&ev, regs);
+}
+
+static void free_ev(uint16_t event, void *p, size_t bytes)
+{
+	tr_emit_free(event, (uint64_t)p, bytes);
+}
+
+TR_API void *malloc(size_t n)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(malloc, __libc_malloc(n));
+	if (!tr_enter(TR_HEAP))
+		return real_malloc(n);
+	TR_REGS(regs);
+	p = real_malloc(n);
+	if (p)
+		alloc_ev(EXP_TR_MALLOC, regs, p, NULL, n);
+	tr_leave();
+	return p;
+}
+
+TR_API void *calloc(size_t n, size_t size)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(calloc, __libc_calloc(n, size));
+	if (!tr_enter(TR_HEAP))
+		return real_calloc(n, size);
+	TR_REGS(regs);
+	p = real_calloc(n, size);
+	if (p)
+		alloc_ev(EXP_TR_CALLOC, regs, p, NULL, n * size);
+	tr_leave();
+	return p;
+}
+
+/* realloc: the old block freed (if moved or not) and the new one made. */
+TR_API void *realloc(void *old, size_t n)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(realloc, __libc_realloc(old, n));
+	if (!tr_enter(TR_HEAP))
+		return real_realloc(old, n);
+	TR_REGS(regs);
+	p = real_realloc(old, n);
+	if (p)
+		alloc_ev(EXP_TR_REALLOC, regs, p, old, n);
+	else if (old && !n)
+		free_ev(EXP_TR_FREE, old, 0);	/* realloc(p, 0) frees */
+	tr_leave();
+	return p;
+}
+
+TR_API void *reallocarray(void *old, size_t n, size_t size)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(reallocarray, NULL);
+	if (!tr_enter(TR_HEAP))
+		return real_reallocarray(old, n, size);
+	TR_REGS(regs);
+	p = real_reallocarray(old, n, size);
+	if (p)
+		alloc_ev(EXP_TR_REALLOCARRAY, regs, p, old, n * size);
+	tr_leave();
+	return p;
+}
+
+TR_API void free(void *p)
+{
+	RESOLVE(free, (__libc_free(p), (void)0));
+	if (!p || !tr_enter(TR_HEAP)) {
+		real_free(p);
+		return;
+	}
+	/* recorded first: once freed, another thread may get the block */
+	free_ev(EXP_TR_FREE, p, 0);
+	real_free(p);
+	tr_leave();
+}
+
+TR_API void *memalign(size_t align, size_t n)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(memalign, __libc_memalign(align, n));
+	if (!tr_enter(TR_HEAP))
+		return real_memalign(align, n);
+	TR_REGS(regs);
+	p = real_memalign(align, n);
+	if (p)
+		alloc_ev(EXP_TR_MEMALIGN, regs, p, NULL, n);
+	tr_leave();
+	return p;
+}
+
+TR_API int posix_memalign(void **pp, size_t align, size_t n)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	int err;
+
+	RESOLVE(posix_memalign, ENOMEM);
+	if (!tr_enter(TR_HEAP))
+		return real_posix_memalign(pp, align, n);
+	TR_REGS(regs);
+	err = real_posix_memalign(pp, align, n);
+	if (!err)
+		alloc_ev(EXP_TR_POSIX_MEMALIGN, regs, *pp, NULL, n);
+	tr_leave();
+	return err;
+}
+
+TR_API void *aligned_alloc(size_t align, size_t n)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(aligned_alloc, __libc_memalign(align, n));
+	if (!tr_enter(TR_HEAP))
+		return real_aligned_alloc(align, n);
+	TR_REGS(regs);
+	p = real_aligned_alloc(align, n);
+	if (p)
+		alloc_ev(EXP_TR_ALIGNED_ALLOC, regs, p, NULL, n);
+	tr_leave();
+	return p;
+}
+
+TR_API void *valloc(size_t n)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(valloc, __libc_valloc(n));
+	if (!tr_enter(TR_HEAP))
+		return real_valloc(n);
+	TR_REGS(regs);
+	p = real_valloc(n);
+	if (p)
+		alloc_ev(EXP_TR_VALLOC, regs, p, NULL, n);
+	tr_leave();
+	return p;
+}
+
+TR_API void *pvalloc(size_t n)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(pvalloc, __libc_pvalloc(n));
+	if (!tr_enter(TR_HEAP))
+		return real_pvalloc(n);
+	TR_REGS(regs);
+	p = real_pvalloc(n);
+	if (p)
+		alloc_ev(EXP_TR_PVALLOC, regs, p, NULL, n);
+	tr_leave();
+	return p;
+}
+
+TR_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	uint64_t regs[LWPROF_NR_REGS];
+	void *p;
+
+	RESOLVE(mmap, MAP_FAILED);
+	if (!tr_enter(TR_HEAP))
+		return real_mmap(addr, len, prot, flags, fd, off);
+	TR_REGS(regs);
+	p = real_mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED)
+		alloc_ev(EXP_TR_MMAP, regs, p, NULL, len);
+	tr_leave();
+	return p;
+}
+
+TR_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off) __attribute__((alias("mmap")));
+
+TR_API int munmap(void *addr, size_t len)
+{
+	int ret;
+
+	RESOLVE(munmap, -1);
+	if (!tr_enter(TR_HEAP))
+		return real_munmap(addr, len);
+	/* first, as free(): then the range may be mapped again */
+	free_ev(EXP_TR_MUNMAP, addr, len);
+	ret = real_munmap(addr, len);
+	tr_leave();
+	return ret;
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sync wait tracing (collect -s): the thread library's blocking calls,
+ * each timed; a wait of at least tr_conf.sync_ns (collect's calibrated
+ * threshold, 0 with -s all) is recorded with its request and grant times,
+ * the object and the stack.  And the calls the library must see to keep
+ * its buffers right: thread start and exit, fork, exec, _exit.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
+		    uint64_t t0, int ret)
+{
+	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)obj,
+			    .start = t0, .ret = ret };
+
+	ev.end = tr_now();
+	if (ev.end - t0 >= tr_conf.sync_ns)
+		tr_emit(&ev, regs);
+}
+
+/*
+ * A wait: NAME(ARGS) with OBJ the object, traced as EVENT.  The real
+ * function is find("NAME") at the first call.
+ */
+#define WAIT_BY(find, name, event, proto, args, obj)			\
+	TR_API int name proto						\
+	{								\
+		static int (*real) proto;				\
+		uint64_t regs[LWPROF_NR_REGS], t0;			\
+		int ret;						\
+									\
+		if (!real && !(real = find(#name)))			\
+			return ENOSYS;					\
+		if (!tr_enter(TR_SYNC))					\
+			return real args;				\
+		TR_REGS(regs);						\
+		t0 = tr_now();						\
+		tr_leave();						\
+		ret = real args;					\
+		tr_in = 1;						\
+		sync_ev(event, regs, obj, t0, ret);			\
+		tr_leave();						\
+		return ret;						\
+	}
+
+#define WAIT(name, event, proto, args, obj) \
+	WAIT_BY(tr_real, name, event, proto, args, obj)
+
+WAIT(pthread_mutex_lock, EXP_TR_MUTEX_LOCK, (pthread_mutex_t *m), (m), m)
+WAIT(pthread_mutex_timedlock, EXP_TR_MUTEX_TIMEDLOCK,
+     (pthread_mutex_t *m, const struct timespec *t), (m, t), m)
+WAIT(pthread_rwlock_rdlock, EXP_TR_RWLOCK_RDLOCK, (pthread_rwlock_t *l), (l), l)
+WAIT(pthread_rwlock_wrlock, EXP_TR_RWLOCK_WRLOCK, (pthread_rwlock_t *l), (l), l)
+WAIT(pthread_rwlock_timedrdlock, EXP_TR_RWLOCK_TIMEDRDLOCK,
+     (pthread_rwlock_t *l, const struct timespec *t), (l, t), l)
+WAIT(pthread_rwlock_timedwrlock, EXP_TR_RWLOCK_TIMEDWRLOCK,
+     (pthread_rwlock_t *l, const struct timespec *t), (l, t), l)
+WAIT(pthread_join, EXP_TR_JOIN, (pthread_t th, void **rv), (th, rv), (void *)th)
+WAIT(pthread_barrier_wait, EXP_TR_BARRIER_WAIT, (pthread_barrier_t *b), (b), b)
+WAIT(sem_wait, EXP_TR_SEM_WAIT, (sem_t *s), (s), s)
+WAIT(sem_timedwait, EXP_TR_SEM_TIMEDWAIT,
+     (sem_t *s, const struct timespec *t), (s, t), s)
+/* glibc 2.30's clock variants (C++'s condition_variable waits with them) */
+WAIT(pthread_mutex_clocklock, EXP_TR_MUTEX_CLOCKLOCK,
+     (pthread_mutex_t *m, clockid_t c, const struct timespec *t), (m, c, t), m)
+WAIT(pthread_cond_clockwait, EXP_TR_COND_CLOCKWAIT,
+     (pthread_cond_t *cv, pthread_mutex_t *m, clockid_t c, const struct timespec *t),
+     (cv, m, c, t), cv)
+WAIT(pthread_rwlock_clockrdlock, EXP_TR_RWLOCK_CLOCKRDLOCK,
+     (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), l)
+WAIT(pthread_rwlock_clockwrlock, EXP_TR_RWLOCK_CLOCKWRLOCK,
+     (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), l)
+WAIT(sem_clockwait, EXP_TR_SEM_CLOCKWAIT,
+     (sem_t *s, clockid_t c, const struct timespec *t), (s, c, t), s)
+WAIT(pthread_timedjoin_np, EXP_TR_TIMEDJOIN,
+     (pthread_t th, void **rv, const struct timespec *t), (th, rv, t), (void *)th)
+WAIT(pthread_clockjoin_np, EXP_TR_CLOCKJOIN,
+     (pthread_t th, void **rv, clockid_t c, const struct timespec *t),
+     (th, rv, c, t), (void *)th)
+
+/*
+ * The condition calls have two versions in glibc: the one programs link
+ * today (GLIBC_2.3.2) is the one interposed, and the one called.
+ */
+static void *cond_real(const char *name)
+{
+	void *p;
+
+	tr_in++;
+	p = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2");
+	tr_in--;
+	return p ? p : tr_real(name);
+}
+
+WAIT_BY(cond_real, pthread_cond_wait, EXP_TR_COND_WAIT,
+	(pthread_cond_t *c, pthread_mutex_t *m), (c, m), c)
+WAIT_BY(cond_real, pthread_cond_timedwait, EXP_TR_COND_TIMEDWAIT,
+	(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t),
+	(c, m, t), c)
+
+/* ---- the process's life ---- */
+
+REAL(int, pthread_create, (pthread_t *, const pthread_attr_t *,
+			   void *(*)(void *), void *))
+REAL(void, pthread_exit, (void *))
+REAL(pid_t, fork, (void))
+REAL(void, _exit, (int))
+REAL(int, execve, (const char *, char *const[], char *const[]))
+REAL(int, execvpe, (const char *, char *const[], char *const[]))
+REAL(int, fexecve, (int, char *const[], char *const[]))
+
+TR_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg)
+{
+	struct tr_start *st;
+	int err;
+
+	if (!get_pthread_create())
+		return ENOSYS;
+	if (!tr_conf.kinds)
+		return real_pthread_create(th, attr, fn, arg);
+	tr_in++;
+	st = malloc(sizeof(*st));
+	tr_in--;
+	if (!st)
+		return EAGAIN;
+	st->fn = fn;
+	st->arg = arg;
+	err = real_pthread_create(th, attr, tr_thread_start, st);
+	if (err) {
+		tr_in++;
+		free(st);
+		tr_in--;
+	}
+	return err;
+}
+
+TR_API void pthread_exit(void *rv)
+{
+	tr_thread_exit();
+	get_pthread_exit()(rv);
+	__builtin_unreachable();
+}
+
+TR_API pid_t fork(void)
+{
+	pid_t pid;
+
+	get_fork();
+	tr_before_fork();
+	pid = real_fork();
+	if (pid >= 0)
+		tr_after_fork(!pid);
+	return pid;
+}
+
+/* _exit skips the destructors: what the buffers hold goes out first. */
+TR_API void _exit(int status)
+{
+	tr_before_exec();
+	get__exit()(status);
+	__builtin_unreachable();
+}
+
+TR_API void _Exit(int status) __attribute__((alias("_exit")));
+
+TR_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	get_execve();
+	tr_before_exec();
+	return real_execve(path, argv, envp);
+}
+
+TR_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	get_execvpe();
+	tr_before_exec();
+	return real_execvpe(file, argv, envp);
+}
+
+TR_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	get_fexecve();
+	tr_before_exec();
+	return real_fexecve(fd, argv, envp);
+}
+
+TR_API int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+TR_API int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/*
+ * execl, execlp, execle: the arguments after arg0 up to the NULL as a
+ * vector (and execle's environment after it), then as execve/execvpe.
+ */
+#define EXEC_LIST(call, arg0, env)					\
+	do {								\
+		char *const *envp = environ;				\
+		va_list ap;						\
+		size_t n = 1, i;					\
+									\
+		va_start(ap, arg0);					\
+		while (va_arg(ap, char *))				\
+			n++;						\
+		va_end(ap);						\
+		char *argv[n + 1];					\
+		argv[0] = (char *)arg0;					\
+		va_start(ap, arg0);					\
+		for (i = 1; i <= n; i++)				\
+			argv[i] = va_arg(ap, char *);			\
+		if (env)						\
+			envp = va_arg(ap, char *const *);		\
+		va_end(ap);						\
+		return call(file, argv, envp);				\
+	} while (0)
+
+TR_API int execl(const char *file, const char *arg, ...)
+{
+	EXEC_LIST(execve, arg, 0);
+}
+
+TR_API int execlp(const char *file, const char *arg, ...)
+{
+	EXEC_LIST(execvpe, arg, 0);
+}
+
+TR_API int execle(const char *file, const char *arg, ...)
+{
+	EXEC_LIST(execve, arg, 1);
+}

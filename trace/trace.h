@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * liblwprof_trace.so, the tracing library collect -s/-H/-i preloads into
+ * the target (docs/tracing.md).  core.c: the configuration, the
+ * per-thread buffers, the records and the process's life (threads, fork,
+ * exec, exit); heap.c, sync.c, io.c: the interposed calls.
+ *
+ * The hot path of a traced call: one thread-local flag (tr_in) keeps the
+ * library out of itself (calls it makes, a signal handler's calls while it
+ * appends, the allocations of dlsym), the call's registers are taken by
+ * TR_REGS in the interposed function itself (so the analyzer's DWARF
+ * unwinding starts there, with that function's CFI), and tr_emit()
+ * appends one record to the thread's buffer: no lock, no system call
+ * until the buffer is full.
+ */
+#ifndef LWPROF_TRACE_H
+#define LWPROF_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lwprof.h"
+#include "libexp/trace.h"
+
+#define TR_API	__attribute__((visibility("default")))
+#define TR_TLS	__attribute__((tls_model("initial-exec")))
+
+/* What collect asked for (LWPROF_TRACE), set once at load. */
+#define TR_HEAP		0x1
+#define TR_SYNC		0x2
+#define TR_IO		0x4
+
+struct tr_conf {
+	unsigned int kinds;		/* TR_* */
+	bool no_tasks;			/* the module records tasks and mappings */
+	uint64_t sync_ns;		/* waits shorter than this are not recorded */
+	uint32_t stack_bytes;		/* the most stack copied per event */
+};
+
+extern struct tr_conf tr_conf;
+extern __thread int tr_in TR_TLS;	/* inside the library: do not trace */
+
+/* One traced call: the record's fields (libexp/trace.h). */
+struct tr_ev {
+	uint16_t event;
+	int32_t fd;
+	uint64_t start, end, addr, addr2, bytes;
+	int64_t ret;
+};
+
+static inline uint64_t tr_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * May this call of kind k be traced?  Then tr_in is set: tr_leave()
+ * after.  Not while the library runs on this thread (its own calls, a
+ * signal handler that interrupted it) or before it is set up.
+ */
+static inline bool tr_enter(unsigned int k)
+{
+	if (!(tr_conf.kinds & k) || tr_in)
+		return false;
+	tr_in = 1;
+	return true;
+}
+
+static inline void tr_leave(void)
+{
+	tr_in = 0;
+}
+
+/*
+ * The caller's registers, in uapi's DWARF order (LWPROF_NR_REGS), with
+ * rip at this point of the interposed function and rsp its stack: its
+ * CFI says how to find its caller from here.
+ */
+#define TR_REGS(r)							\
+	__asm__ volatile("movq %%rax, 0(%0)\n\t"			\
+			 "movq %%rdx, 8(%0)\n\t"			\
+			 "movq %%rcx, 16(%0)\n\t"			\
+			 "movq %%rbx, 24(%0)\n\t"			\
+			 "movq %%rsi, 32(%0)\n\t"			\
+			 "movq %%rdi, 40(%0)\n\t"			\
+			 "movq %%rbp, 48(%0)\n\t"			\
+			 "movq %%rsp, 56(%0)\n\t"			\
+			 "movq %%r8, 64(%0)\n\t"			\
+			 "movq %%r9, 72(%0)\n\t"			\
+			 "movq %%r10, 80(%0)\n\t"			\
+			 "movq %%r11, 88(%0)\n\t"			\
+			 "movq %%r12, 96(%0)\n\t"			\
+			 "movq %%r13, 104(%0)\n\t"			\
+			 "movq %%r14, 112(%0)\n\t"			\
+			 "movq %%r15, 120(%0)\n\t"			\
+			 "leaq 0(%%rip), %%rax\n\t"			\
+			 "movq %%rax, 128(%0)"				\
+			 : : "r"(r) : "rax", "memory")
+
+/* A thread's last whole stack copy: the base of its deltas (stack.c). */
+struct tr_stack_base {
+	uint64_t sp, time;
+	uint32_t size, deltas;
+	int have;
+	uint8_t *bytes;		/* LWPROF_STACK_MAX */
+};
+
+size_t tr_stack_room(uint64_t sp, uint64_t size);
+uint32_t tr_stack_copy(struct tr_stack_base *b, uint64_t t, uint64_t sp,
+		       uint32_t size, uint8_t *out, uint16_t *flags);
+
+/*
+ * Append the record of ev (regs: TR_REGS's, or NULL for no stack) to
+ * this thread's buffer; zeroes regs.  Called between tr_enter() and
+ * tr_leave().
+ */
+void tr_emit(const struct tr_ev *ev, uint64_t *regs);
+
+/*
+ * The trace file's descriptor; is fd it (move: and move it elsewhere,
+ * as dup2 onto it is about to replace it)?  core.c.
+ */
+int tr_trace_fd(void);
+bool tr_own_fd(int fd, bool move);
+
+/* A free of the block at addr (munmap: bytes long): no stack. */
+void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes);
+
+/* A descriptor's file name (open, and the inherited ones). */
+void tr_emit_file(int fd, const char *path);
+
+/* The real function behind an interposed one (dlsym RTLD_NEXT), or NULL. */
+void *tr_real(const char *name);
+
+/* real_NAME, found by get_NAME() at its first use */
+#define REAL(type, name, args)						\
+	static type (*real_##name) args;				\
+	static inline type (*get_##name(void)) args			\
+	{								\
+		if (!real_##name)					\
+			real_##name = tr_real(#name);			\
+		return real_##name;					\
+	}
+
+/* core.c's part of fork and exec (sync.c interposes them). */
+void tr_before_fork(void);
+void tr_after_fork(bool child);
+void tr_before_exec(void);
+void tr_after_exec_failed(void);
+
+/* pthread_create's start routine runs through this (core.c). */
+struct tr_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+void *tr_thread_start(void *arg);
+void tr_thread_exit(void);
+
+#endif

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * collect -s/-H/-i (docs/tracing.md): the tracing library
+ * (liblwprof_trace.so) is preloaded into the command, which it follows
+ * into its threads and descendants, and writes trace.PID.rec files into
+ * the experiment itself.  Here collect's part: find the library, refuse
+ * a command it cannot enter (static, setuid), calibrate the sync
+ * threshold, set the command's environment, and at the end adopt the
+ * files: check each through the one reader, count its records, hand its
+ * mappings to the archiver and say what came of it in log.txt.
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "collect_trace.h"
+#include "libexp/reader.h"
+#include "libexp/trace.h"
+
+#define TRACE_LIB	"liblwprof_trace.so"
+#define CALIB_CALLS	20000		/* uncontended locks timed */
+#define CALIB_FACTOR	6		/* seed 000: the threshold's factor */
+
+static const char *const lib_dirs[] = { "", "../libexec/lwprof/" };
+
+/* The library beside this program or in ../libexec/lwprof/ from it. */
+static int find_lib(char *path, size_t len)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t i;
+
+	if (n < 0)
+		return -errno;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		slash[1] = 0;
+	for (i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+		snprintf(path, len, "%s%s%s", self, lib_dirs[i], TRACE_LIB);
+		if (!access(path, R_OK))
+			return 0;
+	}
+	snprintf(path, len, "%s%s", self, TRACE_LIB);
+	return -ENOENT;
+}
+
+/* cmd as execvp would find it, into path. */
+static int which(const char *cmd, char *path, size_t len)
+{
+	const char *p = getenv("PATH"), *end;
+	size_t n;
+
+	if (strchr(cmd, '/')) {
+		snprintf(path, len, "%s", cmd);
+		return access(path, X_OK) ? -errno : 0;
+	}
+	for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		n = end - p;
+		snprintf(path, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd);
+		if (!access(path, X_OK))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Is the ELF file fd linked statically (no PT_INTERP)?  1, 0, or -errno. */
+static int elf_static(int fd)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	unsigned int i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
+		return 0;	/* not ELF (a script): its interpreter decides */
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
+		return 0;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -EIO;
+		if (ph.p_type == PT_INTERP)
+			return 0;
+	}
+	return 1;
+}
+
+int collect_trace_check(const struct collect_opts *o, char *msg, size_t len)
+{
+	char lib[PATH_MAX + 64], cmd[PATH_MAX];
+	struct stat st;
+	int fd, err;
+
+	if (!collect_tracing(o))
+		return 0;
+	if (find_lib(lib, sizeof(lib))) {
+		snprintf(msg, len, "-s/-H/-i need the tracing library: no %s (make, or make install)",
+			 lib);
+		return -ENOENT;
+	}
+	if (which(o->argv[0], cmd, sizeof(cmd)))
+		return 0;	/* the exec says why */
+	fd = open(cmd, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	err = elf_static(fd);
+	close(fd);
+	if (err == 1) {
+		snprintf(msg, len, "%s is statically linked: -s, -H and -i preload a library, which a static program never loads; trace a dynamically linked build, or use -p/-h alone",
+			 cmd);
+		return -ENOEXEC;
+	}
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		snprintf(msg, len, "%s is set-user-ID or set-group-ID: the dynamic linker ignores LD_PRELOAD for it, so -s, -H and -i cannot trace it",
+			 cmd);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Seed 000: the threshold is the mean time of an uncontended call, timed
+ * as the library times a wait (a clock read on each side), times 6.
+ */
+static __u64 calibrate(struct exp_writer *e)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	__u64 sum = 0, t0;
+	unsigned int i;
+
+	for (i = 0; i < CALIB_CALLS; i++) {
+		t0 = mono_ns();
+		pthread_mutex_lock(&m);
+		sum += mono_ns() - t0;
+		pthread_mutex_unlock(&m);
+	}
+	exp_note(e, "sync_calibration", "%u uncontended pthread_mutex_lock calls, mean %.1f ns, times %u",
+		 CALIB_CALLS, (double)sum / CALIB_CALLS, CALIB_FACTOR);
+	return sum * CALIB_FACTOR / CALIB_CALLS;
+}
+
+int collect_trace_env(const struct collect_opts *o, struct exp_writer *e,
+		      bool source_tasks, char *msg, size_t len)
+{
+	char lib[PATH_MAX + 64], dir[PATH_MAX], v[64], *pre;
+	const char *old = getenv("LD_PRELOAD");
+	__u32 stack = o->stack_set ? o->stack_bytes : COLLECT_TRACE_STACK;
+	__u64 sync_ns = o->sync_ns;
+	int err;
+
+	if (!collect_tracing(o))
+		return 0;
+	if (find_lib(lib, sizeof(lib)) || !realpath(e->path, dir)) {
+		snprintf(msg, len, "the tracing library or the experiment's path: %s",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (o->sync == SYNC_CALIBRATE)
+		sync_ns = calibrate(e);
+	/* k: the source records tasks and mappings: the library must not */
+	snprintf(v, sizeof(v), "%s%s%s%s,%llu,%u", o->heap ? "h" : "",
+		 o->sync != SYNC_OFF ? "s" : "", o->io ? "i" : "",
+		 source_tasks ? "k" : "", (unsigned long long)sync_ns, stack);
+	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "",
+		     old ? old : "") < 0)
+		return -ENOMEM;
+	err = setenv("LD_PRELOAD", pre, 1) || setenv("LWPROF_TRACE", v, 1) ||
+	      setenv("LWPROF_TRACE_DIR", dir, 1) ? -errno : 0;
+	free(pre);
+	if (err) {
+		snprintf(msg, len, "setting the command's environment: %s",
+			 strerror(-err));
+		return err;
+	}
+	exp_note(e, "trace", "%s%s%s%s%s", o->heap ? "heap" : "",
+		 o->heap && o->sync != SYNC_OFF ? "," : "",
+		 o->sync != SYNC_OFF ? "sync" : "",
+		 (o->heap || o->sync != SYNC_OFF) && o->io ? "," : "",
+		 o->io ? "io" : "");
+	if (o->sync != SYNC_OFF)
+		exp_note(e, "sync_threshold_ns", "%llu", (unsigned long long)sync_ns);
+	exp_note(e, "trace_stack_bytes", "%u", stack);
+	exp_note(e, "trace_library", "%s", lib);
+	return 0;
+}
+
+static void adopt_warn(void *arg, const char *msg)
+{
+	exp_warn(arg, "%s", msg);
+}
+
+void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
+			 struct archiver *a)
+{
+	unsigned long long files = 0, recs = 0, calls = 0;
+	const struct lwprof_rec *rec;
+	struct exp_reader f;
+	struct dirent *de;
+	DIR *d;
+	int ret;
+
+	if (!collect_tracing(o))
+		return;
+	d = fdopendir(dup(e->dirfd));
+	if (!d) {
+		exp_warn(e, "tracing: reading the experiment: %s", strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!exp_trace_file_name(de->d_name))
+			continue;
+		files++;
+		ret = exp_reader_open(&f, e->dirfd, de->d_name, adopt_warn, e);
+		while (!ret || ret == 1) {
+			ret = exp_reader_next(&f, &rec);
+			if (ret <= 0)
+				break;
+			recs++;
+			calls += rec->type == EXP_REC_TRACE ||
+				 rec->type == EXP_REC_TRACE_FREE;
+			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
+				archiver_rec(a, rec);
+		}
+		if (ret < 0)
+			exp_warn(e, "tracing: %s", f.msg);
+		exp_reader_close(&f);
+	}
+	closedir(d);
+	e->records += recs;
+	exp_note(e, "trace_files", "%llu", files);
+	exp_note(e, "trace_calls", "%llu", calls);
+	if (!files)
+		exp_warn(e, "tracing: no trace files: the command never loaded the tracing library (static, set-user-ID, or LD_PRELOAD removed from its environment)");
+}

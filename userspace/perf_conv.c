@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf source's converter (source_perf.h, docs/perf-backend.md): perf's
+ * per-CPU mmap rings in, lwprof records out.  A thread's records come from
+ * every CPU it ran on, so each pass reads all rings, sorts what it read by
+ * time and converts only what is older than PERF_HOLD_NS before the pass
+ * began: perf writes a record within microseconds of its time stamp, with
+ * preemption off, so nothing older can still be on its way (the last pass,
+ * after the events are disabled, converts everything).
+ *
+ * The microstates (perf_thr.c keeps each thread's clock) come from three
+ * things: the clock samples (task-clock: every interval of the thread's
+ * CPU time; user or kernel mode where it landed), the PERF_RECORD_SWITCH
+ * records (exact times on and off CPU; the preempt flag says the thread
+ * was still runnable) and, where kernel sampling is allowed, the
+ * context-switch software event sampled at every switch-out (the stacks
+ * where each thread left the CPU; its kernel chain tells a futex wait).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perf_conv.h"
+
+#define PERF_HOLD_NS	20000000ULL	/* 20 ms */
+
+__u64 perf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int pconv_create(struct psrc *p, struct pconv **cp)
+{
+	struct pconv *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->p = p;
+	/* The largest lwprof sample: fixed part, registers, frames, stack. */
+	c->scratch_len = sizeof(struct lwprof_rec_sample) + 8 * LWPROF_NR_REGS +
+			 16 * ((size_t)p->depth + 2) + p->stack_bytes + 8;
+	c->scratch = malloc(c->scratch_len);
+	if (!c->scratch || pdelta_init(c)) {
+		free(c->scratch);
+		free(c);
+		return -ENOMEM;
+	}
+	*cp = c;
+	return 0;
+}
+
+void pconv_destroy(struct pconv *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_pend; i++)
+		free(c->pend[i].rec);
+	free(c->pend);
+	pthr_free_all(c);
+	free(c->scratch);
+	free(c->delta);
+	free(c);
+}
+
+void pconv_totals(const struct pconv *c, __u64 *samples, __u64 *switches,
+		  __u64 *perf_lost, __u64 *throttled)
+{
+	*samples = c->samples;
+	*switches = c->switches;
+	*perf_lost = c->perf_lost;
+	*throttled = c->throttled;
+}
+
+/* The sample_id_all trailer of a non-sample record (TID TIME CPU ID). */
+int pconv_trailer(const struct perf_event_header *h, struct ptrail *t)
+{
+	const unsigned char *end = (const unsigned char *)h + h->size;
+
+	if (h->size < sizeof(*h) + 32)
+		return -EINVAL;
+	memcpy(&t->pid, end - 32, 4);
+	memcpy(&t->tid, end - 28, 4);
+	memcpy(&t->time, end - 24, 8);
+	memcpy(&t->cpu, end - 16, 4);
+	memcpy(&t->id, end - 8, 8);
+	return 0;
+}
+
+/*
+ * A PERF_RECORD_SAMPLE of our sample_type (IDENTIFIER IP TID TIME CPU
+ * PERIOD CALLCHAIN REGS_USER [STACK_USER]) into s; -EINVAL if it does not
+ * fit its size.
+ */
+int pconv_sample(const struct psrc *p, const struct perf_event_header *h,
+		 struct psample *s)
+{
+	const __u64 *q = (const __u64 *)(h + 1);
+	const __u64 *end = (const __u64 *)((const unsigned char *)h + h->size);
+	__u64 n;
+
+	memset(s, 0, sizeof(*s));
+	s->misc = h->misc;
+	if (end - q < 6)
+		return -EINVAL;
+	s->id = *q++;
+	s->ip = *q++;
+	memcpy(&s->pid, q, 4);
+	memcpy(&s->tid, (const unsigned char *)q + 4, 4);
+	q++;
+	s->time = *q++;
+	memcpy(&s->cpu, q++, 4);
+	s->period = *q++;
+	if (q >= end)
+		return -EINVAL;
+	s->nr = *q++;
+	if (s->nr > (__u64)(end - q))
+		return -EINVAL;
+	s->chain = q;
+	q += s->nr;
+	if (q >= end)
+		return -EINVAL;
+	s->abi = *q++;
+	if (s->abi) {
+		if ((__u64)(end - q) < PERF_NR_UREGS)
+			return -EINVAL;
+		s->regs = q;
+		q += PERF_NR_UREGS;
+	}
+	if (!(p->sample_type & PERF_SAMPLE_STACK_USER))
+		return 0;
+	if (q >= end)
+		return -EINVAL;
+	n = *q++;
+	if (!n)
+		return 0;
+	if (n % 8 || n / 8 + 1 > (__u64)(end - q))
+		return -EINVAL;
+	s->stack = (const unsigned char *)q;
+	q += n / 8;
+	s->dyn = *q;
+	if (s->dyn > n)
+		s->dyn = n;
+	return 0;
+}
+
+/* The time of a record, for ordering; 0 if it has none. */
+static __u64 rec_time(const struct psrc *p, const struct perf_event_header *h)
+{
+	struct psample s;
+	struct ptrail t;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		return pconv_sample(p, h, &s) ? 0 : s.time;
+	return pconv_trailer(h, &t) ? 0 : t.time;
+}
+
+static int pend_push(struct pconv *c, unsigned char *rec, __u32 cpu)
+{
+	struct pend *n;
+
+	if (c->nr_pend == c->cap_pend) {
+		size_t cap = c->cap_pend ? 2 * c->cap_pend : 1024;
+
+		n = realloc(c->pend, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->pend = n;
+		c->cap_pend = cap;
+	}
+	n = &c->pend[c->nr_pend++];
+	n->rec = rec;
+	n->cpu = cpu;
+	n->seq = c->seq++;
+	n->time = rec_time(c->p, (const struct perf_event_header *)rec);
+	return 0;
+}
+
+/*
+ * Copy everything in CPU i's perf ring into the pending list and give the
+ * space back.  The header is 8 bytes at an 8-byte position, so only a
+ * record's body can wrap.
+ */
+static void read_ring(struct pconv *c, unsigned int i)
+{
+	struct pcpu *pc = &c->p->cpu[i];
+	struct perf_event_mmap_page *mp = pc->mp;
+	unsigned char *data, *rec;
+	__u64 head, tail, size, off, first;
+	struct perf_event_header h;
+
+	if (!mp)
+		return;
+	data = (unsigned char *)mp + mp->data_offset;
+	size = mp->data_size;
+	/* Pairs with the kernel's store-release of data_head. */
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	tail = mp->data_tail;
+	while (tail < head) {
+		off = tail & (size - 1);
+		memcpy(&h, data + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;	/* not perf's protocol: drop the rest */
+		rec = malloc(h.size);
+		if (!rec) {
+			c->perf_lost++;
+		} else {
+			first = size - off;
+			if (first >= h.size) {
+				memcpy(rec, data + off, h.size);
+			} else {
+				memcpy(rec, data + off, first);
+				memcpy(rec + first, data, h.size - first);
+			}
+			if (pend_push(c, rec, i)) {
+				free(rec);
+				c->perf_lost++;
+			}
+		}
+		tail += h.size;
+	}
+	if (tail < head)
+		tail = head;
+	/* Our reads of the records are done before the kernel reuses them. */
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct pend *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+unsigned int pconv_pass(struct pconv *c, bool final, __u64 end_ns)
+{
+	__u64 cutoff = perf_now_ns() - PERF_HOLD_NS, before = c->written;
+	unsigned int i;
+	size_t k, done;
+
+	for (i = 0; i < c->p->nr_cpus; i++)
+		read_ring(c, i);
+	qsort(c->pend, c->nr_pend, sizeof(*c->pend), by_time);
+	for (k = 0; k < c->nr_pend; k++) {
+		if (!final && c->pend[k].time > cutoff)
+			break;
+		pconv_record(c, (const struct perf_event_header *)c->pend[k].rec,
+			     c->pend[k].cpu);
+		free(c->pend[k].rec);
+	}
+	done = k;
+	memmove(c->pend, c->pend + done, (c->nr_pend - done) * sizeof(*c->pend));
+	c->nr_pend -= done;
+	if (final)
+		pthr_close_all(c, end_ns);
+	return (unsigned int)(c->written - before);
+}

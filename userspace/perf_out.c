@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf source's own rings (source_perf.h): lwprof records that the
+ * converter writes and the drain (drain.c) writes out, the protocol of
+ * source.h's struct rec_ring.  A record that does not fit is dropped and
+ * counted; the next one that fits follows a LWPROF_REC_LOST record, as the
+ * module's rings do.  The converter thread, whose reads of perf's rings
+ * are what drains them, waits for room first (PERF_OUT_WAITS ms at most);
+ * the last pass, in the loop's own thread, cannot.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "source_perf.h"
+
+#define PERF_OUT_WAITS	2000
+
+int pout_init(struct pout *r, __u64 bytes)
+{
+	memset(r, 0, sizeof(*r));
+	r->data = malloc(bytes);
+	if (!r->data)
+		return -ENOMEM;
+	r->size = bytes;
+	return 0;
+}
+
+void pout_free(struct pout *r)
+{
+	free(r->data);
+	r->data = NULL;
+}
+
+/* Copy n bytes at position pos, wrapping at the end. */
+static void copy_in(struct pout *r, __u64 pos, const void *src, __u32 n)
+{
+	__u64 off = pos & (r->size - 1), first = r->size - off;
+
+	if (first >= n) {
+		memcpy(r->data + off, src, n);
+	} else {
+		memcpy(r->data + off, src, first);
+		memcpy(r->data, (const unsigned char *)src + first, n - first);
+	}
+}
+
+bool pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns)
+{
+	const struct lwprof_rec *h = rec;
+	struct lwprof_rec_lost lost;
+	/* Pairs with the drain's store-release of tail: bytes below are free. */
+	__u64 tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	__u64 head = r->head, need = h->size;
+	unsigned int spins;
+
+	if (r->lost_pending)
+		need += sizeof(lost);
+	/* The converter thread may wait: the perf ring is the buffer. */
+	for (spins = 0; r->wait && head + need - tail > r->size &&
+	     spins < PERF_OUT_WAITS; spins++) {
+		eventfd_write(r->kick_fd, 1);
+		usleep(1000);
+		tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	}
+	if (head + need - tail > r->size) {
+		r->lost++;
+		r->lost_pending++;
+		return false;
+	}
+	if (r->lost_pending) {
+		memset(&lost, 0, sizeof(lost));
+		lost.hdr.type = LWPROF_REC_LOST;
+		lost.hdr.size = sizeof(lost);
+		lost.time_ns = time_ns;
+		lost.lost = r->lost_pending;
+		lost.cpu = cpu;
+		copy_in(r, head, &lost, sizeof(lost));
+		head += sizeof(lost);
+		r->lost_pending = 0;
+		r->records++;
+	}
+	copy_in(r, head, rec, h->size);
+	head += h->size;
+	r->records++;
+	/* The record's bytes before the head that covers them. */
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+	return true;
+}

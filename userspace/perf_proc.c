@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the perf source reads from /proc (source_perf.h): the kernel's
+ * futex system-call functions, to tell a futex wait in a switch-out's
+ * kernel chain, and, when attaching (-P), the process's threads and
+ * executable mappings, which perf reports only as they change.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_conv.h"
+
+/* The entry points of the system calls that wait on a futex. */
+static const char *const futex_syms[PERF_FUTEX_FNS] = {
+	"__x64_sys_futex", "__x64_sys_futex_waitv", "__ia32_sys_futex",
+	"__ia32_sys_futex_time32",
+};
+
+void pproc_futex(struct psrc *p)
+{
+	char line[512], name[256];
+	__u64 addr, start[PERF_FUTEX_FNS] = { 0 }, end[PERF_FUTEX_FNS];
+	unsigned int i, found = 0;
+	char type;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return;
+	/* Each function ends where the next symbol above it starts. */
+	for (i = 0; i < PERF_FUTEX_FNS; i++)
+		end[i] = UINT64_MAX;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		for (i = 0; i < PERF_FUTEX_FNS; i++)
+			if (!strcmp(name, futex_syms[i]) && addr)
+				start[i] = addr;
+	}
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c", &addr, &type) != 2)
+			continue;
+		for (i = 0; i < PERF_FUTEX_FNS; i++)
+			if (start[i] && addr > start[i] && addr < end[i])
+				end[i] = addr;
+	}
+	fclose(f);
+	for (i = 0; i < PERF_FUTEX_FNS; i++) {
+		if (!start[i] || end[i] == UINT64_MAX)
+			continue;
+		p->futex_fn[found++] = (struct krange){ start[i], end[i] };
+	}
+	p->nr_futex_fn = found;
+	p->futex = found > 0;
+}
+
+int pproc_threads(struct psrc *p, int pid, int **tids, unsigned int *n)
+{
+	char path[64];
+	struct dirent *d;
+	unsigned int cap = 0;
+	int *t = NULL, *nt, err = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	*n = 0;
+	while ((d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nt = realloc(t, cap * sizeof(*t));
+			if (!nt) {
+				err = -ENOMEM;
+				break;
+			}
+			t = nt;
+		}
+		t[(*n)++] = atoi(d->d_name);
+	}
+	closedir(dir);
+	if (err)
+		free(t);
+	else
+		*tids = t;
+	return err;
+}
+
+/* Thread tid's name and whether it is running ('R'), from /proc. */
+static bool thread_info(int pid, int tid, char comm[16])
+{
+	char path[96], buf[512], *rp;
+	FILE *f;
+	bool run = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		char *lp = strchr(buf, '(');
+
+		rp = strrchr(buf, ')');
+		if (lp && rp && rp > lp) {
+			size_t n = rp - lp - 1;
+
+			memcpy(comm, lp + 1, n < 15 ? n : 15);
+			run = rp[1] == ' ' && rp[2] == 'R';
+		}
+	}
+	fclose(f);
+	return run;
+}
+
+static void synth_maps(struct psrc *p, int pid)
+{
+	char path[64], line[4096 + 256], perms[8], file[4096];
+	unsigned long long start, end, off, ino;
+	union prec_mmap_buf u;
+	unsigned int maj, min;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		file[0] = 0;
+		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start,
+			   &end, perms, &off, &maj, &min, &ino, file);
+		if (n < 7 || perms[2] != 'x')
+			continue;
+		pout_put(&p->cpu[0].out, prec_mmap(&u, &(struct pmap){
+				.pid = pid, .tid = pid, .maj = maj, .min = min,
+				.prot = 4 | (perms[0] == 'r') | (perms[1] == 'w') << 1,
+				.time = p->start_ns, .start = start,
+				.len = end - start, .pgoff = off, .ino = ino,
+				.path = file, .path_len = strlen(file) }),
+			 0, p->start_ns);
+	}
+	fclose(f);
+}
+
+void pproc_synth(struct psrc *p, int pid, const int *tids, unsigned int n)
+{
+	struct lwprof_rec_task r;
+	unsigned int i;
+	bool run;
+
+	for (i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		r.hdr.type = LWPROF_REC_TASK;
+		r.hdr.size = sizeof(r);
+		r.time_ns = p->start_ns;
+		r.pid = pid;
+		r.tid = tids[i];
+		r.event = LWPROF_TASK_START;
+		run = thread_info(pid, tids[i], r.comm);
+		pout_put(&p->cpu[0].out, &r, 0, p->start_ns);
+		pconv_thread(p->conv, pid, tids[i], run, r.comm);
+	}
+	synth_maps(p, pid);
+}
