@@ -389,7 +389,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		{ "flight", required_argument, NULL, 'F' },
 		{ "flight-signal", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 0x100 },
-		{ "backend", required_argument, NULL, 'B' },
+		{ "backend", required_argument, NULL, 0x101 },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
@@ -556,7 +556,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			if (err)
 				return err;
 			break;
-		case 'B': {
+		case 0x101: {
 			enum lwprof_backend b;
 
 			if (lwprof_backend_parse(optarg, &b))
