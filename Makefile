@@ -20,6 +20,8 @@ KVER := $(patsubst /lib/modules/%/build,%,$(KDIR))
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # The project's version (lwprof version): the packages' and dkms's too.
@@ -74,7 +76,7 @@ module:
 	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(B)/lwprof $(B)/lwprof-print $(TRACE_LIB)
+tools: $(B)/lwprof $(B)/lwprof-print $(TRACE_LIB) $(B)/liblwprof_collector.so
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)
@@ -83,6 +85,13 @@ $(B)/pic/%.o: %.c
 
 $(TRACE_LIB): $(TRACE_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+
+# The collector API (include/lwprof/collector.h) for programs to link, and
+# the signal handlers collect -l / -y preload into the target.
+$(B)/liblwprof_collector.so: collector/collector.c collector/proto.h \
+		include/lwprof/collector.h
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
+		-Wl,-soname,liblwprof_collector.so -o $@ $<
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
@@ -149,6 +158,13 @@ $(B)/tests/progs/unwind_sampler_ibt: tests/progs/unwind_sampler.c tests/lib/capt
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -fomit-frame-pointer \
 		-fcf-protection -Wl,-z,ibtplt -o $@ $<
 tests: $(B)/tests/progs/unwind_sampler_ibt
+# The collector API's test program links liblwprof_collector.so as a
+# user's would (-I include, -L, -l, and finds it beside itself).
+$(B)/tests/progs/phases: tests/progs/phases.c include/lwprof/collector.h \
+		$(B)/liblwprof_collector.so
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Iinclude -o $@ $< \
+		-L$(B) -llwprof_collector -Wl,-rpath,'$$ORIGIN/../..'
 # Tracing's workloads (docs/tracing.md) count their own calls: the
 # compiler must neither drop a malloc/free pair nor turn a call into a jump.
 $(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
@@ -200,6 +216,8 @@ install-tools: tools
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
+	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
+	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	install -d $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	install -D -m 0644 completion/lwprof.bash $(DESTDIR)$(BASHCOMPDIR)/lwprof
@@ -222,6 +240,9 @@ print-version:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
+	rm -f $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/lwprof 2>/dev/null
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
@@ -232,7 +253,7 @@ uninstall:
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
-		$(B)/lwprof-print $(EXP_LIB) $(B)/deb tests/out $(B)/analyzer-html.[co]
+		$(B)/lwprof-print $(B)/liblwprof_collector.so $(EXP_LIB) $(B)/deb tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 -include $(TRACE_OBJS:.o=.d)

@@ -101,6 +101,21 @@ struct an_usage {
 	char comm[64];
 };
 
+/* A global sample packet (samples.rec, format 1.4; libexp/format.h). */
+#define AN_GS_NSTAT 12	/* exp_rec_gsample's counts, minflt to stime */
+struct an_gs {
+	uint64_t time;
+	uint32_t kind, flags;
+	char *name;		/* or NULL */
+	uint64_t paused_ns;
+	uint64_t stat[AN_GS_NSTAT];
+};
+/* A sample: the run between two sample points (samples.c). */
+struct an_smp {
+	uint32_t exp, num;	/* num from 1 within its experiment */
+	uint64_t start, end;
+	int32_t gs_begin, gs_end;	/* its packets, or -1 (no packets) */
+};
 struct an_archive {
 	char buildid[64];	/* "-" when none */
 	uint32_t dev_major, dev_minor;
@@ -115,6 +130,8 @@ struct an_exp {
 	int fmt_major, fmt_minor;
 	char *command, *mode, *host, *kernel, *arch, *start_time, *end_time;
 	char *abi, *module_version, *exit;
+	char *stopped;		/* 1.4: why recording stopped early */
+	char *flight;		/* 1.4: the flight recorder's window */
 	uint32_t target, cpus, cpus_possible;
 	double cpu_mhz;
 	uint64_t start_ns, end_ns, clock_interval_ns;
@@ -129,6 +146,10 @@ struct an_exp {
 	struct an_vec usage;	/* struct an_usage */
 	struct an_vec archives;	/* struct an_archive */
 	uint64_t nsamples, nrecords;
+	struct an_vec gs;	/* struct an_gs, by time */
+	struct an_vec pauses;	/* uint64_t [from, to) pairs, by time */
+	uint64_t paused_ns;
+	uint64_t dropped_paused;	/* packets wholly in paused time */
 	struct an_vec trace_files;	/* uint32_t string ids: trace.PID.rec paths */
 	uint64_t sync_ns;		/* log.txt's sync_threshold_ns, or UINT64_MAX */
 	char *trace, *sync_calibration;	/* log.txt's: what was traced, how */
@@ -425,6 +446,11 @@ struct an {
 	bool inline_funcs;	/* charge inlined code to the inlined function */
 	uint64_t tmin, tmax;	/* over all experiments */
 	struct an_dwfl_cbs *dwfl_cbs;	/* dwflcb.c: libdwfl's callbacks */
+	/* samples.c, made on first use: every experiment's samples, the
+	 * first of each experiment (exps.n + 1 entries), each sample's */
+	struct an_vec smp;	/* struct an_smp */
+	uint32_t *smp_first;
+	uint32_t *smp_of;	/* per row of the sample table */
 };
 
 /* The function a frame's pc is charged to (-inline on: the inlined one). */
@@ -501,6 +527,14 @@ int an_read_index(struct an *an, struct an_exp *e);
 
 /* exp_rec.c: one cpu.N.rec file */
 int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path);
+/*
+ * samples.c: samples.rec's packets into e->gs and its paused windows;
+ * the unpaused part of [t0, t1]; the samples, made once (0 or -ENOMEM).
+ */
+int an_read_gsamples(struct an *an, struct an_exp *e, const char *path);
+uint64_t an_unpaused(const struct an_exp *e, uint64_t t0, uint64_t t1);
+int an_smp_build(struct an *an);
+void an_smp_free(struct an *an);
 int an_sample_add(struct an *an, uint64_t t, uint32_t raw, uint32_t thr,
 		  uint16_t cpu, uint32_t layout, const uint64_t *vals,
 		  uint32_t nv, uint8_t part);

@@ -160,6 +160,11 @@ static int c_cpu_select(struct prun *r, const char *arg)
 	return an_cpu_select(r->an, &r->vs->filter, arg);
 }
 
+static int c_sample_select(struct prun *r, const char *arg)
+{
+	return an_sample_select(r->an, &r->vs->filter, arg);
+}
+
 static int c_filters(struct prun *r, const char *arg)
 {
 	return an_filter_set(r->an, &r->vs->filter, arg);
@@ -307,10 +312,11 @@ static const struct pcmd pcmds[] = {
 	{ "limit", 1, c_limit, "N: show at most N items (0: all)", 0 },
 	{ "thread_list", 0, c_thread_list, "threads, numbered for thread_select", 0 },
 	{ "cpu_list", 0, c_cpu_list, "CPUs with samples", 0 },
-	{ "sample_list", 0, c_sample_list, "samples: each second of each run, its packets and times", 0 },
+	{ "sample_list", 0, c_sample_list, "samples: the spans between sample packets (or each second), their times and data", 0 },
 	{ "experiment_list", 0, c_experiment_list, "the experiments loaded", 0 },
 	{ "thread_select", 1, c_thread_select, "LIST: all, or thread numbers like 1,3-4", 0 },
 	{ "cpu_select", 1, c_cpu_select, "LIST: all, or CPU numbers like 0,2-3", 0 },
+	{ "sample_select", 1, c_sample_select, "LIST: all, or sample numbers like 1,3-4", 0 },
 	{ "filters", 1, c_filters, "EXPR: e.g. 'TSTAMP >= 1s && TSTAMP < 2s && inStack(\"foo\")', or none", 0 },
 	{ "statistics", 0, c_statistics, "precise microstate totals beside the sampled ones", 0 },
 	{ "header", 0, c_header, "what each experiment recorded, and how", 0 },

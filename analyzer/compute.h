@@ -130,6 +130,7 @@ void an_metric_list_help(struct an *an, FILE *f);
 int an_filter_set(struct an *an, struct an_filter **fp, const char *expr);
 int an_thread_select(struct an *an, struct an_filter **fp, const char *list);
 int an_cpu_select(struct an *an, struct an_filter **fp, const char *list);
+int an_sample_select(struct an *an, struct an_filter **fp, const char *list);
 bool an_filter_pass(struct an *an, struct an_filter *f, size_t i);
 void an_filter_free(struct an_filter **fp);
 /* "none", or the filter's parts, in buf */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "an.h"
 #include "libexp/format.h"
@@ -71,6 +72,8 @@ static void exp_free(struct an_exp *e)
 	free(e->abi);
 	free(e->module_version);
 	free(e->exit);
+	free(e->stopped);
+	free(e->flight);
 	free(e->trace);
 	free(e->sync_calibration);
 	for (i = 0; i < e->warnings.n; i++)
@@ -87,6 +90,10 @@ static void exp_free(struct an_exp *e)
 	}
 	free(e->archives.p);
 	free(e->counters.p);
+	for (i = 0; i < e->gs.n; i++)
+		free(AN_VEC(e->gs, struct an_gs, i).name);
+	free(e->gs.p);
+	free(e->pauses.p);
 }
 
 /* The load-time scratch, after loading or on failure. */
@@ -122,6 +129,7 @@ void an_free(struct an *an)
 
 	an_unwind_free(an);
 	an_kernel_free(an);
+	an_smp_free(an);
 	an_trace_release(an);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
@@ -274,6 +282,13 @@ int an_load(struct an *an, const char *dir)
 
 		if (an_metric_add_counter(an, ctr[i].name, mhz))
 			return an_errf(an, -ENOMEM, "out of memory");
+	}
+	/* the packets first: samples in paused time are left out */
+	snprintf(path, sizeof(path), "%s/%s", dir, EXP_SAMPLES);
+	if (!access(path, F_OK)) {
+		err = an_read_gsamples(an, e, path);
+		if (err)
+			return err;
 	}
 	d = opendir(dir);
 	if (!d)

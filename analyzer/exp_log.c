@@ -174,6 +174,8 @@ static int log_key(struct an_exp *e, const char *k, char *v)
 		{ "abi", offsetof(struct an_exp, abi) },
 		{ "module_version", offsetof(struct an_exp, module_version) },
 		{ "exit", offsetof(struct an_exp, exit) },
+		{ "stopped", offsetof(struct an_exp, stopped) },
+		{ "flight", offsetof(struct an_exp, flight) },
 		{ "trace", offsetof(struct an_exp, trace) },
 		{ "sync_calibration", offsetof(struct an_exp, sync_calibration) },
 		{ "backend", offsetof(struct an_exp, backend) },
@@ -310,8 +312,11 @@ int an_read_usage(struct an *an, struct an_exp *e)
 	if (err == -ENOENT && !e->clock_interval_ns && !e->counters.n)
 		return 0;	/* tracing only: no thread was accounted */
 	if (err == -ENOENT) {
-		/* only the module keeps precise totals */
-		if (!e->backend || !strcmp(e->backend, "module"))
+		/*
+		 * only the module keeps precise totals; a flight recorder's
+		 * window has none: they are the run's
+		 */
+		if ((!e->backend || !strcmp(e->backend, "module")) && !e->flight)
 			an_warn(an, "%s: missing: no precise totals for -statistics",
 				path);
 		return 0;

@@ -171,7 +171,8 @@ static void time_check(struct rec_ctx *c, uint64_t t)
 
 	if (c->time_warned || !e->start_ns)
 		return;
-	if (t + TIME_SLACK_NS >= e->start_ns &&
+	/* a flight recorder's window keeps its processes' older records */
+	if ((t + TIME_SLACK_NS >= e->start_ns || e->flight) &&
 	    (!e->end_ns || t <= e->end_ns + TIME_SLACK_NS))
 		return;
 	c->time_warned = true;
@@ -265,12 +266,43 @@ static int user_parts(const struct lwprof_rec_sample *r,
 }
 
 /*
+ * Paused time (samples.c) is in no metric: a packet wholly in it is left
+ * out (0), one partly in it keeps the unpaused share of each microstate
+ * (its span is the time since the thread's last packet, the sum of its
+ * microstates), in *cut (1); 2: as it is.
+ */
+static int unpaused(const struct an_exp *e, const struct lwprof_rec_sample *r,
+		    struct lwprof_rec_sample *cut)
+{
+	uint64_t span = r->value, t0, keep, sum = 0;
+	int i;
+
+	if (r->kind != LWPROF_SK_CLOCK || !span)
+		return an_unpaused(e, r->time_ns, r->time_ns + 1) ? 2 : 0;
+	t0 = r->time_ns > span ? r->time_ns - span : 0;
+	keep = an_unpaused(e, t0, r->time_ns);
+	if (keep == span)
+		return 2;
+	if (!keep)
+		return 0;
+	*cut = *r;
+	for (i = 0; i < LWPROF_MS_COUNT; i++) {
+		cut->mstate_ns[i] = (unsigned __int128)r->mstate_ns[i] * keep / span;
+		sum += cut->mstate_ns[i];
+	}
+	cut->value = sum;
+	return 1;
+}
+
+/*
  * A sample record, or (t) a trace record's: its values are the traced
  * call's (trace.c), with no microstates and no parts.
  */
 static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		     const struct exp_rec_trace *t)
 {
+	const struct lwprof_rec_sample *v = r;	/* its values */
+	struct lwprof_rec_sample cut;
 	struct an *an = c->an;
 	struct an_exp *e = c->e;
 	uint64_t vals[AN_SAMPLE_VALUES_MAX], pvals[2][AN_SAMPLE_VALUES_MAX], at;
@@ -298,15 +330,26 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (err)
 		return err;
 	c->last_unw = UINT32_MAX;
-	if (t)
+	if (t) {
 		nv = an_trace_decode(an, t, &layout, vals);
-	else
-		nv = an_decode_sample(an, e, r, &layout, vals, msg, sizeof(msg), &at);
+	} else {
+		/* pauses apply to the sampled data; tracing goes on */
+		if (e->pauses.n) {
+			k = unpaused(e, r, &cut);
+			if (!k) {
+				e->dropped_paused++;
+				return 0;
+			}
+			if (k == 1)
+				v = &cut;
+		}
+		nv = an_decode_sample(an, e, v, &layout, vals, msg, sizeof(msg), &at);
+	}
 	if (nv == -ENOMEM)
 		return an_errf(an, -ENOMEM, "out of memory");
 	if (nv < 0)
 		return bad(c, at, "%s", msg);
-	np = t ? 0 : user_parts(r, part, kind);
+	np = t ? 0 : user_parts(v, part, kind);
 	for (k = 0; k < np; k++) {
 		pnv[k] = an_decode_sample(an, e, &part[k], &play[k], pvals[k], msg,
 					  sizeof(msg), &at);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Filters: -thread_select and -cpu_select lists, and -filters expressions
- * over each sample:
+ * Filters: -thread_select, -cpu_select and -sample_select lists, and
+ * -filters expressions over each sample:
  *   TSTAMP (ns since the earliest start; a number may end in s, ms, us,
  *   ns), THRID (the -thread_list number), TID, PID, CPUID, EXPID (from 1),
+ *   SAMPLE (the -sample_list number in its experiment),
  *   compared with == != < <= > >= or "in (a, b, c-d)";
  *   inStack("fn") (fn anywhere on the stack), leaf("fn");
  *   combined with && || ! and parentheses.
- * A sample passes when it passes all three.
+ * A sample passes when it passes all four.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,7 +19,7 @@
 #include "compute.h"
 
 enum { F_AND, F_OR, F_NOT, F_CMP, F_IN, F_STACK, F_LEAF, F_TRUE };
-enum { V_TSTAMP, V_THRID, V_TID, V_PID, V_CPUID, V_EXPID };
+enum { V_TSTAMP, V_THRID, V_TID, V_PID, V_CPUID, V_EXPID, V_SAMPLE };
 enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
 
 struct fnode {
@@ -33,9 +34,10 @@ struct fnode {
 struct an_filter {
 	uint8_t *thr_ok;	/* NULL: all */
 	uint8_t *cpu_ok;	/* NULL: all */
+	uint8_t *smp_ok;	/* per an->smp; NULL: all */
 	struct fnode *n;
 	int nn, root;		/* root < 0: no expression */
-	char *expr, *threads, *cpus;
+	char *expr, *threads, *cpus, *samples;
 };
 
 struct parser {
@@ -147,7 +149,7 @@ static int stack_pred(struct parser *ps, int type)
 static int parse_cmp(struct parser *ps)
 {
 	static const char *const fields[] = { "TSTAMP", "THRID", "TID", "PID",
-					      "CPUID", "EXPID" };
+					      "CPUID", "EXPID", "SAMPLE" };
 	static const char *const ops[] = { "==", "!=", "<=", ">=", "<", ">" };
 	static const int opv[] = { OP_EQ, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT };
 	int field = -1, id, i;
@@ -157,7 +159,7 @@ static int parse_cmp(struct parser *ps)
 		return stack_pred(ps, F_STACK);
 	if (eat(ps, "leaf"))
 		return stack_pred(ps, F_LEAF);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		if (!strncmp(ps->p, fields[i], strlen(fields[i])) &&
 		    !isalnum((unsigned char)ps->p[strlen(fields[i])])) {
 			field = i;
@@ -165,7 +167,9 @@ static int parse_cmp(struct parser *ps)
 			break;
 		}
 	if (field < 0)
-		return fail(ps, "expected TSTAMP, THRID, TID, PID, CPUID, EXPID, inStack or leaf");
+		return fail(ps, "expected TSTAMP, THRID, TID, PID, CPUID, EXPID, SAMPLE, inStack or leaf");
+	if (field == V_SAMPLE && an_smp_build(ps->an))
+		return fail(ps, "out of memory");
 	if (eat(ps, "in")) {
 		struct fnode *n;
 
@@ -272,6 +276,8 @@ static uint64_t field_val(struct an *an, int field, size_t i)
 		return an->s.thr[i] + 1;
 	case V_CPUID:
 		return an->s.cpu[i];
+	case V_SAMPLE:
+		return AN_VEC(an->smp, struct an_smp, an->smp_of[i]).num;
 	}
 	t = &AN_VEC(an->threads, struct an_thread, an->s.thr[i]);
 	return field == V_TID ? t->tid : field == V_PID ? t->pid : t->exp + 1;
@@ -319,6 +325,8 @@ bool an_filter_pass(struct an *an, struct an_filter *f, size_t i)
 		return false;
 	if (f->cpu_ok && !f->cpu_ok[an->s.cpu[i]])
 		return false;
+	if (f->smp_ok && !f->smp_ok[an->smp_of[i]])
+		return false;
 	return f->root < 0 || eval(an, f, f->root, i);
 }
 
@@ -354,9 +362,10 @@ static void settle(struct an_filter **fp)
 {
 	struct an_filter *f = *fp;
 
-	if (f && !f->thr_ok && !f->cpu_ok && f->root < 0) {
+	if (f && !f->thr_ok && !f->cpu_ok && !f->smp_ok && f->root < 0) {
 		free(f->threads);
 		free(f->cpus);
+		free(f->samples);
 		free(f);
 		*fp = NULL;
 	}
@@ -457,6 +466,44 @@ int an_cpu_select(struct an *an, struct an_filter **fp, const char *list)
 	return err;
 }
 
+/*
+ * -sample_select LIST: sample numbers of -sample_list, the same in every
+ * experiment (as er_print's); flattened to an->smp's order.
+ */
+int an_sample_select(struct an *an, struct an_filter **fp, const char *list)
+{
+	struct an_filter *f = get(fp);
+	uint8_t *nums = NULL;
+	uint32_t maxn = 1;
+	size_t k;
+	int err;
+
+	if (!f)
+		return an_errf(an, -ENOMEM, "out of memory");
+	err = an_smp_build(an);
+	if (err)
+		return err;
+	for (k = 0; k < an->smp.n; k++)
+		if (AN_VEC(an->smp, struct an_smp, k).num > maxn)
+			maxn = AN_VEC(an->smp, struct an_smp, k).num;
+	err = parse_list(an, list, &nums, maxn, "sample", 1);
+	free(f->smp_ok);
+	f->smp_ok = NULL;
+	free(f->samples);
+	f->samples = NULL;
+	if (!err && nums) {
+		f->smp_ok = calloc(an->smp.n + 1, 1);
+		f->samples = strdup(list);
+		if (!f->smp_ok || !f->samples)
+			err = an_errf(an, -ENOMEM, "out of memory");
+		for (k = 0; !err && k < an->smp.n; k++)
+			f->smp_ok[k] = nums[AN_VEC(an->smp, struct an_smp, k).num - 1];
+	}
+	free(nums);
+	settle(fp);
+	return err;
+}
+
 void an_filter_free(struct an_filter **fp)
 {
 	struct an_filter *f = *fp;
@@ -466,8 +513,10 @@ void an_filter_free(struct an_filter **fp)
 	free_expr(f);
 	free(f->thr_ok);
 	free(f->cpu_ok);
+	free(f->smp_ok);
 	free(f->threads);
 	free(f->cpus);
+	free(f->samples);
 	free(f);
 	*fp = NULL;
 }
@@ -476,9 +525,10 @@ const char *an_filter_desc(const struct an_filter *f, char *buf, size_t len)
 {
 	if (!f)
 		return "none";
-	snprintf(buf, len, "%s%s%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s",
 		 f->threads ? "threads " : "", f->threads ? f->threads : "",
 		 f->cpus ? " cpus " : "", f->cpus ? f->cpus : "",
+		 f->samples ? " samples " : "", f->samples ? f->samples : "",
 		 f->expr ? " expression " : "", f->expr ? f->expr : "");
 	return buf;
 }

@@ -13,6 +13,7 @@
 
 #include "an.h"
 #include "compute.h"
+#include "libexp/format.h"
 #include "libexp/mstate_names.h"
 
 /*
@@ -99,12 +100,21 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 			e->nrecords, e->nsamples,
 			e->lost > e->lost_read ? e->lost : e->lost_read);
 		fprintf(o, "  Exit:           %s\n", e->exit ? e->exit : "?");
+		if (e->gs.n)
+			fprintf(o, "  Sample packets: %zu, recording paused %.3f s (%" PRIu64 " packets in paused time left out)\n",
+				e->gs.n, e->paused_ns / 1e9, e->dropped_paused);
+		if (e->stopped)
+			fprintf(o, "  Stopped early:  %s (the command ran on)\n", e->stopped);
+		if (e->flight)
+			fprintf(o, "  Flight recorder: %s\n", e->flight);
 		for (k = 0; k < e->warnings.n; k++)
 			fprintf(o, "  Warning:        %s\n", AN_VEC(e->warnings, char *, k));
 		fprintf(o, "\n");
 	}
 	return 0;
 }
+
+static int overview_samples(struct an *an, struct an_filter *f, FILE *o);
 
 int an_view_overview(struct an *an, const struct an_settings *vs,
 		     struct an_out *out)
@@ -140,7 +150,7 @@ int an_view_overview(struct an *an, const struct an_settings *vs,
 				an_metric_unit_name(an, m));
 	}
 	an_agg_free(&g);
-	return 0;
+	return overview_samples(an, vs->filter, out->f);
 }
 
 /* Sampled microstate totals per thread (all samples, no filter). */
@@ -245,6 +255,9 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 		fprintf(o, "Experiment %s: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64 " lost\n\n",
 			x->name, x->nrecords, x->nsamples,
 			x->lost > x->lost_read ? x->lost : x->lost_read);
+		if (x->pauses.n)
+			fprintf(o, "Recording was paused %.3f s: the sampled totals leave it out, the precise ones include it.\n\n",
+				x->paused_ns / 1e9);
 		for (t = 0; t < an->threads.n; t++) {
 			struct an_thread *th = &AN_VEC(an->threads, struct an_thread, t);
 			struct an_usage *us = NULL;
@@ -379,111 +392,196 @@ int an_view_cpu_list(struct an *an, const struct an_settings *vs,
 }
 
 /*
- * lwprof writes no global sample packets; Oracle's collector writes one a
- * second by default, so the run is divided the same way: sample N of an
- * experiment covers [N - 1, N) seconds from its start, and shows the
- * packets in it and their sampled microstate times (the process's timing
- * data).  Unfiltered, like the packets themselves.
+ * Per sample (an->smp): its packets (a packet split in parts counts once)
+ * and its ten sampled microstate times, of the samples that pass f (NULL:
+ * all); *used gets the microstates seen.  NULL when out of memory.
  */
-#define SAMPLE_NS 1000000000ULL
-#define SAMPLE_MAX 1000000	/* rows per experiment; later packets go to the last */
-
-int an_view_sample_list(struct an *an, const struct an_settings *vs,
-			struct an_out *out)
+#define SROW (LWPROF_MS_COUNT + 1)
+static uint64_t *smp_rows(struct an *an, struct an_filter *f, uint64_t *used)
 {
 	const uint64_t *v = an->s.vals;
-	size_t i, e, k, nrow = 0, *first;
-	uint64_t *row, *start, *stop = NULL, used = 0;
-	int b;
+	uint64_t *row;
+	size_t i;
 
-	first = calloc(an->exps.n + 1, sizeof(*first));
-	start = calloc(an->exps.n + 1, sizeof(*start));
-	stop = calloc(an->exps.n + 1, sizeof(*stop));
-	if (!first || !start || !stop)
-		goto oom;
-	/* the run as the log says, else as the packets say */
-	for (e = 0; e < an->exps.n; e++)
-		start[e] = UINT64_MAX;
-	for (i = 0; i < an->s.n; i++) {
-		uint32_t ex = AN_VEC(an->threads, struct an_thread, an->s.thr[i]).exp;
-
-		if (an->s.time[i] < start[ex])
-			start[ex] = an->s.time[i];
-		if (an->s.time[i] > stop[ex])
-			stop[ex] = an->s.time[i];
-	}
-	for (e = 0; e < an->exps.n; e++) {
-		struct an_exp *x = &AN_VEC(an->exps, struct an_exp, e);
-		uint64_t n;
-
-		if (x->start_ns || start[e] == UINT64_MAX)
-			start[e] = x->start_ns;
-		if (x->end_ns > start[e] || stop[e] < start[e])
-			stop[e] = x->end_ns > start[e] ? x->end_ns : start[e];
-		n = (stop[e] - start[e] + SAMPLE_NS - 1) / SAMPLE_NS;
-		first[e] = nrow;
-		nrow += n < 1 ? 1 : n > SAMPLE_MAX ? SAMPLE_MAX : n;
-	}
-	first[e] = nrow;
-	/* per row: packets, then the ten microstates */
-	row = calloc(nrow * (LWPROF_MS_COUNT + 1), sizeof(*row));
+	if (an_smp_build(an))
+		return NULL;
+	row = calloc(an->smp.n * SROW + 1, sizeof(*row));
 	if (!row)
-		goto oom;
+		return NULL;
 	for (i = 0; i < an->s.n; i++) {
 		const uint32_t *l = an_layout(an, an->s.layout[i]);
-		uint32_t j, ex = AN_VEC(an->threads, struct an_thread, an->s.thr[i]).exp;
-		uint64_t t = an->s.time[i] > start[ex] ? an->s.time[i] - start[ex] : 0;
-		uint64_t *r;
+		uint64_t *r = row + (size_t)an->smp_of[i] * SROW;
+		bool pass = !f || an_filter_pass(an, f, i);
+		uint32_t j;
 
-		k = t / SAMPLE_NS < first[ex + 1] - first[ex] ?
-		    first[ex] + t / SAMPLE_NS : first[ex + 1];
-		if (k >= first[ex + 1])
-			k = first[ex + 1] - 1;
-		r = row + k * (LWPROF_MS_COUNT + 1);
-		r[0] += !(an->s.part[i] & AN_PART_CONT);
+		if (pass)
+			r[0] += !(an->s.part[i] & AN_PART_CONT);
 		for (j = 1; j <= l[0]; j++, v++) {
 			const struct an_base *ba = &AN_VEC(an->bases, struct an_base, l[j]);
 
-			if (ba->kind == AN_B_MSTATE) {
+			if (pass && ba->kind == AN_B_MSTATE) {
 				r[1 + ba->idx] += *v;
-				used |= 1ULL << ba->idx;
+				*used |= 1ULL << ba->idx;
 			}
 		}
 	}
-	fprintf(out->f, "lwprof records no global sample packets: a sample is a second of an experiment's run (Oracle's default sampling interval), with its packets' sampled times (s).\n");
+	return row;
+}
+
+/* A sample's name: its first packet's, else that packet's kind. */
+static const char *smp_name(struct an *an, const struct an_smp *s)
+{
+	static const char *const kinds[] = {
+		"?", "(start)", "(periodic)", "(signal)", "(api)", "(pause)",
+		"(resume)", "(end)",
+	};
+	const struct an_exp *e = &AN_VEC(an->exps, struct an_exp, s->exp);
+	const struct an_gs *g;
+
+	if (s->gs_begin < 0)
+		return "";
+	g = &AN_VEC(e->gs, struct an_gs, s->gs_begin);
+	return g->name ? g->name : kinds[g->kind <= EXP_GS_KIND_MAX ? g->kind : 0];
+}
+
+static uint64_t row_total(const uint64_t *r)
+{
+	uint64_t t = 0;
+	int b;
+
+	for (b = 0; b < LWPROF_MS_COUNT; b++)
+		t += r[1 + b];
+	return t;
+}
+
+/*
+ * The global data of sample s: the differences of its packets' counts
+ * (memory: at its end), and the time recording was paused in it; false
+ * if a packet has no statistics.
+ */
+static bool smp_data(struct an *an, const struct an_smp *s, uint64_t d[AN_GS_NSTAT])
+{
+	const struct an_exp *e = &AN_VEC(an->exps, struct an_exp, s->exp);
+	const struct an_gs *a, *b;
+	int k;
+
+	if (s->gs_begin < 0)
+		return false;
+	a = &AN_VEC(e->gs, struct an_gs, s->gs_begin);
+	b = &AN_VEC(e->gs, struct an_gs, s->gs_end);
+	if (!(a->flags & b->flags & EXP_GS_STATS))
+		return false;
+	for (k = 0; k < AN_GS_NSTAT; k++)
+		d[k] = b->stat[k] >= a->stat[k] ? b->stat[k] - a->stat[k] : 0;
+	d[8] = b->stat[8];	/* resident */
+	d[9] = b->stat[9];	/* swapped */
+	return true;
+}
+
+/*
+ * The samples of every experiment: the spans between its global sample
+ * packets (samples.rec), each with its packets, sampled microstate times
+ * (s), its data (page faults, bytes read and written, context switches,
+ * resident and swapped memory at its end, paused time) and its name; an
+ * experiment without packets is divided into seconds.  Unfiltered.
+ */
+int an_view_sample_list(struct an *an, const struct an_settings *vs,
+			struct an_out *out)
+{
+	static const char *const data[] = {
+		"MinFlt", "MajFlt", "ReadB", "WriteB", "", "", "VCSW", "ICSW",
+		"RSS_KB", "Swap_KB",
+	};
+	uint64_t used = 0, *row, d[AN_GS_NSTAT];
+	bool packets = false;
+	size_t k;
+	int b;
+
+	row = smp_rows(an, NULL, &used);
+	if (!row)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (k = 0; k < an->smp.n; k++)
+		packets |= AN_VEC(an->smp, struct an_smp, k).gs_begin >= 0;
+	if (!packets)
+		fprintf(out->f, "No global sample packets: a sample is a second of an experiment's run (Oracle's default sampling interval), with its packets' sampled times (s).\n");
+	else
+		fprintf(out->f, "Samples: the spans between global sample packets; sampled times and paused time in s, the process's counts in the span, memory at its end.\n");
 	fprintf(out->f, "%4s %6s %10s %10s %8s %9s", "Exp", "Sample", "Start", "End",
 		"Packets", "Total");
 	for (b = 0; b < LWPROF_MS_COUNT; b++)
 		if (used & 1ULL << b)
 			fprintf(out->f, " %9s", exp_mstate_names[b].brief);
+	if (packets) {
+		for (b = 0; b < 10; b++)
+			if (*data[b])
+				fprintf(out->f, " %9s", data[b]);
+		fprintf(out->f, " %9s %s", "Paused", "Name");
+	}
 	fputc('\n', out->f);
-	for (e = 0; e < an->exps.n; e++) {
-		uint64_t t0 = start[e] >= an->tmin ? start[e] - an->tmin : 0;
+	for (k = 0; k < an->smp.n; k++) {
+		const struct an_smp *s = &AN_VEC(an->smp, struct an_smp, k);
+		const struct an_exp *e = &AN_VEC(an->exps, struct an_exp, s->exp);
+		uint64_t *r = row + k * SROW;
+		uint64_t t0 = s->start >= an->tmin ? s->start - an->tmin : 0;
+		uint64_t t1 = s->end >= an->tmin ? s->end - an->tmin : 0;
+		bool has = smp_data(an, s, d);
 
-		for (k = first[e]; k < first[e + 1]; k++) {
-			uint64_t *r = row + k * (LWPROF_MS_COUNT + 1), tot = 0;
-			uint64_t s0 = t0 + (k - first[e]) * SAMPLE_NS, s1 = s0 + SAMPLE_NS;
-
-			if (k + 1 == first[e + 1])
-				s1 = stop[e] - start[e] + t0;
-			for (b = 0; b < LWPROF_MS_COUNT; b++)
-				tot += r[1 + b];
-			fprintf(out->f, "%4zu %6zu %10.3f %10.3f %8" PRIu64 " %9.3f", e + 1,
-				k - first[e] + 1, s0 / 1e9, s1 / 1e9, r[0], tot / 1e9);
-			for (b = 0; b < LWPROF_MS_COUNT; b++)
-				if (used & 1ULL << b)
-					fprintf(out->f, " %9.3f", r[1 + b] / 1e9);
-			fputc('\n', out->f);
+		fprintf(out->f, "%4u %6u %10.3f %10.3f %8" PRIu64 " %9.3f", s->exp + 1,
+			s->num, t0 / 1e9, t1 / 1e9, r[0], row_total(r) / 1e9);
+		for (b = 0; b < LWPROF_MS_COUNT; b++)
+			if (used & 1ULL << b)
+				fprintf(out->f, " %9.3f", r[1 + b] / 1e9);
+		if (packets) {
+			for (b = 0; b < 10; b++) {
+				if (!*data[b])
+					continue;
+				if (has)
+					fprintf(out->f, " %9" PRIu64, b >= 8 ? d[b] >> 10 : d[b]);
+				else
+					fprintf(out->f, " %9s", "-");
+			}
+			fprintf(out->f, " %9.3f %s", (s->end - s->start -
+				an_unpaused(e, s->start, s->end)) / 1e9,
+				smp_name(an, s));
 		}
+		fputc('\n', out->f);
 	}
 	free(row);
-	free(first);
-	free(start);
-	free(stop);
 	return 0;
-oom:
-	free(first);
-	free(start);
-	free(stop);
-	return an_errf(an, -ENOMEM, "out of memory");
+}
+
+/*
+ * -overview's time line: each sample the filter leaves something of,
+ * its span, the sampled thread time in it and a bar of its share of the
+ * largest.
+ */
+static int overview_samples(struct an *an, struct an_filter *f, FILE *o)
+{
+	uint64_t used = 0, *row, max = 0;
+	size_t k;
+
+	row = smp_rows(an, f, &used);
+	if (!row)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (k = 0; k < an->smp.n; k++)
+		if (row_total(row + k * SROW) > max)
+			max = row_total(row + k * SROW);
+	fprintf(o, "\nSamples over time (Exp Sample Start-End s: thread time s, bar; name):\n");
+	for (k = 0; k < an->smp.n; k++) {
+		const struct an_smp *s = &AN_VEC(an->smp, struct an_smp, k);
+		uint64_t tot = row_total(row + k * SROW);
+		int bar = max ? (int)(40 * tot / max) : 0;
+
+		if (f && !tot)
+			continue;
+		fprintf(o, "  %3u %5u %9.3f-%-9.3f %9.3f %.*s", s->exp + 1,
+			s->num, (s->start - (s->start >= an->tmin ? an->tmin : s->start)) / 1e9,
+			(s->end - (s->end >= an->tmin ? an->tmin : s->end)) / 1e9,
+			tot / 1e9, bar, "########################################");
+		if (*smp_name(an, s))
+			fprintf(o, "%*s %s", 40 - bar, "", smp_name(an, s));
+		fputc('\n', o);
+	}
+	free(row);
+	return 0;
 }

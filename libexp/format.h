@@ -15,6 +15,8 @@
 
 #include <linux/types.h>
 
+#include "lwprof_record.h"
+
 /* The directory's files. */
 #define EXP_LOG			"log.txt"
 #define EXP_USAGE		"usage.txt"
@@ -22,6 +24,7 @@
 #define EXP_INDEX		"archives/index.txt"
 #define EXP_KALLSYMS		"archives/kallsyms"
 #define EXP_REC_FMT		"cpu.%u.rec"	/* one per possible CPU */
+#define EXP_SAMPLES		"samples.rec"	/* 1.4: global sample packets */
 #define EXP_TRACE_FMT		"trace.%u.rec"	/* 1.4: a traced process's */
 #define EXP_TRACE_FMT2		"trace.%u.%u.rec"	/* ... after an exec */
 
@@ -31,10 +34,13 @@
  * 1.1: delta stack copies; 1.2: e_machine and the register set, growth;
  * 1.3: ABI 1.4's sample flags (EXP_SAMPLE_FLAGS_1_3) and log.txt's
  * session keys (offcpu, idle, irq, kernel_only); 1.4: trace.PID.rec files
- * and their trace records (libexp/trace.h)
+ * and their trace records (libexp/trace.h); global sample packets
+ * (EXP_REC_GSAMPLE in samples.rec) and log.txt's keys of pauses, limits
+ * and the flight recorder
  */
 #define EXP_FILE_MINOR		4
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
+#define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
 /*
@@ -78,6 +84,54 @@ _Static_assert(__builtin_offsetof(struct exp_file_header, reg_mask) == 40,
 
 /* Is name (no directory) a trace file's: trace.PID.rec or trace.PID.N.rec? */
 int exp_trace_file_name(const char *name);
+
+/*
+ * 1.4: a global sample packet (seed 000, "global (sample) data"), which the
+ * recorder writes, not the module: a sample point dividing the run into
+ * samples, with the target process's statistics at that time (counts since
+ * the process began; a sample's data is the difference between the packet
+ * that ends it and the one that begins it).  Written into samples.rec, a
+ * record file whose header's cpu is EXP_CPU_NONE.  Record types 1-15 are
+ * the module's, 16-31 the recorder's trace records, 32 this one.
+ */
+#define EXP_REC_GSAMPLE		32
+#define EXP_CPU_NONE		0xffffffffu	/* samples.rec's header cpu */
+
+enum exp_gs_kind {
+	EXP_GS_START = 1,	/* recording began: sample 1 begins here */
+	EXP_GS_PERIODIC,	/* -S SECONDS */
+	EXP_GS_SIGNAL,		/* -l SIGNAL */
+	EXP_GS_API,		/* collector_sample(name) */
+	EXP_GS_PAUSE,		/* recording paused from here (-y, API, -t) */
+	EXP_GS_RESUME,		/* recording resumed from here */
+	EXP_GS_END,		/* recording ended (or stopped: -L, -t END) */
+	EXP_GS_KIND_MAX = EXP_GS_END
+};
+
+/* exp_rec_gsample.hdr.flags */
+#define EXP_GS_STATS	0x1	/* the statistics are pid's (else zeros) */
+#define EXP_GS_FLAGS	0x1u
+
+struct exp_rec_gsample {
+	struct lwprof_rec hdr;	/* EXP_REC_GSAMPLE, flags EXP_GS_* */
+	__u64 time_ns;		/* CLOCK_MONOTONIC, as the module's records */
+	__u32 pid;		/* the process whose statistics these are */
+	__u16 kind;		/* enum exp_gs_kind */
+	__u16 name_len;		/* bytes of name[] with its NUL; 0: none */
+	__u64 paused_ns;	/* recording was paused this long before */
+	__u64 minflt, majflt;	/* page faults (/proc/PID/stat) */
+	__u64 rchar, wchar;	/* bytes read and written (/proc/PID/io) */
+	__u64 read_bytes, write_bytes;	/* ... of them from/to storage */
+	__u64 nvcsw, nivcsw;	/* voluntary and involuntary switches */
+	__u64 rss_bytes, swap_bytes;	/* resident and swapped memory */
+	__u64 utime_ns, stime_ns;	/* user and system CPU (stat) */
+	/* name_len bytes, NUL-terminated, then NULs to a multiple of 8 */
+	char name[];
+};
+
+_Static_assert(sizeof(struct exp_rec_gsample) == 128, "format 1.4 size");
+
+#define EXP_GS_NAME_MAX	256	/* name_len at most */
 
 /*
  * A header for the records of CPU cpu, written by a module of ABI

@@ -264,6 +264,43 @@ static int check_mmap(struct exp_reader *r, struct lwprof_rec_mmap *m)
 }
 
 /*
+ * A global sample packet (1.4): a known kind, the name NUL-terminated at
+ * name_len with NULs after it to the padded size.
+ */
+static int check_gsample(struct exp_reader *r, struct exp_rec_gsample *g)
+{
+	size_t room = g->hdr.size - sizeof(*g), used, i;
+	int err;
+
+	if (g->hdr.flags & ~EXP_GS_FLAGS) {
+		err = unknown_flags(r, &g->hdr, EXP_GS_FLAGS, "sample packet");
+		if (err)
+			return err;
+	}
+	if (!g->kind || (g->kind > EXP_GS_KIND_MAX && !r->newer))
+		return bad(r, 20, "sample packet kind %u", g->kind);
+	if (g->name_len > room || g->name_len > EXP_GS_NAME_MAX)
+		return bad(r, 22, "sample packet name of %u bytes in %zu",
+			   g->name_len, room);
+	if (g->name_len && (g->name[g->name_len - 1] ||
+			    memchr(g->name, 0, g->name_len - 1)))
+		return bad(r, sizeof(*g), "sample packet name not a NUL-terminated string of %u bytes",
+			   g->name_len);
+	used = (g->name_len + 7) & ~(size_t)7;
+	if (used < room && !r->newer)
+		return bad(r, 4, "sample packet size %u, its name needs %zu",
+			   g->hdr.size, sizeof(*g) + used);
+	for (i = g->name_len; i < used; i++)
+		if (g->name[i])
+			return bad(r, sizeof(*g) + i, "sample packet name padding not zero");
+	if (used < room) {
+		grew(r, sizeof(*g) + used);
+		g->hdr.size = sizeof(*g) + used;
+	}
+	return 0;
+}
+
+/*
  * A trace record (libexp/trace.h): its fields, then its sample, checked
  * as any sample (at its offset in the record), which must fill it.
  */
@@ -339,6 +376,10 @@ static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
 	case LWPROF_REC_LOST:
 		err = h->flags ? unknown_flags(r, h, 0, "lost record") : 0;
 		break;
+	case EXP_REC_GSAMPLE:
+		if (r->hdr.minor < EXP_MINOR_GSAMPLE)
+			return 0;	/* not this format's: skipped */
+		return check_gsample(r, (void *)h);
 	default:
 		return 0;	/* a later minor's type: skipped by size */
 	}
@@ -453,6 +494,11 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		if (size < sizeof(struct lwprof_rec_mmap) + 8 ||
 		    (!r->newer && size > sizeof(struct lwprof_rec_mmap) + MMAP_PATH_MAX))
 			return bad(r, 4, "mmap record size %u", size);
+		break;
+	case EXP_REC_GSAMPLE:
+		if (r->hdr.minor >= EXP_MINOR_GSAMPLE &&
+		    size < sizeof(struct exp_rec_gsample))
+			return bad(r, 4, "sample packet size %u", size);
 		break;
 	default:
 		err = 0;

@@ -40,15 +40,21 @@ static int make_dir(struct exp_writer *e, const char *path)
 	return 0;
 }
 
+void exp_init(struct exp_writer *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->dirfd = -1;
+	e->exit_status = -1;
+	e->samples_fd = -1;
+}
+
 int exp_create(struct exp_writer *e, const char *dir, const char *name,
 	       char *path, size_t len)
 {
 	char test[32];
 	int n, err;
 
-	memset(e, 0, sizeof(*e));
-	e->dirfd = -1;
-	e->exit_status = -1;
+	exp_init(e);
 	for (n = 1; n <= TEST_MAX; n++) {
 		if (!name)
 			snprintf(test, sizeof(test), "test.%d.er", n);
@@ -87,6 +93,52 @@ int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
 		if (pwrite(e->fds[i], &h, sizeof(h), 0) != sizeof(h))
 			return errno ? -errno : -EIO;
 	}
+	return 0;
+}
+
+int exp_open_samples(struct exp_writer *e, __u32 abi_major, __u32 abi_minor)
+{
+	struct exp_file_header h;
+
+	e->samples_fd = openat(e->dirfd, EXP_SAMPLES,
+			       O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+			       0644);
+	if (e->samples_fd < 0)
+		return -errno;
+	e->has_samples = true;
+	exp_file_header_init(&h, EXP_CPU_NONE, abi_major, abi_minor);
+	return exp_write_gsample(e, &h, sizeof(h));
+}
+
+size_t exp_gsample_encode(void *buf, size_t cap,
+			  const struct exp_rec_gsample *g, const char *name)
+{
+	struct exp_rec_gsample *r = buf;
+	size_t n = name ? strnlen(name, EXP_GS_NAME_MAX - 1) : 0;
+	size_t size = sizeof(*r) + (name ? (n + 1 + 7) & ~(size_t)7 : 0);
+
+	if (size > cap)
+		return 0;
+	memset(buf, 0, size);
+	memcpy(r, g, sizeof(*r));
+	r->hdr.type = EXP_REC_GSAMPLE;
+	r->hdr.size = size;
+	r->name_len = name ? n + 1 : 0;
+	if (name)
+		memcpy(r->name, name, n);
+	return size;
+}
+
+int exp_write_gsample(struct exp_writer *e, const void *rec, size_t size)
+{
+	ssize_t n;
+
+	if (!e->has_samples)
+		return -EBADF;
+	n = write(e->samples_fd, rec, size);
+	if (n != (ssize_t)size)
+		return n < 0 ? -errno : -EIO;
+	e->samples_bytes += size;
 	return 0;
 }
 
@@ -367,6 +419,8 @@ void exp_remove(struct exp_writer *e)
 		snprintf(name, sizeof(name), "cpu.%u.rec", i);
 		unlinkat(e->dirfd, name, 0);
 	}
+	if (e->has_samples)
+		unlinkat(e->dirfd, EXP_SAMPLES, 0);
 	unlinkat(e->dirfd, "log.txt", 0);
 	rmdir(e->path);
 }
@@ -381,6 +435,8 @@ void exp_free(struct exp_writer *e)
 				close(e->fds[i]);
 	if (e->dirfd >= 0)
 		close(e->dirfd);
+	if (e->has_samples)
+		close(e->samples_fd);
 	for (i = 0; i < e->nr_notes; i++)
 		free(e->notes[i]);
 	for (i = 0; i < e->nr_warnings; i++)
@@ -392,4 +448,5 @@ void exp_free(struct exp_writer *e)
 	free(e->path);
 	memset(e, 0, sizeof(*e));
 	e->dirfd = -1;
+	e->samples_fd = -1;
 }

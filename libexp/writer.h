@@ -57,8 +57,14 @@ struct exp_writer {
 	char **warnings;
 	size_t nr_warnings;
 	bool finished;
+	/* 1.4: samples.rec, the global sample packets (exp_open_samples) */
+	int samples_fd;		/* valid when has_samples */
+	bool has_samples;
+	__u64 samples_bytes;	/* written to it, its header included */
 };
 
+/* A writer of no directory yet (its settings, notes and warnings only). */
+void exp_init(struct exp_writer *e);
 /*
  * Create the directory dir/name (dir NULL: the current directory), or,
  * with name NULL, the first free dir/test.N.er.  path (len bytes) gets the
@@ -72,6 +78,21 @@ int exp_create(struct exp_writer *e, const char *dir, const char *name,
  */
 int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
 		   __u32 abi_minor);
+/*
+ * 1.4: samples.rec, for the global sample packets, with a header like the
+ * cpu files' (its cpu EXP_CPU_NONE).
+ */
+int exp_open_samples(struct exp_writer *e, __u32 abi_major, __u32 abi_minor);
+struct exp_rec_gsample;
+/*
+ * The packet g (its fields but hdr and name_len) with name (NULL: none;
+ * cut to EXP_GS_NAME_MAX - 1 bytes) as a whole record into buf (cap
+ * bytes, at least sizeof(*g) + EXP_GS_NAME_MAX): its size.
+ */
+size_t exp_gsample_encode(void *buf, size_t cap,
+			  const struct exp_rec_gsample *g, const char *name);
+/* Append record rec (size bytes, encoded) to samples.rec. */
+int exp_write_gsample(struct exp_writer *e, const void *rec, size_t size);
 /* Add a line "key = value" to log.txt, after the settings. */
 int exp_note(struct exp_writer *e, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

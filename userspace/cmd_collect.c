@@ -32,6 +32,8 @@
 #include "backend.h"
 #include "cmds.h"
 #include "collect.h"
+#include "collector/proto.h"
+#include "libexp/format.h"
 #include "collect_trace.h"
 #include "source.h"
 #include "usage.h"
@@ -53,6 +55,7 @@ struct run {
 	struct lwprof_usage_set usage;
 	int sfd, pidfd;
 	pid_t child;		/* 0 once reaped (or none) */
+	pid_t child_pid;	/* the command's process, reaped or not */
 	int status;		/* the child's wait status */
 	enum state state;
 	__u64 settle_end;
@@ -60,6 +63,12 @@ struct run {
 	int write_err;
 	char msg[320];		/* why setup failed */
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
+	struct __kernel_timespec gs_ts, tstart_ts;
+	struct gsamp gs;	/* global sample packets, the pause state */
+	__u64 gs_next;		/* when the next -S packet is due */
+	struct ctl ctl;		/* the collector API's channel */
+	bool halted;		/* recording stopped, the command runs on */
+	struct flight *fl;	/* --flight: the records in memory */
 };
 
 static __u64 mono_ns(void)
@@ -84,8 +93,9 @@ static int arm_poll(struct io_uring *ring, int fd, int kind, int multishot)
 	return 0;
 }
 
-static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
-		       long long ns, int kind)
+/* A timeout ns from now, or (flags IORING_TIMEOUT_ABS) at monotonic ns. */
+static int arm_timeout_at(struct io_uring *ring, struct __kernel_timespec *ts,
+			  long long ns, int kind, unsigned int flags)
 {
 	struct io_uring_sqe *sqe = drain_sqe(ring);
 
@@ -93,9 +103,27 @@ static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
 		return -EBUSY;
 	ts->tv_sec = ns / 1000000000LL;
 	ts->tv_nsec = ns % 1000000000LL;
-	io_uring_prep_timeout(sqe, ts, 0, 0);
+	io_uring_prep_timeout(sqe, ts, 0, flags);
 	io_uring_sqe_set_data64(sqe, UD_MAKE(kind, 0));
 	return 0;
+}
+
+static int arm_timeout(struct io_uring *ring, struct __kernel_timespec *ts,
+		       long long ns, int kind)
+{
+	return arm_timeout_at(ring, ts, ns, kind, 0);
+}
+
+/* The next -S packet on the grid from the start: late ones do not drift. */
+static int arm_gsample(struct run *r)
+{
+	__u64 now = mono_ns();
+
+	do
+		r->gs_next += r->o->sample_ns;
+	while (r->gs_next <= now);
+	return arm_timeout_at(r->ring, &r->gs_ts, r->gs_next, UD_GSAMPLE,
+			      IORING_TIMEOUT_ABS);
 }
 
 /* The source's threads (r->usage.live: how many still run), if it knows. */
@@ -112,25 +140,99 @@ static void on_rec(void *arg, const struct lwprof_rec *rec)
 	archiver_rec(arg, rec);
 }
 
+static void halt(struct run *r, const char *why);
+
+/*
+ * The flight recorder's window as an experiment; its archiver is told
+ * the command's process as the run's is (0 without a command: -P, -a).
+ */
+static void snapshot(struct run *r, __u64 now)
+{
+	flight_write(r->fl, &r->e, r->o, r->o->argv ? r->child_pid : 0,
+		     r->src->abi_major, r->src->abi_minor, &r->gs, now);
+}
+
+/* The experiment's bytes so far: record files and samples.rec. */
+static __u64 exp_bytes(struct run *r)
+{
+	return drain_bytes(r->d) + r->e.samples_bytes +
+	       (__u64)r->e.nr_files * sizeof(struct exp_file_header);
+}
+
 static void kick(struct run *r)
 {
-	int err = drain_kick(r->d);
+	int err;
+
+	if (r->fl) {
+		flight_take(r->fl, mono_ns());
+		return;
+	}
+	err = drain_kick(r->d);
 
 	if (err && !r->write_err) {
 		r->write_err = err;
 		exp_warn(&r->e, "draining the rings: %s", strerror(-err));
 	}
+	if (r->o->limit_bytes && !r->halted && exp_bytes(r) >= r->o->limit_bytes) {
+		exp_warn(&r->e, "the data limit (-L %llu MB) was reached %.3f s into the run: recording stopped",
+			 (unsigned long long)(r->o->limit_bytes >> 20),
+			 (mono_ns() - r->e.start_ns) / 1e9);
+		halt(r, "data limit");
+	}
+}
+
+/* Messages of the collector API (collector/proto.h), as they come. */
+static void on_ctl(struct run *r)
+{
+	struct lwprof_ctl_msg m;
+	__u64 now = mono_ns();
+
+	while (ctl_read(&r->ctl, &m) > 0)
+		if (!r->halted &&
+		    ctl_apply(&r->gs, r->o, &m, r->e.start_ns, now) > 0)
+			halt(r, "collector_terminate_expt");
+}
+
+/* Stop the source: the experiment's data ends here. */
+static void end_recording(struct run *r)
+{
+	__u64 t = mono_ns();	/* the data ends as the source is asked */
+
+	if (r->halted)
+		return;
+	r->halted = true;
+	r->src->ops->stop(r->src, &r->e);
+	r->e.end_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &r->e.end_rt);
+	gs_end(&r->gs, t, NULL);
 }
 
 static void stop(struct run *r)
 {
 	if (r->state >= STOPPING)
 		return;
-	r->src->ops->stop(r->src, &r->e);
-	r->e.end_ns = mono_ns();
-	clock_gettime(CLOCK_REALTIME, &r->e.end_rt);
+	end_recording(r);
 	r->state = STOPPING;
 	kick(r);
+}
+
+/*
+ * Recording ends before the command does (-L, -t END,
+ * collector_terminate_expt): what was recorded is written, the command
+ * runs on and collect waits for it, as Oracle's collect does.  Attached
+ * to a process or the machine, the run ends here.
+ */
+static void halt(struct run *r, const char *why)
+{
+	if (r->state != RUNNING || r->halted)
+		return;
+	if (r->o->mode != MODE_COMMAND || r->child <= 0) {
+		exp_note(&r->e, "stopped", "%s", why);
+		stop(r);
+		return;
+	}
+	end_recording(r);
+	exp_note(&r->e, "stopped", "%s", why);
 }
 
 /* The target is gone: wait (a little) for the threads it left running. */
@@ -170,6 +272,8 @@ static void on_signal(struct run *r)
 
 	while (read(r->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
+			if (r->child > 0 && r->gs.pid == r->child)
+				gs_refresh(&r->gs);	/* its final counts */
 			if (r->child > 0 && waitpid(r->child, &st, WNOHANG) ==
 			    r->child) {
 				r->status = st;
@@ -177,6 +281,22 @@ static void on_signal(struct run *r)
 				r->child = 0;
 				settle(r);
 			}
+			continue;
+		}
+		if (r->fl && (int)si.ssi_signo == r->o->sig_flight) {
+			snapshot(r, mono_ns());
+			continue;
+		}
+		if ((int)si.ssi_signo == r->o->sig_sample) {
+			if (!r->halted)
+				gs_emit(&r->gs, EXP_GS_SIGNAL, mono_ns(),
+					sigabbrev_np(si.ssi_signo));
+			continue;
+		}
+		if ((int)si.ssi_signo == r->o->sig_pause) {
+			if (!r->halted)
+				gs_toggle(&r->gs, mono_ns(),
+					  sigabbrev_np(si.ssi_signo));
 			continue;
 		}
 		/* SIGINT, SIGTERM, SIGHUP: end the run cleanly. */
@@ -193,6 +313,13 @@ static void on_flush(struct run *r)
 	kick(r);
 	if (r->state == RUNNING && ++r->ticks % USAGE_TICKS == 0) {
 		read_usage(r);
+		/*
+		 * The flight recorder writes no usage.txt (its windows are not
+		 * the run): read, so that the module lets exited threads go,
+		 * but not kept, so that memory does not grow with them.
+		 */
+		if (r->fl)
+			lwprof_usage_clear(&r->usage);
 		if (r->o->mode == MODE_ATTACH && r->pidfd < 0 &&
 		    kill(r->o->pid, 0) < 0 && errno == ESRCH) {
 			r->e.exited = true;
@@ -232,7 +359,21 @@ static void handle(struct run *r, struct io_uring_cqe *cqe)
 		settle(r);
 		break;
 	case UD_DEADLINE:
-		stop(r);
+		halt(r, "-t END");
+		break;
+	case UD_TSTART:
+		gs_resume(&r->gs, mono_ns(), "-t START");
+		break;
+	case UD_GSAMPLE:
+		if (r->state == RUNNING && !r->halted) {
+			gs_emit(&r->gs, EXP_GS_PERIODIC, mono_ns(), NULL);
+			arm_gsample(r);
+		}
+		break;
+	case UD_CTL:
+		on_ctl(r);
+		if (!more)
+			arm_poll(r->ring, r->ctl.fd, UD_CTL, 1);
 		break;
 	case UD_WRITE:
 		err = drain_complete(r->d, ud & ((1ULL << 56) - 1), cqe->res);
@@ -303,6 +444,56 @@ static int say(struct run *r, int err, const char *what)
 	return err;
 }
 
+/* The experiment's files, the drain into them and the archiver. */
+static int setup_files(struct run *r)
+{
+	struct rec_source *src = r->src;
+	int err;
+
+	err = exp_open_files(&r->e, src->nr_rings, src->abi_major,
+			     src->abi_minor);
+	if (err)
+		return say(r, err, "creating the record files");
+	err = exp_open_samples(&r->e, src->abi_major, src->abi_minor);
+	if (err)
+		return say(r, err, "creating samples.rec");
+	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
+	if (err)
+		return say(r, err, "setting up the drain");
+	r->ring = drain_ring(r->d);
+	err = archiver_start(&r->e, r->child, &r->arch);
+	if (err)
+		return say(r, err, "creating archives/");
+	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
+		    r->arch);
+	return 0;
+}
+
+/*
+ * --flight: no files until a snapshot; the drain's io_uring only runs the
+ * loop, the flight recorder takes the rings' records.
+ */
+static int setup_flight(struct run *r)
+{
+	struct rec_source *src = r->src;
+	int err;
+
+	r->e.nr_files = src->nr_rings;
+	r->e.lost_file = calloc(src->nr_rings, sizeof(*r->e.lost_file));
+	if (!r->e.lost_file)
+		return say(r, -ENOMEM, "the flight recorder");
+	err = flight_create(&r->fl, r->o, src->rings, src->nr_rings, &r->gs);
+	if (err)
+		return say(r, err, "the flight recorder's memory");
+	r->gs.sink = flight_gs;
+	r->gs.sink_arg = r->fl;
+	err = drain_create(&r->d, NULL, 0, NULL);
+	if (err)
+		return say(r, err, "setting up the loop");
+	r->ring = drain_ring(r->d);
+	return 0;
+}
+
 /*
  * Attach the source to the target, open the files for its rings, start
  * draining and sampling.  On an error r->msg says what failed.
@@ -320,19 +511,17 @@ static int setup(struct run *r)
 	err = src->ops->setup(src, pid, &r->e, r->msg, sizeof(r->msg));
 	if (err)
 		return err;
-	err = exp_open_files(&r->e, src->nr_rings, src->abi_major,
-			     src->abi_minor);
-	if (err)
-		return say(r, err, "creating the record files");
-	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
-	if (err)
-		return say(r, err, "setting up the drain");
-	r->ring = drain_ring(r->d);
-	err = archiver_start(&r->e, r->child, &r->arch);
-	if (err)
-		return say(r, err, "creating archives/");
-	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
-		    r->arch);
+	r->gs.e = &r->e;
+	r->gs.pid = o->mode == MODE_MACHINE ? r->child : r->e.target;
+	if (o->flight_bytes || o->flight_ns) {
+		err = setup_flight(r);
+		if (err)
+			return err;
+	} else {
+		err = setup_files(r);
+		if (err)
+			return err;
+	}
 	if ((src->poll_fd >= 0 &&
 	     arm_poll(r->ring, src->poll_fd, UD_POLL, 1)) ||
 	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
@@ -343,14 +532,27 @@ static int setup(struct run *r)
 		if (r->pidfd >= 0 && arm_poll(r->ring, r->pidfd, UD_PIDFD, 0))
 			return say(r, -EBUSY, "arming io_uring");
 	}
-	if (o->duration_ns &&
-	    arm_timeout(r->ring, &r->deadline_ts, o->duration_ns, UD_DEADLINE))
+	if ((o->duration_ns &&
+	     arm_timeout(r->ring, &r->deadline_ts, o->duration_ns, UD_DEADLINE)) ||
+	    (o->start_ns &&
+	     arm_timeout(r->ring, &r->tstart_ts, o->start_ns, UD_TSTART)) ||
+	    (r->ctl.fd >= 0 && arm_poll(r->ring, r->ctl.fd, UD_CTL, 1)))
 		return say(r, -EBUSY, "arming io_uring");
-	r->e.start_ns = mono_ns();
+	r->e.start_ns = r->gs_next = mono_ns();
+	if (o->sample_ns && arm_gsample(r))
+		return say(r, -EBUSY, "arming io_uring");
 	clock_gettime(CLOCK_REALTIME, &r->e.start_rt);
 	err = src->ops->start(src, r->msg, sizeof(r->msg));
 	if (err)
 		return err;
+	/* sample 1 begins; -t START or -y without ,r: paused from here */
+	err = gs_emit(&r->gs, EXP_GS_START, r->e.start_ns, NULL);
+	if (!err && o->start_ns)
+		err = gs_pause(&r->gs, r->e.start_ns, "-t START");
+	else if (!err && o->sig_pause && o->start_paused)
+		err = gs_pause(&r->gs, r->e.start_ns, sigabbrev_np(o->sig_pause));
+	if (err)
+		return say(r, err, "writing samples.rec");
 	err = io_uring_submit(r->ring);
 	return err < 0 ? say(r, err, "io_uring") : 0;
 }
@@ -366,7 +568,16 @@ static void finish(struct run *r)
 		exp_warn(&r->e, "%llu threads were not accounted (the module ran out of memory)",
 			 (unsigned long long)r->usage.lost);
 	r->src->ops->finish(r->src, &r->e);
+	exp_note(&r->e, "sample_packets", "%llu",
+		 (unsigned long long)r->gs.packets);
+	exp_note(&r->e, "paused_ns", "%llu",
+		 (unsigned long long)r->gs.paused_ns);
 	r->e.finished = true;
+	if (r->fl) {
+		/* at the end: the last window, as on the signal */
+		snapshot(r, r->e.end_ns);
+		return;
+	}
 	err = r->src->ops->usage ?
 		exp_write_usage(&r->e, r->usage.tu, r->usage.n) : 0;
 	if (err)
@@ -401,6 +612,12 @@ static int run(struct run *r)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	if (r->o->sig_sample)
+		sigaddset(&mask, r->o->sig_sample);
+	if (r->o->sig_pause)
+		sigaddset(&mask, r->o->sig_pause);
+	if (r->o->flight_bytes || r->o->flight_ns)
+		sigaddset(&mask, r->o->sig_flight);
 	err = collect_trace_env(r->o, &r->e, r->src->ops != &source_trace,
 				r->msg, sizeof(r->msg));
 	if (err) {
@@ -411,19 +628,28 @@ static int run(struct run *r)
 	if (r->o->argv) {
 		if (pipe2(gate, O_CLOEXEC) < 0)
 			return -errno;
+		err = ctl_open(&r->ctl, r->o);
+		if (err)
+			return err;
+		if ((r->o->sig_sample || r->o->sig_pause) && !r->ctl.preload)
+			exp_warn(&r->e, "liblwprof_collector.so not found beside lwprof or in ../lib: -l and -y signals reach collect only (kill -SIG %d), not the command",
+				 (int)getpid());
 		fflush(NULL);
-		r->child = fork();
+		r->child = r->child_pid = fork();
 		if (r->child < 0)
 			return -errno;
 		if (!r->child) {
 			close(gate[1]);
+			ctl_child(&r->ctl, r->o);
 			child_main(gate[0], r->o->argv, &old);
 		}
 		close(gate[0]);
+		close(r->ctl.child_fd);
+		r->ctl.child_fd = -1;
 	}
 	r->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	err = r->sfd < 0 ? say(r, -errno, "signalfd") : setup(r);
-	if (!err) {
+	if (!err && !r->fl) {
 		err = exp_write_log(&r->e);
 		if (err)
 			say(r, err, "writing log.txt");
@@ -440,7 +666,8 @@ static int run(struct run *r)
 	}
 	loop(r);
 	finish(r);
-	fprintf(stderr, COLLECT ": %s: %llu records, %llu lost\n", r->e.path,
+	fprintf(stderr, COLLECT ": %s: %llu records, %llu lost\n",
+		r->fl ? "flight recorder" : r->e.path,
 		(unsigned long long)r->e.records,
 		(unsigned long long)r->e.lost);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -468,7 +695,13 @@ static struct exp_settings settings(const struct collect_opts *o)
 static int create(struct exp_writer *e, const struct collect_opts *o)
 {
 	char path[PATH_MAX];
-	int err = exp_create(e, o->dir, o->output, path, sizeof(path));
+	int err = 0;
+
+	/* the flight recorder makes its experiments when asked */
+	if (o->flight_bytes || o->flight_ns)
+		exp_init(e);
+	else
+		err = exp_create(e, o->dir, o->output, path, sizeof(path));
 
 	if (err == -EEXIST && o->output)
 		fprintf(stderr, COLLECT ": %s already exists; choose another -o\n",
@@ -490,6 +723,7 @@ int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
 	memset(&r, 0, sizeof(r));
 	r.o = o;
 	r.sfd = r.pidfd = -1;
+	r.ctl.fd = r.ctl.child_fd = -1;
 	lwprof_usage_init(&r.usage);
 	if (collect_trace_check(o, msg, sizeof(msg))) {
 		fprintf(stderr, COLLECT ": %s\n", msg);
@@ -524,6 +758,8 @@ int collect_run(const struct collect_opts *o, const struct rec_source_ops *ops)
 		close(r.sfd);
 	if (r.pidfd >= 0)
 		close(r.pidfd);
+	ctl_close(&r.ctl);
+	flight_destroy(r.fl);
 	return ret;
 }
 

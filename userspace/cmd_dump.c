@@ -32,7 +32,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TRACE_FREE + 1], other, lost;
+	unsigned long long rec, type[EXP_REC_TRACE_FREE + 1], other, lost, gs;
 };
 
 static int show_stack;
@@ -181,6 +181,33 @@ static void dump_mmap(const struct lwprof_rec_mmap *m)
 	       m->hdr.flags & LWPROF_MMAP_ANON ? " anon" : "", m->path);
 }
 
+static const char *const gs_kind[] = {
+	"?", "start", "periodic", "signal", "api", "pause", "resume", "end",
+};
+
+/* A global sample packet (format 1.4, samples.rec). */
+static void dump_gsample(const struct exp_rec_gsample *g)
+{
+	printf("PACKET %s ", g->kind <= EXP_GS_KIND_MAX ? gs_kind[g->kind] : "?");
+	put_time(g->time_ns);
+	printf(" pid=%u%s paused=%llu", g->pid,
+	       g->hdr.flags & EXP_GS_STATS ? "" : " (no statistics)",
+	       (unsigned long long)g->paused_ns);
+	if (g->name_len) {
+		printf(" name=");
+		put_comm(g->name, g->name_len);
+	}
+	printf(" minflt=%llu majflt=%llu rchar=%llu wchar=%llu read_bytes=%llu write_bytes=%llu nvcsw=%llu nivcsw=%llu rss=%llu swap=%llu utime=%llu stime=%llu\n",
+	       (unsigned long long)g->minflt, (unsigned long long)g->majflt,
+	       (unsigned long long)g->rchar, (unsigned long long)g->wchar,
+	       (unsigned long long)g->read_bytes,
+	       (unsigned long long)g->write_bytes,
+	       (unsigned long long)g->nvcsw, (unsigned long long)g->nivcsw,
+	       (unsigned long long)g->rss_bytes,
+	       (unsigned long long)g->swap_bytes,
+	       (unsigned long long)g->utime_ns, (unsigned long long)g->stime_ns);
+}
+
 /* A traced call (libexp/trace.h), then its sample. */
 static void dump_trace(const struct exp_rec_trace *t, const struct exp_regs *regs)
 {
@@ -236,6 +263,13 @@ static int dump_file(const char *name, struct counts *tot)
 	       f.hdr.abi_minor);
 	while ((ret = exp_reader_next(&f, &r)) > 0) {
 		printf("%s+%llu: ", name, (unsigned long long)f.off);
+		if (r->type == EXP_REC_GSAMPLE &&
+		    f.hdr.minor >= EXP_MINOR_GSAMPLE) {
+			/* the recorder's, not the module's records */
+			dump_gsample((const void *)r);
+			c.gs++;
+			continue;
+		}
 		c.rec++;
 		switch (r->type) {
 		case LWPROF_REC_SAMPLE:
@@ -274,10 +308,13 @@ static int dump_file(const char *name, struct counts *tot)
 		}
 		c.type[r->type]++;
 	}
-	printf("%s: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other%s\n",
+	printf("%s: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other",
 	       name, c.rec, c.type[LWPROF_REC_SAMPLE], c.type[LWPROF_REC_TASK],
 	       c.type[LWPROF_REC_MMAP], c.type[LWPROF_REC_LOST], c.lost,
-	       c.other, ret < 0 ? "; DAMAGED" : "");
+	       c.other);
+	if (c.gs)
+		printf(", %llu PACKET", c.gs);
+	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
 	if (c.type[EXP_REC_TRACE] || c.type[EXP_REC_TRACE_FREE] ||
 	    c.type[EXP_REC_TRACE_FILE])
 		printf("%s: %llu TRACE, %llu FILE\n", name,
@@ -289,6 +326,7 @@ static int dump_file(const char *name, struct counts *tot)
 	tot->rec += c.rec;
 	tot->other += c.other;
 	tot->lost += c.lost;
+	tot->gs += c.gs;
 	for (i = 0; i < sizeof(c.type) / sizeof(c.type[0]); i++)
 		tot->type[i] += c.type[i];
 	return ret < 0;
@@ -319,7 +357,8 @@ static int cat(int dirfd, const char *name, int required)
  * log.txt's first line names the format: refuse another major version.
  * *finished: it has end_ns, written when the recording ended.
  */
-static int check_log(int dirfd, int *finished)
+/* *finished: the log has end_ns; *flight: a flight recorder's window */
+static int check_log(int dirfd, int *finished, int *flight)
 {
 	unsigned int maj = 0, min = 0;
 	char line[256];
@@ -327,6 +366,7 @@ static int check_log(int dirfd, int *finished)
 	int fd = openat(dirfd, EXP_LOG, O_RDONLY | O_CLOEXEC), bad;
 
 	*finished = 1;
+	*flight = 0;
 	if (fd < 0)
 		return 0;	/* cat() says so */
 	f = fdopen(fd, "r");
@@ -346,6 +386,8 @@ static int check_log(int dirfd, int *finished)
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, "end_ns = ", 9))
 			*finished = 1;
+		else if (!strncmp(line, "flight = ", 9))
+			*flight = 1;
 	if (!*finished)
 		fprintf(stderr, DUMP ": %s/log.txt: the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
 			exp_path);
@@ -394,7 +436,7 @@ static int dump_dir(const char *path)
 	struct counts tot = { 0 };
 	struct dirent **list;
 	char name[PATH_MAX];
-	int dirfd, n, i, bad = 0, finished;
+	int dirfd, n, i, bad = 0, finished, flight;
 
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
@@ -402,7 +444,7 @@ static int dump_dir(const char *path)
 		return 1;
 	}
 	exp_path = path;
-	bad |= check_log(dirfd, &finished);
+	bad |= check_log(dirfd, &finished, &flight);
 	bad |= cat(dirfd, EXP_LOG, 1);
 	n = scandirat(dirfd, ".", &list, rec_index, rec_cmp);
 	if (n <= 0) {
@@ -419,12 +461,22 @@ static int dump_dir(const char *path)
 	}
 	if (n > 0)
 		free(list);
-	bad |= cat(dirfd, EXP_USAGE, finished);
+	if (!faccessat(dirfd, EXP_SAMPLES, F_OK, 0)) {
+		snprintf(name, sizeof(name), "%s/%s", path, EXP_SAMPLES);
+		bad |= dump_file(name, &tot);
+		if (!finished)
+			cut_at(name);
+	}
+	/* a flight recorder's window has no totals: they are the run's */
+	bad |= cat(dirfd, EXP_USAGE, finished && !flight);
 	bad |= cat(dirfd, EXP_INDEX, 0);
-	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other\n",
+	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other",
 	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],
 	       tot.type[LWPROF_REC_MMAP], tot.type[LWPROF_REC_LOST], tot.lost,
 	       tot.other);
+	if (tot.gs)
+		printf(", %llu PACKET", tot.gs);
+	printf("\n");
 	if (tot.type[EXP_REC_TRACE] || tot.type[EXP_REC_TRACE_FREE] ||
 	    tot.type[EXP_REC_TRACE_FILE])
 		printf("total: %llu TRACE, %llu FILE\n",

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "libexp/format.h"
 #include "libexp/writer.h"
 #include "lwprof.h"
 
@@ -29,6 +30,8 @@
  * A user the module lets lock less gets the most it allows (ringsize.c).
  */
 #define COLLECT_RING_PAGES	256
+#define COLLECT_SAMPLE_NS	1000000000ULL	/* -S on: a packet a second */
+#define COLLECT_FLIGHT_CAP	(256ULL << 20)	/* --flight SECONDS: at most */
 
 enum collect_mode { MODE_COMMAND, MODE_ATTACH, MODE_MACHINE };
 
@@ -49,6 +52,15 @@ struct collect_opts {
 	bool stack_set;		/* -S given */
 	bool no_sdelta;		/* --stack-delta off */
 	__u32 depth;		/* --depth */
+	__u64 sample_ns;	/* -S: global sample packets every, 0 = off */
+	int sig_sample;		/* -l SIGNAL, or 0 */
+	int sig_pause;		/* -y SIGNAL, or 0 */
+	bool start_paused;	/* -y without ,r: paused until the signal */
+	__u64 limit_bytes;	/* -L: stop recording past it; 0 = none */
+	__u64 start_ns;		/* -t START-END: paused until START */
+	__u64 flight_bytes;	/* --flight SIZE: keep the last SIZE bytes */
+	__u64 flight_ns;	/* --flight SECONDS: ... the last SECONDS */
+	int sig_flight;		/* --flight's snapshot signal */
 	__u32 ring_pages;	/* -m, or the default */
 	bool ring_pages_set;	/* -m given: that size or none */
 	char **argv;		/* CMD [ARGS], or NULL */
@@ -162,12 +174,79 @@ struct io_uring *drain_ring(struct drain *d);
 /* An SQE, submitting what is queued if the ring is full; NULL if none. */
 struct io_uring_sqe *drain_sqe(struct io_uring *ring);
 
+/*
+ * gsample.c: global sample packets (libexp/format.h, EXP_REC_GSAMPLE) of
+ * process pid's statistics, into e's samples.rec or, with sink set, to
+ * sink (the flight recorder); and the pause state they mark.  Once halted
+ * (gs_end), no packet is made.
+ */
+struct gsamp {
+	struct exp_writer *e;
+	int pid;		/* whose statistics; 0: none */
+	void (*sink)(void *arg, const void *rec, size_t size);
+	void *sink_arg;
+	bool paused, halted;
+	__u64 paused_at;	/* when the pause began */
+	__u64 paused_ns;	/* paused before paused_at */
+	__u64 packets;
+	struct exp_rec_gsample last;	/* the statistics last read */
+	bool has_last;
+};
+int gs_stats(int pid, struct exp_rec_gsample *g);
+void gs_refresh(struct gsamp *gs);
+int gs_emit(struct gsamp *gs, int kind, __u64 t, const char *name);
+int gs_pause(struct gsamp *gs, __u64 t, const char *name);
+int gs_resume(struct gsamp *gs, __u64 t, const char *name);
+int gs_toggle(struct gsamp *gs, __u64 t, const char *name);
+int gs_end(struct gsamp *gs, __u64 t, const char *name);
+
+/*
+ * ctl.c: the collector API's channel (collector/proto.h).  ctl_open makes
+ * it; ctl_child, in the child before its exec, leaves its end open and
+ * names it in the environment (with the preloaded library when -l or -y
+ * signals are to be caught in the target); ctl_read reads a message: 1,
+ * 0 when there is none, or -errno.
+ */
+struct lwprof_ctl_msg;
+struct ctl {
+	int fd, child_fd;
+	char *preload;		/* liblwprof_collector.so's path, or NULL */
+};
+int ctl_open(struct ctl *c, const struct collect_opts *o);
+void ctl_child(struct ctl *c, const struct collect_opts *o);
+int ctl_read(struct ctl *c, struct lwprof_ctl_msg *m);
+/*
+ * Do what message m asks of gs (its time kept within [start, now]): 0,
+ * 1 if it asks to end recording (collector_terminate_expt), or -errno.
+ */
+int ctl_apply(struct gsamp *gs, const struct collect_opts *o,
+	      const struct lwprof_ctl_msg *m, __u64 start, __u64 now);
+void ctl_close(struct ctl *c);
+
+/*
+ * flight.c: the flight recorder (--flight): the rings' records copied
+ * into memory, the last SIZE bytes or SECONDS kept (flight_take, at every
+ * drain), but for samples wholly in gs's pause under way; flight_gs is gsamp's sink; flight_write makes the window an
+ * experiment of its own, named after -o (NAME.er, NAME.2.er, ...) or the
+ * first free test.N.er, with tmpl's settings and notes.
+ */
+struct flight;
+int flight_create(struct flight **fp, const struct collect_opts *o,
+		  const struct rec_ring *rings, unsigned int nr,
+		  const struct gsamp *gs);
+void flight_take(struct flight *f, __u64 now);
+void flight_gs(void *arg, const void *rec, size_t size);
+int flight_write(struct flight *f, const struct exp_writer *tmpl,
+		 const struct collect_opts *o, int child, __u32 abi_major,
+		 __u32 abi_minor, const struct gsamp *gs, __u64 now);
+void flight_destroy(struct flight *f);
+
 /* user_data of the SQEs of the collect loop: kind in the top byte. */
 #define UD_KIND(ud)	((unsigned int)((ud) >> 56))
 #define UD_MAKE(k, v)	(((__u64)(k) << 56) | (v))
 enum {
 	UD_POLL = 1, UD_SIGNAL, UD_FLUSH, UD_PIDFD, UD_DEADLINE, UD_WRITE,
-	UD_SETTLE,
+	UD_SETTLE, UD_CTL, UD_GSAMPLE, UD_TSTART,
 };
 
 #endif

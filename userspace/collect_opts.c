@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "backend.h"
@@ -24,8 +26,8 @@ void collect_usage(FILE *f)
 	clock_getres(CLOCK_MONOTONIC, &res);
 	fprintf(f,
 		"usage: lwprof collect [options] CMD [ARGS...]   record CMD and its descendants\n"
-		"       lwprof collect [options] -P PID [-t DUR]  record a running process\n"
-		"       lwprof collect [options] -a [-t DUR | CMD [ARGS...]]  the whole machine\n"
+		"       lwprof collect [options] -P PID [-t END]  record a running process\n"
+		"       lwprof collect [options] -a [-t END | CMD [ARGS...]]  the whole machine\n"
 		"       lwprof collect -h                         list the counters of this machine\n"
 		"options:\n"
 		"  -p on|hi|lo|off|INTERVAL  clock profiling: 10 ms, 1 ms, 100 ms, none, or\n"
@@ -34,7 +36,18 @@ void collect_usage(FILE *f)
 		"  -o NAME.er       the experiment's name (default: the first free test.N.er)\n"
 		"  -d DIR           put the experiment in DIR\n"
 		"  -P PID           attach to process PID (and what it creates) until it exits\n"
-		"  -t DUR           with -P or -a: stop after DUR (like INTERVAL; bare = s)\n"
+		"  -t [START-]END   record from START (paused before) to END: seconds\n"
+		"                   from the start, like 2.5, 500ms; with -P or -a END\n"
+		"                   ends the run\n"
+		"  -S on|off|SECS   a global sample packet every SECS (on: 1 s, default)\n"
+		"  -l SIGNAL        a sample packet when SIGNAL reaches the target or collect\n"
+		"  -y SIGNAL[,r]    SIGNAL pauses and resumes recording; paused at the\n"
+		"                   start unless ,r (recording) is given\n"
+		"  -L MB|unlimited  stop recording when the experiment reaches MB megabytes\n"
+		"      --flight SIZE|SECS  flight recorder: keep the last SIZE (like 64M)\n"
+		"                   or SECS (like 30s) of records in memory; write an\n"
+		"                   experiment on --flight-signal and at the end\n"
+		"      --flight-signal SIGNAL  the snapshot signal (default USR2)\n"
 		"  -a               the whole machine (needs CAP_PERFMON or CAP_SYS_ADMIN)\n"
 		"  -K               kernel call stacks too, and where off-CPU time began\n"
 		"      --kernel-only  kernel stacks and microstates without user stacks\n"
@@ -42,7 +55,7 @@ void collect_usage(FILE *f)
 		"      --idle on|off  each CPU's idle time as <IDLE> (default on with -a)\n"
 		"      --irq on|off   hard and soft interrupt time apart, with the\n"
 		"                   interrupt's kernel stack (default on with -a -K)\n"
-		"  -S, --stack-bytes N  user stack copied per sample (default %u, max %u)\n"
+		"      --stack-bytes N  user stack copied per sample (default %u, max %u)\n"
 		"      --depth N    frame-pointer frames per stack (default %u, max %u)\n"
 		"      --stack-delta on|off  send each stack copy as the blocks that\n"
 		"                   changed since the thread's last one (default on)\n"
@@ -151,6 +164,111 @@ static int parse_size(const char *s, unsigned long long max, __u32 *v)
 	return 0;
 }
 
+/* A signal: its name with or without SIG, or its number; 0 if none. */
+static int parse_signal(const char *s)
+{
+	char *end;
+	long n;
+	int i;
+
+	if (*s >= '0' && *s <= '9') {
+		n = strtol(s, &end, 10);
+		return *end || n <= 0 || n >= NSIG ? 0 : (int)n;
+	}
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (i = 1; i < NSIG; i++)
+		if (sigabbrev_np(i) && !strcasecmp(s, sigabbrev_np(i)))
+			return i;
+	return 0;
+}
+
+/* A signal collect may take for itself: not one it or the run needs. */
+static bool signal_free(int sig)
+{
+	return sig && sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD &&
+	       sig != SIGINT && sig != SIGTERM && sig != SIGHUP &&
+	       sig != SIGSEGV && sig != SIGBUS && sig != SIGPIPE;
+}
+
+/* -S on|off|SECONDS */
+static int parse_sample(const char *s, __u64 *ns)
+{
+	if (!strcmp(s, "on"))
+		*ns = COLLECT_SAMPLE_NS;
+	else if (!strcmp(s, "off"))
+		*ns = 0;
+	else if (collect_parse_time(s, "s", ns) || *ns < 10000000ULL)
+		return -EINVAL;
+	return 0;
+}
+
+/* -L MB|unlimited|none */
+static int parse_limit(const char *s, __u64 *bytes)
+{
+	char *end;
+	unsigned long long mb;
+
+	if (!strcmp(s, "unlimited") || !strcmp(s, "none")) {
+		*bytes = 0;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	mb = strtoull(s, &end, 10);
+	if (errno || *end || !mb || mb > (1ULL << 40))
+		return -EINVAL;
+	*bytes = mb << 20;
+	return 0;
+}
+
+/* -t [START-]END, seconds by default */
+static int parse_window(const char *s, __u64 *start, __u64 *end)
+{
+	const char *dash = strchr(s, '-');
+	char first[64];
+
+	*start = 0;
+	if (dash) {
+		if ((size_t)(dash - s) >= sizeof(first))
+			return -EINVAL;
+		memcpy(first, s, dash - s);
+		first[dash - s] = 0;
+		if (collect_parse_time(first, "s", start))
+			return -EINVAL;
+		s = dash + 1;
+	}
+	if (collect_parse_time(s, "s", end) || !*end || *end <= *start)
+		return -EINVAL;
+	return 0;
+}
+
+/* --flight 64M | 30s */
+static int parse_flight(const char *s, struct collect_opts *o)
+{
+	char *end;
+	unsigned long long n;
+	size_t l = strlen(s);
+
+	if (l > 1 && s[l - 1] == 's' && s[l - 2] >= '0' && s[l - 2] <= '9')
+		return collect_parse_time(s, "s", &o->flight_ns) ||
+		       o->flight_ns < 1000000000ULL ? -EINVAL : 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	n = strtoull(s, &end, 10);
+	if (!strcmp(end, "M") || !strcmp(end, "MB") || !strcmp(end, "m"))
+		n <<= 20;
+	else if (!strcmp(end, "G") || !strcmp(end, "GB") || !strcmp(end, "g"))
+		n <<= 30;
+	else
+		return -EINVAL;
+	if (n < (1ULL << 20) || n > (64ULL << 30))
+		return -EINVAL;
+	o->flight_bytes = n;
+	return 0;
+}
+
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
 {
@@ -196,8 +314,6 @@ static int check_modes(struct collect_opts *o, int machine, int has_cmd)
 		return bad("-P and -a do not go together");
 	if (o->pid && has_cmd)
 		return bad("give either -P PID or a command, not both");
-	if (o->duration_ns && has_cmd)
-		return bad("-t goes with -P or -a, not with a command");
 	if (!o->pid && !machine && !has_cmd)
 		return bad("no command given; see lwprof collect");
 	if (!o->clock_ns && !o->nr_counters && !collect_tracing(o))
@@ -205,6 +321,22 @@ static int check_modes(struct collect_opts *o, int machine, int has_cmd)
 	if (collect_tracing(o) && !has_cmd)
 		return bad("-s, -H and -i trace a command (they preload a library into it): give one");
 	o->mode = o->pid ? MODE_ATTACH : machine ? MODE_MACHINE : MODE_COMMAND;
+	return 0;
+}
+
+/* -l, -y and --flight-signal: three different signals. */
+static int check_signals(struct collect_opts *o, bool flight_sig_set)
+{
+	if (o->sig_sample && o->sig_sample == o->sig_pause)
+		return bad("-l and -y need different signals");
+	if (flight_sig_set && !(o->flight_bytes || o->flight_ns))
+		return bad("--flight-signal goes with --flight");
+	if ((o->flight_bytes || o->flight_ns) &&
+	    (o->sig_flight == o->sig_sample || o->sig_flight == o->sig_pause))
+		return bad("--flight's snapshot signal (SIG%s) is -l's or -y's too; choose another with --flight-signal",
+			   sigabbrev_np(o->sig_flight));
+	if ((o->flight_bytes || o->flight_ns) && o->limit_bytes)
+		return bad("--flight keeps the last records in memory; -L limits an experiment on disk: choose one");
 	return 0;
 }
 
@@ -217,7 +349,7 @@ static int check_kernel(struct collect_opts *o)
 {
 	if (o->konly) {
 		if (o->stack_set && o->stack_bytes)
-			return bad("--kernel-only copies no user stack: leave out -S");
+			return bad("--kernel-only copies no user stack: leave out --stack-bytes");
 		o->kstack = true;
 		o->stack_bytes = 0;
 		o->no_sdelta = true;
@@ -248,19 +380,22 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 int collect_parse(int argc, char **argv, struct collect_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "stack-bytes", required_argument, NULL, 'S' },
+		{ "stack-bytes", required_argument, NULL, 'B' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "stack-delta", required_argument, NULL, 'E' },
 		{ "kernel-only", no_argument, NULL, 'k' },
 		{ "idle", required_argument, NULL, 'I' },
 		{ "irq", required_argument, NULL, 'Q' },
+		{ "flight", required_argument, NULL, 'F' },
+		{ "flight-signal", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 0x100 },
-		{ "backend", required_argument, NULL, 'B' },
+		{ "backend", required_argument, NULL, 0x101 },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
 	int c, machine = 0, err;
-	bool delta_set = false, set_dummy;
+	bool delta_set = false, flight_sig_set = false, set_dummy;
+	const char *comma;
 	__u32 v;
 
 	memset(o, 0, sizeof(*o));
@@ -268,6 +403,8 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 	o->stack_bytes = COLLECT_STACK_DEFAULT;
 	o->depth = LWPROF_DEPTH_DEFAULT;
 	o->ring_pages = COLLECT_RING_PAGES;
+	o->sample_ns = COLLECT_SAMPLE_NS;
+	o->sig_flight = SIGUSR2;
 	if (argc < 2) {
 		collect_usage(stdout);
 		return -1;
@@ -278,7 +415,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:h:o:d:P:t:KS:m:as:H:i:", longopts,
+	while ((c = getopt_long(argc, argv, "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -309,17 +446,58 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 				return bad("-P: '%s' is not a process id", optarg);
 			break;
 		case 't':
-			if (collect_parse_time(optarg, "s", &o->duration_ns) ||
-			    !o->duration_ns)
-				return bad("-t: '%s' is not a duration like 10, 2.5s, 500ms",
+			if (parse_window(optarg, &o->start_ns, &o->duration_ns))
+				return bad("-t: '%s' is not [START-]END like 10, 2.5s, 500ms or 1-3 (START before END)",
 					   optarg);
+			break;
+		case 'l':
+			o->sig_sample = parse_signal(optarg);
+			if (!signal_free(o->sig_sample))
+				return bad("-l: '%s' is not a signal collect may use (like PROF, USR1, USR2)",
+					   optarg);
+			break;
+		case 'y':
+			comma = strchr(optarg, ',');
+			if (comma && strcmp(comma, ",r"))
+				return bad("-y: '%s': after the signal only ,r may follow",
+					   optarg);
+			snprintf(msg, sizeof(msg), "%.*s",
+				 comma ? (int)(comma - optarg) : (int)strlen(optarg),
+				 optarg);
+			o->sig_pause = parse_signal(msg);
+			if (!signal_free(o->sig_pause))
+				return bad("-y: '%s' is not a signal collect may use (like USR1, USR2)",
+					   msg);
+			o->start_paused = !comma;
+			break;
+		case 'L':
+			if (parse_limit(optarg, &o->limit_bytes))
+				return bad("-L: '%s' is not a size in megabytes or unlimited",
+					   optarg);
+			break;
+		case 'F':
+			if (parse_flight(optarg, o))
+				return bad("--flight: '%s' is not a size like 64M, 1G (at least 1M) or seconds like 30s (at least 1s)",
+					   optarg);
+			break;
+		case 'G':
+			o->sig_flight = parse_signal(optarg);
+			if (!signal_free(o->sig_flight))
+				return bad("--flight-signal: '%s' is not a signal collect may use (like USR2)",
+					   optarg);
+			flight_sig_set = true;
 			break;
 		case 'K':
 			o->kstack = true;
 			break;
 		case 'S':
+			if (parse_sample(optarg, &o->sample_ns))
+				return bad("-S: '%s' is not on, off or seconds (at least 0.01) between sample packets; the stack copy's size is --stack-bytes",
+					   optarg);
+			break;
+		case 'B':
 			if (parse_size(optarg, LWPROF_STACK_MAX, &o->stack_bytes))
-				return bad("-S: '%s' is not a size from 0 to 65536 bytes (like 8192 or 16k)",
+				return bad("--stack-bytes: '%s' is not a size from 0 to 65536 bytes (like 8192 or 16k)",
 					   optarg);
 			o->stack_bytes = (o->stack_bytes + 63) & ~63U;
 			o->stack_set = true;
@@ -378,7 +556,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			if (err)
 				return err;
 			break;
-		case 'B': {
+		case 0x101: {
 			enum lwprof_backend b;
 
 			if (lwprof_backend_parse(optarg, &b))
@@ -398,10 +576,10 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			return 2;
 		default:
 			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -m -s -H -i --depth --stack-bytes --stack-delta --kernel-only --idle --irq --backend\n",
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend\n",
 					optopt);
 			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -m -s -H -i --depth --stack-bytes --stack-delta --kernel-only --idle --irq --backend\n",
+				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend\n",
 					argv[optind - 1]);
 			return 2;
 		}
@@ -410,6 +588,14 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 		o->argv = argv + optind;
 	if (o->konly && delta_set && !o->no_sdelta)
 		return bad("--kernel-only copies no user stack: leave out --stack-delta on");
+	/*
+	 * A delta copy needs the thread's copy before it: the flight recorder
+	 * lets old records go, so by default its copies are whole.
+	 */
+	if ((o->flight_bytes || o->flight_ns) && !delta_set)
+		o->no_sdelta = true;
 	err = check_modes(o, machine, optind < argc);
+	if (!err)
+		err = check_signals(o, flight_sig_set);
 	return err ? err : check_kernel(o);
 }

@@ -93,6 +93,7 @@ int drain_create(struct drain **dp, const struct rec_ring *rings,
 	err = io_uring_queue_init(ring_entries(nr), &d->ring, 0);
 	if (err)
 		goto fail;
+	/* no rings (tracing alone; the flight recorder copies them itself) */
 	err = nr ? io_uring_register_files(&d->ring, fds, nr) : 0;
 	if (err) {
 		io_uring_queue_exit(&d->ring);

@@ -5,7 +5,8 @@
  * it: with libFuzzer, or with tests/fuzz/fuzz_main.c's deterministic
  * mutations for make check).  An input is one file of an otherwise sound
  * experiment: by its first byte, log.txt (1), usage.txt (2),
- * archives/index.txt (3), or else cpu.0.rec (the whole input).  Three
+ * archives/index.txt (3), samples.rec (4: the global sample packets of
+ * format 1.4), or else cpu.0.rec (the whole input).  Three
  * commands read it, in this order, the record files all through
  * libexp/reader.c:
  *  - lwprof print: loaded, resolved and summed into the functions,
@@ -41,6 +42,7 @@ void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
 #define FZ_LOG		1
 #define FZ_USAGE	2
 #define FZ_INDEX	3
+#define FZ_SAMPLES	4
 
 static char dir[256];
 static const char *log_txt =
@@ -94,6 +96,13 @@ static void setup(const uint8_t *data, size_t size)
 	put("log.txt", log_txt, strlen(log_txt));
 	put("usage.txt", "", 0);
 	put("archives/index.txt", "", 0);
+	snprintf(path, sizeof(path), "%s/samples.rec", dir);
+	unlink(path);
+	if (size && data[0] == FZ_SAMPLES) {
+		put("samples.rec", data + 1, size - 1);
+		put("cpu.0.rec", "", 0);
+		return;
+	}
 	if (size && data[0] >= FZ_LOG && data[0] <= FZ_INDEX) {
 		const char *name = data[0] == FZ_LOG ? "log.txt" :
 				   data[0] == FZ_USAGE ? "usage.txt" :
@@ -161,7 +170,9 @@ static int names_offset(const char *msg, int with_dir)
 			return *p == ':';	/* about the experiment */
 		p++;
 	}
-	if (strncmp(p, "cpu.0.rec: ", 11))
+	if (!strncmp(p, "samples.rec: ", 13))
+		p += 2;		/* as long as "cpu.0.rec: " */
+	else if (strncmp(p, "cpu.0.rec: ", 11))
 		return 1;
 	p += 11;
 	return !strncmp(p, "byte ", 5) || !strncmp(p, "offset ", 7);
@@ -188,6 +199,8 @@ static void read_print(void)
 		an_view_cc(&an, &vs, &out, NULL);
 		an_view_calltree(&an, &vs, &out);
 		an_view_flat(&an, &vs, &out, AN_K_LINE);
+		an_view_sample_list(&an, &vs, &out);
+		an_view_overview(&an, &vs, &out);
 	}
 	capture_end(saved, warn, sizeof(warn));
 	if (err && !strstr(run.err, "out of memory") && !names_offset(run.err, 1))

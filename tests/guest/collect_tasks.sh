@@ -69,10 +69,10 @@ check -z "$(grep '^warning' dl.er/log.txt)" "  no warnings ($(grep '^warning' dl
 
 # Counter overflow profiling, page-faults every fault: the target's packets
 # after its exec match perf stat's count of the same faults (perf runs it,
-# under collect), within 2%.  Without stack copies (-S 0): perf's start-up
+# under collect), within 2%.  Without stack copies (--stack-bytes 0): perf's start-up
 # faults thousands of times in a burst, and 8 KiB copies would overflow
 # the rings.
-"$LWPROF" collect -o pf.er -p off -S 0 -h page-faults,1 perf stat -e page-faults \
+"$LWPROF" collect -o pf.er -p off --stack-bytes 0 -h page-faults,1 perf stat -e page-faults \
 	-x, -o pf.stat -- "$progs/touch_pages" 5000 >pid.txt 2>err.txt
 check $? -eq 0 "collect -p off -h page-faults,1 exits 0 ($(cat err.txt))"
 check "$(key pf.er counter)" = "page-faults,1,1,0x2" "  log: counter = page-faults,1,1,0x2"

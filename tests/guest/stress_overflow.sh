@@ -19,7 +19,7 @@ cd "$work" || exit 1
 
 # The recorder is stopped for a second mid-run, so that the rings overflow
 # whatever the machine's speed (an idle guest drains 4 pages in time).
-"$LWPROF" collect -o o.er -m 4 -S 2048 -p 1ms \
+"$LWPROF" collect -o o.er -m 4 --stack-bytes 2048 -p 1ms \
 	"$LWPROF_BUILD/tests/progs/churn_target" $((secs + 1)) 64 >/dev/null 2>err.txt &
 rec=$!
 sleep 1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Memory pressure (the reliability battery): a whole-machine session with
-# the largest stack copies (-S 65536, 1 ms) over a program that starts
+# the largest stack copies (--stack-bytes 65536, 1 ms) over a program that starts
 # 2000 threads, while a hog holds all of the guest's available memory but
 # what those threads need for themselves and 48 MiB.  The module must
 # account every thread (its entries come from the fork probe, GFP_ATOMIC;
@@ -34,7 +34,7 @@ echo "# MemAvailable under the hog: $(avail) MiB"
 (while sleep 0.5; do avail; done) >avail.log &
 mon=$!
 ulimit -s 256	# thread stacks of 256 KiB: 2000 threads fit
-"$LWPROF" collect -a -p 1ms -S 65536 -o "$exp" \
+"$LWPROF" collect -a -p 1ms --stack-bytes 65536 -o "$exp" \
 	"$progs/nthreads" "$nthr" 500 >nthreads.out 2>collect.err
 check $? -eq 0 "nthreads $nthr ran under pressure, collect -a exits 0 ($(grep -v records collect.err | head -n 2))"
 kill $mon "$HOG_PID" 2>/dev/null

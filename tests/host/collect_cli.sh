@@ -56,11 +56,23 @@ bad "page-faults" -h page-faults,x true
 bad "counter name" -h ,1 true
 bad "given twice" -h task-clock,task-clock true
 bad "at most 8" -h cpu-clock,task-clock,page-faults,minor-faults,major-faults,context-switches,cpu-migrations,r1,r2 true
-bad "0 to 65536" -S 100000 true
+bad "0 to 65536" --stack-bytes 100000 true
+bad "the stack copy's size is --stack-bytes" -S 16k true
+bad "on, off or seconds" -S 0.001 true
+bad "START before END" -t 3-1 true
+bad "START before END" -t x true
+bad "a signal collect may use" -l KILL true
+bad "a signal collect may use" -y CHLD true
+bad "only ,r may follow" -y USR1,x true
+bad "different signals" -l USR1 -y USR1 true
+bad "megabytes or unlimited" -L 10k true
+bad "like 64M" --flight 10 true
+bad "choose another with --flight-signal" --flight 8M -l USR2 true
+bad "goes with --flight" --flight-signal USR1 true
+bad "choose one" --flight 8M -L 10 true
 bad "1 to 1024" --depth 0 true
 bad "power of two" -m 3 true
 bad "must end in .er" -o foo true
-bad "not with a command" -t 1 true
 bad "not both" -P 1 true
 bad "not a process id" -P x
 bad "no command given" -p on

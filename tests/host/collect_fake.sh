@@ -108,10 +108,10 @@ check "$(wc -l <$idx)" -eq "$n" "one index line per mapped file and the vDSO"
 
 # Options reach the module; counter samples; kernel frames.
 rm -f done ring.* fake.log
-FAKE_LWPROF_SAMPLES=40 timeout 60 "$BASH" -c "LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null $LWPROF collect -o opt.er -p 2.5ms -S 16k --depth 32 -K -h page-faults,1,task-clock $(printf '%q ' "${waiter[@]}")" 2>/dev/null
+FAKE_LWPROF_SAMPLES=40 timeout 60 "$BASH" -c "LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null $LWPROF collect -o opt.er -p 2.5ms --stack-bytes 16k --depth 32 -K -h page-faults,1,task-clock $(printf '%q ' "${waiter[@]}")" 2>/dev/null
 check $? -eq 3 "collect with every option"
 grep -q "^start clock_ns=2500000 depth=32 stack=16384 flags=1 counters=2$" fake.log
-check $? -eq 0 "-p 2.5ms -S 16k --depth 32 -K reach SAMPLE_START"
+check $? -eq 0 "-p 2.5ms --stack-bytes 16k --depth 32 -K reach SAMPLE_START"
 grep -q "^counter 0 type=1 config=2 period=1$" fake.log &&
 	grep -q "^counter 1 type=1 config=1 period=10000000$" fake.log
 check $? -eq 0 "-h page-faults,1,task-clock: software counters 2 and 1, periods 1 and the default"
@@ -253,7 +253,7 @@ check "$out" = "lwprof collect: the loaded lwprof module (ABI $(sed -n 's/^abi =
 check ! -e k7.er "  and no experiment"
 out=$(lw collect -o k8.er -a --idle on -t 0.2 2>&1); rc=$?
 check $rc -eq 1 "--idle on on a module without LWPROF_FEAT_IDLE: exit 1 ($out)"
-for bad in "--kernel-only -S 8k" "--kernel-only --stack-delta on" "--idle on" \
+for bad in "--kernel-only --stack-bytes 8k" "--kernel-only --stack-delta on" "--idle on" \
 	"--idle maybe" "-K --irq on -p off -h page-faults" "--irq on"; do
 	lw collect $bad true >/dev/null 2>err.txt; rc=$?
 	check $rc -eq 2 "collect $bad true: a usage error ($(cat err.txt))"

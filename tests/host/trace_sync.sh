@@ -48,7 +48,7 @@ check $? -eq 0 "-statistics: the sync wait summary"
 grep -q '^  User Lock Time: not measured (no clock profiling)$' <<<"$st"
 check $? -eq 0 "-statistics: no User Lock without clock profiling"
 
-run all -s all -S 512; check $? -eq 0 "collect -s all"
+run all -s all --stack-bytes 512; check $? -eq 0 "collect -s all"
 grep -q '^sync_threshold_ns = 0$' "$PRINT_OUT/all.er/log.txt"; check $? -eq 0 "log.txt: threshold 0"
 csv=$("$LWPROF" print -printmode csv -metrics $m -functions "$PRINT_OUT/all.er" 2>/dev/null)
 check "$(csv_field "$csv" uncontended 2)" = 20000 "-s all: all 20000 uncontended locks"
