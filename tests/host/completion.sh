@@ -49,12 +49,14 @@ want=$("$LWPROF" collect 2>&1 | grep -oE '(^|[ [])--?[a-zA-Z][-a-z]*' |
 	sed 's/^[ [ ]*//' | sort -u | tr '\n' ' ')
 check "$(comp "lwprof collect -")" = "$(tr ' ' '\n' <<<"$want" | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//')" \
 	"collect -<TAB>: the options of its usage"
-has "-p -h -o -d -P -t -a -K --kernel-only --idle --irq -S --stack-bytes --depth --stack-delta -m -s -H -i --backend" \
+has "-p -h -o -d -P -t -a -K --kernel-only --idle --irq --stack-bytes --depth --stack-delta -m -s -H -i --backend -S -l -y -L --flight --flight-signal" \
 	"$(comp "lwprof collect -")" "collect -<TAB>: every option on main"
 check "$(comp "lwprof collect -p ")" = "hi lo off on" "collect -p <TAB>: on hi lo off"
 check "$(comp "lwprof collect --idle o")" = "off on" "collect --idle o<TAB>"
 check "$(comp "lwprof collect -K --stack-delta of")" = "off" "an option after another"
-check "$(comp "lwprof collect -S ")" = "" "collect -S <TAB>: a number, nothing offered"
+check "$(comp "lwprof collect --stack-bytes ")" = "" "collect --stack-bytes <TAB>: a number, nothing offered"
+check "$(comp "lwprof collect -S ")" = "off on" "collect -S <TAB>: on off (or seconds)"
+check "$(comp "lwprof collect -L ")" = "unlimited" "collect -L <TAB>: unlimited (or MB)"
 check "$(comp "lwprof collect -s ")" = "all off on" "collect -s <TAB>: on off all (or a number)"
 check "$(comp "lwprof collect -H ")" = "off on" "collect -H <TAB>"
 check "$(comp "lwprof collect -i o")" = "off on" "collect -i o<TAB>"

@@ -45,13 +45,15 @@ want=$( {
 	echo "-rwxr-xr-x /usr/bin/lwprof"
 	echo "-rwxr-xr-x /usr/libexec/lwprof/lwprof-print"
 	echo "-rwxr-xr-x /usr/libexec/lwprof/liblwprof_trace.so"
+	echo "-rw-r--r-- /usr/lib/liblwprof_collector.so"
+	echo "-rw-r--r-- /usr/include/lwprof/collector.h"
 	echo "-rw-r--r-- /usr/share/bash-completion/completions/lwprof"
 	for p in man/*.1; do echo "-rw-r--r-- /usr/share/man/man1/$(basename "$p").gz"; done
 	for d in README.md.gz changelog.gz copyright install.md.gz; do
 		echo "-rw-r--r-- /usr/share/doc/lwprof/$d"
 	done
 } | sort)
-check "$(contents "$tool")" = "$want" "lwprof holds the command, analyzer, tracing library, man pages, completion, docs"
+check "$(contents "$tool")" = "$want" "lwprof holds the command, analyzer, tracing and collector libraries, man pages, completion, docs"
 diff <(echo "$want") <(contents "$tool") | sed 's/^/# /'
 
 # lwprof-dkms: the module's source, file for file the tree's.
