@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "selfdir.h"
 
 #define PRINT_PROG "lwprof-print"
 
@@ -23,31 +24,25 @@ static const char *const print_dirs[] = { "", "../libexec/lwprof/" };
 /* Exec the analyzer with argv (argv[0] replaced); only returns on failure. */
 static int exec_print(const char *cmd, char **argv)
 {
-	char self[PATH_MAX], path[PATH_MAX * 2];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-	size_t i;
+	char path[PATH_MAX * 2];
+	int err;
 
-	if (n < 0) {
-		fprintf(stderr, "lwprof %s: /proc/self/exe: %s\n", cmd, strerror(errno));
+	err = lwprof_selfdir_find(PRINT_PROG, print_dirs, 2, X_OK, path,
+				  sizeof(path));
+	if (err == -ENOENT) {
+		/* path: the first place; the second is under it */
+		path[strlen(path) - strlen(PRINT_PROG)] = 0;
+		fprintf(stderr, "lwprof %s: the analyzer is not installed: no %s%s nor %s%s%s\n",
+			cmd, path, PRINT_PROG, path, print_dirs[1], PRINT_PROG);
 		return 1;
 	}
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (slash)
-		slash[1] = 0;
-	argv[0] = PRINT_PROG;
-	for (i = 0; i < sizeof(print_dirs) / sizeof(print_dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s%s", self, print_dirs[i],
-			 PRINT_PROG);
-		execv(path, argv);
-		if (errno != ENOENT) {
-			fprintf(stderr, "lwprof %s: %s: %s\n", cmd, path, strerror(errno));
-			return 1;
-		}
+	if (err) {
+		fprintf(stderr, "lwprof %s: /proc/self/exe: %s\n", cmd, strerror(-err));
+		return 1;
 	}
-	fprintf(stderr, "lwprof %s: the analyzer is not installed: no %s%s nor %s%s%s\n",
-		cmd, self, PRINT_PROG, self, print_dirs[1], PRINT_PROG);
+	argv[0] = PRINT_PROG;
+	execv(path, argv);
+	fprintf(stderr, "lwprof %s: %s: %s\n", cmd, path, strerror(errno));
 	return 1;
 }
 

@@ -24,6 +24,7 @@
 
 #include "collect.h"
 #include "collect_trace.h"
+#include "selfdir.h"
 #include "libexp/reader.h"
 #include "libexp/trace.h"
 
@@ -36,23 +37,7 @@ static const char *const lib_dirs[] = { "", "../libexec/lwprof/" };
 /* The library beside this program or in ../libexec/lwprof/ from it. */
 static int find_lib(char *path, size_t len)
 {
-	char self[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	size_t i;
-
-	if (n < 0)
-		return -errno;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (slash)
-		slash[1] = 0;
-	for (i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
-		snprintf(path, len, "%s%s%s", self, lib_dirs[i], TRACE_LIB);
-		if (!access(path, R_OK))
-			return 0;
-	}
-	snprintf(path, len, "%s%s", self, TRACE_LIB);
-	return -ENOENT;
+	return lwprof_selfdir_find(TRACE_LIB, lib_dirs, 2, R_OK, path, len);
 }
 
 /* cmd as execvp would find it, into path. */

@@ -20,31 +20,19 @@
 
 #include "collect.h"
 #include "collector/proto.h"
+#include "selfdir.h"
 
 #define COLLECTOR_LIB	"liblwprof_collector.so"
 
 /* The library beside this program (the build tree) or in ../lib. */
 static char *find_lib(void)
 {
-	static const char *const rel[] = { "/" COLLECTOR_LIB,
-					   "/../lib/" COLLECTOR_LIB };
-	char exe[PATH_MAX], path[PATH_MAX + 32], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t i;
+	static const char *const rel[] = { "", "../lib/" };
+	char path[PATH_MAX + 64];
 
-	if (n <= 0)
+	if (lwprof_selfdir_find(COLLECTOR_LIB, rel, 2, R_OK, path, sizeof(path)))
 		return NULL;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = 0;
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s", exe, rel[i]);
-		if (!access(path, R_OK))
-			return realpath(path, NULL);
-	}
-	return NULL;
+	return realpath(path, NULL);
 }
 
 int ctl_open(struct ctl *c, const struct collect_opts *o)
