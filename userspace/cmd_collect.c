@@ -159,11 +159,15 @@ static __u64 exp_bytes(struct run *r)
 	       (__u64)r->e.nr_files * sizeof(struct exp_file_header);
 }
 
+static void on_ctl(struct run *r);
+
 static void kick(struct run *r)
 {
 	int err;
 
 	if (r->fl) {
+		/* a pause the target asked for first: its samples are not kept */
+		on_ctl(r);
 		flight_take(r->fl, mono_ns());
 		return;
 	}

@@ -188,6 +188,7 @@ struct gsamp {
 	bool paused, halted;
 	__u64 paused_at;	/* when the pause began */
 	__u64 paused_ns;	/* paused before paused_at */
+	__u64 last_from, last_to;	/* the last pause that ended: [from, to) */
 	__u64 packets;
 	struct exp_rec_gsample last;	/* the statistics last read */
 	bool has_last;

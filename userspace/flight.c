@@ -214,20 +214,27 @@ static void prune(struct flight *f)
 }
 
 /*
- * A sample wholly in the pause under way (its span, the time since its
- * thread's last packet, after the pause began) is in no metric: not
- * kept, so that a paused flight recorder keeps its window for what counts.
+ * A sample wholly in the pause under way, or in the last one that ended
+ * (its span, the time since its thread's last packet, inside it), is in
+ * no metric: not kept, so that a paused flight recorder keeps its window
+ * for what counts.  The last ended pause too: a sample of the pause may
+ * reach the ring, or be taken from it, after the resume was read.
  */
 static bool paused_out(struct flight *f, const struct lwprof_rec *h)
 {
 	const struct lwprof_rec_sample *r = (const void *)h;
-	__u64 span;
+	const struct gsamp *gs = f->gs;
+	__u64 span, t0;
 
-	if (!f->gs->paused || h->type != LWPROF_REC_SAMPLE ||
-	    h->size < sizeof(*r))
+	if (h->type != LWPROF_REC_SAMPLE || h->size < sizeof(*r))
 		return false;
 	span = r->kind == LWPROF_SK_CLOCK ? r->value : 0;
-	return r->time_ns >= span && r->time_ns - span >= f->gs->paused_at;
+	if (r->time_ns < span)
+		return false;
+	t0 = r->time_ns - span;
+	if (gs->paused && t0 >= gs->paused_at)
+		return true;
+	return gs->last_to && t0 >= gs->last_from && r->time_ns < gs->last_to;
 }
 
 /* Copy ring i's new records and give the ring its bytes back. */

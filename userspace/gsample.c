@@ -173,6 +173,8 @@ int gs_resume(struct gsamp *gs, __u64 t, const char *name)
 	gs->paused = false;
 	if (t > gs->paused_at)
 		gs->paused_ns += t - gs->paused_at;
+	gs->last_from = gs->paused_at;
+	gs->last_to = t;
 	return gs_emit(gs, EXP_GS_RESUME, t, name);
 }
 
