@@ -27,7 +27,7 @@ grep -q 'CAP_PERFMON' <<<"$err"
 check $? -eq 0 "and the message names CAP_PERFMON: $err"
 err=$(nobody "$LWPROF" ptime -p "$root_pid" 2>&1); rc=$?
 check $rc -eq 1 "lwprof ptime -p ROOT_PID as nobody exits 1"
-check "$err" = "lwprof ptime: not allowed to trace PID $root_pid (need ptrace rights over it)" \
+check "$err" = "lwprof ptime: not allowed to trace PID $root_pid (need ptrace rights over it: run as its user, or with CAP_SYS_PTRACE)" \
 	"and says it may not trace that PID"
 nobody "$LWPROF" ptime true 2>/dev/null
 check $? -eq 0 "lwprof ptime CMD as nobody works"
