@@ -2,8 +2,9 @@
 /*
  * What the perf source reads from /proc (source_perf.h): the kernel's
  * futex system-call functions, to tell a futex wait in a switch-out's
- * kernel chain, and, when attaching (-P), the process's threads and
- * executable mappings, which perf reports only as they change.
+ * kernel chain, and, when attaching (-P) or recording the whole machine
+ * (-a), the threads and executable mappings that exist, which perf
+ * reports only as they change.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -94,30 +95,35 @@ int pproc_threads(struct psrc *p, int pid, int **tids, unsigned int *n)
 	return err;
 }
 
-/* Thread tid's name and whether it is running ('R'), from /proc. */
-static bool thread_info(int pid, int tid, char comm[16])
+/*
+ * Thread tid's name and parent from /proc: 1 if it is running ('R'), 0 if
+ * not, -1 if it is gone or a zombie (its EXIT record may be in perf's ring
+ * already: a START after it would bring it back).
+ */
+static int thread_info(int pid, int tid, char comm[16], __u32 *ppid)
 {
-	char path[96], buf[512], *rp;
+	char path[96], buf[512], *lp, *rp;
+	int st = -1, pp;
 	FILE *f;
-	bool run = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return -1;
 	if (fgets(buf, sizeof(buf), f)) {
-		char *lp = strchr(buf, '(');
-
+		lp = strchr(buf, '(');
 		rp = strrchr(buf, ')');
-		if (lp && rp && rp > lp) {
+		if (lp && rp && rp > lp && rp[1] == ' ' &&
+		    sscanf(rp + 2, "%*c %d", &pp) == 1 && !strchr("ZXx", rp[2])) {
 			size_t n = rp - lp - 1;
 
 			memcpy(comm, lp + 1, n < 15 ? n : 15);
-			run = rp[1] == ' ' && rp[2] == 'R';
+			*ppid = pp;
+			st = rp[2] == 'R';
 		}
 	}
 	fclose(f);
-	return run;
+	return st;
 }
 
 static void synth_maps(struct psrc *p, int pid)
@@ -150,11 +156,12 @@ static void synth_maps(struct psrc *p, int pid)
 	fclose(f);
 }
 
-void pproc_synth(struct psrc *p, int pid, const int *tids, unsigned int n)
+static void pproc_synth(struct psrc *p, int pid, const int *tids,
+			unsigned int n)
 {
 	struct lwprof_rec_task r;
 	unsigned int i;
-	bool run;
+	int run;
 
 	for (i = 0; i < n; i++) {
 		memset(&r, 0, sizeof(r));
@@ -164,9 +171,44 @@ void pproc_synth(struct psrc *p, int pid, const int *tids, unsigned int n)
 		r.pid = pid;
 		r.tid = tids[i];
 		r.event = LWPROF_TASK_START;
-		run = thread_info(pid, tids[i], r.comm);
+		run = thread_info(pid, tids[i], r.comm, &r.ppid);
+		if (run < 0)
+			continue;
 		pout_put(&p->cpu[0].out, &r, 0, p->start_ns);
 		pconv_thread(p->conv, pid, tids[i], run, r.comm);
 	}
 	synth_maps(p, pid);
+}
+
+int pproc_synth_pid(struct psrc *p, int pid)
+{
+	unsigned int n;
+	int *tids, err;
+
+	err = pproc_threads(p, pid, &tids, &n);
+	if (err)
+		return err;
+	pproc_synth(p, pid, tids, n);
+	free(tids);
+	return n;
+}
+
+void pproc_synth_all(struct psrc *p)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int n;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		n = pproc_synth_pid(p, atoi(d->d_name));
+		if (n <= 0)
+			continue;	/* gone since readdir: nothing to say */
+		p->synth_procs++;
+		p->synth_threads += n;
+	}
+	closedir(dir);
 }

@@ -162,7 +162,8 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 	struct pthr *t;
 	__u8 mode;
 
-	if (pconv_sample(p, h, &s))
+	/* The idle task (-a): not a thread of ours, as in on_switch(). */
+	if (pconv_sample(p, h, &s) || !s.tid)
 		return;
 	c->samples++;
 	id = psrc_id(p, s.id);

@@ -398,11 +398,7 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	}
 	err = open_all(p, o->mode == MODE_MACHINE ? -1 : pid, tids, n, msg,
 		       len);
-	if (!err) {
-		p->start_ns = perf_now_ns();
-		if (tids)
-			pproc_synth(p, pid, tids, n);
-	}
+	p->pid = pid;
 	free(tids);
 	if (err)
 		return err;
@@ -439,6 +435,29 @@ static bool want_drain(struct psrc *p)
 }
 
 /*
+ * What exists when the recording starts, which perf reports only as it
+ * changes: read from /proc after the enable and stamped p->start_ns, before
+ * the converter's first pass (it owns the threads' clocks).  A thread that
+ * execs, renames itself, maps or exits during the scan has a perf record
+ * later than start_ns, and the analyzer takes the latest by time; one that
+ * exited before we read it (gone, or a zombie) is left out.
+ */
+static void synth(struct psrc *p)
+{
+	__u64 t0 = perf_now_ns();
+
+	if (p->o->mode == MODE_MACHINE) {
+		pproc_synth_all(p);
+	} else if (p->o->mode == MODE_ATTACH) {
+		int n = pproc_synth_pid(p, p->pid);
+
+		p->synth_procs = n > 0;
+		p->synth_threads = n > 0 ? n : 0;
+	}
+	p->synth_ns = perf_now_ns() - t0;
+}
+
+/*
  * The converter: wake on a perf ring's watermark, on stop (wakefd) or
  * every PERF_PASS_MS.  Every wake-up of ours or of the loop takes the
  * workload's CPU (and a context-switch sample) on a busy machine, so the
@@ -457,6 +476,7 @@ static void *converter(void *arg)
 						    .events = POLLIN };
 	if (pfd)
 		pfd[n++] = (struct pollfd){ .fd = p->wakefd, .events = POLLIN };
+	synth(p);
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		if (pfd)
 			poll(pfd, n, PERF_PASS_MS);
@@ -480,8 +500,12 @@ static int perf_start(struct rec_source *s, char *msg, size_t len)
 			if (ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
 				return refused(p, -errno, "enabling", msg, len);
 	}
-	if (p->o->mode == MODE_COMMAND)
-		p->start_ns = perf_now_ns();
+	/*
+	 * After the enable: whatever changes from here on has a perf record
+	 * (fork, comm, mmap2, exit) later than this, so it wins over what the
+	 * converter reads from /proc and stamps with this time (converter()).
+	 */
+	p->start_ns = perf_now_ns();
 	err = pthread_create(&p->thread, NULL, converter, p);
 	if (err) {
 		snprintf(msg, len, "the converter thread: %s", strerror(err));
@@ -518,6 +542,9 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 	pconv_totals(p->conv, &samples, &switches, &lost, &thr);
 	exp_note(e, "perf_samples", "%llu", (unsigned long long)samples);
 	exp_note(e, "perf_switches", "%llu", (unsigned long long)switches);
+	if (p->o->mode != MODE_COMMAND)
+		exp_note(e, "perf_proc_scan", "%u threads of %u processes in %.1f ms",
+			 p->synth_threads, p->synth_procs, p->synth_ns / 1e6);
 	if (lost)
 		exp_warn(e, "perf lost %llu records (its ring was full): microstates of the threads concerned are approximate; use a longer interval",
 			 (unsigned long long)lost);

@@ -76,6 +76,10 @@ struct psrc {
 	struct krange futex_fn[PERF_FUTEX_FNS];
 	unsigned int nr_futex_fn;
 	__u64 start_ns;
+	int pid;		/* -P's process */
+	/* What existed at start_ns, read from /proc by the converter: */
+	unsigned int synth_procs, synth_threads;
+	__u64 synth_ns;		/* how long that took */
 	int evfd;		/* poll_fd: the converter wrote records */
 	int wakefd;		/* wakes the converter to stop */
 	pthread_t thread;
@@ -99,7 +103,13 @@ const struct pev_id *psrc_id(const struct psrc *p, __u64 id);
  */
 void pproc_futex(struct psrc *p);
 int pproc_threads(struct psrc *p, int pid, int **tids, unsigned int *n);
-void pproc_synth(struct psrc *p, int pid, const int *tids, unsigned int n);
+/*
+ * Process pid's threads and mappings, stamped p->start_ns (a time after
+ * the events were enabled): returns how many threads, or -errno.
+ */
+int pproc_synth_pid(struct psrc *p, int pid);
+/* Every process's (-a), counted in p->synth_procs and synth_threads. */
+void pproc_synth_all(struct psrc *p);
 
 /* perf_out.c: the rings of converted records. */
 int pout_init(struct pout *r, __u64 bytes);
