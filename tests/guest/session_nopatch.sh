@@ -61,7 +61,8 @@ check "$n" -eq 0 "no text patched while sessions opened and closed ($n text_poke
 grep -m 5 -E 'text_poke' $tr/trace
 
 echo >$tr/trace
-rmmod lwprof
+err=$(rmmod lwprof 2>&1)
+check $? -eq 0 "control: rmmod lwprof ($err$(lsmod | grep -w '^lwprof'))"
 n=$(pokes)
 check "$n" -gt 0 "control: unloading the module patches text, and the tracer sees it ($n)"
 done_testing
