@@ -143,7 +143,9 @@ static int put_usage(void *arg, const struct lwprof_thread_usage *tu,
 /*
  * Exited threads' totals go to usage.txt as they are read, so that a long
  * run keeps only the live threads (docs/reliability.md).  On an error they
- * stay in the set, and the final exp_write_usage tries again.
+ * stay in the set: if the file could not be made, the final exp_write_usage
+ * tries again; if writing it failed, that error ends it (no usage.txt,
+ * with a warning), so that no row is written twice.
  */
 static void spill_usage(struct run *r)
 {
