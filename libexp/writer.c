@@ -363,20 +363,20 @@ int exp_write_log(struct exp_writer *e)
 	return write_file(e, "log.txt", fill_log, NULL);
 }
 
-struct usage_arg {
-	const struct lwprof_thread_usage *tu;
-	size_t n;
-};
+#define USAGE_SPILL	".usage.txt.tmp"
 
-static void fill_usage(FILE *f, const struct exp_writer *e, const void *arg)
+static void put_usage_head(FILE *f)
 {
-	const struct usage_arg *u = arg;
+	fprintf(f, "# pid tid ppid flags start_ns end_ns user system trap tflt dflt kflt lock sleep stop wait vcsw ivcsw minflt majflt syscalls signals comm\n");
+}
+
+static void put_usage(FILE *f, const struct lwprof_thread_usage *tu, size_t n)
+{
 	size_t i;
 	int j;
 
-	fprintf(f, "# pid tid ppid flags start_ns end_ns user system trap tflt dflt kflt lock sleep stop wait vcsw ivcsw minflt majflt syscalls signals comm\n");
-	for (i = 0; i < u->n; i++) {
-		const struct lwprof_thread_usage *t = &u->tu[i];
+	for (i = 0; i < n; i++) {
+		const struct lwprof_thread_usage *t = &tu[i];
 		char comm[sizeof(t->comm) + 1];
 
 		fprintf(f, "%u %u %u 0x%x %llu %llu", t->pid, t->tid, t->ppid,
@@ -400,12 +400,51 @@ static void fill_usage(FILE *f, const struct exp_writer *e, const void *arg)
 	}
 }
 
+/*
+ * usage.txt is made in USAGE_SPILL: the rows of exited threads are
+ * appended as they are read (so the recorder keeps none of them), the
+ * live threads' at the end, and the whole is renamed to usage.txt only
+ * then, so a reader sees all of it or none.
+ */
+int exp_append_usage(struct exp_writer *e,
+		     const struct lwprof_thread_usage *tu, size_t n)
+{
+	int fd;
+
+	if (!e->usage_spill) {
+		fd = openat(e->dirfd, USAGE_SPILL, O_WRONLY | O_CREAT |
+			    O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		e->usage_spill = fdopen(fd, "w");
+		if (!e->usage_spill) {
+			close(fd);
+			unlinkat(e->dirfd, USAGE_SPILL, 0);
+			return -ENOMEM;
+		}
+		put_usage_head(e->usage_spill);
+	}
+	put_usage(e->usage_spill, tu, n);
+	return ferror(e->usage_spill) ? -EIO : 0;
+}
+
 int exp_write_usage(struct exp_writer *e,
 		    const struct lwprof_thread_usage *tu, size_t n)
 {
-	struct usage_arg u = { tu, n };
+	int err = exp_append_usage(e, tu, n);
 
-	return write_file(e, "usage.txt", fill_usage, &u);
+	if (!e->usage_spill)
+		return err;
+	if (fflush(e->usage_spill) || ferror(e->usage_spill))
+		err = err ? err : errno ? -errno : -EIO;
+	if (fclose(e->usage_spill) && !err)
+		err = -errno;
+	e->usage_spill = NULL;
+	if (!err && renameat(e->dirfd, USAGE_SPILL, e->dirfd, EXP_USAGE) < 0)
+		err = -errno;
+	if (err)
+		unlinkat(e->dirfd, USAGE_SPILL, 0);
+	return err;
 }
 
 void exp_remove(struct exp_writer *e)
@@ -422,6 +461,11 @@ void exp_remove(struct exp_writer *e)
 	if (e->has_samples)
 		unlinkat(e->dirfd, EXP_SAMPLES, 0);
 	unlinkat(e->dirfd, "log.txt", 0);
+	if (e->usage_spill) {
+		fclose(e->usage_spill);
+		e->usage_spill = NULL;
+		unlinkat(e->dirfd, USAGE_SPILL, 0);
+	}
 	rmdir(e->path);
 }
 
@@ -437,6 +481,8 @@ void exp_free(struct exp_writer *e)
 		close(e->dirfd);
 	if (e->has_samples)
 		close(e->samples_fd);
+	if (e->usage_spill)	/* a run that never finished: no usage.txt */
+		fclose(e->usage_spill);
 	for (i = 0; i < e->nr_notes; i++)
 		free(e->notes[i]);
 	for (i = 0; i < e->nr_warnings; i++)

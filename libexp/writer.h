@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "lwprof.h"
@@ -61,6 +62,7 @@ struct exp_writer {
 	int samples_fd;		/* valid when has_samples */
 	bool has_samples;
 	__u64 samples_bytes;	/* written to it, its header included */
+	FILE *usage_spill;	/* usage.txt being made (exp_append_usage) */
 };
 
 /* A writer of no directory yet (its settings, notes and warnings only). */
@@ -99,9 +101,18 @@ int exp_note(struct exp_writer *e, const char *key, const char *fmt, ...)
 void exp_warn(struct exp_writer *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int exp_write_log(struct exp_writer *e);
-/* usage.txt: the n threads' precise usage. */
+/*
+ * usage.txt: the n threads' precise usage, after the rows appended before
+ * (exp_append_usage); renamed into place whole.
+ */
 int exp_write_usage(struct exp_writer *e,
 		    const struct lwprof_thread_usage *tu, size_t n);
+/*
+ * Append n threads' rows to the usage.txt being made (a hidden file until
+ * exp_write_usage), e.g. exited threads as they are read.
+ */
+int exp_append_usage(struct exp_writer *e,
+		     const struct lwprof_thread_usage *tu, size_t n);
 /* Remove a just-created experiment that never started. */
 void exp_remove(struct exp_writer *e);
 void exp_free(struct exp_writer *e);

@@ -59,7 +59,7 @@ struct run {
 	int status;		/* the child's wait status */
 	enum state state;
 	__u64 settle_end;
-	unsigned int ticks, kills;
+	unsigned int ticks, kills, spill_err;
 	int write_err;
 	char msg[320];		/* why setup failed */
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
@@ -132,6 +132,28 @@ static int read_usage(struct run *r)
 	if (!r->src->ops->usage)
 		return 0;
 	return r->src->ops->usage(r->src, &r->usage);
+}
+
+static int put_usage(void *arg, const struct lwprof_thread_usage *tu,
+		     size_t n)
+{
+	return exp_append_usage(arg, tu, n);
+}
+
+/*
+ * Exited threads' totals go to usage.txt as they are read, so that a long
+ * run keeps only the live threads (docs/reliability.md).  On an error they
+ * stay in the set: if the file could not be made, the final exp_write_usage
+ * tries again; if writing it failed, that error ends it (no usage.txt,
+ * with a warning), so that no row is written twice.
+ */
+static void spill_usage(struct run *r)
+{
+	int err = lwprof_usage_spill(&r->usage, put_usage, &r->e);
+
+	if (err && !r->spill_err++)
+		exp_warn(&r->e, "writing usage.txt during the run: %s (the exited threads' totals stay in memory)",
+			 strerror(-err));
 }
 
 /* A new mapping (hold its file now, while it is surely there), an exec. */
@@ -324,6 +346,8 @@ static void on_flush(struct run *r)
 		 */
 		if (r->fl)
 			lwprof_usage_clear(&r->usage);
+		else
+			spill_usage(r);
 		if (r->o->mode == MODE_ATTACH && r->pidfd < 0 &&
 		    kill(r->o->pid, 0) < 0 && errno == ESRCH) {
 			r->e.exited = true;

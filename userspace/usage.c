@@ -179,6 +179,44 @@ int lwprof_usage_merge(struct lwprof_usage_set *set,
 	return 0;
 }
 
+int lwprof_usage_spill(struct lwprof_usage_set *set,
+		       int (*put)(void *arg,
+				  const struct lwprof_thread_usage *tu,
+				  size_t n),
+		       void *arg)
+{
+	size_t i = 0, run, out = 0;
+	int err = 0;
+
+	while (i < set->n) {
+		for (run = 0; i + run < set->n &&
+		     (set->tu[i + run].flags & LWPROF_TU_EXITED); run++)
+			;
+		if (run && !err)
+			err = put(arg, set->tu + i, run);
+		if (!run || err) {	/* live, or kept after a failure */
+			if (!run)
+				run = 1;
+			memmove(set->tu + out, set->tu + i,
+				run * sizeof(*set->tu));
+			out += run;
+		}
+		i += run;
+	}
+	set->n = out;
+	/* give back the room of a burst of exits: keep it for the live */
+	if (set->cap > 2 * out + 256) {
+		struct lwprof_thread_usage *p;
+
+		p = realloc(set->tu, (out + 64) * sizeof(*p));
+		if (p) {
+			set->tu = p;
+			set->cap = out + 64;
+		}
+	}
+	return err;
+}
+
 int lwprof_usage_read(int fd, struct lwprof_usage_set *set)
 {
 	struct lwprof_thread_usage *buf = NULL;

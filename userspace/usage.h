@@ -105,6 +105,18 @@ int lwprof_usage_read(int fd, struct lwprof_usage_set *set);
 int lwprof_usage_merge(struct lwprof_usage_set *set,
 		       const struct lwprof_thread_usage *tu, size_t n);
 
+/*
+ * Hand the set's exited threads to put (runs of n records) and drop them
+ * from the set, which keeps the live ones: their records are final, and
+ * the module returns each only once.  On put's error the records not
+ * handed over stay in the set; the error is returned.
+ */
+int lwprof_usage_spill(struct lwprof_usage_set *set,
+		       int (*put)(void *arg,
+				  const struct lwprof_thread_usage *tu,
+				  size_t n),
+		       void *arg);
+
 /* The thread (pid, tid, start_ns) in set, or NULL. */
 const struct lwprof_thread_usage *
 lwprof_usage_find(const struct lwprof_usage_set *set,

@@ -11,6 +11,14 @@
  * (exited) records, each once, as many as fit.  Thread i ran from 10 s to 10 s + (i + 1) * 0.1 s:
  * user (i + 1) ms, system 2 ms, trap 0.3 ms, one signal, 7 syscalls, 5
  * voluntary switches, asleep for the rest.
+ *
+ * $FAKE_LWPROF_EXITS=N adds N short processes that have exited, one
+ * thread each (pid = tid = FAKE_EXIT_PID + k, k = 0..N-1, comm "sK",
+ * user k ns): READ_USAGE returns the final records of the next
+ * $FAKE_LWPROF_EXITS_PER_READ (default 1000) of them, each once, as many
+ * as fit (total counts that batch: the others have not exited yet); once all are read it creates
+ * $FAKE_LWPROF_EXITS_DONE.  At exit, the process that read them logs its
+ * peak resident memory ("usage_reader hwm_kb=K", VmHWM).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,10 +28,12 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "fake_lwprof.h"
 
 #define NS	1000000000ULL
+#define FAKE_EXIT_PID	200000	/* the scripted exited processes */
 
 int fake_pid;
 static unsigned int fake_next;
@@ -78,6 +88,72 @@ static int fake_gone(void)
 	return st == 'Z' || st == 'X';
 }
 
+static unsigned int exits_next, exits_pid;
+
+static unsigned int env_num(const char *name, unsigned int dflt)
+{
+	const char *s = getenv(name);
+
+	return s ? (unsigned int)strtoul(s, NULL, 0) : dflt;
+}
+
+/* The next scripted exited processes that fit in buf[out..count). */
+static unsigned int fake_exits(struct lwprof_usage_read *r,
+			       struct lwprof_thread_usage *buf,
+			       unsigned int out)
+{
+	unsigned int n = env_num("FAKE_LWPROF_EXITS", 0);
+	unsigned int batch = env_num("FAKE_LWPROF_EXITS_PER_READ", 1000);
+	const char *done = getenv("FAKE_LWPROF_EXITS_DONE");
+	struct lwprof_thread_usage *tu;
+	unsigned int k;
+	FILE *f;
+
+	if (exits_next >= n)
+		return out;
+	exits_pid = getpid();
+	/* held: this read's batch (the rest exit later, as in a real run) */
+	r->total += n - exits_next < batch ? n - exits_next : batch;
+	for (k = 0; k < batch && exits_next < n && out < r->count; k++) {
+		tu = &buf[out++];
+		memset(tu, 0, sizeof(*tu));
+		tu->pid = tu->tid = FAKE_EXIT_PID + exits_next;
+		tu->ppid = 1;
+		tu->flags = LWPROF_TU_EXITED;
+		tu->start_ns = 10 * NS;
+		tu->end_ns = 10 * NS + 1000000;
+		tu->mstate_ns[LWPROF_MS_USER] = exits_next;
+		tu->mstate_ns[LWPROF_MS_SLEEP] = 1000000 - exits_next;
+		snprintf(tu->comm, sizeof(tu->comm), "s%u", exits_next);
+		exits_next++;
+	}
+	if (exits_next == n && done) {
+		f = fopen(done, "w");
+		if (f)
+			fclose(f);
+	}
+	return out;
+}
+
+/* The reader's peak resident memory: VmHWM of /proc/self/status. */
+__attribute__((destructor)) static void fake_exits_end(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f;
+
+	if (!exits_pid || exits_pid != (unsigned int)getpid())
+		return;
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	fake_log("usage_reader hwm_kb=%ld", kb);
+}
+
 static int fake_read(struct lwprof_usage_read *r)
 {
 	struct lwprof_thread_usage *buf = (void *)(uintptr_t)r->buf;
@@ -95,6 +171,7 @@ static int fake_read(struct lwprof_usage_read *r)
 		while (fake_next < n && out < r->count)
 			fake_thread(&buf[out++], fake_next++, 1);
 	}
+	out = fake_exits(r, buf, out);
 	r->count = out;
 	r->now_ns = 11 * NS;
 	return 0;
