@@ -36,6 +36,9 @@ pokes() {
 
 printf 'text_poke\ntext_poke_bp_batch\n' >$tr/set_ftrace_filter
 echo function >$tr/current_tracer
+# tests/lib/schedtrace.sh and hrtrace.h leave the ring buffer off: with
+# tracing_on 0 the tracer would record nothing and every count be 0
+echo 1 >$tr/tracing_on
 echo >$tr/trace
 sleep 0.5
 n=$(pokes)
