@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "perf_conv.h"
+#include "usage.h"
 
 #define PERF_DATA_PAGES	512	/* per CPU: 2 MiB, halved while refused */
 #define PERF_WAKEUP	(128 * 1024)	/* wake the converter every 128 KiB */
@@ -69,8 +70,7 @@ static int refused(struct psrc *p, int err, const char *what, char *msg,
 		snprintf(msg, len, "the whole machine (-a) needs CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid at 0 or below (it is %d)",
 			 p->paranoid);
 	else if ((err == -EACCES || err == -EPERM) && o->mode == MODE_ATTACH)
-		snprintf(msg, len, "not allowed to trace PID %d (need ptrace rights over it)",
-			 o->pid);
+		lwprof_ptrace_refusal(o->pid, msg, len);
 	else if (err == -EACCES || err == -EPERM)
 		snprintf(msg, len, "perf_event_open refused %s (kernel.perf_event_paranoid is %d): run with CAP_PERFMON or set it lower",
 			 what, p->paranoid);

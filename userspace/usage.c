@@ -70,6 +70,13 @@ int lwprof_session_attach(int fd, __u32 flags, int pid)
 	return 0;
 }
 
+const char *lwprof_ptrace_refusal(int pid, char *buf, size_t len)
+{
+	snprintf(buf, len, "not allowed to trace PID %d (need ptrace rights over it: run as its user, or with CAP_SYS_PTRACE)",
+		 pid);
+	return buf;
+}
+
 const char *lwprof_session_strerror(int err, __u32 flags, int pid,
 				    char *buf, size_t len)
 {
@@ -80,9 +87,7 @@ const char *lwprof_session_strerror(int err, __u32 flags, int pid,
 	case -EACCES:
 		if (machine)
 			return "whole-machine sessions need CAP_PERFMON or CAP_SYS_ADMIN (run as root, or use -p PID)";
-		snprintf(buf, len, "not allowed to trace PID %d (need ptrace rights over it)",
-			 pid);
-		return buf;
+		return lwprof_ptrace_refusal(pid, buf, len);
 	case -ESRCH:
 		snprintf(buf, len, "no such process: PID %d", pid);
 		return buf;

@@ -85,6 +85,9 @@ int lwprof_session_open(void);
 /* ATTACH fd to process pid, or to the machine with LWPROF_ATTACH_MACHINE. */
 int lwprof_session_attach(int fd, __u32 flags, int pid);
 
+/* Why pid may not be traced (no ptrace rights), and what would allow it. */
+const char *lwprof_ptrace_refusal(int pid, char *buf, size_t len);
+
 /* A one-line explanation of an error from open or attach. */
 const char *lwprof_session_strerror(int err, __u32 flags, int pid,
 				    char *buf, size_t len);

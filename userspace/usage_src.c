@@ -91,9 +91,7 @@ const char *lwprof_src_strerror(const struct lwprof_usage_src *s, int err,
 		return lwprof_session_strerror(err, flags, pid, buf, len);
 	if (flags & LWPROF_ATTACH_MACHINE)
 		return "whole-machine sessions need CAP_PERFMON or CAP_SYS_ADMIN (run as root, or give the lwprof binary cap_perfmon with setcap, or use -p PID)";
-	snprintf(buf, len, "not allowed to trace PID %d (need ptrace rights over it: run as its user, or with CAP_SYS_PTRACE)",
-		 pid);
-	return buf;
+	return lwprof_ptrace_refusal(pid, buf, len);
 }
 
 void lwprof_src_log(const struct lwprof_usage_src *s, const char *cmd)

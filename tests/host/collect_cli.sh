@@ -93,7 +93,7 @@ check $rc -eq 1 "a module without sampling: exit 1"
 grep -q 'LWPROF_FEAT_SAMPLE' <<<"$err"; check $? -eq 0 "and says so"
 err=$(FAKE_LWPROF_ATTACH_ERRNO=1 lw collect -P 1 -t 1 2>&1); rc=$?
 check $rc -eq 1 "-P without ptrace rights exits 1"
-check "$err" = "lwprof collect: not allowed to trace PID 1 (need ptrace rights over it)" "and says so"
+check "$err" = "lwprof collect: not allowed to trace PID 1 (need ptrace rights over it: run as its user, or with CAP_SYS_PTRACE)" "and says so"
 check "$(ls | wc -l)" -eq 0 "a failed attach leaves no experiment behind"
 err=$(lw collect -h r1234 true 2>&1); rc=$?
 [ $rc -eq 2 ] || { check $rc -eq 1 "raw counter the (fake) module cannot count: exit 1";
