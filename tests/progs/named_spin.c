@@ -46,7 +46,6 @@ static void renamed(int sig)
 
 static void *worker(void *arg)
 {
-	prctl(PR_SET_NAME, "nspin_worker");
 	return (void *)nspin_outer(*(double *)arg);
 }
 
@@ -68,6 +67,9 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, renamed);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (pthread_create(&t, NULL, worker, &end))
+		return 1;
+	/* named here, before "ready" (the worker itself might run later) */
+	if (pthread_setname_np(t, "nspin_worker"))
 		return 1;
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	printf("ready %d\n", (int)getpid());
