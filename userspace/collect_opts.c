@@ -379,6 +379,9 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 
 int collect_parse(int argc, char **argv, struct collect_opts *o)
 {
+	static const char valid[] =
+		"-p -h -o -d -P -t -a -K -S -l -y -L -m --depth "
+		"--stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend";
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'B' },
 		{ "depth", required_argument, NULL, 'D' },
@@ -576,11 +579,11 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			return 2;
 		default:
 			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend\n",
-					optopt);
+				fprintf(stderr, COLLECT ": unknown option -%c; valid: %s\n",
+					optopt, valid);
 			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: -p -h -o -d -P -t -a -K -S -l -y -L -m --depth --stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend\n",
-					argv[optind - 1]);
+				fprintf(stderr, COLLECT ": unknown option %s; valid: %s\n",
+					argv[optind - 1], valid);
 			return 2;
 		}
 	}
