@@ -3,7 +3,8 @@
 # The production soak (issue 15; scripts/soak runs it, make check skips
 # it): a machine-wide session (collect -a -S 10) of $LWPROF_SOAK_SECS
 # seconds over a mixed workload (a CPU loop, process churn, file writes,
-# sleepers), then a flight recorder (--flight 16M) as long.  Every
+# sleepers), then a flight recorder (--flight 16M) for $LWPROF_SOAK_FLIGHT
+# seconds (default as long).  Every
 # $LWPROF_SOAK_STEP seconds it notes collect's resident memory and the
 # experiment's size; at the end, records and losses, and how long print
 # takes to read the result.  Checks: nothing lost, the recorder's memory
@@ -17,6 +18,7 @@
 [ -n "${LWPROF_SOAK_SECS:-}" ] || skip "a soak: scripts/soak runs it (LWPROF_SOAK_SECS)"
 secs=$LWPROF_SOAK_SECS
 step=${LWPROF_SOAK_STEP:-10}
+fsecs=${LWPROF_SOAK_FLIGHT:-$secs}
 collect_setup soak_production
 
 # the workload, until stopped (each a job of this shell, ended by pid)
@@ -64,8 +66,8 @@ t1=$(date +%s.%N)
 check $rc -eq 0 "print reads it"
 echo "# soak: $secs s, $(key soak.er records) records, $size bytes ($(awk -v s="$size" -v t="$secs" 'BEGIN { printf "%.0f", s / t }') B/s), collect's RSS $first -> $last KB, print -functions $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s ($(awk -v a="$t0" -v b="$t1" -v s="$size" 'BEGIN { printf "%.2f", (b - a) / (s / 1048576) }') s per MB)"
 
-# 2. the flight recorder, 16 MB, as long
-"$LWPROF" collect -a -S 10 --flight 16M -t "$secs" -o fl.er 2>flight.err & cp=$!
+# 2. the flight recorder, 16 MB, for fsecs
+"$LWPROF" collect -a -S 10 --flight 16M -t "$fsecs" -o fl.er 2>flight.err & cp=$!
 sleep 1
 watch $cp fl.er >fl.t
 wait $cp
