@@ -486,25 +486,39 @@ static int dump_dir(const char *path)
 	return bad;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lwprof dump [-s] EXPERIMENT.er | FILE.rec...\n"
+		"  -s      add each sample's copied user stack, in hexadecimal\n");
+}
+
 int cmd_dump(int argc, char **argv)
 {
+	static const struct option lopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct counts tot = { 0 };
 	struct stat st;
 	int c, i, bad = 0;
 
 	optind = 1;
-	while ((c = getopt(argc, argv, "+s")) != -1) {
+	while ((c = getopt_long(argc, argv, "+sh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			show_stack = 1;
 			break;
+		case 'h':
+			usage(stdout);
+			return 0;
 		default:
-			fprintf(stderr, "usage: lwprof dump [-s] EXPERIMENT.er | FILE.rec...\n");
+			usage(stderr);
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: lwprof dump [-s] EXPERIMENT.er | FILE.rec...\n");
+		usage(stderr);
 		return 2;
 	}
 	for (i = optind; i < argc; i++) {

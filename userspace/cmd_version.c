@@ -4,7 +4,9 @@
  * Exit 0 when the module is loaded and speaks our major ABI, 1 otherwise
  * (the tool's own version is printed either way).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -15,10 +17,12 @@ int cmd_version(int argc, char **argv)
 	struct lwprof_abi_version v;
 	int fd, err;
 
-	(void)argv;
 	if (argc > 1) {
-		fprintf(stderr, "usage: lwprof version\n");
-		return 2;
+		bool help = argc == 2 && (!strcmp(argv[1], "-h") ||
+					  !strcmp(argv[1], "--help"));
+
+		fprintf(help ? stdout : stderr, "usage: lwprof version\n");
+		return help ? 0 : 2;
 	}
 	printf("lwprof %s (ABI %u.%u)\n", LWPROF_VERSION, LWPROF_ABI_MAJOR,
 	       LWPROF_ABI_MINOR);
