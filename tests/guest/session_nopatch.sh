@@ -23,9 +23,13 @@ progs=$LWPROF_BUILD/tests/progs
 work=$(mktemp -d /tmp/session_nopatch.XXXXXX) || exit 1
 cd "$work" || exit 1
 
+# The ring buffer's switch as found, put back at exit (tests/run fails a
+# test that leaves tracefs changed).
+was_on=$(cat $tr/tracing_on)
 tracer_off() {
 	echo nop >$tr/current_tracer
 	echo >$tr/set_ftrace_filter
+	echo "$was_on" >$tr/tracing_on
 }
 trap 'r=$?; tracer_off; (exit $r); unload_lwprof' EXIT
 
@@ -36,8 +40,8 @@ pokes() {
 
 printf 'text_poke\ntext_poke_bp_batch\n' >$tr/set_ftrace_filter
 echo function >$tr/current_tracer
-# tests/lib/schedtrace.sh and hrtrace.h leave the ring buffer off: with
-# tracing_on 0 the tracer would record nothing and every count be 0
+# Whatever another test left: with tracing_on 0 the tracer would record
+# nothing and every count be 0
 echo 1 >$tr/tracing_on
 echo >$tr/trace
 sleep 0.5

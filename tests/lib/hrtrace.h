@@ -8,7 +8,8 @@
  *
  *   hrt_start()   clear the trace buffer and enable the event; -errno
  *                 (-ENOENT: no tracefs here)
- *   hrt_stop()    disable it
+ *   hrt_stop()    stop; tracing_on and the event's enable as hrt_start
+ *                 found them (also at exit, if a test ends before)
  *   hrt_count()   expiries of function fn while tid ran, at times in
  *                 [from, to]; -errno
  */
@@ -17,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,18 @@ static const char *const hrt_dirs[] = {
 	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 };
 
-static const char *hrt_dir;
+#define HRT_EVENT "events/timer/hrtimer_expire_entry/enable"
+
+/*
+ * The one trace of a test program: where tracefs is, and the settings
+ * hrt_start() found ("0" or "1"), which hrt_stop() puts back, at exit too
+ * (t_fatal() and t_skip() exit) while started.
+ */
+static struct {
+	const char *dir;
+	char on[2], event[2];
+	bool started, atexit;
+} hrt;
 
 static inline int hrt_write(const char *file, const char *val, int flags)
 {
@@ -35,7 +48,7 @@ static inline int hrt_write(const char *file, const char *val, int flags)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", hrt_dir, file);
+	snprintf(path, sizeof(path), "%s/%s", hrt.dir, file);
 	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
@@ -46,33 +59,69 @@ static inline int hrt_write(const char *file, const char *val, int flags)
 	return n < 0 ? (int)n : 0;
 }
 
+/* The first character of a setting ("1", "0*": soft-disabled) in val. */
+static inline int hrt_read(const char *file, char val[2])
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", hrt.dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, val, 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n == 1 && (val[0] == '0' || val[0] == '1')) {
+		val[1] = 0;
+		return 0;
+	}
+	return n < 0 ? (int)n : -EINVAL;
+}
+
+static inline void hrt_stop(void)
+{
+	if (!hrt.started)
+		return;
+	hrt_write("tracing_on", "0", 0);
+	hrt_write(HRT_EVENT, hrt.event, 0);
+	hrt_write("tracing_on", hrt.on, 0);
+	hrt.started = false;
+}
+
 static inline int hrt_start(void)
 {
 	char path[256];
 	unsigned int i;
 	int ret;
 
-	for (i = 0; !hrt_dir && i < sizeof(hrt_dirs) / sizeof(hrt_dirs[0]); i++) {
+	for (i = 0; !hrt.dir && i < sizeof(hrt_dirs) / sizeof(hrt_dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/trace", hrt_dirs[i]);
 		if (!access(path, W_OK))
-			hrt_dir = hrt_dirs[i];
+			hrt.dir = hrt_dirs[i];
 	}
-	if (!hrt_dir)
+	if (!hrt.dir)
 		return -ENOENT;
+	ret = hrt_read("tracing_on", hrt.on);
+	if (!ret)
+		ret = hrt_read(HRT_EVENT, hrt.event);
+	if (ret)
+		return ret;
+	if (!hrt.atexit && !atexit(hrt_stop))
+		hrt.atexit = true;
+	hrt.started = true;
 	ret = hrt_write("tracing_on", "0", 0);
 	if (!ret)
 		ret = hrt_write("trace", "", O_TRUNC);
 	if (!ret)
-		ret = hrt_write("events/timer/hrtimer_expire_entry/enable", "1", 0);
+		ret = hrt_write(HRT_EVENT, "1", 0);
 	if (!ret)
 		ret = hrt_write("tracing_on", "1", 0);
+	if (ret)
+		hrt_stop();
 	return ret;
-}
-
-static inline void hrt_stop(void)
-{
-	hrt_write("tracing_on", "0", 0);
-	hrt_write("events/timer/hrtimer_expire_entry/enable", "0", 0);
 }
 
 /*
@@ -86,7 +135,7 @@ static inline int hrt_count(const char *fn, pid_t tid, uint64_t from,
 	unsigned int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/trace", hrt_dir);
+	snprintf(path, sizeof(path), "%s/trace", hrt.dir);
 	snprintf(want, sizeof(want), "function=%s ", fn);
 	f = fopen(path, "re");
 	if (!f)

@@ -16,7 +16,8 @@
 # like lwprof's probe on the same tracepoint.
 #
 #   st_start COMM      trace tasks named COMM (CLOCK_MONOTONIC time stamps)
-#   st_stop FILE       stop, save the trace to FILE, restore tracefs; fails
+#   st_stop FILE       stop, save the trace to FILE, put back every tracefs
+#                      setting st_start changed as st_start found it; fails
 #                      the test if the ring overwrote events
 #   st_thread FILE TID "RUN WAIT WOKEN FORKED END" of TID in ns: run time,
 #                      run-queue wait (from sched_wakeup_new, a wakeup or a
@@ -27,11 +28,49 @@ st_dir=/sys/kernel/tracing
 
 st_events="sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new sched/sched_process_fork"
 
+# st_get FILE: a tracefs setting as it is written: the chosen word of a
+# list ("local global [mono] ..."), the size buffer_size_kb grows to
+# ("7 (expanded: 1408)"), the first character of an event's enable ("0*":
+# soft-disabled), 0 for an event's filter "none".
+st_get() {
+	case $1 in
+	trace_clock) sed 's/.*\[\(.*\)\].*/\1/' $st_dir/$1 ;;
+	buffer_size_kb) sed 's/.*(expanded: \([0-9]*\))$/\1/' $st_dir/$1 ;;
+	*/enable) head -c 1 $st_dir/$1 ;;
+	*/filter) sed 's/^none$/0/' $st_dir/$1 ;;
+	*) cat $st_dir/$1 ;;
+	esac
+}
+
+# st_save: the settings st_start changes, tracing_on first, as
+# "FILE<tab>VALUE" lines in st_saved.
+st_save() {
+	local f e
+
+	st_saved=$(for f in tracing_on trace_clock buffer_size_kb \
+			$(for e in $st_events; do echo events/$e/enable events/$e/filter; done); do
+		printf '%s\t%s\n' "$f" "$(st_get $f)"
+	done)
+}
+
+# st_restore: write back what st_save found, where it changed, in the
+# reverse order (tracing_on last); an unreadable value ("X": CPUs with
+# buffers of different sizes) is left alone.
+st_restore() {
+	local f v
+
+	while IFS=$'\t' read -r f v; do
+		[ "$v" = X ] || [ "$(st_get "$f")" = "$v" ] ||
+			echo "$v" >$st_dir/$f
+	done < <(tac <<<"$st_saved")
+}
+
 st_start() {
 	local comm=$1 e
 
 	[ -r $st_dir/trace ] || mount -t tracefs nodev $st_dir 2>/dev/null
 	[ -w $st_dir/trace ] || skip "no tracefs at $st_dir"
+	st_save
 	echo 0 >$st_dir/tracing_on
 	echo mono >$st_dir/trace_clock
 	echo 4096 >$st_dir/buffer_size_kb
@@ -48,16 +87,12 @@ st_start() {
 }
 
 st_stop() {
-	local file=$1 e counts
+	local file=$1 counts
 
 	echo 0 >$st_dir/tracing_on
 	cat $st_dir/trace >"$file"
-	for e in $st_events; do
-		echo 0 >$st_dir/events/$e/enable
-		echo 0 >$st_dir/events/$e/filter
-	done
-	echo local >$st_dir/trace_clock
 	echo >$st_dir/trace
+	st_restore
 	# "# entries-in-buffer/entries-written: 500/500   #P:2"
 	counts=$(awk '/entries-in-buffer\/entries-written:/ { print $3; exit }' "$file")
 	check "${counts%/*}" = "${counts#*/}" "the scheduler trace kept every event ($counts)"
