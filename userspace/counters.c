@@ -6,16 +6,14 @@
  * parsing of -h name[,interval][,name2[,interval2]...].
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collect.h"
+#include "pevent.h"
 
 #define RAW_DEFAULT	1000003ULL	/* Oracle's default for raw counters */
 
@@ -110,20 +108,16 @@ static int probe(__u32 type, __u64 config, int *why)
 	struct perf_event_attr a;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = type;
-	a.config = config;
+	pevent_attr(&a, type, config);
 	a.disabled = 1;
 	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = pevent_open(&a, 0, -1, -1);
 	if (fd >= 0) {
 		close(fd);
 		return SUP_YES;
 	}
-	*why = errno;
-	if (errno == EACCES || errno == EPERM)
+	*why = -fd;
+	if (fd == -EACCES || fd == -EPERM)
 		return access("/sys/bus/event_source/devices/cpu", F_OK) ?
 			SUP_NO : SUP_UNKNOWN;
 	return SUP_NO;

@@ -7,15 +7,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pevent.h"
 #include "usage_pcnt.h"
 
 enum { PC_SCL, PC_SIG, PC_N };
@@ -71,16 +70,9 @@ static int tp_id(const char *event, __u64 *id)
 static int pc_event(__u64 id, int tid)
 {
 	struct perf_event_attr a;
-	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = id;
-	a.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &a, tid, -1, -1,
-		     PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	pevent_attr(&a, PERF_TYPE_TRACEPOINT, id);
+	return pevent_open(&a, tid, -1, -1);
 }
 
 int lwprof_pcnt_open(struct lwprof_pcnt **out)
