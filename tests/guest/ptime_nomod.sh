@@ -13,10 +13,7 @@
 . "$(dirname "$0")/../lib/tracefs.sh"
 . "$(dirname "$0")/../lib/ptime_perf.sh"
 
-progs=$LWPROF_BUILD/tests/progs
-ms_dir=$LWPROF_OUT/guest/ptime_nomod
-rm -rf "$ms_dir"
-mkdir -p "$ms_dir"
+pp_setup guest/ptime_nomod
 grep -q '^lwprof ' /proc/modules && rmmod lwprof
 check ! -e /dev/lwprof "the module is not loaded"
 wrap=notrace

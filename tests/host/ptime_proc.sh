@@ -37,12 +37,7 @@
 . "$(dirname "$0")/../lib/tracefs.sh"
 . "$(dirname "$0")/../lib/ptime_perf.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (taskstats exit records, setpriv)"
-progs=$LWPROF_BUILD/tests/progs
-ms_dir=$LWPROF_OUT/host/ptime_proc
-rm -rf "$ms_dir"
-mkdir -p "$ms_dir"
-chmod 755 "$ms_dir"
+pp_setup host/ptime_proc
 
 wrap=notrace
 

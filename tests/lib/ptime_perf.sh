@@ -1,7 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the tests of lwprof ptime without the module (--backend
-# perf); source tests/lib/test.sh and tests/lib/tracefs.sh first, and set
-# $ms_dir (the output directory) and $wrap (notrace, withtrace or empty).
+# Helpers for the tests of lwprof ptime and top without the module
+# (--backend perf); source tests/lib/test.sh and tests/lib/tracefs.sh
+# first, call pp_setup, and set $wrap (notrace, withtrace or empty).
+
+# pp_setup DIR: as root (taskstats' exit records need CAP_NET_ADMIN, the
+# runs as nobody setpriv), else skip; $progs, and $ms_dir, the output
+# directory $LWPROF_OUT/DIR, empty and readable by nobody.
+pp_setup() {
+	[ "$(id -u)" = 0 ] || skip "needs root (taskstats exit records, setpriv)"
+	progs=$LWPROF_BUILD/tests/progs
+	ms_dir=$LWPROF_OUT/$1
+	rm -rf "$ms_dir"
+	mkdir -p "$ms_dir"
+	chmod 755 "$ms_dir"
+}
 
 # pt OUT ARGS...: lwprof ptime --backend perf -m -L ARGS, its report in
 # OUT.err, the command's stdout in OUT.out, and the table in OUT.table
