@@ -377,11 +377,29 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 	return 0;
 }
 
+/*
+ * An unknown option opt, and the valid ones: every option of getopt's
+ * short option string and long option table, so that one added to either
+ * is listed.
+ */
+static int unknown_option(const char *opt, const char *shortopts,
+			  const struct option *longopts)
+{
+	const char *s;
+
+	fprintf(stderr, COLLECT ": unknown option %s; valid:", opt);
+	for (s = shortopts; *s; s++)
+		if (*s != '+' && *s != ':')
+			fprintf(stderr, " -%c", *s);
+	for (; longopts->name; longopts++)
+		fprintf(stderr, " --%s", longopts->name);
+	fputc('\n', stderr);
+	return 2;
+}
+
 int collect_parse(int argc, char **argv, struct collect_opts *o)
 {
-	static const char valid[] =
-		"-p -h -o -d -P -t -a -K -S -l -y -L -m --depth "
-		"--stack-bytes --stack-delta --kernel-only --idle --irq --flight --flight-signal -s -H -i --backend";
+	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:";
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'B' },
 		{ "depth", required_argument, NULL, 'D' },
@@ -418,7 +436,7 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:", longopts,
+	while ((c = getopt_long(argc, argv, shortopts, longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -577,14 +595,12 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 			fprintf(stderr, COLLECT ": option -%c needs a value\n",
 				optopt);
 			return 2;
-		default:
-			if (optopt)
-				fprintf(stderr, COLLECT ": unknown option -%c; valid: %s\n",
-					optopt, valid);
-			else
-				fprintf(stderr, COLLECT ": unknown option %s; valid: %s\n",
-					argv[optind - 1], valid);
-			return 2;
+		default: {
+			char opt[3] = { '-', (char)optopt, 0 };
+
+			return unknown_option(optopt ? opt : argv[optind - 1],
+					      shortopts, longopts);
+		}
 		}
 	}
 	if (optind < argc)

@@ -82,6 +82,21 @@ bad "unknown option -x" -x true
 bad "needs a value" -o
 check "$(ls | wc -l)" -eq 0 "no bad option created an experiment"
 
+# The unknown-option message's list is every option of collect's usage
+# (as the completion and the man page read it) and --help, and getopt
+# knows each one: followed by -Z, it is taken or takes -Z as its value,
+# never called unknown.
+. "$LWPROF_TOP/completion/lwprof.bash"
+valid=$(lw collect --bogus true 2>&1 | sed -n 's/^lwprof collect: unknown option --bogus; valid: //p')
+check "$(tr ' ' '\n' <<<"$valid" | sort)" = \
+	"$({ _lwprof_options "$LWPROF" collect | cut -f1; echo --help; } | sort)" \
+	"the unknown-option list is the usage's options and --help: $valid"
+for opt in $valid; do
+	lw collect "$opt" -Z true 2>&1 | grep -q -- "unknown option $opt;" &&
+		check "$opt" = "" "collect knows $opt, which its message lists"
+done
+check "$(ls | wc -l)" -eq 0 "nor did the options of the list"
+
 err=$(LWPROF_DEVICE=/nonexistent "$LWPROF" collect --backend module true 2>&1); rc=$?
 check $rc -eq 1 "no module, --backend module: exit 1"
 grep -q 'load the module' <<<"$err"; check $? -eq 0 "and says to load it"
