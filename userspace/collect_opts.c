@@ -592,9 +592,11 @@ int collect_parse(int argc, char **argv, struct collect_opts *o)
 				counters_list(stdout);
 				return -1;
 			}
-			fprintf(stderr, COLLECT ": option -%c needs a value\n",
-				optopt);
-			return 2;
+			/* the last argument: a long option's optopt is its val */
+			if (!strncmp(argv[optind - 1], "--", 2))
+				return bad("option %s needs a value",
+					   argv[optind - 1]);
+			return bad("option -%c needs a value", optopt);
 		default: {
 			char opt[3] = { '-', (char)optopt, 0 };
 

@@ -80,6 +80,9 @@ bad "-P and -a" -a -P 1
 bad "nothing to record" -p off true
 bad "unknown option -x" -x true
 bad "needs a value" -o
+bad "option -o needs a value" -Ko
+bad "option --depth needs a value" --depth
+bad "option --backend needs a value" --backend
 check "$(ls | wc -l)" -eq 0 "no bad option created an experiment"
 
 # The unknown-option message's list is every option of collect's usage
