@@ -17,8 +17,9 @@
 #
 #   st_start COMM      trace tasks named COMM (CLOCK_MONOTONIC time stamps)
 #   st_stop FILE       stop, save the trace to FILE, put back every tracefs
-#                      setting st_start changed as st_start found it; fails
-#                      the test if the ring overwrote events
+#                      setting st_start changed as st_start found it (and
+#                      unmount tracefs if it mounted it); fails the test if
+#                      the ring overwrote events
 #   st_thread FILE TID "RUN WAIT WOKEN FORKED END" of TID in ns: run time,
 #                      run-queue wait (from sched_wakeup_new, a wakeup or a
 #                      preemption to the next switch-in), and the times of
@@ -28,47 +29,60 @@ st_dir=/sys/kernel/tracing
 
 st_events="sched/sched_switch sched/sched_wakeup sched/sched_wakeup_new sched/sched_process_fork"
 
-# st_get FILE: a tracefs setting as it is written: the chosen word of a
-# list ("local global [mono] ..."), the size buffer_size_kb grows to
-# ("7 (expanded: 1408)"), the first character of an event's enable ("0*":
-# soft-disabled), 0 for an event's filter "none".
+# st_get FILE: a tracefs setting, in st_val, as it is written: the chosen
+# word of a list ("local global [mono] ..."), the size buffer_size_kb
+# grows to ("7 (expanded: 1408)"), the first character of an event's
+# enable ("0*": soft-disabled), 0 for an event's filter "none".  Shell
+# builtins only: a process costs a good part of a second in a loaded
+# TCG guest.
 st_get() {
+	IFS= read -r st_val <$st_dir/$1
 	case $1 in
-	trace_clock) sed 's/.*\[\(.*\)\].*/\1/' $st_dir/$1 ;;
-	buffer_size_kb) sed 's/.*(expanded: \([0-9]*\))$/\1/' $st_dir/$1 ;;
-	*/enable) head -c 1 $st_dir/$1 ;;
-	*/filter) sed 's/^none$/0/' $st_dir/$1 ;;
-	*) cat $st_dir/$1 ;;
+	trace_clock) st_val=${st_val#*\[} st_val=${st_val%%\]*} ;;
+	buffer_size_kb)
+		case $st_val in
+		*expanded:*) st_val=${st_val##*expanded: } st_val=${st_val%)} ;;
+		esac ;;
+	*/enable) st_val=${st_val:0:1} ;;
+	*/filter) [ "$st_val" != none ] || st_val=0 ;;
 	esac
 }
 
 # st_save: the settings st_start changes, tracing_on first, as
 # "FILE<tab>VALUE" lines in st_saved.
 st_save() {
-	local f e
+	local files="tracing_on trace_clock buffer_size_kb" f e
 
-	st_saved=$(for f in tracing_on trace_clock buffer_size_kb \
-			$(for e in $st_events; do echo events/$e/enable events/$e/filter; done); do
-		printf '%s\t%s\n' "$f" "$(st_get $f)"
-	done)
+	for e in $st_events; do
+		files+=" events/$e/enable events/$e/filter"
+	done
+	st_saved=""
+	for f in $files; do
+		st_get $f
+		st_saved+="$f"$'\t'"$st_val"$'\n'
+	done
 }
 
 # st_restore: write back what st_save found, where it changed, in the
 # reverse order (tracing_on last); an unreadable value ("X": CPUs with
 # buffers of different sizes) is left alone.
 st_restore() {
-	local f v
+	local lines i f v
 
-	while IFS=$'\t' read -r f v; do
-		[ "$v" = X ] || [ "$(st_get "$f")" = "$v" ] ||
-			echo "$v" >$st_dir/$f
-	done < <(tac <<<"$st_saved")
+	readarray -t lines <<<"${st_saved%$'\n'}"
+	for ((i = ${#lines[@]} - 1; i >= 0; i--)); do
+		f=${lines[i]%%$'\t'*} v=${lines[i]#*$'\t'}
+		st_get "$f"
+		[ "$v" = X ] || [ "$st_val" = "$v" ] || echo "$v" >$st_dir/$f
+	done
 }
 
 st_start() {
 	local comm=$1 e
 
-	[ -r $st_dir/trace ] || mount -t tracefs nodev $st_dir 2>/dev/null
+	st_mounted=0
+	[ -r $st_dir/trace ] || { mount -t tracefs nodev $st_dir 2>/dev/null &&
+		st_mounted=1; }
 	[ -w $st_dir/trace ] || skip "no tracefs at $st_dir"
 	st_save
 	echo 0 >$st_dir/tracing_on
@@ -93,6 +107,7 @@ st_stop() {
 	cat $st_dir/trace >"$file"
 	echo >$st_dir/trace
 	st_restore
+	[ $st_mounted = 0 ] || umount $st_dir
 	# "# entries-in-buffer/entries-written: 500/500   #P:2"
 	counts=$(awk '/entries-in-buffer\/entries-written:/ { print $3; exit }' "$file")
 	check "${counts%/*}" = "${counts#*/}" "the scheduler trace kept every event ($counts)"
