@@ -65,8 +65,9 @@ TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 
 # liblwprof_trace.so, the tracing library collect -s/-H/-i preloads
 # (trace/, docs/tracing.md): position-independent, only the interposed
-# functions exported, with the file header code of libexp.
-TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c
+# functions exported, with the file header code of libexp and its check
+# of the programs it can enter.
+TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c libexp/traceable.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
 TRACE_LIB := $(B)/liblwprof_trace.so
 
@@ -169,6 +170,13 @@ $(B)/tests/progs/phases: tests/progs/phases.c include/lwprof/collector.h \
 # compiler must neither drop a malloc/free pair nor turn a call into a jump.
 $(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
 $(B)/tests/progs/trace_static: LDFLAGS += -static
+# exp_untraceable's test (tests/host/traceable) against the kernel: a
+# program that prints what its exec gave it, dynamic and static.
+$(B)/tests/progs/at_secure_static: tests/progs/at_secure.c
+	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -static -o $@ $<
+tests: $(B)/tests/progs/at_secure_static
+$(B)/tests/host/traceable: $(EXP_LIB)
+$(B)/tests/host/traceable: TEST_LDLIBS = $(EXP_LIB)
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<

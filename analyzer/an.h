@@ -18,6 +18,7 @@
 
 #include "lwprof.h"
 #include "lwprof_record.h"
+#include "libexp/trace.h"
 #include "metric.h"
 
 #define AN_ERRLEN 512
@@ -155,6 +156,7 @@ struct an_exp {
 	char *trace, *sync_calibration;	/* log.txt's: what was traced, how */
 	uint32_t trace_stack_bytes;
 	uint64_t ntrace_files, trace_calls;	/* as collect counted them */
+	struct exp_untraced_list untraced;	/* 1.5: programs not traced */
 };
 
 /*

@@ -94,6 +94,7 @@ static void exp_free(struct an_exp *e)
 		free(AN_VEC(e->gs, struct an_gs, i).name);
 	free(e->gs.p);
 	free(e->pauses.p);
+	exp_untraced_free(&e->untraced);
 }
 
 /* The load-time scratch, after loading or on failure. */

@@ -558,6 +558,11 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		time_check(c, ((const struct exp_rec_trace_free *)p)->time_ns);
 		return an_trace_free(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_TRACE_UNTRACED:
+		if (c->rd.hdr.minor < EXP_MINOR_UNTRACED)
+			return 0;	/* not this format's: skipped */
+		return exp_untraced_add(&c->e->untraced, (const void *)p) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case LWPROF_REC_TASK:
 		return do_task(c, (const void *)p);
 	case LWPROF_REC_MMAP:

@@ -238,6 +238,22 @@ static void stat_block(FILE *o, const char *indent, const uint64_t *precise,
 	}
 }
 
+/* The programs the tracing library could not enter (1.5's records). */
+static void untraced(const struct an_exp *x, FILE *o)
+{
+	char line[4096 + 256];
+	size_t i;
+
+	if (x->untraced.n)
+		fprintf(o, "Not traced: programs the tracing library could not enter\n");
+	for (i = 0; i < x->untraced.n; i++) {
+		exp_untraced_str(&x->untraced.v[i], line, sizeof(line));
+		fprintf(o, "  %s\n", line);
+	}
+	if (x->untraced.n)
+		fprintf(o, "\n");
+}
+
 int an_view_statistics(struct an *an, const struct an_settings *vs,
 		       struct an_out *out)
 {
@@ -310,6 +326,7 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 			fprintf(o, "\n");
 		}
 		sync_vs_lock(an, e, samp, o);
+		untraced(x, o);
 	}
 	free(samp);
 	return 0;

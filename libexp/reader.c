@@ -330,35 +330,47 @@ static int check_trace(struct exp_reader *r, struct exp_rec_trace *t)
 	return check_sample(r, s, known, base);
 }
 
+/*
+ * A trace record without a sample (what: its name): no flags (a newer
+ * minor's cleared), then the verdict why (at: where) of its own checks.
+ */
+static int check_plain(struct exp_reader *r, struct lwprof_rec *h,
+		       const char *what, const char *why, unsigned int at)
+{
+	if (h->flags && !r->newer)
+		return bad(r, 2, "%s flags 0x%x", what, h->flags);
+	h->flags = 0;
+	return why ? bad(r, at, "%s", why) : 0;
+}
+
 static int check_trace_file(struct exp_reader *r, struct exp_rec_trace_file *f)
 {
-	const char *why;
 	unsigned int at;
+	const char *why = exp_trace_file_check(f, &at);
 
-	if (f->hdr.flags && !r->newer)
-		return bad(r, 2, "trace file record flags 0x%x", f->hdr.flags);
-	f->hdr.flags = 0;
-	why = exp_trace_file_check(f, &at);
-	return why ? bad(r, at, "%s", why) : 0;
+	return check_plain(r, &f->hdr, "trace file record", why, at);
 }
 
 static int check_trace_free(struct exp_reader *r, struct exp_rec_trace_free *f,
 			    uint64_t known)
 {
-	const char *why;
 	unsigned int at;
+	const char *why = exp_trace_free_check(f, &at);
+	int err = check_plain(r, &f->hdr, "trace free record", why, at);
 
-	if (f->hdr.flags && !r->newer)
-		return bad(r, 2, "trace free record flags 0x%x", f->hdr.flags);
-	f->hdr.flags = 0;
-	why = exp_trace_free_check(f, &at);
-	if (why)
-		return bad(r, at, "%s", why);
-	if (f->hdr.size != known) {
+	if (!err && f->hdr.size != known) {
 		grew(r, known);
 		f->hdr.size = known;
 	}
-	return 0;
+	return err;
+}
+
+static int check_untraced(struct exp_reader *r, struct exp_rec_trace_untraced *u)
+{
+	unsigned int at;
+	const char *why = exp_trace_untraced_check(u, &at);
+
+	return check_plain(r, &u->hdr, "untraced record", why, at);
 }
 
 /* The record at pos, whole (size bytes): check what its type needs. */
@@ -481,6 +493,16 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_trace_file(r, (void *)h);
+		goto out;
+	case EXP_REC_TRACE_UNTRACED:
+		if (r->hdr.minor < EXP_MINOR_UNTRACED)
+			break;	/* not this format's: skipped */
+		if (size < sizeof(struct exp_rec_trace_untraced) + 8 ||
+		    size > sizeof(struct exp_rec_trace_untraced) + MMAP_PATH_MAX)
+			return bad(r, 4, "untraced record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_untraced(r, (void *)h);
 		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);

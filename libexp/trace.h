@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace records (format 1.4, docs/experiment-format.md, docs/tracing.md):
+ * Trace records (format 1.4; 1.5 the untraced record; docs/experiment-format.md,
+ * docs/tracing.md):
  * what the tracing library (trace/, LD_PRELOAD'ed into the target by
  * collect -s/-H/-i) writes into trace.PID.rec files of the experiment.
  * The files have the cpu.N.rec header (format.h) and hold records of the
@@ -12,12 +13,14 @@
 #define LWPROF_LIBEXP_TRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lwprof.h"
 
 #define EXP_REC_TRACE		16	/* struct exp_rec_trace */
 #define EXP_REC_TRACE_FILE	17	/* struct exp_rec_trace_file */
 #define EXP_REC_TRACE_FREE	18	/* struct exp_rec_trace_free */
+#define EXP_REC_TRACE_UNTRACED	19	/* 1.5: struct exp_rec_trace_untraced */
 
 /*
  * The traced calls (exp_rec_trace.event): heap 1-31, sync 32-63, I/O
@@ -120,6 +123,80 @@ struct exp_rec_trace_free {
 _Static_assert(sizeof(struct exp_rec_trace_free) == 48, "layout");
 
 /*
+ * Why a program a traced process runs is not traced (1.5): the dynamic
+ * linker will not preload the library into it, or it will not find it
+ * in the environment.
+ */
+enum exp_untraced_reason {
+	EXP_UT_STATIC = 1,	/* statically linked: no PT_INTERP, no dynamic linker */
+	EXP_UT_SETUID,		/* set-user-ID to another user: ld.so's secure mode */
+	EXP_UT_SETGID,		/* set-group-ID to another group: the same */
+	EXP_UT_CAPS,		/* file capabilities: the same */
+	EXP_UT_FOREIGN,		/* not an x86-64 program (32-bit, another machine) */
+	EXP_UT_ENV,		/* system/popen: the environment lost the library's variables */
+	EXP_UT_EXEC_FAILED,	/* the exec this process announced failed: still traced */
+	EXP_UT_MAX
+};
+
+/*
+ * 1.5: a program that will run untraced, written by the traced process
+ * that starts it before it does (exec: straight to the file, as the exec
+ * ends the process's library; posix_spawn, system, popen: after they
+ * return).  path: the program (for a script, the interpreter at fault),
+ * NUL-terminated and padded with NULs to 8 bytes.  A record of reason
+ * EXP_UT_EXEC_FAILED takes back the record of its pid before it.
+ */
+struct exp_rec_trace_untraced {
+	struct lwprof_rec hdr;	/* EXP_REC_TRACE_UNTRACED, flags 0 */
+	__u64 time_ns;
+	__u32 pid;		/* the process that runs it; 0: not known (system, popen) */
+	__u32 ppid;		/* the traced process that started it (exec: pid) */
+	__u16 reason;		/* enum exp_untraced_reason */
+	__u16 pad0;		/* zero */
+	__u32 pad1;		/* zero */
+	char path[];
+};
+
+_Static_assert(sizeof(struct exp_rec_trace_untraced) == 32, "layout");
+
+/*
+ * Can a program run by execve(path) be traced: will the dynamic linker
+ * of its process preload the library (libexp/traceable.c)?  0: yes, or
+ * it cannot tell (unreadable, missing: the exec says); else the
+ * exp_untraced_reason, and the file at fault (path, or a script's
+ * interpreter) in img.  System calls only, no allocation, no lock: safe
+ * in a vfork child, before an exec.
+ */
+int exp_untraceable(const char *path, char *img, size_t len);
+
+/* "is statically linked" ...: what a reason says of the program. */
+const char *exp_untraced_why(unsigned int reason);
+
+/*
+ * The programs not traced in an experiment, as its records say: one
+ * entry per process (per parent, cause and program for those of system
+ * and popen), the exec failures' records taken back.
+ */
+struct exp_untraced {
+	uint64_t time_ns;
+	uint32_t pid, ppid;
+	uint16_t reason;
+	char *path;
+};
+
+struct exp_untraced_list {
+	struct exp_untraced *v;
+	size_t n, cap;
+};
+
+/* Add record u, in the order of its file; 0 or -ENOMEM. */
+int exp_untraced_add(struct exp_untraced_list *l,
+		     const struct exp_rec_trace_untraced *u);
+void exp_untraced_free(struct exp_untraced_list *l);
+/* "process 1234: /usr/bin/foo is statically linked: not traced" */
+void exp_untraced_str(const struct exp_untraced *u, char *buf, size_t len);
+
+/*
  * The sample of a record the reader handed out: a SAMPLE itself, a trace
  * record's own; NULL for other types.
  */
@@ -141,5 +218,7 @@ const char *exp_trace_file_check(const struct exp_rec_trace_file *f,
 				 unsigned int *at);
 const char *exp_trace_free_check(const struct exp_rec_trace_free *f,
 				 unsigned int *at);
+const char *exp_trace_untraced_check(const struct exp_rec_trace_untraced *u,
+				     unsigned int *at);
 
 #endif

@@ -32,7 +32,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TRACE_FREE + 1], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_TRACE_UNTRACED + 1], other, lost, gs;
 };
 
 static int show_stack;
@@ -237,10 +237,32 @@ static void dump_trace_file(const struct exp_rec_trace_file *f)
 	printf(" pid=%u fd=%d path=%s\n", f->pid, f->fd, f->path);
 }
 
+static void dump_untraced(const struct exp_rec_trace_untraced *u)
+{
+	printf("UNTRACED ");
+	put_time(u->time_ns);
+	printf(" pid=%u ppid=%u reason=%u path=%s (%s)\n", u->pid, u->ppid,
+	       u->reason, u->path, exp_untraced_why(u->reason));
+}
+
 /* The reader's warnings (a newer minor's records): on stderr. */
 static void dump_warn(void *arg, const char *msg)
 {
 	fprintf(stderr, DUMP ": warning: %s\n", msg);
+}
+
+/* "NAME: N TRACE, N FILE[, N UNTRACED]" of a file or the total, if any. */
+static void put_trace_counts(const char *name, const struct counts *c)
+{
+	if (!c->type[EXP_REC_TRACE] && !c->type[EXP_REC_TRACE_FREE] &&
+	    !c->type[EXP_REC_TRACE_FILE] && !c->type[EXP_REC_TRACE_UNTRACED])
+		return;
+	printf("%s: %llu TRACE, %llu FILE", name,
+	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE],
+	       c->type[EXP_REC_TRACE_FILE]);
+	if (c->type[EXP_REC_TRACE_UNTRACED])
+		printf(", %llu UNTRACED", c->type[EXP_REC_TRACE_UNTRACED]);
+	printf("\n");
 }
 
 /* Dump one .rec file; 0, or 1 when it is damaged. */
@@ -290,6 +312,11 @@ static int dump_file(const char *name, struct counts *tot)
 		case EXP_REC_TRACE_FREE:
 			dump_trace_free((const void *)r);
 			break;
+		case EXP_REC_TRACE_UNTRACED:
+			if (f.hdr.minor < EXP_MINOR_UNTRACED)
+				goto unknown;
+			dump_untraced((const void *)r);
+			break;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
 
@@ -301,6 +328,7 @@ static int dump_file(const char *name, struct counts *tot)
 			break;
 		}
 		default:
+unknown:
 			printf("type=%u size=%u (unknown type, skipped)\n",
 			       r->type, r->size);
 			c.other++;
@@ -315,11 +343,7 @@ static int dump_file(const char *name, struct counts *tot)
 	if (c.gs)
 		printf(", %llu PACKET", c.gs);
 	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
-	if (c.type[EXP_REC_TRACE] || c.type[EXP_REC_TRACE_FREE] ||
-	    c.type[EXP_REC_TRACE_FILE])
-		printf("%s: %llu TRACE, %llu FILE\n", name,
-		       c.type[EXP_REC_TRACE] + c.type[EXP_REC_TRACE_FREE],
-		       c.type[EXP_REC_TRACE_FILE]);
+	put_trace_counts(name, &c);
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
@@ -477,11 +501,7 @@ static int dump_dir(const char *path)
 	if (tot.gs)
 		printf(", %llu PACKET", tot.gs);
 	printf("\n");
-	if (tot.type[EXP_REC_TRACE] || tot.type[EXP_REC_TRACE_FREE] ||
-	    tot.type[EXP_REC_TRACE_FILE])
-		printf("total: %llu TRACE, %llu FILE\n",
-		       tot.type[EXP_REC_TRACE] + tot.type[EXP_REC_TRACE_FREE],
-		       tot.type[EXP_REC_TRACE_FILE]);
+	put_trace_counts("total", &tot);
 	close(dirfd);
 	return bad;
 }

@@ -10,7 +10,6 @@
  * mappings to the archiver and say what came of it in log.txt.
  */
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -60,33 +59,10 @@ static int which(const char *cmd, char *path, size_t len)
 	return -ENOENT;
 }
 
-/* Is the ELF file fd linked statically (no PT_INTERP)?  1, 0, or -errno. */
-static int elf_static(int fd)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	unsigned int i;
-
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG))
-		return 0;	/* not ELF (a script): its interpreter decides */
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
-		return 0;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
-		    sizeof(ph))
-			return -EIO;
-		if (ph.p_type == PT_INTERP)
-			return 0;
-	}
-	return 1;
-}
-
 int collect_trace_check(const struct collect_opts *o, char *msg, size_t len)
 {
-	char lib[PATH_MAX + 64], cmd[PATH_MAX];
-	struct stat st;
-	int fd, err;
+	char lib[PATH_MAX + 64], cmd[PATH_MAX], img[PATH_MAX];
+	int why;
 
 	if (!collect_tracing(o))
 		return 0;
@@ -97,26 +73,23 @@ int collect_trace_check(const struct collect_opts *o, char *msg, size_t len)
 	}
 	if (which(o->argv[0], cmd, sizeof(cmd)))
 		return 0;	/* the exec says why */
-	fd = open(cmd, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
+	why = exp_untraceable(cmd, img, sizeof(img));
+	switch (why) {
+	case 0:
 		return 0;
-	}
-	err = elf_static(fd);
-	close(fd);
-	if (err == 1) {
+	case EXP_UT_STATIC:
 		snprintf(msg, len, "%s is statically linked: -s, -H and -i preload a library, which a static program never loads; trace a dynamically linked build, or use -p/-h alone",
-			 cmd);
+			 img);
 		return -ENOEXEC;
-	}
-	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
-		snprintf(msg, len, "%s is set-user-ID or set-group-ID: the dynamic linker ignores LD_PRELOAD for it, so -s, -H and -i cannot trace it",
-			 cmd);
+	case EXP_UT_FOREIGN:
+		snprintf(msg, len, "%s is not an x86-64 program: -s, -H and -i preload an x86-64 library, which it cannot load",
+			 img);
+		return -ENOEXEC;
+	default:	/* set-ID, capabilities: ld.so's secure mode */
+		snprintf(msg, len, "%s %s, so -s, -H and -i cannot trace it", img,
+			 exp_untraced_why(why));
 		return -EPERM;
 	}
-	return 0;
 }
 
 static __u64 mono_ns(void)
@@ -202,7 +175,10 @@ void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
 			 struct archiver *a)
 {
 	unsigned long long files = 0, recs = 0, calls = 0;
+	struct exp_untraced_list untraced = { 0 };
 	const struct lwprof_rec *rec;
+	char why[PATH_MAX + 256];
+	size_t i;
 	struct exp_reader f;
 	struct dirent *de;
 	DIR *d;
@@ -229,6 +205,10 @@ void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
 				 rec->type == EXP_REC_TRACE_FREE;
 			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 				archiver_rec(a, rec);
+			if (rec->type == EXP_REC_TRACE_UNTRACED &&
+			    f.hdr.minor >= EXP_MINOR_UNTRACED &&
+			    exp_untraced_add(&untraced, (const void *)rec))
+				exp_warn(e, "tracing: out of memory");
 		}
 		if (ret < 0)
 			exp_warn(e, "tracing: %s", f.msg);
@@ -240,4 +220,10 @@ void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
 	exp_note(e, "trace_calls", "%llu", calls);
 	if (!files)
 		exp_warn(e, "tracing: no trace files: the command never loaded the tracing library (static, set-user-ID, or LD_PRELOAD removed from its environment)");
+	/* the programs the library saw it could not enter: once each */
+	for (i = 0; i < untraced.n; i++) {
+		exp_untraced_str(&untraced.v[i], why, sizeof(why));
+		exp_warn(e, "tracing: %s", why);
+	}
+	exp_untraced_free(&untraced);
 }
