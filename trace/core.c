@@ -560,6 +560,7 @@ __attribute__((constructor(101))) static void tr_init(void)
 		strcpy(tr.dir, dir);
 		tr_conf.sync_ns = ns;
 		tr_conf.stack_bytes = stack > LWPROF_STACK_MAX ? LWPROF_STACK_MAX : stack;
+		tr_exec_init(v, dir);
 		process_start(LWPROF_TASK_START);
 		tr_conf.kinds = tr.fd >= 0 ? k : 0;
 	}
@@ -610,8 +611,29 @@ void tr_before_exec(void)
 		flush_all();
 }
 
-void tr_after_exec_failed(void)
+void tr_untraced(uint32_t pid, uint32_t ppid, unsigned int reason,
+		 const char *path)
 {
+	union {
+		struct exp_rec_trace_untraced u;
+		uint8_t b[sizeof(struct exp_rec_trace_untraced) + PATH_MAX];
+	} r;
+	size_t len = strnlen(path, PATH_MAX - 1);
+	size_t size = sizeof(r.u) + ((len + 8) & ~7UL);
+	int err = errno;
+
+	if (tr.fd < 0)
+		return;
+	memset(&r, 0, size);
+	r.u.hdr.type = EXP_REC_TRACE_UNTRACED;
+	r.u.hdr.size = size;
+	r.u.time_ns = tr_now();
+	r.u.pid = pid;
+	r.u.ppid = ppid;
+	r.u.reason = reason;
+	memcpy(r.u.path, path, len);
+	raw_write(tr.fd, &r, size);	/* O_APPEND: whole */
+	errno = err;
 }
 
 /* A library loaded later: its mappings. */

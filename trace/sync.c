@@ -4,13 +4,12 @@
  * each timed; a wait of at least tr_conf.sync_ns (collect's calibrated
  * threshold, 0 with -s all) is recorded with its request and grant times,
  * the object and the stack.  And the calls the library must see to keep
- * its buffers right: thread start and exit, fork, exec, _exit.
+ * its buffers right: thread start and exit, fork, _exit (exec: exec.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -114,9 +113,6 @@ REAL(int, pthread_create, (pthread_t *, const pthread_attr_t *,
 REAL(void, pthread_exit, (void *))
 REAL(pid_t, fork, (void))
 REAL(void, _exit, (int))
-REAL(int, execve, (const char *, char *const[], char *const[]))
-REAL(int, execvpe, (const char *, char *const[], char *const[]))
-REAL(int, fexecve, (int, char *const[], char *const[]))
 
 TR_API int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			  void *(*fn)(void *), void *arg)
@@ -172,74 +168,3 @@ TR_API void _exit(int status)
 }
 
 TR_API void _Exit(int status) __attribute__((alias("_exit")));
-
-TR_API int execve(const char *path, char *const argv[], char *const envp[])
-{
-	get_execve();
-	tr_before_exec();
-	return real_execve(path, argv, envp);
-}
-
-TR_API int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	get_execvpe();
-	tr_before_exec();
-	return real_execvpe(file, argv, envp);
-}
-
-TR_API int fexecve(int fd, char *const argv[], char *const envp[])
-{
-	get_fexecve();
-	tr_before_exec();
-	return real_fexecve(fd, argv, envp);
-}
-
-TR_API int execv(const char *path, char *const argv[])
-{
-	return execve(path, argv, environ);
-}
-
-TR_API int execvp(const char *file, char *const argv[])
-{
-	return execvpe(file, argv, environ);
-}
-
-/*
- * execl, execlp, execle: the arguments after arg0 up to the NULL as a
- * vector (and execle's environment after it), then as execve/execvpe.
- */
-#define EXEC_LIST(call, arg0, env)					\
-	do {								\
-		char *const *envp = environ;				\
-		va_list ap;						\
-		size_t n = 1, i;					\
-									\
-		va_start(ap, arg0);					\
-		while (va_arg(ap, char *))				\
-			n++;						\
-		va_end(ap);						\
-		char *argv[n + 1];					\
-		argv[0] = (char *)arg0;					\
-		va_start(ap, arg0);					\
-		for (i = 1; i <= n; i++)				\
-			argv[i] = va_arg(ap, char *);			\
-		if (env)						\
-			envp = va_arg(ap, char *const *);		\
-		va_end(ap);						\
-		return call(file, argv, envp);				\
-	} while (0)
-
-TR_API int execl(const char *file, const char *arg, ...)
-{
-	EXEC_LIST(execve, arg, 0);
-}
-
-TR_API int execlp(const char *file, const char *arg, ...)
-{
-	EXEC_LIST(execvpe, arg, 0);
-}
-
-TR_API int execle(const char *file, const char *arg, ...)
-{
-	EXEC_LIST(execve, arg, 1);
-}

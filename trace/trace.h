@@ -146,11 +146,28 @@ void *tr_real(const char *name);
 		return real_##name;					\
 	}
 
-/* core.c's part of fork and exec (sync.c interposes them). */
+/* core.c's part of fork and exec (sync.c and exec.c interpose them). */
 void tr_before_fork(void);
 void tr_after_fork(bool child);
 void tr_before_exec(void);
-void tr_after_exec_failed(void);
+
+/*
+ * Say that pid (0: not known), started by ppid, runs path untraced for
+ * reason (libexp/trace.h): a record written at once to the trace file,
+ * with system calls only (before an exec, in a vfork child).  core.c.
+ */
+void tr_untraced(uint32_t pid, uint32_t ppid, unsigned int reason,
+		 const char *path);
+
+/*
+ * exec.c: the variables a new program is traced with (at load), and
+ * envp with them put back where they are missing: tr_env_room() says
+ * how many entries (v) and bytes (buf) tr_env_fix() may need, which the
+ * caller gives from its frame.
+ */
+void tr_exec_init(const char *trace, const char *dir);
+size_t tr_env_room(char *const *envp, size_t *bytes);
+char *const *tr_env_fix(char *const *envp, char **v, char *buf);
 
 /* pthread_create's start routine runs through this (core.c). */
 struct tr_start {

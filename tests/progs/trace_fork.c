@@ -15,27 +15,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "truth.h"
+
 #define NOINLINE __attribute__((noinline))
 
 extern char **environ;
-static void *volatile keep[16];
 static volatile int stop;
 
-NOINLINE static void leak(const char *f, int n, size_t size)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		keep[i] = malloc(size);
-	printf("truth %s %d %zu\n", f, n, n * size);
-	fflush(stdout);
-}
-
-NOINLINE static void parent_work(void) { leak("parent_work", 1, 200); }
-NOINLINE static void child_work(void) { leak("child_work", 7, 10); }
-NOINLINE static void exec_work(void) { leak("exec_work", 5, 30); }
-NOINLINE static void spawn_work(void) { leak("spawn_work", 2, 40); }
-NOINLINE static void vfork_work(void) { leak("vfork_work", 3, 50); }
+NOINLINE static void parent_work(void) { truth_leak("parent_work", 1, 200); }
+NOINLINE static void child_work(void) { truth_leak("child_work", 7, 10); }
+NOINLINE static void exec_work(void) { truth_leak("exec_work", 5, 30); }
+NOINLINE static void spawn_work(void) { truth_leak("spawn_work", 2, 40); }
+NOINLINE static void vfork_work(void) { truth_leak("vfork_work", 3, 50); }
 
 static void *churn(void *arg)
 {
