@@ -564,6 +564,7 @@ __attribute__((constructor(101))) static void tr_init(void)
 		process_start(LWPROF_TASK_START);
 		tr_conf.kinds = tr.fd >= 0 ? k : 0;
 	}
+	tr_sync_init();
 	tr_in--;
 }
 

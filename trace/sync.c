@@ -4,7 +4,8 @@
  * each timed; a wait of at least tr_conf.sync_ns (collect's calibrated
  * threshold, 0 with -s all) is recorded with its request and grant times,
  * the object and the stack.  And the calls the library must see to keep
- * its buffers right: thread start and exit, fork, _exit (exec: exec.c).
+ * its buffers right: thread start and exit, fork, vfork, _exit (exec:
+ * exec.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -157,6 +158,44 @@ TR_API pid_t fork(void)
 	if (pid >= 0)
 		tr_after_fork(!pid);
 	return pid;
+}
+
+/*
+ * vfork, while tracing, is fork.  A vfork child runs in its parent's
+ * memory until it execs: the thread's buffer, the process's trace file
+ * and pid are the parent's (its calls would be filed under the parent),
+ * and the parent's other threads go on using them meanwhile, so the
+ * child cannot be given its own without changing what they read.  As a
+ * fork, it gets its own as any forked child (a TASK fork record, its
+ * file).  Oracle's collector replaces vfork the same way (by fork1), as
+ * does Quantify; POSIX leaves everything a vfork child does but exec
+ * and _exit undefined, so a correct program behaves the same, only the
+ * copy of the page tables costs more (docs/tracing.md).  Untraced, the
+ * real vfork: a jump to it, as a C function cannot return into a vfork
+ * child.  tr_real_vfork is found at load (tr_sync_init).
+ */
+void *tr_real_vfork;
+extern __typeof__(fork) tr_fork
+	__attribute__((alias("fork"), visibility("hidden"), nothrow));
+
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, @function\n"
+	"vfork:\n"
+	"	.cfi_startproc\n"
+	"	endbr64\n"
+	"	cmpl $0, tr_conf(%rip)\n"	/* tr_conf.kinds: tracing? */
+	"	jne tr_fork\n"
+	"	movq tr_real_vfork(%rip), %rax\n"
+	"	testq %rax, %rax\n"
+	"	jz tr_fork\n"			/* before the library's constructor */
+	"	jmp *%rax\n"
+	"	.cfi_endproc\n"
+	".size vfork, .-vfork\n");
+
+void tr_sync_init(void)
+{
+	tr_real_vfork = tr_real("vfork");
 }
 
 /* _exit skips the destructors: what the buffers hold goes out first. */

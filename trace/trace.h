@@ -169,6 +169,9 @@ void tr_exec_init(const char *trace, const char *dir);
 size_t tr_env_room(char *const *envp, size_t *bytes);
 char *const *tr_env_fix(char *const *envp, char **v, char *buf);
 
+/* sync.c: the real vfork (see vfork there), at load. */
+void tr_sync_init(void);
+
 /* pthread_create's start routine runs through this (core.c). */
 struct tr_start {
 	void *(*fn)(void *);

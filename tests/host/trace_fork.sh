@@ -4,7 +4,9 @@
 # tests/progs/trace_fork forks while a second thread allocates, the child
 # execs the program again, posix_spawn and vfork + exec start two more;
 # each process leaks known blocks in a function of its own, and print
-# must show each exactly, from one trace file per process image.  A
+# must show each exactly, from one trace file per process image.  The
+# vfork child allocates before its exec: its calls are its own (its
+# file, its pid: print's thread selection), none its parent's.  A
 # statically linked command, and a set-user-ID one of another user, are
 # refused with a message naming why, and no experiment is left.
 . "$(dirname "$0")/../lib/test.sh"
@@ -14,10 +16,10 @@ prog=$LWPROF_BUILD/tests/progs/trace_fork
 exp=$PRINT_OUT/fork.er
 out=$("$LWPROF" collect -p off -H on -o "$exp" "$prog" 2>"$PRINT_OUT/collect.err"); rc=$?
 check $rc -eq 0 "collect -H on a forking, exec'ing, spawning program"
-check "$(grep -c '^truth ' <<<"$out")" -eq 5 "five processes said their truth"
-# the parent, the fork child and its exec, the spawned and the vforked
-check "$(ls "$exp" | grep -c '^trace\.[0-9.]*rec$')" -eq 5 "five trace files"
-check "$(ls "$exp" | grep -c '^trace\.[0-9]*\.1\.rec$')" -eq 1 "  one of them after an exec in the same process"
+check "$(grep -c '^truth ' <<<"$out")" -eq 6 "six process images said their truth"
+# the parent, the fork child and its exec, the spawned, the vforked and its exec
+check "$(ls "$exp" | grep -c '^trace\.[0-9.]*rec$')" -eq 6 "six trace files"
+check "$(ls "$exp" | grep -c '^trace\.[0-9]*\.1\.rec$')" -eq 2 "  two of them after an exec in the same process"
 csv=$("$LWPROF" print -printmode csv -metrics i.heapleakcnt:i.heapleakbytes:name \
 	-functions "$exp" 2>"$PRINT_OUT/print.err")
 check "$(grep -c . "$PRINT_OUT/print.err")" -eq 0 "print: no warnings"
@@ -27,6 +29,23 @@ done < <(grep '^truth ' <<<"$out")
 check "$(csv_field "$csv" '<Unknown>' 1)" = "" "every leak unwound (no <Unknown>)"
 tl=$("$LWPROF" print -thread_list "$exp" 2>/dev/null)
 check "$(awk 'NR > 1 { print $3 }' <<<"$tl" | sort -u | wc -l)" -eq 4 "-thread_list: four processes"
+# the vfork child's calls before its exec: in its own file, under its pid
+vpid=$(sed -n 's/^vfork_child //p' <<<"$out")
+check -e "$exp/trace.$vpid.rec" "the vfork child ($vpid) has a trace file of its own"
+d=$("$LWPROF" dump "$exp/trace.$vpid.rec" 2>/dev/null)
+check "$(grep -c "TRACE malloc .* pid=$vpid .* bytes=60 " <<<"$d")" -eq 4 "  with its 4 allocations of 60 bytes"
+check "$(grep -c ": TASK .*fork" <<<"$d")" -eq 1 "  and a TASK fork record"
+d=$("$LWPROF" dump "$exp"/trace.$(awk 'NR == 2 { print $3 }' <<<"$tl").rec 2>/dev/null)
+check "$(grep -c 'TRACE malloc .* bytes=60 ' <<<"$d")" -eq 0 "  none of them in its parent's file"
+sel=$(awk -v p="$vpid" 'NR > 1 && $3 == p { printf "%s%s", s, $1; s = "," }' <<<"$tl")
+csv=$("$LWPROF" print -thread_select "$sel" -printmode csv -metrics i.heapleakcnt:i.heapleakbytes:name \
+	-functions "$exp" 2>/dev/null)
+check "$(csv_field "$csv" vfork_child_work 1) $(csv_field "$csv" vfork_child_work 2)" = "4 240" \
+	"  its leaks, selecting its threads ($sel): 4, 240 bytes at vfork_child_work"
+sel=$(awk -v p="$vpid" 'NR > 1 && $3 != p { printf "%s%s", s, $1; s = "," }' <<<"$tl")
+csv=$("$LWPROF" print -thread_select "$sel" -printmode csv -metrics i.heapleakcnt:name \
+	-functions "$exp" 2>/dev/null)
+check "$(csv_field "$csv" vfork_child_work 1)" = "" "  none in the other processes' threads ($sel)"
 
 st=$LWPROF_BUILD/tests/progs/trace_static
 msg=$("$LWPROF" collect -p off -H on -o "$PRINT_OUT/static.er" "$st" 2>&1); rc=$?

@@ -5,7 +5,9 @@
  * while), the child leaks and execs this program again, which leaks
  * again; posix_spawn and vfork + exec start two more.  Each leaks a known
  * number of known blocks in a function of its own and says so:
- * "truth FUNC LEAKS BYTES".
+ * "truth FUNC LEAKS BYTES".  The vfork child allocates before its exec
+ * too (vfork_child_work): those calls are its own, not its parent's
+ * ("vfork_child PID" names it).
  */
 #include <pthread.h>
 #include <spawn.h>
@@ -20,6 +22,7 @@
 #define NOINLINE __attribute__((noinline))
 
 extern char **environ;
+static void *volatile keep[16];
 static volatile int stop;
 
 NOINLINE static void parent_work(void) { truth_leak("parent_work", 1, 200); }
@@ -27,6 +30,15 @@ NOINLINE static void child_work(void) { truth_leak("child_work", 7, 10); }
 NOINLINE static void exec_work(void) { truth_leak("exec_work", 5, 30); }
 NOINLINE static void spawn_work(void) { truth_leak("spawn_work", 2, 40); }
 NOINLINE static void vfork_work(void) { truth_leak("vfork_work", 3, 50); }
+
+/* In the vfork child: no stdio (its parent's, under a real vfork). */
+NOINLINE static void vfork_child_work(void)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		keep[i] = malloc(60);
+}
 
 static void *churn(void *arg)
 {
@@ -72,10 +84,12 @@ int main(int argc, char **argv)
 	args[1] = "vfork";
 	pid = vfork();
 	if (!pid) {
+		vfork_child_work();
 		execv(argv[0], args);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || st)
 		return 1;
+	printf("truth vfork_child_work 4 240\nvfork_child %d\n", pid);
 	return 0;
 }
