@@ -42,7 +42,7 @@
 struct tr_thread {
 	struct tr_thread *next;		/* the list: only grows */
 	int used;			/* taken by a live thread */
-	int lock;			/* a flush is writing it */
+	int lock;			/* the tid of the flush writing it; 0 */
 	pid_t tid;
 	uint64_t stack_top;		/* copies end here; 0: unknown */
 	struct tr_stack_base base;	/* of the stack copies' deltas */
@@ -90,30 +90,50 @@ static ssize_t raw_write(int fd, const void *p, size_t n)
  * Write out what t holds past what was written.  Only its owner empties
  * it (reset, when it holds no room or at fork): another thread (exit)
  * writes up to the length the owner last published and leaves the rest,
- * so an append under way stays whole.
+ * so an append under way stays whole.  A range is claimed (done) before
+ * its write: a fatal signal's flush on this thread (tr_flush_dying),
+ * which interrupts this never to return, writes what is past it, once.
  */
 static void flush_locked(struct tr_thread *t, bool reset)
 {
-	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE);
+	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE), from;
 	ssize_t n;
 
 	while (t->done < len && tr.fd >= 0) {
-		n = raw_write(tr.fd, t->buf + t->done, len - t->done);
-		if (n < 0 && errno == EINTR)
+		from = t->done;
+		/* the claim before the write, for a handler on this thread */
+		__atomic_store_n(&t->done, len, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		n = raw_write(tr.fd, t->buf + from, len - from);
+		if (n < 0 && errno == EINTR) {
+			t->done = from;
 			continue;
+		}
 		if (n <= 0)
 			break;	/* the experiment's disk: nothing better to do */
-		t->done += n;
+		t->done = from + n;
 	}
 	t->done = len;
-	if (reset)
-		t->len = t->done = 0;
+	if (reset) {
+		/* length first: a handler here must not see done 0 of len */
+		__atomic_store_n(&t->len, 0, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->done = 0;
+	}
 }
 
+/* Take t's flag: the writer's tid (a fatal signal's flush asks whose). */
 static void flush(struct tr_thread *t, bool reset)
 {
-	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
+	int zero, me = gettid();
+
+	for (;;) {
+		zero = 0;
+		if (__atomic_compare_exchange_n(&t->lock, &zero, me, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			break;
 		sched_yield();
+	}
 	flush_locked(t, reset);
 	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
 }
@@ -125,6 +145,52 @@ static void flush_all(void)
 	for (t = __atomic_load_n(&tr.threads, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (__atomic_load_n(&t->used, __ATOMIC_ACQUIRE))
 			flush(t, t == tr_self);
+}
+
+#define TR_DYING_TRIES	20000	/* sched_yield()s for a flag another holds */
+
+/*
+ * A fatal signal (signal.c): every thread's buffer out, from a handler,
+ * the process about to end.  Async-signal-safe: system calls and
+ * atomics only; no waiting on what this thread's interrupted code holds
+ * (a flush under way here: its claim tells what is left), a bounded
+ * wait for what another thread holds (it is writing that buffer out).
+ * The first thread here flushes; one that comes while it does waits for
+ * it (bounded), so the process does not end in the middle.
+ */
+void tr_flush_dying(void)
+{
+	static int dying;	/* the flushing thread's tid; -1 once done */
+	struct tr_thread *t;
+	int me = gettid(), zero = 0, i;
+
+	if (!__atomic_compare_exchange_n(&dying, &zero, me, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		for (i = 0; i < TR_DYING_TRIES && zero > 0 && zero != me; i++) {
+			sched_yield();
+			zero = __atomic_load_n(&dying, __ATOMIC_ACQUIRE);
+		}
+		return;
+	}
+	for (t = __atomic_load_n(&tr.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+		bool mine = __atomic_load_n(&t->lock, __ATOMIC_ACQUIRE) == me;
+
+		if (!__atomic_load_n(&t->used, __ATOMIC_ACQUIRE))
+			continue;
+		for (i = 0; !mine && i < TR_DYING_TRIES; i++) {
+			zero = 0;
+			if (__atomic_compare_exchange_n(&t->lock, &zero, me, false,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				break;
+			sched_yield();
+		}
+		if (!mine && i == TR_DYING_TRIES)
+			continue;	/* its writer is still at it */
+		flush_locked(t, false);
+		if (!mine)
+			__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&dying, -1, __ATOMIC_RELEASE);
 }
 
 /* The stack's end of the calling thread, for the copies' bound. */
@@ -565,6 +631,7 @@ __attribute__((constructor(101))) static void tr_init(void)
 		tr_conf.kinds = tr.fd >= 0 ? k : 0;
 	}
 	tr_sync_init();
+	tr_signal_init();
 	tr_in--;
 }
 
@@ -610,31 +677,6 @@ void tr_before_exec(void)
 {
 	if (tr_conf.kinds && getpid() == tr.pid)
 		flush_all();
-}
-
-void tr_untraced(uint32_t pid, uint32_t ppid, unsigned int reason,
-		 const char *path)
-{
-	union {
-		struct exp_rec_trace_untraced u;
-		uint8_t b[sizeof(struct exp_rec_trace_untraced) + PATH_MAX];
-	} r;
-	size_t len = strnlen(path, PATH_MAX - 1);
-	size_t size = sizeof(r.u) + ((len + 8) & ~7UL);
-	int err = errno;
-
-	if (tr.fd < 0)
-		return;
-	memset(&r, 0, size);
-	r.u.hdr.type = EXP_REC_TRACE_UNTRACED;
-	r.u.hdr.size = size;
-	r.u.time_ns = tr_now();
-	r.u.pid = pid;
-	r.u.ppid = ppid;
-	r.u.reason = reason;
-	memcpy(r.u.path, path, len);
-	raw_write(tr.fd, &r, size);	/* O_APPEND: whole */
-	errno = err;
 }
 
 /* A library loaded later: its mappings. */

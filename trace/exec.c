@@ -181,6 +181,31 @@ static int check(const char *path, bool searched, char *img, size_t len)
 	return why;
 }
 
+void tr_untraced(uint32_t pid, uint32_t ppid, unsigned int reason,
+		 const char *path)
+{
+	union {
+		struct exp_rec_trace_untraced u;
+		uint8_t b[sizeof(struct exp_rec_trace_untraced) + PATH_MAX];
+	} r;
+	size_t len = strnlen(path, PATH_MAX - 1);
+	size_t size = sizeof(r.u) + ((len + 8) & ~7UL);
+	int err = errno, fd = tr_trace_fd();
+
+	if (fd < 0)
+		return;
+	memset(&r, 0, size);
+	r.u.hdr.type = EXP_REC_TRACE_UNTRACED;
+	r.u.hdr.size = size;
+	r.u.time_ns = tr_now();
+	r.u.pid = pid;
+	r.u.ppid = ppid;
+	r.u.reason = reason;
+	memcpy(r.u.path, path, len);
+	syscall(SYS_write, fd, &r, size);	/* O_APPEND: whole */
+	errno = err;
+}
+
 static pid_t raw_getpid(void)
 {
 	return syscall(SYS_getpid);

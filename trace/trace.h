@@ -154,7 +154,7 @@ void tr_before_exec(void);
 /*
  * Say that pid (0: not known), started by ppid, runs path untraced for
  * reason (libexp/trace.h): a record written at once to the trace file,
- * with system calls only (before an exec, in a vfork child).  core.c.
+ * with system calls only (before an exec, in a vfork child).  exec.c.
  */
 void tr_untraced(uint32_t pid, uint32_t ppid, unsigned int reason,
 		 const char *path);
@@ -171,6 +171,14 @@ char *const *tr_env_fix(char *const *envp, char **v, char *buf);
 
 /* sync.c: the real vfork (see vfork there), at load. */
 void tr_sync_init(void);
+
+/*
+ * Fatal signals (signal.c): at load, a handler for those whose action
+ * is the default one, which writes out every buffer (core.c's
+ * tr_flush_dying) and ends the process as the signal would have.
+ */
+void tr_signal_init(void);
+void tr_flush_dying(void);
 
 /* pthread_create's start routine runs through this (core.c). */
 struct tr_start {
