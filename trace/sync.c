@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -174,7 +175,8 @@ TR_API pid_t fork(void)
  * real vfork: a jump to it, as a C function cannot return into a vfork
  * child.  tr_real_vfork is found at load (tr_sync_init).
  */
-void *tr_real_vfork;
+static void *tr_real_vfork __attribute__((used));	/* the asm below reads it */
+_Static_assert(offsetof(struct tr_conf, kinds) == 0, "the asm reads kinds at tr_conf");
 extern __typeof__(fork) tr_fork
 	__attribute__((alias("fork"), visibility("hidden"), nothrow));
 
