@@ -179,6 +179,7 @@ struct an_tev {
 	int64_t ret;
 	uint64_t freed;		/* an allocation: when freed; 0 never (a leak) */
 	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
+	uint32_t ms;		/* its microstates in an->tms, or UINT32_MAX */
 };
 
 /* A descriptor's name from a trace file record. */
@@ -431,6 +432,8 @@ struct an {
 	struct an_samples s;
 	struct an_vec tev;	/* struct an_tev: the traced calls (trace.c) */
 	struct an_vec tnames;	/* struct an_tname */
+	/* uint64_t[LWPROF_MS_COUNT]: the module's microstates over a call */
+	struct an_vec tms;
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */

@@ -294,8 +294,13 @@ int an_view_iocallstack(struct an *an, const struct an_settings *vs,
 			struct an_out *o);
 int an_view_iostat(struct an *an, const struct an_settings *vs,
 		   struct an_out *o);
-/* experiment exp's traced waits: their count and time */
-void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns);
+/*
+ * experiment exp's traced waits: their count and time, and of those with
+ * the module's microstates over the call, their count and the sums
+ * (ms[LWPROF_MS_COUNT], added to)
+ */
+void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns,
+		       uint64_t *nms, uint64_t *ms);
 /* its n longest, each with the microstates of the clock packets in it */
 void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f);
 

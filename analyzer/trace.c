@@ -46,6 +46,7 @@ int an_trace_init(struct an *an)
 		d->tlay[i] = UINT32_MAX;
 	an->tev.esz = sizeof(struct an_tev);
 	an->tnames.esz = sizeof(struct an_tname);
+	an->tms.esz = LWPROF_MS_COUNT * sizeof(uint64_t);
 	return 0;
 }
 
@@ -121,14 +122,36 @@ static int tev_push(struct an *an, const struct an_tev *v)
 	return 0;
 }
 
+/*
+ * The module's microstates over a call, where the library read them (the
+ * sample's value is their sum: 0, none), into an->tms: their index.
+ */
+static uint32_t tms_push(struct an *an, const struct lwprof_rec_sample *s)
+{
+	uint64_t *ms;
+
+	if (!s->value)
+		return UINT32_MAX;
+	ms = an_vec_push(&an->tms);
+	if (!ms)
+		return UINT32_MAX - 1;
+	memcpy(ms, s->mstate_ns, an->tms.esz);
+	return an->tms.n - 1;
+}
+
 int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
 		 uint32_t sample, uint32_t unw)
 {
+	uint32_t ms = tms_push(an, &t->s);
+
+	if (ms == UINT32_MAX - 1)
+		return -ENOMEM;
 	return tev_push(an, &(struct an_tev){
 		.sample = sample, .exp = exp, .pid = t->s.pid, .tid = t->s.tid,
 		.event = t->event, .fd = t->fd, .file = UINT32_MAX,
 		.t0 = t->start_ns, .t1 = t->s.time_ns, .addr = t->addr,
-		.addr2 = t->addr2, .bytes = t->bytes, .ret = t->ret, .unw = unw });
+		.addr2 = t->addr2, .bytes = t->bytes, .ret = t->ret, .unw = unw,
+		.ms = ms });
 }
 
 int an_trace_free(struct an *an, uint32_t exp,
@@ -138,7 +161,7 @@ int an_trace_free(struct an *an, uint32_t exp,
 		.sample = UINT32_MAX, .exp = exp, .pid = f->pid, .tid = f->tid,
 		.event = f->event, .fd = -1, .file = UINT32_MAX,
 		.t0 = f->time_ns, .t1 = f->time_ns, .addr = f->addr,
-		.bytes = f->bytes, .unw = UINT32_MAX });
+		.bytes = f->bytes, .unw = UINT32_MAX, .ms = UINT32_MAX });
 }
 
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f)
@@ -362,6 +385,8 @@ void an_trace_release(struct an *an)
 {
 	free(an->tev.p);
 	free(an->tnames.p);
+	free(an->tms.p);
 	memset(&an->tev, 0, sizeof(an->tev));
 	memset(&an->tnames, 0, sizeof(an->tnames));
+	memset(&an->tms, 0, sizeof(an->tms));
 }

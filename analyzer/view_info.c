@@ -184,12 +184,13 @@ static uint64_t *sampled_per_thread(struct an *an)
 static void sync_vs_lock(struct an *an, size_t e, const uint64_t *samp, FILE *o)
 {
 	const struct an_exp *x = &AN_VEC(an->exps, struct an_exp, e);
-	uint64_t n = 0, ns = 0, lp = 0, ls = 0, lock;
+	uint64_t n = 0, ns = 0, lp = 0, ls = 0, lock, nms = 0, all = 0;
+	uint64_t ms[LWPROF_MS_COUNT] = { 0 };
 	size_t i;
 
 	if (x->sync_ns == UINT64_MAX)
 		return;
-	an_trace_sync_sum(an, e, &n, &ns);
+	an_trace_sync_sum(an, e, &n, &ns, &nms, ms);
 	for (i = 0; i < an->threads.n; i++)
 		if (AN_VEC(an->threads, struct an_thread, i).exp == e)
 			ls += samp[i * LWPROF_MS_COUNT + LWPROF_MS_USER_LOCK];
@@ -197,6 +198,14 @@ static void sync_vs_lock(struct an *an, size_t e, const uint64_t *samp, FILE *o)
 		lp += AN_VEC(x->usage, struct an_usage, i).ms[LWPROF_MS_USER_LOCK];
 	fprintf(o, "Sync wait tracing (threshold %.3f us): %" PRIu64 " waits, Sync Wait Time %.3f s\n",
 		x->sync_ns / 1e3, n, ns / 1e9);
+	if (nms) {
+		/* over each call, read by the library from the module */
+		fprintf(o, "  Microstates of the %" PRIu64 " waits the module accounted:", nms);
+		for (i = 0; i < LWPROF_MS_COUNT; all += ms[i++])
+			if (ms[i])
+				fprintf(o, " %s %.6f s,", exp_mstate_names[i].label, ms[i] / 1e9);
+		fprintf(o, " in all %.6f s\n", all / 1e9);
+	}
 	if (!x->clock_interval_ns) {
 		fprintf(o, "  User Lock Time: not measured (no clock profiling)\n\n");
 		return;

@@ -570,17 +570,25 @@ oom:
 	return an_errf(an, -ENOMEM, "out of memory");
 }
 
-void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns)
+void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns,
+		       uint64_t *nms, uint64_t *ms)
 {
-	size_t i;
+	const uint64_t *m;
+	size_t i, k;
 
 	for (i = 0; i < an->tev.n; i++) {
 		const struct an_tev *t = &AN_VEC(an->tev, struct an_tev, i);
 
-		if (t->exp == exp && tev_class(t) == EXP_TC_SYNC) {
-			(*n)++;
-			*ns += t->t1 - t->t0;
-		}
+		if (t->exp != exp || tev_class(t) != EXP_TC_SYNC)
+			continue;
+		(*n)++;
+		*ns += t->t1 - t->t0;
+		if (t->ms == UINT32_MAX)
+			continue;
+		(*nms)++;
+		m = &AN_VEC(an->tms, uint64_t, (size_t)t->ms * LWPROF_MS_COUNT);
+		for (k = 0; k < LWPROF_MS_COUNT; k++)
+			ms[k] += m[k];
 	}
 }
 
@@ -644,19 +652,25 @@ void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f)
 	}
 	an_vec_sort(&v, wait_cmp);
 	if (v.n)
-		fprintf(f, "  The longest traced waits, with the microstates of the clock packets taken in them:\n");
+		fprintf(f, "  The longest traced waits, with their microstates (over the call, read from the module by the library; else those of the clock packets taken in it):\n");
 	for (i = 0; i < v.n && i < n; i++) {
 		const struct an_tev *t = AN_VEC(v, struct an_tev *, i);
 		uint64_t ms[LWPROF_MS_COUNT] = { 0 }, sum = 0;
 
-		for (thr = 0; thr < an->threads.n; thr++) {
-			const struct an_thread *th = &AN_VEC(an->threads, struct an_thread, thr);
+		if (t->ms != UINT32_MAX) {
+			memcpy(ms, &AN_VEC(an->tms, uint64_t, (size_t)t->ms * LWPROF_MS_COUNT),
+			       sizeof(ms));
+		} else {
+			for (thr = 0; thr < an->threads.n; thr++) {
+				const struct an_thread *th =
+					&AN_VEC(an->threads, struct an_thread, thr);
 
-			if (th->exp == exp && th->pid == t->pid && th->tid == t->tid)
-				break;
+				if (th->exp == exp && th->pid == t->pid && th->tid == t->tid)
+					break;
+			}
+			if (thr < an->threads.n)
+				wait_states(an, voff, thr, t->t0, t->t1, ms);
 		}
-		if (thr < an->threads.n)
-			wait_states(an, voff, thr, t->t0, t->t1, ms);
 		fprintf(f, "    %.6f s %s of 0x%" PRIx64 " (tid %u):", (t->t1 - t->t0) / 1e9,
 			exp_trace_event(t->event)->name, t->addr, t->tid);
 		for (k = 0; k < LWPROF_MS_COUNT; k++) {
@@ -665,7 +679,8 @@ void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f)
 				fprintf(f, " %s %.6f s,", exp_mstate_names[k].label,
 					ms[k] / 1e9);
 		}
-		fprintf(f, " in all %.6f s\n", sum / 1e9);
+		fprintf(f, " in all %.6f s%s\n", sum / 1e9,
+			t->ms != UINT32_MAX ? ", over the call" : ", clock packets");
 	}
 	free(v.p);
 	free(voff);

@@ -28,7 +28,8 @@
 #define LWPROF_FEATURES		(LWPROF_FEAT_MSTATE | LWPROF_FEAT_SAMPLE | \
 				 LWPROF_FEAT_SDELTA | LWPROF_FEAT_EXEC | \
 				 LWPROF_FEAT_KBLOCK | LWPROF_FEAT_IDLE | \
-				 LWPROF_FEAT_KONLY | LWPROF_FEAT_IRQ)
+				 LWPROF_FEAT_KONLY | LWPROF_FEAT_IRQ | \
+				 LWPROF_FEAT_USTATE)
 
 /*
  * The one clock (clock.c): ns on CLOCK_MONOTONIC's time line, NMI-safe.
@@ -127,6 +128,10 @@ struct lwprof_thread {
 	/* irq.c: TRAP not yet sent, and next packet, per interrupt kind */
 	u64 irq_pend[LWPROF_TRAP_KINDS];
 	u64 irq_next[LWPROF_TRAP_KINDS];
+	/* ustate.c: the slot the thread reads its microstates from */
+	struct lwprof_ustate *us;	/* NULL: none */
+	struct lwprof_us_area *us_area;	/* holds a reference; NULL: none */
+	u32 us_slot;
 };
 
 struct lwprof_session {
@@ -305,5 +310,44 @@ void lwprof_smp_release(struct lwprof_session *s);
 void lwprof_smp_free(struct lwprof_session *s);
 
 long lwprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/*
+ * ustate.c: microstates user space reads without a system call.  Store
+ * t's state into us (t NULL: keep the fields), owned by tid: seq odd
+ * around the writes.  Interrupts off, on the owner's CPU, or with no
+ * probe able to find t (ustate.c says who writes a slot).
+ */
+static __always_inline void lwprof_us_store(struct lwprof_ustate *us,
+					    const struct lwprof_thread *t,
+					    u32 tid)
+{
+	u32 seq = us->seq;
+
+	WRITE_ONCE(us->seq, seq + 1);
+	/* The odd count before the fields: a reader that saw them retries. */
+	smp_wmb();
+	if (t) {
+		us->state = t->state;
+		us->last_ns = t->last_ns;
+		memcpy(us->mstate_ns, t->acc, sizeof(us->mstate_ns));
+	}
+	WRITE_ONCE(us->tid, tid);
+	/* The fields before the even count: a reader that sees it has them. */
+	smp_wmb();
+	WRITE_ONCE(us->seq, seq + 2);
+}
+
+/* The return to user mode (interrupts off): t's slot, if it has one. */
+static __always_inline void lwprof_us_publish(struct lwprof_thread *t)
+{
+	if (unlikely(t->us))
+		lwprof_us_store(t->us, t, t->us->tid);
+}
+
+struct lwprof_us_area;
+void lwprof_us_release(struct lwprof_thread *t);
+void lwprof_us_drop(struct lwprof_thread *t);
+long lwprof_us_open(struct lwprof_ustate_open *req);
+long lwprof_us_claim(struct lwprof_ustate_claim *req);
 
 #endif /* LWPROF_INTERNAL_H */

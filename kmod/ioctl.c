@@ -7,7 +7,8 @@
  * unknown numbers get -ENOTTY, a known number with a wrong size or
  * direction -EINVAL.  The dispatcher copies the struct in whole, calls the
  * command on the kernel copy and, for commands that return data, copies it
- * back if the command succeeded.  Any non-zero reserved field or unknown
+ * back if the command succeeded (one that makes a descriptor or a slot
+ * returns its number instead).  Any non-zero reserved field or unknown
  * flag is -EINVAL.
  */
 #include <linux/slab.h>
@@ -83,6 +84,24 @@ static long lwprof_ioc_sample_stop(struct file *file, void *arg)
 	return lwprof_smp_stop(file, r);
 }
 
+static long lwprof_ioc_ustate_open(struct file *file, void *arg)
+{
+	struct lwprof_ustate_open *r = arg;
+
+	if (r->pad0 || !lwprof_zeroed(r->reserved, sizeof(r->reserved)))
+		return -EINVAL;
+	return lwprof_us_open(r);
+}
+
+static long lwprof_ioc_ustate_claim(struct file *file, void *arg)
+{
+	struct lwprof_ustate_claim *r = arg;
+
+	if (r->pad0 || !lwprof_zeroed(r->reserved, sizeof(r->reserved)))
+		return -EINVAL;
+	return lwprof_us_claim(r);
+}
+
 struct lwprof_ioc {
 	unsigned int cmd;
 	long (*fn)(struct file *file, void *arg);
@@ -95,6 +114,8 @@ static const struct lwprof_ioc lwprof_iocs[] = {
 	{ LWPROF_IOC_RING_SETUP, lwprof_ioc_ring_setup },
 	{ LWPROF_IOC_SAMPLE_START, lwprof_ioc_sample_start },
 	{ LWPROF_IOC_SAMPLE_STOP, lwprof_ioc_sample_stop },
+	{ LWPROF_IOC_USTATE_OPEN, lwprof_ioc_ustate_open },
+	{ LWPROF_IOC_USTATE_CLAIM, lwprof_ioc_ustate_claim },
 };
 
 /* Copy the struct in, run the command, copy it back out if it returns data. */

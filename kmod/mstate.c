@@ -74,6 +74,7 @@ static void lwprof_ms_switch_out(struct lwprof_thread *t,
 		lwprof_ms_set(t, t->state, now);
 		t->end_ns = t->last_ns;
 		lwprof_thread_final(t, prev);
+		lwprof_us_release(t);
 		t->exited = 1;
 		lwprof_smp_exit(t);
 	} else if (READ_ONCE(prev->on_rq)) {
@@ -238,6 +239,7 @@ static void lwprof_on_user_return(struct user_return_notifier *urn)
 	t->depth = 0;
 	if (t->state != LWPROF_MS_USER)
 		lwprof_ms_change(t, LWPROF_MS_USER);
+	lwprof_us_publish(t);
 	lwprof_smp_user_return(t);
 }
 

@@ -50,6 +50,7 @@ static void lwprof_thread_free_rcu(struct rcu_head *head)
 
 	lwprof_sd_free(t->sd);
 	lwprof_kb_free(t->kb);
+	lwprof_us_drop(t);
 	kmem_cache_free(lwprof_thread_cache, t);
 }
 

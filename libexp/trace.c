@@ -68,6 +68,9 @@ const struct exp_trace_event_info exp_trace_events[EXP_TR_MAX] = {
 
 const char *exp_trace_check(const struct exp_rec_trace *t, unsigned int *at)
 {
+	__u64 sum = 0;
+	int i;
+
 	*at = offsetof(struct exp_rec_trace, event);
 	if (!exp_trace_event(t->event))
 		return "unknown traced call";
@@ -83,6 +86,12 @@ const char *exp_trace_check(const struct exp_rec_trace *t, unsigned int *at)
 	*at = offsetof(struct exp_rec_trace, s.pid);
 	if (!t->s.pid || !t->s.tid)
 		return "trace record of pid or tid 0";
+	/* the module's microstates over the call, or none (all 0) */
+	for (i = 0; i < LWPROF_MS_COUNT; i++)
+		sum += t->s.mstate_ns[i];
+	*at = offsetof(struct exp_rec_trace, s.value);
+	if (sum != t->s.value)
+		return "trace record's microstates do not sum to its value";
 	return NULL;
 }
 

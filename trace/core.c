@@ -284,6 +284,7 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 	uint16_t sflags = 0;
 	uint8_t *p;
 	size_t size;
+	int i;
 
 	if (regs) {
 		top = tr_self ? tr_self->stack_top : 0;
@@ -325,6 +326,9 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 	r->bytes = ev->bytes;
 	r->ret = ev->ret;
 	sample_init(&r->s, ev->end, size - offsetof(struct exp_rec_trace, s));
+	if (tr_ms_delta(ev->start, ev->end, (uint64_t *)r->s.mstate_ns))
+		for (i = 0; i < LWPROF_MS_COUNT; i++)
+			r->s.value += r->s.mstate_ns[i];
 	if (regs) {
 		r->s.hdr.flags = LWPROF_RS_REGS | sflags;
 		r->s.stack_size = area;
@@ -596,6 +600,8 @@ static void process_start(uint32_t event)
 	}
 	if (!tr_self && !thread_get(0))
 		return;
+	if (tr_conf.no_tasks)
+		tr_ms_open();	/* the module accounts it: microstates per call */
 	emit_task(exec ? LWPROF_TASK_EXEC : event, getppid());
 	/* a forked child has its parent's mappings (the analyzer copies them) */
 	if (event != LWPROF_TASK_FORK)
@@ -669,6 +675,7 @@ void tr_after_fork(bool child)
 		close(tr.fd);
 	if (tr_self)
 		tr_self->tid = gettid();
+	tr_ms_after_fork();
 	process_start(LWPROF_TASK_FORK);
 	tr_in--;
 }

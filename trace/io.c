@@ -21,7 +21,7 @@ static void io_ev(uint16_t event, uint64_t *regs, int fd, uint64_t t0,
 {
 	struct tr_ev ev = { .event = event, .fd = fd, .start = t0 };
 
-	ev.end = tr_now();
+	ev.end = tr_clock_end();
 	ev.ret = ret < 0 ? -(int64_t)err : ret;
 	ev.bytes = moves && ret > 0 ? (uint64_t)ret : 0;
 	tr_emit(&ev, regs);
@@ -49,7 +49,7 @@ static void io_ev(uint16_t event, uint64_t *regs, int fd, uint64_t t0,
 			return real args;				\
 		TR_REGS(regs);						\
 		tfd = fd;						\
-		t0 = tr_now();						\
+		t0 = tr_clock_start();					\
 		ret = real args;					\
 		err = errno;						\
 		io_ev(event, regs, tfd, t0, retv, err, moves);		\
@@ -190,7 +190,7 @@ static int opened(uint16_t event, uint64_t *regs, uint64_t t0, int fd,
 		if (!tr_enter(TR_IO))					\
 			return real args;				\
 		TR_REGS(regs);						\
-		t0 = tr_now();						\
+		t0 = tr_clock_start();					\
 		fd = opened(EXP_TR_OPEN, regs, t0, real args, path);	\
 		tr_leave();						\
 		return fd;						\
@@ -231,7 +231,7 @@ static FILE *fopened(uint64_t *regs, uint64_t t0, FILE *f,
 		if (!tr_enter(TR_IO))					\
 			return real(p, m);				\
 		TR_REGS(regs);						\
-		t0 = tr_now();						\
+		t0 = tr_clock_start();					\
 		f = fopened(regs, t0, real(p, m), p);			\
 		tr_leave();						\
 		return f;						\

@@ -23,7 +23,7 @@ static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)obj,
 			    .start = t0, .ret = ret };
 
-	ev.end = tr_now();
+	ev.end = tr_clock_end();
 	if (ev.end - t0 >= tr_conf.sync_ns)
 		tr_emit(&ev, regs);
 }
@@ -44,7 +44,7 @@ static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 		if (!tr_enter(TR_SYNC))					\
 			return real args;				\
 		TR_REGS(regs);						\
-		t0 = tr_now();						\
+		t0 = tr_clock_start();					\
 		tr_leave();						\
 		ret = real args;					\
 		tr_in = 1;						\

@@ -58,6 +58,20 @@ static inline uint64_t tr_now(void)
 }
 
 /*
+ * mstate.c: the module's microstates over a traced call, where it
+ * accounts the process.  tr_clock_start() and tr_clock_end() read the clock at a
+ * call's start and end (its t0 and t1), and with it the microstates;
+ * tr_ms_delta() gives those over (t0, t1] into ms[LWPROF_MS_COUNT], if
+ * both readings were this call's (false: none).  Calls that do not want
+ * them (heap) read the clock with tr_now().
+ */
+void tr_ms_open(void);
+void tr_ms_after_fork(void);
+uint64_t tr_clock_start(void);
+uint64_t tr_clock_end(void);
+bool tr_ms_delta(uint64_t t0, uint64_t t1, uint64_t *ms);
+
+/*
  * May this call of kind k be traced?  Then tr_in is set: tr_leave()
  * after.  Not while the library runs on this thread (its own calls, a
  * signal handler that interrupted it) or before it is set up.

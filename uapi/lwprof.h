@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	4
+#define LWPROF_ABI_MINOR	5
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -61,6 +61,7 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_IDLE	_BITULL(5)	/* LWPROF_SS_IDLE (1.4) */
 #define LWPROF_FEAT_KONLY	_BITULL(6)	/* LWPROF_SS_KONLY (1.4) */
 #define LWPROF_FEAT_IRQ		_BITULL(7)	/* LWPROF_SS_IRQ (1.4) */
+#define LWPROF_FEAT_USTATE	_BITULL(8)	/* LWPROF_IOC_USTATE_* (1.5) */
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -304,6 +305,66 @@ struct lwprof_sample_stop {
 
 #define LWPROF_IOC_SAMPLE_STOP \
 	_IOWR(LWPROF_IOC_MAGIC, 0x05, struct lwprof_sample_stop)
+
+/*
+ * 1.5 (LWPROF_FEAT_USTATE): a thread's own microstates, read without a
+ * system call (the tracing library reads them around each traced call).
+ *
+ *   1. LWPROF_IOC_USTATE_OPEN (no session needed) returns a new file
+ *      descriptor (O_CLOEXEC), an area of LWPROF_USTATE_SLOTS slots;
+ *   2. mmap() it read-only and shared, offset 0, at most
+ *      LWPROF_USTATE_SLOTS * sizeof(struct lwprof_ustate) bytes; the
+ *      descriptor may then be closed, and fork keeps the mapping;
+ *   3. LWPROF_IOC_USTATE_CLAIM with area the mapping's address gives the
+ *      calling thread a slot of that area and returns its index.  The
+ *      thread must be accounted by a session (-ESRCH otherwise); -ENOSPC
+ *      when every slot is taken; -EINVAL if area is not the start of such
+ *      a mapping of this process.  A thread has one slot at a time: a
+ *      second claim (after an exec, say) gives up the first.
+ *
+ * While the thread is accounted, the module writes its slot at every
+ * return to user mode: its accumulators and the time of its last change,
+ * between two increments of seq (odd while it writes).  So a reader in
+ * that thread sees a slot whose state is USER, and the thread's
+ * microstates at clock time now are mstate_ns[], plus now - last_ns in
+ * mstate_ns[state].  The module's clock and clock_gettime(CLOCK_MONOTONIC)
+ * may differ by NTP's correction since the session began (docs/mstate.md):
+ * in the difference of two readings the offset cancels, and what is left
+ * is their rates' difference (parts per million).  tid is the owner's (in
+ * its pid namespace); 0 once the slot has no owner (the thread exited,
+ * claimed another, or its session's entry was freed): a slot whose tid is
+ * not the reader's is not its own any more.
+ */
+#define LWPROF_USTATE_SLOTS	2048
+
+struct lwprof_ustate {
+	__u32 seq;		/* odd while written; changes with every write */
+	__u32 tid;		/* the owner; 0: none */
+	__u32 state;		/* LWPROF_MS_*: the state since last_ns */
+	__u32 pad0;
+	__u64 last_ns;		/* the module's clock at the last change */
+	__u64 mstate_ns[LWPROF_MS_COUNT];
+	__u64 reserved[3];
+};
+
+struct lwprof_ustate_open {
+	__u32 flags;		/* zero */
+	__u32 pad0;
+	__u64 reserved[3];
+};
+
+#define LWPROF_IOC_USTATE_OPEN \
+	_IOW(LWPROF_IOC_MAGIC, 0x06, struct lwprof_ustate_open)
+
+struct lwprof_ustate_claim {
+	__u64 area;		/* the address of the area's mapping */
+	__u32 flags;		/* zero */
+	__u32 pad0;
+	__u64 reserved[2];
+};
+
+#define LWPROF_IOC_USTATE_CLAIM \
+	_IOW(LWPROF_IOC_MAGIC, 0x07, struct lwprof_ustate_claim)
 
 #include "lwprof_record.h"
 

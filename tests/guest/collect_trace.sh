@@ -24,7 +24,7 @@ check $? -eq 0 "collect -s on -H on trace_sync (clock profiling on) ($(tail -n 1
 check "$(ls t.er | grep -c '^cpu\.[0-9]*\.rec$')" -ge 1 "the module's cpu.N.rec files"
 check "$(ls t.er | grep -c '^trace\.[0-9]*\.rec$')" -eq 1 "the library's trace file"
 st=$("$LWPROF" print -statistics t.er 2>/dev/null)
-line=$(grep -A1 '^Sync wait tracing' <<<"$st")
+line=$(grep -A2 '^Sync wait tracing' <<<"$st")
 echo "$line"
 sync=$(sed -n 's/.*Sync Wait Time \([0-9.]*\) s$/\1/p' <<<"$line")
 lock=$(sed -n 's/^  User Lock Time: \([0-9.]*\) s precise.*/\1/p' <<<"$line")

@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -69,6 +70,31 @@ static uintptr_t place(struct thread *t, enum fz_ptr_kind k, const void *src,
 	}
 }
 
+/* Is fd (still) a /dev/lwprof file? */
+static int is_dev(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode);
+}
+
+/*
+ * A live mapping's address, give or take a page (0: none; always in a
+ * forked child, whose copy of the lock another thread may have held).
+ */
+static uint64_t map_pick(struct thread *t)
+{
+	struct map *m = &t->w->maps[fz_below(&t->rng, NMAP)];
+	uint64_t p;
+
+	if (t->w->child)
+		return 0;
+	pthread_mutex_lock(&t->w->lock);
+	p = (uint64_t)(uintptr_t)m->p;
+	pthread_mutex_unlock(&t->w->lock);
+	return p && fz_below(&t->rng, 4) == 0 ? p + 4096 * fz_below(&t->rng, 3) - 4096 : p;
+}
+
 static void op_ioctl(struct thread *t, int kind)
 {
 	unsigned char arg[sizeof(struct lwprof_sample_start)];
@@ -84,6 +110,8 @@ static void op_ioctl(struct thread *t, int kind)
 
 	fz_fill(&t->rng, i, arg, &t->w->pids,
 		(uintptr_t)t->b.rw + FZ_USAGE_OFF + fz_below(&t->rng, 2));
+	if (fz_cmds[i].cmd == LWPROF_IOC_USTATE_CLAIM && fz_below(&t->rng, 2))
+		((struct lwprof_ustate_claim *)arg)->area = map_pick(t);
 	p = place(t, pk, arg, _IOC_SIZE(fz_cmds[i].cmd));
 	if (kind == OP_BADSIZE) {
 		cmd = fz_badsize_cmd(&t->rng, i);
@@ -110,16 +138,24 @@ static void op_ioctl(struct thread *t, int kind)
 	t0 = lwr_now();
 	ret = ioctl(fd, cmd, p);
 	err = errno;
+	/*
+	 * A number another thread closed may have been given to a microstate
+	 * area since (USTATE_OPEN), which answers no ioctl: not /dev/lwprof.
+	 */
+	if (ret < 0 && err == ENOTTY && !is_dev(fd))
+		errs |= FZ_E(ENOTTY);
 	atomic_fetch_add(&t->w->st->ns[kind], lwr_now() - t0);
 	errno = err;
 	result(t, kind, ret, errs, what);
 	atomic_fetch_add(&t->w->st->ioctls, 1);
+	if (ret > 0 && cmd == LWPROF_IOC_USTATE_OPEN)
+		close(ret);
 	if (!ret && cmd == LWPROF_IOC_RING_SETUP && pk <= FZ_P_MISALIGNED)
 		atomic_store(&t->w->st->mmap_size,
 			     ((struct lwprof_ring_setup *)p)->mmap_size);
 }
 
-static int map_add(struct worker *w, void *p, size_t len, int prot)
+static int map_add(struct worker *w, void *p, size_t len, int prot, int area)
 {
 	int i;
 
@@ -127,7 +163,7 @@ static int map_add(struct worker *w, void *p, size_t len, int prot)
 	for (i = 0; i < NMAP && w->maps[i].p; i++)
 		;
 	if (i < NMAP)
-		w->maps[i] = (struct map){ p, len, prot, 1 };
+		w->maps[i] = (struct map){ p, len, prot, !area, area };
 	pthread_mutex_unlock(&w->lock);
 	return i < NMAP ? 0 : -1;
 }
@@ -168,7 +204,7 @@ static void op_mmap(struct thread *t)
 	       FZ_E(EAGAIN), what);
 	if (p == MAP_FAILED)
 		return;
-	if (t->w->child || map_add(t->w, p, len, prot))
+	if (t->w->child || map_add(t->w, p, len, prot, 0))
 		munmap(p, len);
 }
 
@@ -222,6 +258,8 @@ static void op_map(struct thread *t, int op)
 			m->prot = prot;
 		break;
 	default:	/* OP_TOUCH: read every page, write garbage in control */
+		if (m->area && !(m->prot & PROT_READ))
+			break;	/* the area's are zeros until claimed */
 		if (m->prot & PROT_READ)
 			for (len = 0; len < m->len; len += 4096)
 				(void)*(volatile unsigned char *)(m->p + len);
@@ -282,6 +320,66 @@ static void op_fd(struct thread *t, int op)
 	}
 }
 
+/*
+ * A microstate area's life (ABI 1.5): opened, mapped as a reader would or
+ * not, a slot claimed for this thread by the mapping or by another
+ * address.  A claim succeeds only while this thread is accounted (a
+ * session on the worker); then its slot must be this thread's, written
+ * whole (an even count).  The mapping is kept (for munmap, mremap,
+ * mprotect and touch) or unmapped; the descriptor closed.
+ */
+static void op_ustate(struct thread *t)
+{
+	struct lwprof_ustate_open o = { 0 };
+	struct lwprof_ustate_claim c = { 0 };
+	size_t size = LWPROF_USTATE_SLOTS * sizeof(struct lwprof_ustate);
+	size_t lens[] = { size, size, 4096, size + 4096, 0 };
+	int prots[] = { PROT_READ, PROT_READ, PROT_READ | PROT_WRITE,
+			PROT_READ | PROT_EXEC, PROT_NONE };
+	int flags[] = { MAP_SHARED, MAP_SHARED, MAP_PRIVATE,
+			MAP_SHARED | MAP_POPULATE };
+	const struct lwprof_ustate *us;
+	uint64_t *s = &t->rng;
+	size_t len = FZ_PICK(s, lens);
+	int prot = FZ_PICK(s, prots), fl = FZ_PICK(s, flags), fd, slot;
+	char what[128];
+	void *p;
+
+	if (fz_below(s, 8) == 0)
+		o.reserved[fz_below(s, 3)] = fz_rand(s);
+	fd = ioctl(slot_fd(t), LWPROF_IOC_USTATE_OPEN, &o);
+	result(t, OP_USTATE, fd, fz_errs(LWPROF_IOC_USTATE_OPEN), "USTATE_OPEN");
+	if (fd < 0)
+		return;
+	snprintf(what, sizeof(what), "area fd %d len %#zx prot %#x flags %#x",
+		 fd, len, prot, fl);
+	p = mmap(NULL, len, prot, fl, fd, fz_below(s, 8) ? 0 : 4096);
+	result(t, OP_USTATE, p == MAP_FAILED ? -1 : 0, FZ_E(EINVAL) |
+	       FZ_E(EPERM) | FZ_E(EACCES) | FZ_E(ENOMEM), what);
+	close(fd);
+	if (p == MAP_FAILED)
+		return;
+	c.area = (uintptr_t)p + (fz_below(s, 8) ? 0 : 4096);
+	slot = ioctl(slot_fd(t), LWPROF_IOC_USTATE_CLAIM, &c);
+	result(t, OP_USTATE, slot, fz_errs(LWPROF_IOC_USTATE_CLAIM), "USTATE_CLAIM");
+	if (slot >= LWPROF_USTATE_SLOTS) {
+		atomic_fetch_add(&t->w->st->failures, 1);
+		say("FAIL: seed %" PRIu64 " round %u thread %u: slot %d of %d\n",
+		    t->w->seed, t->w->round, t->id, slot, LWPROF_USTATE_SLOTS);
+	} else if (slot >= 0 && c.area == (uintptr_t)p && (prot & PROT_READ) &&
+		   (size_t)(slot + 1) * sizeof(*us) <= len) {
+		/* (by another address, it was another area's mapping there) */
+		us = (const struct lwprof_ustate *)p + slot;
+		if (us->tid != (uint32_t)syscall(SYS_gettid) || us->seq & 1) {
+			atomic_fetch_add(&t->w->st->failures, 1);
+			say("FAIL: seed %" PRIu64 " round %u thread %u: slot %d: tid %u seq %u (%s)\n",
+			    t->w->seed, t->w->round, t->id, slot, us->tid, us->seq, what);
+		}
+	}
+	if (t->w->child || fz_below(s, 2) || map_add(t->w, p, len, prot, 1))
+		munmap(p, len);
+}
+
 static void run_ops(struct thread *t, unsigned int n);
 
 /* A child shares the files (and so the sessions) but not the rings. */
@@ -311,10 +409,10 @@ static void op_fork(struct thread *t)
 
 /* Of 200 ops, how many are each op (a forked child forks no more). */
 static const unsigned char weights[NOPS] = {
-	[OP_IOCTL] = 120, [OP_BADSIZE] = 10, [OP_FOREIGN] = 10, [OP_MMAP] = 16,
+	[OP_IOCTL] = 114, [OP_BADSIZE] = 10, [OP_FOREIGN] = 10, [OP_MMAP] = 16,
 	[OP_MUNMAP] = 4, [OP_MREMAP] = 4, [OP_MPROTECT] = 4, [OP_TOUCH] = 10,
 	[OP_CLOSE] = 6, [OP_OPEN] = 6, [OP_DUP] = 2, [OP_POLL] = 4,
-	[OP_RW] = 3, [OP_FORK] = 1,
+	[OP_RW] = 3, [OP_FORK] = 1, [OP_USTATE] = 6,
 };
 
 static void run_ops(struct thread *t, unsigned int n)
@@ -344,6 +442,9 @@ static void run_ops(struct thread *t, unsigned int n)
 			break;
 		case OP_FORK:
 			op_fork(t);
+			break;
+		case OP_USTATE:
+			op_ustate(t);
 			break;
 		default:
 			op_fd(t, op);
@@ -402,6 +503,7 @@ static void worker_main(struct worker *w, unsigned int nthreads, int nobody)
 	unsigned int i;
 	int status;
 
+	setpgid(0, 0);	/* round_run() kills the group */
 	if (nobody)
 		drop_root();
 	pthread_mutex_init(&w->lock, NULL);
@@ -464,6 +566,7 @@ static void round_run(struct worker *w, unsigned int nthreads, int kills,
 		t_fatal("fork");
 	if (pid == 0)
 		worker_main(w, nthreads, nobody);
+	setpgid(pid, 0);	/* before it can fork: no race with its own */
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		uint64_t ms = (lwr_now() - t0) / 1000000;
 
@@ -473,6 +576,15 @@ static void round_run(struct worker *w, unsigned int nthreads, int kills,
 		}
 		usleep(1000);
 	}
+	/*
+	 * What the worker left (its helper, children it forked, a killed
+	 * worker's all) still holds files of /dev/lwprof, and the module, for
+	 * as long as it lives: kill the group, reap them all (we are their
+	 * subreaper), so the next round, and the unload, find them gone.
+	 */
+	kill(-pid, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
 	if (killed == 2 || (WIFSIGNALED(status) && !killed) ||
 	    (WIFEXITED(status) && WEXITSTATUS(status))) {
 		atomic_fetch_add(&w->st->failures, 1);
@@ -543,6 +655,8 @@ int main(int argc, char **argv)
 	if (w.st == MAP_FAILED)
 		t_fatal("mmap stats");
 	lwr_test_begin();
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		t_fatal("PR_SET_CHILD_SUBREAPER");
 	printf("# seed %" PRIu64 ": replay a round with -s %" PRIu64
 	       " -R ROUND -j 1 -k 0\n", seed, seed);
 	t0 = lwr_now();

@@ -5,6 +5,7 @@
  * (never an oops: tests/run checks the kernel log), and unloads cleanly.
  */
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -31,10 +32,79 @@ static int load_module(const char *path)
 #define IOC_UNKNOWN_NR	_IOWR(LWPROF_IOC_MAGIC, 0x7f, struct lwprof_abi_version)
 #define IOC_OTHER_TYPE	_IOWR('T', 0x00, struct lwprof_abi_version)
 
+/*
+ * ABI 1.5's microstate areas: the documented refusals, a read-only
+ * mapping that reads zeros until a claim, and no claim for a thread no
+ * session accounts.  Returns the area's mapping (unmapped by the caller:
+ * it holds the module).
+ */
+static void *ustate_checks(int fd)
+{
+	size_t size = LWPROF_USTATE_SLOTS * sizeof(struct lwprof_ustate);
+	struct lwprof_ustate_claim c = { 0 };
+	struct lwprof_ustate_open o = { 0 };
+	const struct lwprof_ustate *us;
+	int afd;
+	void *p;
+
+	o.reserved[2] = 1;
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_OPEN, &o), EINVAL,
+		"USTATE_OPEN: non-zero reserved field");
+	o = (struct lwprof_ustate_open){ .flags = 1 };
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_OPEN, &o), EINVAL,
+		"USTATE_OPEN: unknown flag");
+	o.flags = 0;
+	afd = ioctl(fd, LWPROF_IOC_USTATE_OPEN, &o);
+	t_check(afd >= 0, "USTATE_OPEN returns a descriptor (%d)", afd);
+	if (afd < 0)
+		return NULL;
+	t_check(fcntl(afd, F_GETFD) == FD_CLOEXEC, "the area's descriptor is close-on-exec");
+	t_errno(mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, afd, 0) ==
+		MAP_FAILED ? -1 : 0, EACCES, "area: no writable mapping (a read-only file)");
+	t_errno(mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_SHARED, afd, 0) ==
+		MAP_FAILED ? -1 : 0, EPERM, "area: no executable mapping");
+	t_errno(mmap(NULL, size, PROT_READ, MAP_PRIVATE, afd, 0) == MAP_FAILED ?
+		-1 : 0, EINVAL, "area: no private mapping");
+	t_errno(mmap(NULL, 4096, PROT_READ, MAP_SHARED, afd, 4096) == MAP_FAILED ?
+		-1 : 0, EINVAL, "area: offset 0 only");
+	t_errno(mmap(NULL, size + 4096, PROT_READ, MAP_SHARED, afd, 0) ==
+		MAP_FAILED ? -1 : 0, EINVAL, "area: no longer than its slots");
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, afd, 0);
+	t_check(p != MAP_FAILED, "area: a read-only shared mapping");
+	close(afd);
+	if (p == MAP_FAILED)
+		return NULL;
+	us = p;
+	t_check(us[0].seq == 0 && us[LWPROF_USTATE_SLOTS - 1].tid == 0,
+		"area: slots read as zeros before any claim");
+	t_errno(mprotect(p, size, PROT_READ | PROT_WRITE), EACCES,
+		"area: mprotect cannot make it writable");
+	c.area = (uintptr_t)p;
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_CLAIM, &c), ESRCH,
+		"USTATE_CLAIM: not for a thread no session accounts");
+	c.area = (uintptr_t)p + 4096;
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_CLAIM, &c), EINVAL,
+		"USTATE_CLAIM: not inside the mapping");
+	c.area = 0;
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_CLAIM, &c), EINVAL,
+		"USTATE_CLAIM: address 0");
+	c.area = 0xffffffff81000000ULL;
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_CLAIM, &c), EINVAL,
+		"USTATE_CLAIM: a kernel address");
+	c.area = (uintptr_t)&c;
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_CLAIM, &c), EINVAL,
+		"USTATE_CLAIM: a mapping that is no area");
+	c = (struct lwprof_ustate_claim){ .area = (uintptr_t)p, .pad0 = 1 };
+	t_errno(ioctl(fd, LWPROF_IOC_USTATE_CLAIM, &c), EINVAL,
+		"USTATE_CLAIM: non-zero padding");
+	return p;
+}
+
 int main(void)
 {
 	const char *ko = getenv("LWPROF_KO");
 	struct lwprof_abi_version v;
+	void *area;
 	struct stat st;
 	void *noaccess;
 	int fd, ret;
@@ -88,10 +158,17 @@ int main(void)
 	t_errno(ioctl(fd, LWPROF_IOC_ABI_VERSION, noaccess), EFAULT,
 		"unreadable argument");
 
+	area = ustate_checks(fd);
+
 	/* A module in use must not unload. */
 	t_errno(syscall(SYS_delete_module, "lwprof", O_NONBLOCK), EWOULDBLOCK,
 		"unload refused while /dev/lwprof is open");
 	close(fd);
+	if (area) {
+		t_errno(syscall(SYS_delete_module, "lwprof", O_NONBLOCK), EWOULDBLOCK,
+			"unload refused while an area is mapped");
+		munmap(area, LWPROF_USTATE_SLOTS * sizeof(struct lwprof_ustate));
+	}
 
 	ret = syscall(SYS_delete_module, "lwprof", O_NONBLOCK);
 	t_check(ret == 0, "unload after close (%s)", ret ? strerror(errno) : "0");

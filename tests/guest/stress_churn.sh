@@ -4,8 +4,9 @@
 # the reliability battery).  First the sequence that hung guests: short
 # collects, one by uid 65534 with -K, a collect of a 64-thread program.
 # Then CYCLES rounds of: insmod; one to three sessions at once (collect -p
-# 1ms of a target that forks 64-thread children, of a spinner, attached
-# with -P, ptime); SIGKILL to a random choice of recorders at a random
+# 1ms of a target that forks 64-thread children, also traced with -s all
+# -H on, whose every thread claims a microstate slot; of a spinner,
+# attached with -P; ptime); SIGKILL to a random choice of recorders at a random
 # moment; rmmod.  Asserts: every insmod and rmmod succeeds; a recorder
 # that was not killed exits 0 and its experiment reads back (dump); a
 # killed one's experiment does not crash the reader; once every session
@@ -63,6 +64,8 @@ session() {
 	1) exec "$LWPROF" collect -o "$2" -p 1ms -m $((16 << RANDOM % 4)) "$progs/spin" 2 ;;
 	2) exec "$LWPROF" collect -o "$2" -p 1ms -P "$3" -t 2 ;;
 	3) exec "$LWPROF" ptime -m "$progs/churn_target" 2 16 ;;
+	# traced: every thread claims a microstate slot (ABI 1.5)
+	4) exec "$LWPROF" collect -o "$2" -p 1ms -s all -H on "$progs/churn_target" 3 64 ;;
 	esac
 }
 
@@ -91,7 +94,7 @@ for c in $(seq "$cycles"); do
 	n=$((RANDOM % 3 + 1))
 	pids=() names=()
 	for s in $(seq $n); do
-		e=c$c.$s.er kind=$((RANDOM % 4))
+		e=c$c.$s.er kind=$((RANDOM % 5))
 		# One session only may account the spinner.
 		[ $kind = 2 ] && [ "$attached" = $c ] && kind=1
 		[ $kind = 2 ] && attached=$c

@@ -36,6 +36,11 @@ _Static_assert(sizeof(struct lwprof_rec_lost) == 32, "abi 1.1 size");
 _Static_assert(sizeof(struct lwprof_sdelta) == 24, "abi 1.2 size");
 _Static_assert(offsetof(struct lwprof_sdelta, size) == 16, "layout");
 _Static_assert(offsetof(struct lwprof_sdelta, nr_literal) == 22, "layout");
+_Static_assert(sizeof(struct lwprof_ustate) == 128, "abi 1.5 size");
+_Static_assert(offsetof(struct lwprof_ustate, last_ns) == 16, "layout");
+_Static_assert(offsetof(struct lwprof_ustate, mstate_ns) == 24, "layout");
+_Static_assert(sizeof(struct lwprof_ustate_open) == 32, "abi 1.5 size");
+_Static_assert(sizeof(struct lwprof_ustate_claim) == 32, "abi 1.5 size");
 _Static_assert(sizeof(((struct lwprof_rec_sample *)0)->mstate_ns) ==
 	       LWPROF_MS_COUNT * 8, "one delta per microstate");
 

@@ -51,7 +51,7 @@ static inline uint64_t fz_below(uint64_t *s, uint64_t n)
 typedef unsigned __int128 fz_errset;
 #define FZ_E(e) ((fz_errset)1 << (e))
 
-/* The six commands, with what each may return besides the common ones. */
+/* The commands, with what each may return besides the common ones. */
 static const struct fz_cmd {
 	const char *name;
 	unsigned int cmd;
@@ -66,8 +66,24 @@ static const struct fz_cmd {
 	{ "SAMPLE_START", LWPROF_IOC_SAMPLE_START, FZ_E(EINVAL) |
 	  FZ_E(EPERM) | FZ_E(ENOMEM) },
 	{ "SAMPLE_STOP", LWPROF_IOC_SAMPLE_STOP, FZ_E(EINVAL) },
+	/* 1.5: a new descriptor (its number returned), a slot (its index) */
+	{ "USTATE_OPEN", LWPROF_IOC_USTATE_OPEN, FZ_E(EINVAL) | FZ_E(ENOMEM) |
+	  FZ_E(EMFILE) | FZ_E(ENFILE) },
+	{ "USTATE_CLAIM", LWPROF_IOC_USTATE_CLAIM, FZ_E(EINVAL) |
+	  FZ_E(ESRCH) | FZ_E(ENOSPC) | FZ_E(ENOMEM) },
 };
 #define FZ_NCMDS (sizeof(fz_cmds) / sizeof(fz_cmds[0]))
+
+/* What command cmd may return besides the common errors. */
+static inline fz_errset fz_errs(unsigned int cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < FZ_NCMDS; i++)
+		if (fz_cmds[i].cmd == cmd)
+			return fz_cmds[i].errs;
+	return 0;
+}
 
 /* perf_event_create_kernel_counter()'s refusals of a counter. */
 #define FZ_PERF_ERRS (FZ_E(ENOENT) | FZ_E(EOPNOTSUPP) | FZ_E(EACCES) | \
@@ -210,7 +226,11 @@ static inline void fz_fill(uint64_t *s, unsigned int i, void *buf,
 		}
 		break;
 	}
-	default:	/* ABI_VERSION, SAMPLE_STOP: all zero */
+	case LWPROF_IOC_USTATE_CLAIM:	/* the caller puts a mapping there */
+		((struct lwprof_ustate_claim *)buf)->area =
+			fz_below(s, 2) ? fz_bad_ptr(s, FZ_P_RANDOM) : fz_rand(s);
+		break;
+	default:	/* ABI_VERSION, SAMPLE_STOP, USTATE_OPEN: all zero */
 		break;
 	}
 	/*

@@ -24,13 +24,13 @@
 enum op {
 	OP_IOCTL, OP_BADSIZE, OP_FOREIGN, OP_MMAP, OP_MUNMAP, OP_MREMAP,
 	OP_MPROTECT, OP_TOUCH, OP_CLOSE, OP_OPEN, OP_DUP, OP_POLL, OP_RW,
-	OP_FORK, NOPS
+	OP_FORK, OP_USTATE, NOPS
 };
 
 static const char *const op_names[NOPS] = {
 	"ioctl", "ioctl-badsize", "ioctl-foreign", "mmap", "munmap", "mremap",
 	"mprotect", "touch", "close", "open", "dup", "poll", "read/write",
-	"fork",
+	"fork", "ustate",
 };
 
 /* Shared by all processes of a run (MAP_SHARED): survives a SIGKILL. */
@@ -47,6 +47,7 @@ struct map {
 	size_t len;
 	int prot;
 	int ctl;		/* starts with the control page */
+	int area;		/* a microstate area's (read-only) */
 };
 
 /* One worker process; its threads share it. */
