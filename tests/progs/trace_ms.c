@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Traced calls whose microstates the program knows (tests/guest/
- * trace_mstate.sh): each call is measured around it by the thread that
- * makes it, from the kernel's own per-thread statistics, and printed as
+ * Traced calls whose microstates are known (tests/guest/trace_mstate.sh).
+ * Each call is the one thing a thread of its own does: it blocks nowhere
+ * else, so its time blocked, in each state, is the thread's whole (the
+ * module's precise per-thread totals, usage.txt, have them).  The thread
+ * prints
  *
- *   call KIND ID WALL_NS CPU_NS RUNQ_NS SLEPT_NS
+ *   call KIND ID TID WALL_NS
  *
  * KIND the call (lock: pthread_mutex_lock; read: read), ID the mutex's
- * address or the descriptor, WALL the time in the call, CPU the thread's
- * CPU time in it (CLOCK_THREAD_CPUTIME_ID: User + System + Trap), RUNQ
- * its run-queue wait in it (schedstat: Wait CPU), SLEPT its time blocked
- * in it (sum_sleep_runtime, -1 without schedstats): in a futex (User
- * Lock) for the mutex, in a pipe (Sleep) for the pipe's read.  The
- * windows nest, the wall time's outermost, the time blocked innermost,
- * and none of their edges blocks.
+ * address or the descriptor, WALL the time in the call by the vDSO's
+ * clock, read around it.
  *
  *   lock   a mutex another thread holds for 300 ms (it sleeps holding it)
  *   read   a pipe another thread writes to after 200 ms
@@ -29,35 +26,44 @@
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static sem_t held;
-static int pfd[2];
+static int pfd[2], zfd;
+static char *zbuf;
 
-struct truth {
-	uint64_t wall, cpu;
-	unsigned long long run, runq;
-	long long slept;
+struct call {
+	const char *kind;
+	unsigned long long id;
+	int (*fn)(void);
+	int tid;
+	uint64_t wall;
 };
 
-static void before(struct truth *t)
+static void *caller(void *arg)
 {
-	t->wall = ms_now();
-	t->cpu = ms_cpu();
-	ms_schedstat(&t->run, &t->runq);
-	t->slept = ms_slept();
+	struct call *c = arg;
+	uint64_t t0 = ms_now();
+
+	if (c->fn())
+		exit(2);
+	c->wall = ms_now() - t0;
+	c->tid = ms_gettid();
+	return NULL;
 }
 
-static void after(struct truth *t, const char *kind, unsigned long long id)
+static int lock(void)
 {
-	long long slept = ms_slept();
-	unsigned long long run, runq;
-	uint64_t cpu, wall;
+	return pthread_mutex_lock(&mtx) || pthread_mutex_unlock(&mtx);
+}
 
-	ms_schedstat(&run, &runq);
-	cpu = ms_cpu();
-	wall = ms_now();
-	printf("call %s %llu %llu %llu %llu %lld\n", kind, id,
-	       (unsigned long long)(wall - t->wall),
-	       (unsigned long long)(cpu - t->cpu), runq - t->runq,
-	       slept < 0 || t->slept < 0 ? -1 : slept - t->slept);
+static int pipe_read(void)
+{
+	char ch;
+
+	return read(pfd[0], &ch, 1) != 1;
+}
+
+static int zero_read(void)
+{
+	return read(zfd, zbuf, ZERO_BYTES) != ZERO_BYTES;
 }
 
 static void nap(uint64_t ns)
@@ -85,43 +91,43 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* c in a thread of its own, beside helper (or none). */
+static void run(struct call *c, void *(*helper)(void *))
+{
+	pthread_t th, h;
+
+	if (helper && pthread_create(&h, NULL, helper, NULL))
+		exit(2);
+	if (helper == holder)
+		while (sem_wait(&held))
+			;
+	if (pthread_create(&th, NULL, caller, c) || pthread_join(th, NULL) ||
+	    (helper && pthread_join(h, NULL)))
+		exit(2);
+	printf("call %s %llu %d %llu\n", c->kind, c->id, c->tid,
+	       (unsigned long long)c->wall);
+}
+
 int main(void)
 {
-	struct truth t;
-	pthread_t th;
-	char c, *buf;
-	int z;
+	struct call lk = { .kind = "lock", .id = (uintptr_t)&mtx, .fn = lock };
+	struct call pr = { .kind = "read", .fn = pipe_read };
+	struct call zr = { .kind = "read", .fn = zero_read };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sem_init(&held, 0, 0);
-	if (pipe(pfd) || (z = open("/dev/zero", O_RDONLY)) < 0) {
+	if (pipe(pfd) || (zfd = open("/dev/zero", O_RDONLY)) < 0) {
 		perror("pipe, /dev/zero");
 		return 2;
 	}
-	buf = malloc(ZERO_BYTES);
-	if (!buf)
+	zbuf = malloc(ZERO_BYTES);
+	if (!zbuf)
 		return 2;
-	memset(buf, 1, ZERO_BYTES);	/* no page faults in the read */
-
-	pthread_create(&th, NULL, holder, NULL);
-	while (sem_wait(&held))
-		;
-	before(&t);
-	pthread_mutex_lock(&mtx);
-	after(&t, "lock", (unsigned long long)(uintptr_t)&mtx);
-	pthread_mutex_unlock(&mtx);
-	pthread_join(th, NULL);
-
-	pthread_create(&th, NULL, writer, NULL);
-	before(&t);
-	if (read(pfd[0], &c, 1) != 1)
-		return 2;
-	after(&t, "read", pfd[0]);
-	pthread_join(th, NULL);
-
-	before(&t);
-	if (read(z, buf, ZERO_BYTES) != ZERO_BYTES)
-		return 2;
-	after(&t, "read", z);
+	memset(zbuf, 1, ZERO_BYTES);	/* no page faults in the read */
+	pr.id = pfd[0];
+	zr.id = zfd;
+	run(&lk, holder);
+	run(&pr, writer);
+	run(&zr, NULL);
 	return 0;
 }
