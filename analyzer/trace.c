@@ -45,6 +45,7 @@ int an_trace_init(struct an *an)
 	for (i = 0; i < 7; i++)
 		d->tlay[i] = UINT32_MAX;
 	an->tev.esz = sizeof(struct an_tev);
+	an->tev_ms.esz = 8 * LWPROF_MS_COUNT;
 	an->tnames.esz = sizeof(struct an_tname);
 	return 0;
 }
@@ -63,10 +64,10 @@ static uint32_t tlay(struct an *an, int k)
 	return d->tlay[k];
 }
 
-int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
+int an_trace_decode(struct an *an, const struct exp_tcall *t,
 		    uint32_t *layout, uint64_t *vals)
 {
-	uint64_t ns = t->s.time_ns - t->start_ns;
+	uint64_t ns = t->time_ns - t->start_ns;
 	enum exp_trace_class cls = exp_trace_event(t->event)->cls;
 	int k, n;
 
@@ -121,24 +122,25 @@ static int tev_push(struct an *an, const struct an_tev *v)
 	return 0;
 }
 
-int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
+int an_trace_add(struct an *an, uint32_t exp, const struct exp_tcall *t,
 		 uint32_t sample, uint32_t unw)
 {
-	return tev_push(an, &(struct an_tev){
-		.sample = sample, .exp = exp, .pid = t->s.pid, .tid = t->s.tid,
-		.event = t->event, .fd = t->fd, .file = UINT32_MAX,
-		.t0 = t->start_ns, .t1 = t->s.time_ns, .addr = t->addr,
-		.addr2 = t->addr2, .bytes = t->bytes, .ret = t->ret, .unw = unw });
-}
+	uint32_t ms = UINT32_MAX;
+	uint64_t *m;
 
-int an_trace_free(struct an *an, uint32_t exp,
-		  const struct exp_rec_trace_free *f)
-{
+	if (t->ms) {
+		m = an_vec_push(&an->tev_ms);
+		if (!m)
+			return -ENOMEM;
+		memcpy(m, t->ms, 8 * LWPROF_MS_COUNT);
+		ms = an->tev_ms.n - 1;
+	}
 	return tev_push(an, &(struct an_tev){
-		.sample = UINT32_MAX, .exp = exp, .pid = f->pid, .tid = f->tid,
-		.event = f->event, .fd = -1, .file = UINT32_MAX,
-		.t0 = f->time_ns, .t1 = f->time_ns, .addr = f->addr,
-		.bytes = f->bytes, .unw = UINT32_MAX });
+		.sample = sample, .exp = exp, .pid = t->pid, .tid = t->tid,
+		.event = t->event, .fd = t->fd, .file = UINT32_MAX,
+		.t0 = t->start_ns, .t1 = t->time_ns, .addr = t->addr,
+		.addr2 = t->addr2, .bytes = t->bytes, .ret = t->ret, .unw = unw,
+		.ms = ms });
 }
 
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f)
@@ -361,7 +363,9 @@ int an_trace_exp_done(struct an *an, uint32_t exp)
 void an_trace_release(struct an *an)
 {
 	free(an->tev.p);
+	free(an->tev_ms.p);
 	free(an->tnames.p);
 	memset(&an->tev, 0, sizeof(an->tev));
+	memset(&an->tev_ms, 0, sizeof(an->tev_ms));
 	memset(&an->tnames, 0, sizeof(an->tnames));
 }

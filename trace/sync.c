@@ -35,7 +35,7 @@ static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 	TR_API int name proto						\
 	{								\
 		static int (*real) proto;				\
-		uint64_t regs[LWPROF_NR_REGS], t0;			\
+		uint64_t regs[EXP_TR_NR_REGS], t0;			\
 		int ret;						\
 									\
 		if (!real && !(real = find(#name)))			\
