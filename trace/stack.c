@@ -20,6 +20,7 @@
 
 #define NR		EXP_TR_NR_REGS
 #define REBASE_EVERY	1024	/* deltas in a row, at most */
+#define SMALL_DELTA	64	/* bytes: a delta this small needs no new base */
 #define MASK_WORDS	((EXP_TR_IMAGE_MAX + 63) / 64)
 
 typedef uint64_t u64a __attribute__((may_alias, aligned(8)));
@@ -125,37 +126,35 @@ static diff_fn diff_words __attribute__((ifunc("resolve_diff")));
 /*
  * The runs of set bits of m (nw bits, none set past them) into run, at
  * most max of them, their words counted in *nlit: how many, or max + 1
- * if there are more.  Per word, the bits where a run starts (set after
- * clear) and where one has ended (clear after set).
+ * if there are more.  Per word, the bits that differ from the one before
+ * them: where a run starts and where one has ended, in turn.
  */
 static uint32_t find_runs(const uint64_t *m, uint32_t nw, struct exp_trun *run,
 			  uint32_t max, uint32_t *nlit)
 {
-	uint32_t n = 0, i, b, open = 0;
-	uint64_t x, c = 0, starts, ends;
+	uint32_t n = 0, i, at, open = 0;
+	uint64_t x, c = 0, edges;
+	bool in = false;
 
 	*nlit = 0;
 	for (i = 0; i < (nw + 63) / 64; i++) {
 		x = m[i];
-		starts = x & ~(x << 1 | c);
-		ends = ~x & (x << 1 | c);
+		edges = x ^ (x << 1 | c);	/* a run starts or has ended */
 		c = x >> 63;
-		while (starts | ends) {
-			b = __builtin_ctzll(starts | ends);
-			if (starts & (1ULL << b)) {
+		for (; edges; edges &= edges - 1, in = !in) {
+			at = 64 * i + __builtin_ctzll(edges);
+			if (!in) {
 				if (n == max)
 					return n + 1;
-				open = 64 * i + b;
-			} else {
-				run[n].pos = open;
-				run[n++].len = 64 * i + b - open;
-				*nlit += 64 * i + b - open;
+				open = at;
+				continue;
 			}
-			starts &= ~(1ULL << b);
-			ends &= ~(1ULL << b);
+			run[n].pos = open;
+			run[n++].len = at - open;
+			*nlit += at - open;
 		}
 	}
-	if (c) {	/* a run to the last word's end: nw is a multiple of 64 */
+	if (in) {	/* a run to the last word's end: nw is a multiple of 64 */
 		run[n].pos = open;
 		run[n++].len = nw - open;
 		*nlit += nw - open;
@@ -183,17 +182,21 @@ static uint32_t put_delta(struct exp_tstack *h, const uint64_t *regs,
  * The stack part of a record (struct exp_tstack and what follows) into
  * out: registers regs and size bytes of stack from their rsp, as a delta
  * against b if that takes at most half the bytes, else whole (then it is
- * b's new base).  Returns its bytes; *delta says which.
+ * b's new base).  Deltas in a row that together wrote more than a whole
+ * copy beyond SMALL_DELTA bytes each mean the base is of another place
+ * (the program went on elsewhere): the next copy is whole.  Returns its
+ * bytes; *delta says which.
  */
 uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
 		       uint32_t size, uint8_t *out, bool *delta)
 {
 	struct exp_tstack *h = (struct exp_tstack *)out;
 	const uint64_t sp = regs[EXP_TR_RSP], bsp = b->regs[EXP_TR_RSP];
-	const uint32_t nw = NR + size / 8, whole = sizeof(*h) + 8 * nw;
+	const uint32_t nw = NR + size / 8;
+	const uint32_t whole = sizeof(*h) + 8 * nw;
 	/* a delta's runs, in out: no more than half the whole copy's room */
 	const uint32_t max_runs = (whole / 2 - sizeof(*h)) / 4;
-	uint32_t i, nm = (nw + 63) / 64, nlit, nruns;
+	uint32_t nm = (nw + 63) / 64, nlit, nruns;
 	uint64_t m[MASK_WORDS], lo, hi;
 
 	*delta = false;
@@ -203,9 +206,7 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
 			memset(m, 0, 64);	/* up to 4 KiB of stack: inline */
 		else
 			memset(m, 0, 8 * nm);
-		for (i = 0; i < NR; i++)
-			if (regs[i] != b->regs[i])
-				m[0] |= 1ULL << i;
+		diff_words((const u64a *)regs, (const u64a *)b->regs, NR, m, 0);
 		lo = sp > bsp ? sp : bsp;
 		hi = sp + size < bsp + b->size ? sp + size : bsp + b->size;
 		if (lo < hi) {
@@ -217,13 +218,15 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
 			set_range(m, NR, nw);
 		}
 		nruns = find_runs(m, nw, (struct exp_trun *)(h + 1), max_runs, &nlit);
-		if (nruns <= max_runs &&
+		if (nruns <= max_runs && b->excess <= whole &&
 		    sizeof(*h) + 4 * nruns + 4 + 8 * nlit <= whole / 2) {
 			h->base = b->num;
 			h->nr_runs = nruns;
 			b->deltas++;
 			*delta = true;
-			return put_delta(h, regs, (const u64a *)sp);
+			nlit = put_delta(h, regs, (const u64a *)sp);	/* bytes */
+			b->excess = nlit > SMALL_DELTA ? b->excess + nlit - SMALL_DELTA : 0;
+			return nlit;
 		}
 	}
 	h->base = ++b->num;
@@ -235,5 +238,6 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
 	b->size = size;
 	b->have = 1;
 	b->deltas = 0;
+	b->excess = 0;
 	return whole;
 }

@@ -101,6 +101,7 @@ static inline void tr_leave(void)
 struct tr_stack_base {
 	uint64_t regs[EXP_TR_NR_REGS];
 	uint32_t size, deltas;
+	uint32_t excess;	/* bytes of the deltas since, beyond small ones */
 	uint16_t num;		/* its number (struct exp_tstack.base) */
 	int have;
 	uint8_t *bytes;		/* LWPROF_STACK_MAX */
