@@ -509,8 +509,9 @@ const uint8_t *an_stack_rec(const struct lwprof_rec *h);
  * written it without deltas: rec itself when it has no delta, else a
  * malloc'd rebuilt record (*owned, for the caller to free); NULL if it
  * cannot be rebuilt.  A trace call record (an_stack_rec()) becomes such
- * a sample: uapi's registers, its whole copy.  bases: a reader of the same file (not the one rec
- * came from) for the records its delta goes back to.
+ * a sample: uapi's registers, its whole copy.  bases: a reader of the
+ * same file (not the one rec came from) for the records its delta goes
+ * back to.
  */
 struct exp_reader;
 const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,

@@ -38,7 +38,6 @@ struct rec_ctx {
 	struct an_sd_scan sd;	/* delta stack copies: the bases */
 	uint32_t last_unw;	/* the last sample's an_unw_ref, or UINT32_MAX */
 	uint32_t field_base;	/* of the sample in its record (a trace record's) */
-	const struct lwprof_rec *rec;	/* a trace call record being read */
 	struct exp_reader rd;
 };
 
@@ -525,8 +524,8 @@ static int do_mmap(struct rec_ctx *c, const struct lwprof_rec_mmap *r)
  * after the checks the analyzer makes of a sample's (with this record's
  * offsets): the CPU, the stack copy's size against log.txt's.
  */
-static int tcall_sample(struct rec_ctx *c, const struct exp_tcall *t,
-			struct lwprof_rec_sample *s)
+static int tcall_sample(struct rec_ctx *c, const struct lwprof_rec *h,
+			const struct exp_tcall *t, struct lwprof_rec_sample *s)
 {
 	const struct an_exp *e = c->e;
 	uint32_t size = t->st ? t->st->size : 0;
@@ -535,7 +534,7 @@ static int tcall_sample(struct rec_ctx *c, const struct exp_tcall *t,
 		return bad(c, offsetof(struct exp_rec_tcall, cpu), "cpu %u of %u",
 			   t->cpu, e->cpus_possible);
 	if (e->stack_bytes && size > e->stack_bytes)
-		return bad(c, (const uint8_t *)t->st - (const uint8_t *)c->rec,
+		return bad(c, (const uint8_t *)t->st - (const uint8_t *)h,
 			   "stack copy of %u bytes, log.txt says at most %u",
 			   size, e->stack_bytes);
 	memset(s, 0, sizeof(*s));
@@ -573,8 +572,7 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 			s = t.s;
 			c->field_base = offsetof(struct exp_rec_trace, s);
 		} else {
-			c->rec = h;
-			err = tcall_sample(c, &t, &fs);
+			err = tcall_sample(c, h, &t, &fs);
 			if (err)
 				return err;
 		}

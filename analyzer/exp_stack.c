@@ -413,9 +413,6 @@ static void tcall_base(struct sd_slot *s, const struct exp_tcall *v, uint64_t of
 	s->valid = true;
 }
 
-/* DWARF's (uapi's) index of each register of a trace call's image. */
-static const uint8_t tcall_dwarf[EXP_TR_NR_REGS] = { 3, 6, 7, 12, 13, 14, 15, 16 };
-
 /*
  * A trace call record (format 1.5) as the unwinder takes it: a sample
  * with uapi's 17 registers (those the record has not: zero) and its
@@ -434,8 +431,8 @@ static const uint8_t *tcall_whole(struct an *an, const struct an_unw_ref *r,
 	struct sd_slot *slot;
 	const uint8_t *stack;
 	struct an_sd *sd;
+	uint32_t i, dw;
 	uint8_t *b;
-	uint32_t i;
 
 	exp_tcall_view((const void *)rec, &v);
 	if (!sane(rec, v.tid))
@@ -479,9 +476,10 @@ static const uint8_t *tcall_whole(struct an *an, const struct an_unw_ref *r,
 	out->cpu = v.cpu;
 	out->kind = LWPROF_SK_CLOCK;
 	out->stack_size = v.st->size;
-	or = (uint64_t *)(out + 1);
-	for (i = 0; i < EXP_TR_NR_REGS; i++)
-		or[tcall_dwarf[i]] = regs[i];
+	or = (uint64_t *)(out + 1);	/* uapi's are DWARF 0-16 */
+	for (i = dw = 0; dw < LWPROF_NR_REGS; dw++)
+		if (EXP_TR_REG_MASK >> dw & 1)
+			or[dw] = regs[i++];
 	memcpy(or + LWPROF_NR_REGS, stack, v.st->size);
 	*owned = (uint8_t *)out;
 	return *owned;

@@ -220,7 +220,8 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 			copy = 0;	/* unknown or foreign stack: registers only */
 		copy &= ~7U;
 	}
-	t = (struct exp_rec_tcall *)reserve(sizeof(*t) + 8 * 5 +
+	t = (struct exp_rec_tcall *)reserve(sizeof(*t) +
+					    8 * __builtin_popcount(EXP_TCF_FIELDS) +
 					    (ev->ms ? 8 * LWPROF_MS_COUNT : 0) +
 					    (regs ? tr_stack_room(copy) : 0));
 	if (!t)
@@ -261,8 +262,8 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 		 */
 		memcpy(r, regs, sizeof(r));
 		memset(regs, 0, sizeof(r));
-		f = (__u64 *)((uint8_t *)f +
-				 tr_stack_copy(&tr_self->base, r, copy, (uint8_t *)f, &delta));
+		copy = tr_stack_copy(&tr_self->base, r, copy, (uint8_t *)f, &delta);
+		f = (__u64 *)((uint8_t *)f + copy);	/* its bytes */
 		flags |= EXP_TCF_STACK | (delta ? EXP_TCF_DELTA : 0);
 	}
 	t->hdr.type = EXP_REC_TCALL;
