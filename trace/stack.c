@@ -34,9 +34,11 @@ static inline void put_bits(uint64_t *m, uint32_t pos, uint64_t bits,
 		m[pos / 64 + 1] |= bits >> (64 - pos % 64);
 }
 
-/* Set bits [from, to) of m. */
-static void set_range(uint64_t *m, uint32_t from, uint32_t to)
+/* Set bits [from, to) of m (mostly none: the copy is where the base's was). */
+static inline void set_range(uint64_t *m, uint32_t from, uint32_t to)
 {
+	if (from >= to)
+		return;
 	for (; from < to && from % 64; from++)
 		m[from / 64] |= 1ULL << (from % 64);
 	for (; from + 64 <= to; from += 64)
@@ -65,10 +67,18 @@ __attribute__((target("avx512f")))
 static void diff_avx512(const u64a *a, const u64a *b, uint32_t n, uint64_t *m,
 			uint32_t pos)
 {
-	uint32_t i;
-	__mmask8 k;
+	uint32_t i, k;
 
-	for (i = 0; i + 8 <= n; i += 8) {
+	/* 16 words at a time: most are equal, one branch for them */
+	for (i = 0; i + 16 <= n; i += 16) {
+		k = _mm512_cmpneq_epu64_mask(_mm512_loadu_si512((const void *)(a + i)),
+					     _mm512_loadu_si512((const void *)(b + i))) |
+		    _mm512_cmpneq_epu64_mask(_mm512_loadu_si512((const void *)(a + i + 8)),
+					     _mm512_loadu_si512((const void *)(b + i + 8))) << 8;
+		if (k)
+			put_bits(m, pos + i, k, 16);
+	}
+	for (; i + 8 <= n; i += 8) {
 		k = _mm512_cmpneq_epu64_mask(_mm512_loadu_si512((const void *)(a + i)),
 					     _mm512_loadu_si512((const void *)(b + i)));
 		if (k)
@@ -78,20 +88,36 @@ static void diff_avx512(const u64a *a, const u64a *b, uint32_t n, uint64_t *m,
 	diff_tail(a, b, i, n, m, pos);
 }
 
+/* 4 words' equal mask, inverted: the words that differ */
+#define NE4(a, b) (~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64( \
+	_mm256_loadu_si256((const void *)(a)), _mm256_loadu_si256((const void *)(b))))) & 0xf)
+
 __attribute__((target("avx2")))
 static void diff_avx2(const u64a *a, const u64a *b, uint32_t n, uint64_t *m,
 		      uint32_t pos)
 {
-	uint32_t i, k;
 	__m256i e;
+	uint32_t i;
 
-	for (i = 0; i + 4 <= n; i += 4) {
-		e = _mm256_cmpeq_epi64(_mm256_loadu_si256((const void *)(a + i)),
-				       _mm256_loadu_si256((const void *)(b + i)));
-		k = ~_mm256_movemask_pd(_mm256_castsi256_pd(e)) & 0xf;
-		if (k)
-			put_bits(m, pos + i, k, 4);
+	/* 16 words at a time: most are equal, one branch for them */
+	for (i = 0; i + 16 <= n; i += 16) {
+		e = _mm256_and_si256(
+			_mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const void *)(a + i)),
+							    _mm256_loadu_si256((const void *)(b + i))),
+					 _mm256_cmpeq_epi64(_mm256_loadu_si256((const void *)(a + i + 4)),
+							    _mm256_loadu_si256((const void *)(b + i + 4)))),
+			_mm256_and_si256(_mm256_cmpeq_epi64(_mm256_loadu_si256((const void *)(a + i + 8)),
+							    _mm256_loadu_si256((const void *)(b + i + 8))),
+					 _mm256_cmpeq_epi64(_mm256_loadu_si256((const void *)(a + i + 12)),
+							    _mm256_loadu_si256((const void *)(b + i + 12)))));
+		if (_mm256_movemask_pd(_mm256_castsi256_pd(e)) != 0xf)
+			put_bits(m, pos + i, NE4(a + i, b + i) | NE4(a + i + 4, b + i + 4) << 4 |
+				 NE4(a + i + 8, b + i + 8) << 8 |
+				 NE4(a + i + 12, b + i + 12) << 12, 16);
 	}
+	for (; i + 4 <= n; i += 4)
+		if (NE4(a + i, b + i))
+			put_bits(m, pos + i, NE4(a + i, b + i), 4);
 	_mm256_zeroupper();
 	diff_tail(a, b, i, n, m, pos);
 }
@@ -185,10 +211,12 @@ static uint32_t put_delta(struct exp_tstack *h, const uint64_t *regs,
  * b's new base).  Deltas in a row that together wrote more than a whole
  * copy beyond SMALL_DELTA bytes each mean the base is of another place
  * (the program went on elsewhere): the next copy is whole.  Returns its
- * bytes; *delta says which.
+ * bytes; *delta says which.  diff compares: tr_stack_copy() with the one
+ * the dynamic linker chose, tests/host/trace_tstack with each.
  */
-uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
-		       uint32_t size, uint8_t *out, bool *delta)
+static inline __attribute__((always_inline))
+uint32_t stack_copy(diff_fn *diff, struct tr_stack_base *b, const uint64_t *regs,
+		    uint32_t size, uint8_t *out, bool *delta)
 {
 	struct exp_tstack *h = (struct exp_tstack *)out;
 	const uint64_t sp = regs[EXP_TR_RSP], bsp = b->regs[EXP_TR_RSP];
@@ -206,13 +234,13 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
 			memset(m, 0, 64);	/* up to 4 KiB of stack: inline */
 		else
 			memset(m, 0, 8 * nm);
-		diff_words((const u64a *)regs, (const u64a *)b->regs, NR, m, 0);
+		diff((const u64a *)regs, (const u64a *)b->regs, NR, m, 0);
 		lo = sp > bsp ? sp : bsp;
 		hi = sp + size < bsp + b->size ? sp + size : bsp + b->size;
 		if (lo < hi) {
 			set_range(m, NR, NR + (lo - sp) / 8);
-			diff_words((const u64a *)lo, (const u64a *)(b->bytes + (lo - bsp)),
-				   (hi - lo) / 8, m, NR + (lo - sp) / 8);
+			diff((const u64a *)lo, (const u64a *)(b->bytes + (lo - bsp)),
+			     (hi - lo) / 8, m, NR + (lo - sp) / 8);
 			set_range(m, NR + (hi - sp) / 8, nw);
 		} else {
 			set_range(m, NR, nw);
@@ -240,4 +268,10 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
 	b->deltas = 0;
 	b->excess = 0;
 	return whole;
+}
+
+uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
+		       uint32_t size, uint8_t *out, bool *delta)
+{
+	return stack_copy(diff_words, b, regs, size, out, delta);
 }
