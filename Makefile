@@ -127,6 +127,13 @@ $(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/ring.h tes
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)
 
+# trace_tstack includes the tracing library's trace/stack.c (its three
+# comparisons) and reads the copies back with libexp.
+$(B)/tests/host/trace_tstack: tests/host/trace_tstack.c trace/stack.c trace/trace.h \
+		tests/lib/test.h $(EXP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(EXP_LIB)
+
 # collect_source runs lwprof collect's loop (collect_run) with a recording
 # source of its own: it links collect's objects.
 COLLECT_OBJS := $(filter-out $(B)/userspace/main.o,$(USER_OBJS))

@@ -179,7 +179,7 @@ struct an_tev {
 	int64_t ret;
 	uint64_t freed;		/* an allocation: when freed; 0 never (a leak) */
 	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
-	uint32_t ms;		/* its microstates in an->tms, or UINT32_MAX */
+	uint32_t ms;		/* its microstates in an->tev_ms, or UINT32_MAX */
 };
 
 /* A descriptor's name from a trace file record. */
@@ -431,9 +431,8 @@ struct an {
 	struct an_htab obj_h;
 	struct an_samples s;
 	struct an_vec tev;	/* struct an_tev: the traced calls (trace.c) */
+	struct an_vec tev_ms;	/* uint64_t[LWPROF_MS_COUNT]: their microstates */
 	struct an_vec tnames;	/* struct an_tname */
-	/* uint64_t[LWPROF_MS_COUNT]: the module's microstates over a call */
-	struct an_vec tms;
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */
@@ -497,13 +496,24 @@ int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
 		 uint32_t file, uint64_t off, const struct lwprof_rec_sample *r,
 		 const uint8_t *stack, uint32_t max_size, const char **msg,
 		 uint64_t *at);
+/*
+ * A trace call record's stack (t->st, format 1.5) in the scan: 1, or 0
+ * if it is a delta without its base (counted), or -ENOMEM.
+ */
+struct exp_tcall;
+int an_sd_tcall(struct an *an, struct an_sd_scan *sc, uint32_t exp,
+		uint32_t file, uint64_t off, const struct exp_tcall *t);
 void an_sd_scan_end(struct an *an, struct an_sd_scan *sc, const char *path);
+/* The record with the stack copy of h: its sample, or a trace call record. */
+const uint8_t *an_stack_rec(const struct lwprof_rec *h);
 /*
  * The sample record rec (of r's file) whole, as the module would have
  * written it without deltas: rec itself when it has no delta, else a
  * malloc'd rebuilt record (*owned, for the caller to free); NULL if it
- * cannot be rebuilt.  bases: a reader of the same file (not the one rec
- * came from) for the records its delta goes back to.
+ * cannot be rebuilt.  A trace call record (an_stack_rec()) becomes such
+ * a sample: uapi's registers, its whole copy.  bases: a reader of the
+ * same file (not the one rec came from) for the records its delta goes
+ * back to.
  */
 struct exp_reader;
 const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,
@@ -607,19 +617,22 @@ int an_kdebug_sym(struct an *an, uint32_t obj, const char *name,
 		  uint64_t *addr);
 void an_kdebug_close(struct an *an, uint32_t obj);
 
-/* trace.c: traced calls */
-struct exp_rec_trace;
+/* trace.c: traced calls (any record type: libexp/trace.h's view) */
 struct exp_rec_trace_file;
 int an_trace_init(struct an *an);
-/* a trace record's values for its sample: their count (0: no sample) */
-int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
+/* a traced call's values for its sample: their count (0: no sample) */
+int an_trace_decode(struct an *an, const struct exp_tcall *t,
 		    uint32_t *layout, uint64_t *vals);
-int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
+int an_trace_add(struct an *an, uint32_t exp, const struct exp_tcall *t,
 		 uint32_t sample, uint32_t unw);
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f);
-struct exp_rec_trace_free;
-int an_trace_free(struct an *an, uint32_t exp,
-		  const struct exp_rec_trace_free *f);
+/* the microstates over a traced call (LWPROF_MS_COUNT ns), or NULL */
+static inline const uint64_t *an_tev_ms(const struct an *an,
+					const struct an_tev *t)
+{
+	return t->ms == UINT32_MAX ? NULL :
+		(const uint64_t *)an->tev_ms.p + (size_t)LWPROF_MS_COUNT * t->ms;
+}
 /* an experiment's files are read: leaks, descriptors' names */
 int an_trace_exp_done(struct an *an, uint32_t exp);
 void an_trace_release(struct an *an);

@@ -295,12 +295,16 @@ static int unpaused(const struct an_exp *e, const struct lwprof_rec_sample *r,
 }
 
 /*
- * A sample record, or (t) a trace record's: its values are the traced
- * call's (trace.c), with no microstates and no parts.
+ * A sample record, or (t) a traced call's: its values are the call's
+ * (trace.c), with no microstates and no parts.  A type-16 record's is its
+ * own sample; a trace call record's (type 20) is made of its fields
+ * (tcall_sample()), and its stack copy is the record's own (t->st).
  */
 static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
-		     const struct exp_rec_trace *t)
+		     const struct exp_tcall *t)
 {
+	static const uint64_t no_ips[1];
+	const bool tc = t && t->type == EXP_REC_TCALL;
 	const struct lwprof_rec_sample *v = r;	/* its values */
 	struct lwprof_rec_sample cut;
 	struct an *an = c->an;
@@ -314,7 +318,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	char msg[128];
 	int nv, err, np, pnv[2], k;
 
-	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_REGS))
+	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_REGS) && !tc)
 		return bad(c, 124, "stack copy without registers");
 	if (e->stack_bytes && r->stack_size > e->stack_bytes)
 		return bad(c, 124, "stack copy of %u bytes, log.txt says at most %u",
@@ -374,7 +378,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (thr == UINT32_MAX || as == UINT32_MAX)
 		return an_errf(an, -ENOMEM, "out of memory");
 	th = &AN_VEC(an->threads, struct an_thread, thr);
-	ips = raw_ips(r);
+	ips = tc ? no_ips : raw_ips(r);
 	flags = raw_flags(r);
 	raw = an_raw_intern_h(an, c->cur_ok && as == c->last_as ? c->cur_hash :
 			      an_raw_hash(as, ips, r->nr_user + r->nr_kernel, flags),
@@ -402,11 +406,12 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_EXIT)) {
 		const uint8_t *stack = (const uint8_t *)(ips + r->nr_user + r->nr_kernel);
 		struct an_unw_ref *u;
-		const char *why;
+		const char *why = NULL;
 		int ok;
 
-		ok = an_sd_sample(an, &c->sd, c->exp, c->cpu, c->off, r, stack,
-				  e->stack_bytes, &why, &at);
+		ok = tc ? an_sd_tcall(an, &c->sd, c->exp, c->cpu, c->off, t) :
+			an_sd_sample(an, &c->sd, c->exp, c->cpu, c->off, r, stack,
+				     e->stack_bytes, &why, &at);
 		if (ok == -ENOMEM)
 			return an_errf(an, -ENOMEM, "out of memory");
 		if (ok < 0)
@@ -515,29 +520,71 @@ static int do_mmap(struct rec_ctx *c, const struct lwprof_rec_mmap *r)
 }
 
 /*
- * A traced call (libexp/trace.h): a sample with its values, and an entry
- * of the side table; a free only the entry.
+ * The sample fields of a trace call record (type 20) for do_sample(),
+ * after the checks the analyzer makes of a sample's (with this record's
+ * offsets): the CPU, the stack copy's size against log.txt's.
  */
-static int do_trace(struct rec_ctx *c, const struct exp_rec_trace *t)
+static int tcall_sample(struct rec_ctx *c, const struct lwprof_rec *h,
+			const struct exp_tcall *t, struct lwprof_rec_sample *s)
+{
+	const struct an_exp *e = c->e;
+	uint32_t size = t->st ? t->st->size : 0;
+
+	if (e->cpus_possible && t->cpu >= e->cpus_possible)
+		return bad(c, offsetof(struct exp_rec_tcall, cpu), "cpu %u of %u",
+			   t->cpu, e->cpus_possible);
+	if (e->stack_bytes && size > e->stack_bytes)
+		return bad(c, (const uint8_t *)t->st - (const uint8_t *)h,
+			   "stack copy of %u bytes, log.txt says at most %u",
+			   size, e->stack_bytes);
+	memset(s, 0, sizeof(*s));
+	s->hdr.type = LWPROF_REC_SAMPLE;
+	s->hdr.size = sizeof(*s);
+	s->time_ns = t->time_ns;
+	s->pid = t->pid;
+	s->tid = t->tid;
+	s->cpu = t->cpu;
+	s->kind = LWPROF_SK_CLOCK;
+	s->stack_size = size;
+	return 0;
+}
+
+/*
+ * A traced call (libexp/trace.h: types 16, 18, 20): a sample with its
+ * values, and an entry of the side table; a free only the entry.
+ */
+static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 {
 	uint32_t layout, sample = UINT32_MAX;
+	struct lwprof_rec_sample fs;
+	const struct lwprof_rec_sample *s = &fs;
+	struct exp_tcall t;
 	uint64_t vals[4];
-	int err, nv = an_trace_decode(c->an, t, &layout, vals);
+	int err, nv;
 
+	exp_tcall_view(h, &t);
+	nv = an_trace_decode(c->an, &t, &layout, vals);
 	if (nv < 0)
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	if (nv > 0) {
 		sample = c->an->s.n;
-		c->field_base = offsetof(struct exp_rec_trace, s);
-		err = do_sample(c, &t->s, t);
+		if (t.s) {
+			s = t.s;
+			c->field_base = offsetof(struct exp_rec_trace, s);
+		} else {
+			err = tcall_sample(c, h, &t, &fs);
+			if (err)
+				return err;
+		}
+		err = do_sample(c, s, &t);
 		c->field_base = 0;
 		if (err)
 			return err;
 	} else {
 		c->last_unw = UINT32_MAX;
-		time_check(c, t->s.time_ns);
+		time_check(c, t.time_ns);
 	}
-	if (an_trace_add(c->an, c->exp, t, sample, c->last_unw))
+	if (an_trace_add(c->an, c->exp, &t, sample, c->last_unw))
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -549,14 +596,15 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 	switch (h->type) {
 	case LWPROF_REC_SAMPLE:
 		return do_sample(c, (const void *)p, NULL);
+	case EXP_REC_TCALL:
+		if (c->rd.hdr.minor < EXP_MINOR_TCALL)
+			return 0;	/* not this format's type: skipped */
+		return do_trace(c, h);
 	case EXP_REC_TRACE:
-		return do_trace(c, (const void *)p);
+	case EXP_REC_TRACE_FREE:
+		return do_trace(c, h);
 	case EXP_REC_TRACE_FILE:
 		return an_trace_file(c->an, c->exp, (const void *)p) ?
-			an_errf(c->an, -ENOMEM, "out of memory") : 0;
-	case EXP_REC_TRACE_FREE:
-		time_check(c, ((const struct exp_rec_trace_free *)p)->time_ns);
-		return an_trace_free(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case EXP_REC_TRACE_UNTRACED:
 		if (c->rd.hdr.minor < EXP_MINOR_UNTRACED)

@@ -34,12 +34,16 @@ struct sd_link {
 	uint64_t off, base_off;
 };
 
-/* The last copy rebuilt of a thread in a file. */
+/*
+ * The last copy rebuilt of a thread in a file; of trace call records
+ * (tcall), the last whole one: their deltas' base.
+ */
 struct sd_slot {
 	uint32_t exp, file, tid;
-	bool valid;
+	bool valid, tcall;
 	uint64_t off, sp;
 	uint32_t size;
+	__u64 regs[EXP_TR_NR_REGS];	/* tcall */
 	uint8_t *bytes;		/* LWPROF_STACK_MAX */
 };
 
@@ -51,12 +55,16 @@ struct an_sd {
 	uint8_t *tmp;		/* LWPROF_STACK_MAX: a copy being rebuilt */
 };
 
-/* Per file while it is read: the base of each tid. */
+/*
+ * Per file while it is read: the base of each tid, a sample's (time: its
+ * time_ns) or a trace call record's (tcall; time: its number).
+ */
 struct sd_base {
 	uint32_t tid;
 	bool ok;		/* its copy is usable */
 	uint64_t time, off, sp;
 	uint32_t size;
+	bool tcall;
 };
 
 static struct an_sd *sd_of(struct an *an)
@@ -155,7 +163,7 @@ int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
 		}
 		size = d.size;
 		b = base_get(sc, r->tid, false);
-		ok = b && b->ok && b->time == d.base_time_ns &&
+		ok = b && b->ok && !b->tcall && b->time == d.base_time_ns &&
 		     sdelta_fits(&d, b->sp, b->size);
 		if (ok) {
 			sd = sd_of(an);
@@ -172,9 +180,36 @@ int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
 		if (!b)
 			return -ENOMEM;
 		*b = (struct sd_base){ r->tid, ok, r->time_ns, off,
-				       regs[LWPROF_REG_SP], size };
+				       regs[LWPROF_REG_SP], size, false };
 	}
 	return ok;
+}
+
+int an_sd_tcall(struct an *an, struct an_sd_scan *sc, uint32_t exp,
+		uint32_t file, uint64_t off, const struct exp_tcall *t)
+{
+	struct sd_base *b = base_get(sc, t->tid, !t->delta);
+	struct sd_link *l;
+	struct an_sd *sd;
+
+	if (!t->delta) {
+		if (!b)
+			return -ENOMEM;
+		*b = (struct sd_base){ t->tid, true, t->st->base, off,
+				       t->words[EXP_TR_RSP], t->st->size, true };
+		return 1;
+	}
+	if (!b || !b->ok || !b->tcall || b->time != t->st->base ||
+	    !exp_tstack_fits(t, b->sp, b->size)) {
+		sc->missing++;
+		return 0;
+	}
+	sd = sd_of(an);
+	l = sd ? an_vec_push(&sd->links) : NULL;
+	if (!l)
+		return -ENOMEM;
+	*l = (struct sd_link){ exp, file, off, b->off };
+	return 1;
 }
 
 static int link_cmp(const void *a, const void *b)
@@ -238,31 +273,46 @@ static struct sd_slot *slot_get(struct an_sd *sd, uint32_t exp,
 	return s;
 }
 
-/* Is h, checked by the reader, a sample of tid with registers? */
-static bool sane(const struct lwprof_rec_sample *h, uint32_t tid)
+const uint8_t *an_stack_rec(const struct lwprof_rec *h)
 {
+	if (h->type == EXP_REC_TCALL)
+		return (const uint8_t *)h;
+	return (const uint8_t *)exp_rec_sample(h);	/* a traced call's too */
+}
+
+/*
+ * Is rec, checked by the reader, a sample of tid with registers, or a
+ * trace call record of tid with a stack?
+ */
+static bool sane(const uint8_t *rec, uint32_t tid)
+{
+	const struct lwprof_rec_sample *h = (const void *)rec;
+	const struct exp_rec_tcall *t = (const void *)rec;
+
+	if (t->hdr.type == EXP_REC_TCALL)
+		return t->tid == tid && (t->hdr.flags & EXP_TCF_STACK);
 	return h->hdr.type == LWPROF_REC_SAMPLE && h->tid == tid &&
 	       (h->hdr.flags & LWPROF_RS_REGS);
 }
 
 /*
- * The sample record of tid at off, read again through the one reader
- * (checked as the first pass did): a malloc'd copy, or NULL.
+ * The stack record of tid at off (a sample, a trace call record), read
+ * again through the one reader (checked as the first pass did): a
+ * malloc'd copy, or NULL.
  */
 static uint8_t *read_raw(struct exp_reader *rd, uint64_t off, uint32_t tid)
 {
-	const struct lwprof_rec_sample *s;
-	const struct lwprof_rec *h;
+	const struct lwprof_rec *h, *s;
 	uint8_t *buf;
 
 	if (exp_reader_at(rd, off, &h) != 1)
 		return NULL;
-	s = exp_rec_sample(h);	/* a traced call's too */
-	if (!s || !sane(s, tid))
+	s = (const void *)an_stack_rec(h);
+	if (!s || !sane((const uint8_t *)s, tid))
 		return NULL;
-	buf = malloc(s->hdr.size);
+	buf = malloc(s->size);
 	if (buf)
-		memcpy(buf, s, s->hdr.size);
+		memcpy(buf, s, s->size);
 	return buf;
 }
 
@@ -285,6 +335,8 @@ static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
 	struct sdelta d;
 	uint32_t at;
 
+	if (r->hdr.type != LWPROF_REC_SAMPLE)
+		return s->valid = false;
 	if (!(r->hdr.flags & LWPROF_RS_SDELTA)) {
 		s->valid = false;
 		if (r->stack_size > LWPROF_STACK_MAX)
@@ -293,7 +345,7 @@ static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
 		s->sp = regs[LWPROF_REG_SP];
 		s->size = r->stack_size;
 	} else {
-		if (base == NO_BASE || !s->valid || s->off != base)
+		if (base == NO_BASE || !s->valid || s->tcall || s->off != base)
 			return false;
 		s->valid = false;
 		if (sdelta_parse(rec_stack(r), r->stack_size, &d, &at) ||
@@ -304,6 +356,7 @@ static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
 		s->size = d.size;
 	}
 	s->off = off;
+	s->tcall = false;
 	s->valid = true;
 	return true;
 }
@@ -348,6 +401,90 @@ static bool rebuild(struct an_sd *sd, struct sd_slot *s, struct exp_reader *rd,
 	return ok;
 }
 
+/* Whole trace call record v (at off) as the base of tid's deltas in s. */
+static void tcall_base(struct sd_slot *s, const struct exp_tcall *v, uint64_t off)
+{
+	memcpy(s->regs, v->words, sizeof(s->regs));
+	memcpy(s->bytes, v->words + EXP_TR_NR_REGS, v->st->size);
+	s->sp = s->regs[EXP_TR_RSP];
+	s->size = v->st->size;
+	s->off = off;
+	s->tcall = true;
+	s->valid = true;
+}
+
+/*
+ * A trace call record (format 1.5) as the unwinder takes it: a sample
+ * with uapi's 17 registers (those the record has not: zero) and its
+ * whole stack copy, rebuilt from its base if a delta.  The slot keeps the
+ * thread's base, so a run of deltas against it reads it once.
+ */
+static const uint8_t *tcall_whole(struct an *an, const struct an_unw_ref *r,
+				  struct exp_reader *bases, const uint8_t *rec,
+				  uint8_t **owned)
+{
+	__u64 regs[EXP_TR_NR_REGS];
+	uint64_t *or;
+	struct lwprof_rec_sample *out;
+	const struct sd_link *l;
+	struct exp_tcall v, bv;
+	struct sd_slot *slot;
+	const uint8_t *stack;
+	struct an_sd *sd;
+	uint32_t i, dw;
+	uint8_t *b;
+
+	exp_tcall_view((const void *)rec, &v);
+	if (!sane(rec, v.tid))
+		return NULL;	/* the file changed since it was read */
+	sd = sd_of(an);
+	slot = sd ? slot_get(sd, r->exp, r->file, v.tid) : NULL;
+	if (!slot)
+		return NULL;
+	if (!v.delta) {
+		tcall_base(slot, &v, r->off);
+		memcpy(regs, v.words, sizeof(regs));
+		stack = (const uint8_t *)(v.words + EXP_TR_NR_REGS);
+	} else {
+		l = link_find(sd, r->exp, r->file, r->off);
+		if (!l)
+			return NULL;	/* no base: the scan said so */
+		if (!slot->valid || !slot->tcall || slot->off != l->base_off) {
+			slot->valid = false;
+			b = read_raw(bases, l->base_off, v.tid);
+			if (b && !exp_tcall_view((const void *)b, &bv) && bv.st &&
+			    !bv.delta)
+				tcall_base(slot, &bv, l->base_off);
+			free(b);
+			if (!slot->valid)
+				return NULL;
+		}
+		if (!exp_tstack_apply(&v, slot->regs, slot->bytes, slot->size,
+				      regs, sd->tmp))
+			return NULL;
+		stack = sd->tmp;
+	}
+	out = calloc(1, sizeof(*out) + 8 * LWPROF_NR_REGS + v.st->size);
+	if (!out)
+		return NULL;
+	out->hdr.type = LWPROF_REC_SAMPLE;
+	out->hdr.flags = LWPROF_RS_REGS;
+	out->hdr.size = sizeof(*out) + 8 * LWPROF_NR_REGS + v.st->size;
+	out->time_ns = v.time_ns;
+	out->pid = v.pid;
+	out->tid = v.tid;
+	out->cpu = v.cpu;
+	out->kind = LWPROF_SK_CLOCK;
+	out->stack_size = v.st->size;
+	or = (uint64_t *)(out + 1);	/* uapi's are DWARF 0-16 */
+	for (i = dw = 0; dw < LWPROF_NR_REGS; dw++)
+		if (EXP_TR_REG_MASK >> dw & 1)
+			or[dw] = regs[i++];
+	memcpy(or + LWPROF_NR_REGS, stack, v.st->size);
+	*owned = (uint8_t *)out;
+	return *owned;
+}
+
 const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,
 			    struct exp_reader *bases,
 			    const uint8_t *rec, uint8_t **owned)
@@ -359,10 +496,12 @@ const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,
 	uint32_t fixed;
 
 	*owned = NULL;
+	if (s->hdr.type == EXP_REC_TCALL)
+		return tcall_whole(an, r, bases, rec, owned);
 	if (s->hdr.size < sizeof(*s) ||
 	    !(s->hdr.flags & (LWPROF_RS_SDELTA | LWPROF_RS_SBASE)))
 		return rec;
-	if (!sane(s, s->tid))
+	if (!sane(rec, s->tid))
 		return NULL;	/* the file changed since it was read */
 	sd = sd_of(an);
 	slot = sd ? slot_get(sd, r->exp, r->file, s->tid) : NULL;

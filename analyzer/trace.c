@@ -45,8 +45,8 @@ int an_trace_init(struct an *an)
 	for (i = 0; i < 7; i++)
 		d->tlay[i] = UINT32_MAX;
 	an->tev.esz = sizeof(struct an_tev);
+	an->tev_ms.esz = 8 * LWPROF_MS_COUNT;
 	an->tnames.esz = sizeof(struct an_tname);
-	an->tms.esz = LWPROF_MS_COUNT * sizeof(uint64_t);
 	return 0;
 }
 
@@ -64,10 +64,10 @@ static uint32_t tlay(struct an *an, int k)
 	return d->tlay[k];
 }
 
-int an_trace_decode(struct an *an, const struct exp_rec_trace *t,
+int an_trace_decode(struct an *an, const struct exp_tcall *t,
 		    uint32_t *layout, uint64_t *vals)
 {
-	uint64_t ns = t->s.time_ns - t->start_ns;
+	uint64_t ns = t->time_ns - t->start_ns;
 	enum exp_trace_class cls = exp_trace_event(t->event)->cls;
 	int k, n;
 
@@ -122,46 +122,25 @@ static int tev_push(struct an *an, const struct an_tev *v)
 	return 0;
 }
 
-/*
- * The module's microstates over a call, where the library read them (the
- * sample's value is their sum: 0, none), into an->tms: their index.
- */
-static uint32_t tms_push(struct an *an, const struct lwprof_rec_sample *s)
-{
-	uint64_t *ms;
-
-	if (!s->value)
-		return UINT32_MAX;
-	ms = an_vec_push(&an->tms);
-	if (!ms)
-		return UINT32_MAX - 1;
-	memcpy(ms, s->mstate_ns, an->tms.esz);
-	return an->tms.n - 1;
-}
-
-int an_trace_add(struct an *an, uint32_t exp, const struct exp_rec_trace *t,
+int an_trace_add(struct an *an, uint32_t exp, const struct exp_tcall *t,
 		 uint32_t sample, uint32_t unw)
 {
-	uint32_t ms = tms_push(an, &t->s);
+	uint32_t ms = UINT32_MAX;
+	uint64_t *m;
 
-	if (ms == UINT32_MAX - 1)
-		return -ENOMEM;
+	if (t->ms) {
+		m = an_vec_push(&an->tev_ms);
+		if (!m)
+			return -ENOMEM;
+		memcpy(m, t->ms, 8 * LWPROF_MS_COUNT);
+		ms = an->tev_ms.n - 1;
+	}
 	return tev_push(an, &(struct an_tev){
-		.sample = sample, .exp = exp, .pid = t->s.pid, .tid = t->s.tid,
+		.sample = sample, .exp = exp, .pid = t->pid, .tid = t->tid,
 		.event = t->event, .fd = t->fd, .file = UINT32_MAX,
-		.t0 = t->start_ns, .t1 = t->s.time_ns, .addr = t->addr,
+		.t0 = t->start_ns, .t1 = t->time_ns, .addr = t->addr,
 		.addr2 = t->addr2, .bytes = t->bytes, .ret = t->ret, .unw = unw,
 		.ms = ms });
-}
-
-int an_trace_free(struct an *an, uint32_t exp,
-		  const struct exp_rec_trace_free *f)
-{
-	return tev_push(an, &(struct an_tev){
-		.sample = UINT32_MAX, .exp = exp, .pid = f->pid, .tid = f->tid,
-		.event = f->event, .fd = -1, .file = UINT32_MAX,
-		.t0 = f->time_ns, .t1 = f->time_ns, .addr = f->addr,
-		.bytes = f->bytes, .unw = UINT32_MAX, .ms = UINT32_MAX });
 }
 
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f)
@@ -384,9 +363,9 @@ int an_trace_exp_done(struct an *an, uint32_t exp)
 void an_trace_release(struct an *an)
 {
 	free(an->tev.p);
+	free(an->tev_ms.p);
 	free(an->tnames.p);
-	free(an->tms.p);
 	memset(&an->tev, 0, sizeof(an->tev));
+	memset(&an->tev_ms, 0, sizeof(an->tev_ms));
 	memset(&an->tnames, 0, sizeof(an->tnames));
-	memset(&an->tms, 0, sizeof(an->tms));
 }

@@ -260,7 +260,7 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 	}
 	if (exp_reader_at(&f->cur, r->off, &h) != 1)
 		return NULL;
-	return (const uint8_t *)exp_rec_sample(h);	/* a traced call's too */
+	return an_stack_rec(h);	/* a traced call's too */
 }
 
 static bool noframes_eq(void *ctx, uint32_t id, const void *key)

@@ -583,10 +583,10 @@ void an_trace_sync_sum(struct an *an, size_t exp, uint64_t *n, uint64_t *ns,
 			continue;
 		(*n)++;
 		*ns += t->t1 - t->t0;
-		if (t->ms == UINT32_MAX)
+		m = an_tev_ms(an, t);
+		if (!m)
 			continue;
 		(*nms)++;
-		m = &AN_VEC(an->tms, uint64_t, (size_t)t->ms * LWPROF_MS_COUNT);
 		for (k = 0; k < LWPROF_MS_COUNT; k++)
 			ms[k] += m[k];
 	}
@@ -657,9 +657,8 @@ void an_trace_sync_top(struct an *an, size_t exp, size_t n, FILE *f)
 		const struct an_tev *t = AN_VEC(v, struct an_tev *, i);
 		uint64_t ms[LWPROF_MS_COUNT] = { 0 }, sum = 0;
 
-		if (t->ms != UINT32_MAX) {
-			memcpy(ms, &AN_VEC(an->tms, uint64_t, (size_t)t->ms * LWPROF_MS_COUNT),
-			       sizeof(ms));
+		if (an_tev_ms(an, t)) {
+			memcpy(ms, an_tev_ms(an, t), sizeof(ms));
 		} else {
 			for (thr = 0; thr < an->threads.n; thr++) {
 				const struct an_thread *th =

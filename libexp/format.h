@@ -36,10 +36,13 @@
  * session keys (offcpu, idle, irq, kernel_only); 1.4: trace.PID.rec files
  * and their trace records (libexp/trace.h); global sample packets
  * (EXP_REC_GSAMPLE in samples.rec) and log.txt's keys of pauses, limits
- * and the flight recorder; 1.5: the untraced record (libexp/trace.h)
+ * and the flight recorder; 1.5: the untraced record (libexp/trace.h) and
+ * the compact trace record (EXP_REC_TCALL), which replaces types 16 and
+ * 18 in new trace files
  */
 #define EXP_FILE_MINOR		5
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
+#define EXP_MINOR_TCALL		5	/* the first with EXP_REC_TCALL */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
 #define EXP_MINOR_UNTRACED	5	/* the first with EXP_REC_TRACE_UNTRACED */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */

@@ -373,6 +373,35 @@ static int check_untraced(struct exp_reader *r, struct exp_rec_trace_untraced *u
 	return check_plain(r, &u->hdr, "untraced record", why, at);
 }
 
+/*
+ * A compact trace record (1.5): a newer minor's flags and the bytes after
+ * what this format knows are skipped, in a minor it knows damage.
+ */
+static int check_tcall(struct exp_reader *r, struct exp_rec_tcall *t)
+{
+	const char *why;
+	unsigned int at;
+	uint32_t known;
+	int err;
+
+	if (t->hdr.flags & ~EXP_TCF_KNOWN) {
+		err = unknown_flags(r, &t->hdr, EXP_TCF_KNOWN, "trace call record");
+		if (err)
+			return err;
+	}
+	why = exp_tcall_check(t, t->hdr.size, &known, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (t->hdr.size == known)
+		return 0;
+	if (!r->newer)
+		return bad(r, 4, "trace call record size %u, its fields need %u",
+			   t->hdr.size, known);
+	grew(r, known);
+	t->hdr.size = known;
+	return 0;
+}
+
 /* The record at pos, whole (size bytes): check what its type needs. */
 static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
 		       uint64_t known)
@@ -485,6 +514,15 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 			err = want(r, size, size, &h);
 		if (!err)
 			err = check_trace_free(r, (void *)h, known);
+		goto out;
+	case EXP_REC_TCALL:
+		if (r->hdr.minor < EXP_MINOR_TCALL)
+			break;	/* not this format's: skipped */
+		if (size < sizeof(struct exp_rec_tcall))
+			return bad(r, 4, "trace call record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_tcall(r, (void *)h);
 		goto out;
 	case EXP_REC_TRACE_FILE:
 		if (size < sizeof(struct exp_rec_trace_file) + 8 ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace records (format 1.4; 1.5 the untraced record; docs/experiment-format.md,
+ * Trace records (format 1.4 and 1.5, docs/experiment-format.md,
  * docs/tracing.md):
  * what the tracing library (trace/, LD_PRELOAD'ed into the target by
  * collect -s/-H/-i) writes into trace.PID.rec files of the experiment.
@@ -21,6 +21,7 @@
 #define EXP_REC_TRACE_FILE	17	/* struct exp_rec_trace_file */
 #define EXP_REC_TRACE_FREE	18	/* struct exp_rec_trace_free */
 #define EXP_REC_TRACE_UNTRACED	19	/* 1.5: struct exp_rec_trace_untraced */
+#define EXP_REC_TCALL		20	/* 1.5: struct exp_rec_tcall */
 
 /*
  * The traced calls (exp_rec_trace.event): heap 1-31, sync 32-63, I/O
@@ -195,6 +196,125 @@ int exp_untraced_add(struct exp_untraced_list *l,
 void exp_untraced_free(struct exp_untraced_list *l);
 /* "process 1234: /usr/bin/foo is statically linked: not traced" */
 void exp_untraced_str(const struct exp_untraced *u, char *buf, size_t len);
+
+/*
+ * 1.5: one traced call, compact (what the library writes since; types 16
+ * and 18 stay readable).  Its size is what it holds: after the fixed
+ * part, one __u64 for each of the flags EXP_TCF_START ... EXP_TCF_RET set,
+ * in that order (a field left out is 0: start_ns then equals time_ns, fd
+ * is in the fixed part); with EXP_TCF_MS the module's microstates over
+ * the call, LWPROF_MS_COUNT __u64 (ns in each); with EXP_TCF_STACK a
+ * struct exp_tstack and what follows it.  A free is a record without a
+ * stack: 40 bytes.
+ */
+#define EXP_TCF_START		0x0001	/* start_ns: the call (a wait's request) */
+#define EXP_TCF_ADDR		0x0002	/* addr: the block made or freed, the object waited on */
+#define EXP_TCF_ADDR2		0x0004	/* addr2: the block a realloc replaced */
+#define EXP_TCF_BYTES		0x0008	/* bytes: asked (heap), moved (I/O), munmap's length */
+#define EXP_TCF_RET		0x0010	/* ret: the return value, -errno on failure */
+#define EXP_TCF_RET_BYTES	0x0020	/* no ret field: ret equals bytes */
+#define EXP_TCF_MS		0x0040	/* the microstates over the call */
+#define EXP_TCF_STACK		0x0080	/* registers and stack copy (struct exp_tstack) */
+#define EXP_TCF_DELTA		0x0100	/* ... as a delta against the thread's base */
+#define EXP_TCF_FIELDS		0x001fu	/* the optional __u64 fields */
+#define EXP_TCF_KNOWN		0x01ffu	/* the flags of format 1.5 */
+
+struct exp_rec_tcall {
+	struct lwprof_rec hdr;	/* EXP_REC_TCALL, flags EXP_TCF_* */
+	__u16 event;		/* enum exp_trace_event */
+	__u16 cpu;		/* where it returned */
+	__u32 pid;
+	__u32 tid;
+	__s32 fd;		/* I/O: the descriptor (dup, open: the new one); else -1 */
+	__u64 time_ns;		/* the call's return (a wait's grant) */
+	__u64 fields[];		/* the optional ones, then microstates and stack */
+};
+
+_Static_assert(sizeof(struct exp_rec_tcall) == 32, "layout");
+
+/*
+ * The registers of a traced call's stack: those the analyzer's DWARF
+ * unwinding reads (the stack pointer, the return address, the
+ * callee-saved ones a caller's frame may need), in DWARF order: rbx,
+ * rbp, rsp, r12, r13, r14, r15, rip (the interposed function's pc).
+ */
+#define EXP_TR_NR_REGS		8
+#define EXP_TR_REG_MASK		0x1f0c8ULL	/* DWARF 3, 6, 7, 12-16 */
+#define EXP_TR_RSP		2		/* index of rsp */
+
+/*
+ * A traced call's stack (EXP_TCF_STACK).  The image is EXP_TR_NR_REGS
+ * registers then size / 8 words of the user stack from rsp up: word
+ * EXP_TR_NR_REGS + k is the 8 bytes at rsp + 8 k.  Whole (no
+ * EXP_TCF_DELTA): the registers, then size bytes of stack; it is the
+ * base of the thread's next deltas in the file, numbered by base.  A
+ * delta: nr_runs struct exp_trun (padded with zeros to 8 bytes), then the
+ * image's words they cover, in order; every other word is the base's at
+ * the same register or the same address (the base is the thread's last
+ * whole copy in the file, whose number is base, and holds those
+ * addresses).
+ */
+struct exp_tstack {
+	__u32 size;		/* bytes of stack, a multiple of 8, at most LWPROF_STACK_MAX */
+	__u16 base;		/* whole: its number; a delta: its base's */
+	__u16 nr_runs;		/* a delta's runs; 0 when whole */
+};
+
+struct exp_trun {
+	__u16 pos;		/* the first literal word of the image */
+	__u16 len;		/* and how many, at least 1 */
+};
+
+#define EXP_TR_IMAGE_MAX	(EXP_TR_NR_REGS + LWPROF_STACK_MAX / 8)
+
+/*
+ * A traced call as the analyzer and dump see it, from a record of type
+ * 16, 18 or 20 (exp_tcall_view()).
+ */
+struct exp_tcall {
+	unsigned int type;	/* the record's */
+	__u16 event;
+	__u32 pid, tid, cpu;
+	__s32 fd;
+	__u64 start_ns, time_ns, addr, addr2, bytes;
+	__s64 ret;
+	const __u64 *ms;	/* LWPROF_MS_COUNT, or NULL */
+	const struct lwprof_rec_sample *s;	/* type 16: its sample */
+	/* type 20 with EXP_TCF_STACK: */
+	const struct exp_tstack *st;	/* NULL: none */
+	int delta;
+	const struct exp_trun *runs;
+	const __u64 *words;	/* whole: registers and stack; delta: the literal words */
+};
+
+/* The view of h, a checked record of type 16, 18 or 20 (else -1). */
+int exp_tcall_view(const struct lwprof_rec *h, struct exp_tcall *v);
+
+/*
+ * Checks of a type-20 record of size bytes (at least its fixed part):
+ * NULL and *known the bytes this format knows (size itself, or less in
+ * a newer minor's record), or what is wrong and *at the offset in the
+ * record of the field at fault.
+ */
+const char *exp_tcall_check(const struct exp_rec_tcall *t, __u32 size,
+			    __u32 *known, unsigned int *at);
+
+/* A delta's rsp: its literal one, or its base's (bsp). */
+__u64 exp_tstack_sp(const struct exp_tcall *v, __u64 bsp);
+
+/*
+ * Does every stack word a delta reuses lie in its base's copy (bsize
+ * bytes from bsp, the base's rsp)?
+ */
+int exp_tstack_fits(const struct exp_tcall *v, __u64 bsp, __u32 bsize);
+
+/*
+ * The whole image of v into regs (EXP_TR_NR_REGS) and stack (its size
+ * bytes): copied, or a delta rebuilt from its base's (bregs, bstack,
+ * bsize); 0 if the base does not hold a reused word.
+ */
+int exp_tstack_apply(const struct exp_tcall *v, const __u64 *bregs,
+		     const __u8 *bstack, __u32 bsize, __u64 *regs, __u8 *stack);
 
 /*
  * The sample of a record the reader handed out: a SAMPLE itself, a trace

@@ -36,8 +36,6 @@
 #include "trace.h"
 
 #define TR_BUF		(1u << 20)	/* per thread */
-#define TR_MAX_REC	(sizeof(struct exp_rec_trace) + 8 * LWPROF_NR_REGS + \
-			 LWPROF_STACK_MAX)
 
 struct tr_thread {
 	struct tr_thread *next;		/* the list: only grows */
@@ -263,97 +261,96 @@ static void commit(size_t n)
 		flush(tr_self, true);
 }
 
-static void sample_init(struct lwprof_rec_sample *s, uint64_t t, uint32_t size)
-{
-	memset(s, 0, sizeof(*s));
-	s->hdr.type = LWPROF_REC_SAMPLE;
-	s->hdr.size = size;
-	s->time_ns = t;
-	s->pid = tr.pid;
-	s->tid = tr_self->tid;
-	s->cpu = sched_getcpu();
-	s->kind = LWPROF_SK_CLOCK;
-}
-
+/*
+ * A trace call record (libexp/trace.h): the fields that are not 0 (nor
+ * implied: a start equal to the return, a ret equal to bytes), the
+ * microstates if the caller has them, the stack part.
+ */
 void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 {
-	uint64_t sp = regs ? regs[LWPROF_REG_SP] : 0, top, copy = 0;
-	const size_t fixed = sizeof(struct exp_rec_trace);
-	struct exp_rec_trace *r;
-	uint32_t area = 0;
-	uint16_t sflags = 0;
-	uint8_t *p;
-	size_t size;
-	int i;
+	uint64_t sp = regs ? regs[EXP_TR_RSP] : 0, top, r[EXP_TR_NR_REGS];
+	__u64 *f;
+	struct exp_rec_tcall *t;
+	uint32_t copy = 0;
+	uint16_t flags = 0;
+	bool delta;
 
+	if (!tr_self && !thread_get(0))
+		return;
 	if (regs) {
-		top = tr_self ? tr_self->stack_top : 0;
+		top = tr_self->stack_top;
 		copy = tr_conf.stack_bytes;
 		if (top > sp && top - sp < copy)
 			copy = top - sp;
 		else if (top <= sp)
 			copy = 0;	/* unknown or foreign stack: registers only */
+		copy &= ~7U;
 	}
-	size = fixed + (regs ? 8 * LWPROF_NR_REGS + tr_stack_room(sp, copy) + 8 : 0);
-	p = reserve(size);	/* the most it can take */
-	if (!p)
+	t = (struct exp_rec_tcall *)reserve(sizeof(*t) +
+					    8 * __builtin_popcount(EXP_TCF_FIELDS) +
+					    (ev->ms ? 8 * LWPROF_MS_COUNT : 0) +
+					    (regs ? tr_stack_room(copy) : 0));
+	if (!t)
 		return;
-	r = (struct exp_rec_trace *)p;
+	f = t->fields;
+	if (ev->start != ev->end) {
+		*f++ = ev->start;
+		flags |= EXP_TCF_START;
+	}
+	if (ev->addr) {
+		*f++ = ev->addr;
+		flags |= EXP_TCF_ADDR;
+	}
+	if (ev->addr2) {
+		*f++ = ev->addr2;
+		flags |= EXP_TCF_ADDR2;
+	}
+	if (ev->bytes) {
+		*f++ = ev->bytes;
+		flags |= EXP_TCF_BYTES;
+	}
+	if (ev->ret && (uint64_t)ev->ret == ev->bytes) {
+		flags |= EXP_TCF_RET_BYTES;
+	} else if (ev->ret) {
+		*f++ = ev->ret;
+		flags |= EXP_TCF_RET;
+	}
+	if (ev->ms) {
+		memcpy(f, ev->ms, 8 * LWPROF_MS_COUNT);
+		f += LWPROF_MS_COUNT;
+		flags |= EXP_TCF_MS;
+	}
 	if (regs) {
-		p = (uint8_t *)(&r->s + 1);
-		memcpy(p, regs, 8 * LWPROF_NR_REGS);
 		/*
 		 * The array lies in the interposed function's frame, inside
 		 * the copy: zeroed, it is the same bytes every call (a delta
 		 * skips it) and the record has its values.
 		 */
-		memset(regs, 0, 8 * LWPROF_NR_REGS);
-		p += 8 * LWPROF_NR_REGS;
-		area = copy ? tr_stack_copy(&tr_self->base, ev->end, sp, copy, p,
-					    &sflags) : 0;
-		memset(p + area, 0, ((area + 7) & ~7U) - area);
+		memcpy(r, regs, sizeof(r));
+		memset(regs, 0, sizeof(r));
+		copy = tr_stack_copy(&tr_self->base, r, copy, (uint8_t *)f, &delta);
+		f = (__u64 *)((uint8_t *)f + copy);	/* its bytes */
+		flags |= EXP_TCF_STACK | (delta ? EXP_TCF_DELTA : 0);
 	}
-	size = fixed + (regs ? 8 * LWPROF_NR_REGS + ((area + 7) & ~7U) : 0);
-	r->hdr.type = EXP_REC_TRACE;
-	r->hdr.flags = 0;
-	r->hdr.size = size;
-	r->event = ev->event;
-	r->pad0 = 0;
-	r->fd = ev->fd;
-	r->start_ns = ev->start;
-	r->addr = ev->addr;
-	r->addr2 = ev->addr2;
-	r->bytes = ev->bytes;
-	r->ret = ev->ret;
-	sample_init(&r->s, ev->end, size - offsetof(struct exp_rec_trace, s));
-	if (tr_ms_delta(ev->start, ev->end, (uint64_t *)r->s.mstate_ns))
-		for (i = 0; i < LWPROF_MS_COUNT; i++)
-			r->s.value += r->s.mstate_ns[i];
-	if (regs) {
-		r->s.hdr.flags = LWPROF_RS_REGS | sflags;
-		r->s.stack_size = area;
-	}
-	commit(size);
+	t->hdr.type = EXP_REC_TCALL;
+	t->hdr.flags = flags;
+	t->hdr.size = (uint8_t *)f - (uint8_t *)t;
+	t->event = ev->event;
+	t->cpu = sched_getcpu();
+	t->pid = tr.pid;
+	t->tid = tr_self->tid;
+	t->fd = ev->fd;
+	t->time_ns = ev->end;
+	commit(t->hdr.size);
 }
 
 void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes)
 {
-	struct exp_rec_trace_free *f = (struct exp_rec_trace_free *)reserve(sizeof(*f));
+	struct tr_ev ev = { .event = event, .fd = -1, .addr = addr,
+			    .bytes = bytes };
 
-	if (!f)
-		return;
-	f->hdr.type = EXP_REC_TRACE_FREE;
-	f->hdr.flags = 0;
-	f->hdr.size = sizeof(*f);
-	f->event = event;
-	f->pad0 = 0;
-	f->pad1 = 0;
-	f->time_ns = tr_now();
-	f->pid = tr.pid;
-	f->tid = tr_self->tid;
-	f->addr = addr;
-	f->bytes = bytes;
-	commit(sizeof(*f));
+	ev.start = ev.end = tr_now();
+	tr_emit(&ev, NULL);
 }
 
 /* A record of size bytes (a multiple of 8) from the buffer: p its start. */

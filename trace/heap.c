@@ -69,7 +69,7 @@ static void free_ev(uint16_t event, void *p, size_t bytes)
 
 TR_API void *malloc(size_t n)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(malloc, __libc_malloc(n));
@@ -85,7 +85,7 @@ TR_API void *malloc(size_t n)
 
 TR_API void *calloc(size_t n, size_t size)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(calloc, __libc_calloc(n, size));
@@ -102,7 +102,7 @@ TR_API void *calloc(size_t n, size_t size)
 /* realloc: the old block freed (if moved or not) and the new one made. */
 TR_API void *realloc(void *old, size_t n)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(realloc, __libc_realloc(old, n));
@@ -120,7 +120,7 @@ TR_API void *realloc(void *old, size_t n)
 
 TR_API void *reallocarray(void *old, size_t n, size_t size)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(reallocarray, NULL);
@@ -149,7 +149,7 @@ TR_API void free(void *p)
 
 TR_API void *memalign(size_t align, size_t n)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(memalign, __libc_memalign(align, n));
@@ -165,7 +165,7 @@ TR_API void *memalign(size_t align, size_t n)
 
 TR_API int posix_memalign(void **pp, size_t align, size_t n)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	int err;
 
 	RESOLVE(posix_memalign, ENOMEM);
@@ -181,7 +181,7 @@ TR_API int posix_memalign(void **pp, size_t align, size_t n)
 
 TR_API void *aligned_alloc(size_t align, size_t n)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(aligned_alloc, __libc_memalign(align, n));
@@ -197,7 +197,7 @@ TR_API void *aligned_alloc(size_t align, size_t n)
 
 TR_API void *valloc(size_t n)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(valloc, __libc_valloc(n));
@@ -213,7 +213,7 @@ TR_API void *valloc(size_t n)
 
 TR_API void *pvalloc(size_t n)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(pvalloc, __libc_pvalloc(n));
@@ -229,7 +229,7 @@ TR_API void *pvalloc(size_t n)
 
 TR_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	uint64_t regs[LWPROF_NR_REGS];
+	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(mmap, MAP_FAILED);

@@ -20,10 +20,12 @@ static void io_ev(uint16_t event, uint64_t *regs, int fd, uint64_t t0,
 		  int64_t ret, int err, bool moves)
 {
 	struct tr_ev ev = { .event = event, .fd = fd, .start = t0 };
+	uint64_t ms[LWPROF_MS_COUNT];
 
 	ev.end = tr_clock_end();
 	ev.ret = ret < 0 ? -(int64_t)err : ret;
 	ev.bytes = moves && ret > 0 ? (uint64_t)ret : 0;
+	ev.ms = tr_ms_delta(t0, ev.end, ms) ? ms : NULL;
 	tr_emit(&ev, regs);
 }
 
@@ -37,7 +39,7 @@ static void io_ev(uint16_t event, uint64_t *regs, int fd, uint64_t t0,
 	link rt name proto						\
 	{								\
 		static rt (*real) proto;				\
-		uint64_t regs[LWPROF_NR_REGS], t0;			\
+		uint64_t regs[EXP_TR_NR_REGS], t0;			\
 		int tfd, err;						\
 		rt ret;							\
 									\
@@ -177,7 +179,7 @@ static int opened(uint16_t event, uint64_t *regs, uint64_t t0, int fd,
 	TR_API int name proto						\
 	{								\
 		static int (*real) proto;				\
-		uint64_t regs[LWPROF_NR_REGS], t0;			\
+		uint64_t regs[EXP_TR_NR_REGS], t0;			\
 		mode_t mode = 0;					\
 		int fd;							\
 									\
@@ -223,7 +225,7 @@ static FILE *fopened(uint64_t *regs, uint64_t t0, FILE *f,
 	TR_API FILE *name(const char *p, const char *m)			\
 	{								\
 		static FILE *(*real)(const char *, const char *);	\
-		uint64_t regs[LWPROF_NR_REGS], t0;			\
+		uint64_t regs[EXP_TR_NR_REGS], t0;			\
 		FILE *f;						\
 									\
 		if (!real && !(real = tr_real(#name)))			\

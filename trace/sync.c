@@ -22,10 +22,13 @@ static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 {
 	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)obj,
 			    .start = t0, .ret = ret };
+	uint64_t ms[LWPROF_MS_COUNT];
 
 	ev.end = tr_clock_end();
-	if (ev.end - t0 >= tr_conf.sync_ns)
+	if (ev.end - t0 >= tr_conf.sync_ns) {
+		ev.ms = tr_ms_delta(t0, ev.end, ms) ? ms : NULL;
 		tr_emit(&ev, regs);
+	}
 }
 
 /*
@@ -36,7 +39,7 @@ static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 	TR_API int name proto						\
 	{								\
 		static int (*real) proto;				\
-		uint64_t regs[LWPROF_NR_REGS], t0;			\
+		uint64_t regs[EXP_TR_NR_REGS], t0;			\
 		int ret;						\
 									\
 		if (!real && !(real = find(#name)))			\

@@ -41,12 +41,16 @@ struct tr_conf {
 extern struct tr_conf tr_conf;
 extern __thread int tr_in TR_TLS;	/* inside the library: do not trace */
 
-/* One traced call: the record's fields (libexp/trace.h). */
+/*
+ * One traced call: the record's fields (libexp/trace.h).  ms: the
+ * module's microstates over the call (LWPROF_MS_COUNT ns), or NULL.
+ */
 struct tr_ev {
 	uint16_t event;
 	int32_t fd;
 	uint64_t start, end, addr, addr2, bytes;
 	int64_t ret;
+	const uint64_t *ms;
 };
 
 static inline uint64_t tr_now(void)
@@ -90,46 +94,46 @@ static inline void tr_leave(void)
 }
 
 /*
- * The caller's registers, in uapi's DWARF order (LWPROF_NR_REGS), with
- * rip at this point of the interposed function and rsp its stack: its
- * CFI says how to find its caller from here.
+ * The registers the analyzer's unwinding needs (libexp/trace.h,
+ * EXP_TR_NR_REGS: rbx, rbp, rsp, r12-r15, rip), with rip at this point
+ * of the interposed function and rsp its stack: its CFI says how to find
+ * its caller from here.
  */
 #define TR_REGS(r)							\
-	__asm__ volatile("movq %%rax, 0(%0)\n\t"			\
-			 "movq %%rdx, 8(%0)\n\t"			\
-			 "movq %%rcx, 16(%0)\n\t"			\
-			 "movq %%rbx, 24(%0)\n\t"			\
-			 "movq %%rsi, 32(%0)\n\t"			\
-			 "movq %%rdi, 40(%0)\n\t"			\
-			 "movq %%rbp, 48(%0)\n\t"			\
-			 "movq %%rsp, 56(%0)\n\t"			\
-			 "movq %%r8, 64(%0)\n\t"			\
-			 "movq %%r9, 72(%0)\n\t"			\
-			 "movq %%r10, 80(%0)\n\t"			\
-			 "movq %%r11, 88(%0)\n\t"			\
-			 "movq %%r12, 96(%0)\n\t"			\
-			 "movq %%r13, 104(%0)\n\t"			\
-			 "movq %%r14, 112(%0)\n\t"			\
-			 "movq %%r15, 120(%0)\n\t"			\
+	__asm__ volatile("movq %%rbx, 0(%0)\n\t"			\
+			 "movq %%rbp, 8(%0)\n\t"			\
+			 "movq %%rsp, 16(%0)\n\t"			\
+			 "movq %%r12, 24(%0)\n\t"			\
+			 "movq %%r13, 32(%0)\n\t"			\
+			 "movq %%r14, 40(%0)\n\t"			\
+			 "movq %%r15, 48(%0)\n\t"			\
 			 "leaq 0(%%rip), %%rax\n\t"			\
-			 "movq %%rax, 128(%0)"				\
+			 "movq %%rax, 56(%0)"				\
 			 : : "r"(r) : "rax", "memory")
 
 /* A thread's last whole stack copy: the base of its deltas (stack.c). */
 struct tr_stack_base {
-	uint64_t sp, time;
+	uint64_t regs[EXP_TR_NR_REGS];
 	uint32_t size, deltas;
+	uint32_t excess;	/* bytes of the deltas since, beyond small ones */
+	uint16_t num;		/* its number (struct exp_tstack.base) */
 	int have;
 	uint8_t *bytes;		/* LWPROF_STACK_MAX */
 };
 
-size_t tr_stack_room(uint64_t sp, uint64_t size);
-uint32_t tr_stack_copy(struct tr_stack_base *b, uint64_t t, uint64_t sp,
-		       uint32_t size, uint8_t *out, uint16_t *flags);
+/* The most bytes of a stack part of size bytes of stack (a delta is less). */
+static inline size_t tr_stack_room(uint32_t size)
+{
+	return sizeof(struct exp_tstack) + 8 * EXP_TR_NR_REGS + size;
+}
+
+uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
+		       uint32_t size, uint8_t *out, bool *delta);
 
 /*
- * Append the record of ev (regs: TR_REGS's, or NULL for no stack) to
- * this thread's buffer; zeroes regs.  Called between tr_enter() and
+ * Append the record of ev (regs: TR_REGS's, EXP_TR_NR_REGS of them in
+ * the interposed function's frame, or NULL for no stack) to this
+ * thread's buffer; zeroes regs.  Called between tr_enter() and
  * tr_leave().
  */
 void tr_emit(const struct tr_ev *ev, uint64_t *regs);

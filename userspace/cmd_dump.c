@@ -32,7 +32,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TRACE_UNTRACED + 1], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_TCALL + 1], other, lost, gs;
 };
 
 static int show_stack;
@@ -230,6 +230,75 @@ static void dump_trace_free(const struct exp_rec_trace_free *f)
 	       (unsigned long long)f->addr, (unsigned long long)f->bytes);
 }
 
+/* The registers of a traced call's image (libexp/trace.h), by name. */
+static const char *const tr_reg[EXP_TR_NR_REGS] = {
+	"rbx", "rbp", "rsp", "r12", "r13", "r14", "r15", "rip",
+};
+
+/*
+ * A traced call's stack (format 1.5): whole, its registers (and with -s
+ * its bytes); a delta, its runs of literal words (-s: each word, a
+ * register by name, a stack word at its offset from rsp).
+ */
+static void dump_tstack(const struct exp_tcall *v)
+{
+	const __u64 *w = v->words;
+	unsigned int i, k, pos, lit = 0;
+
+	for (i = 0; i < v->st->nr_runs; i++)
+		lit += v->runs[i].len;
+	if (v->delta)
+		printf("  tstack delta size=%u base=%u runs=%u literal=%u\n",
+		       v->st->size, v->st->base, v->st->nr_runs, lit);
+	else
+		printf("  tstack whole size=%u base=%u\n  regs", v->st->size,
+		       v->st->base);
+	for (i = 0; !v->delta && i < EXP_TR_NR_REGS; i++)
+		printf(" %s=0x%llx%s", tr_reg[i], (unsigned long long)w[i],
+		       i + 1 == EXP_TR_NR_REGS ? "\n" : "");
+	for (i = 0; show_stack && !v->delta && i < v->st->size; i++)
+		printf("%s%02x%s", i % 32 ? " " : "  stack ",
+		       ((const unsigned char *)(w + EXP_TR_NR_REGS))[i],
+		       i % 32 == 31 || i + 1 == v->st->size ? "\n" : "");
+	for (i = 0; show_stack && v->delta && i < v->st->nr_runs; i++)
+		for (k = 0; k < v->runs[i].len; k++) {
+			pos = v->runs[i].pos + k;
+			if (pos < EXP_TR_NR_REGS)
+				printf("  literal %s=0x%llx\n", tr_reg[pos],
+				       (unsigned long long)*w++);
+			else
+				printf("  literal rsp+%u 0x%016llx\n",
+				       8 * (pos - EXP_TR_NR_REGS),
+				       (unsigned long long)*w++);
+		}
+}
+
+/* A traced call (format 1.5): its fields, microstates and stack. */
+static void dump_tcall(const struct lwprof_rec *r)
+{
+	struct exp_tcall v;
+	unsigned int i;
+
+	exp_tcall_view(r, &v);
+	printf("TRACE %s ", exp_trace_event(v.event)->name);
+	put_time(v.time_ns);
+	printf(" start=");
+	put_time(v.start_ns);
+	printf(" pid=%u tid=%u cpu=%u fd=%d addr=0x%llx addr2=0x%llx bytes=%llu ret=%lld size=%u\n",
+	       v.pid, v.tid, v.cpu, v.fd, (unsigned long long)v.addr,
+	       (unsigned long long)v.addr2, (unsigned long long)v.bytes,
+	       (long long)v.ret, r->size);
+	if (v.ms) {
+		printf(" ");
+		for (i = 0; i < LWPROF_MS_COUNT; i++)
+			printf(" %s=%llu", exp_mstate_names[i].name,
+			       (unsigned long long)v.ms[i]);
+		putchar('\n');
+	}
+	if (v.st)
+		dump_tstack(&v);
+}
+
 static void dump_trace_file(const struct exp_rec_trace_file *f)
 {
 	printf("FILE ");
@@ -255,11 +324,12 @@ static void dump_warn(void *arg, const char *msg)
 static void put_trace_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_TRACE] && !c->type[EXP_REC_TRACE_FREE] &&
-	    !c->type[EXP_REC_TRACE_FILE] && !c->type[EXP_REC_TRACE_UNTRACED])
+	    !c->type[EXP_REC_TCALL] && !c->type[EXP_REC_TRACE_FILE] &&
+	    !c->type[EXP_REC_TRACE_UNTRACED])
 		return;
 	printf("%s: %llu TRACE, %llu FILE", name,
-	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE],
-	       c->type[EXP_REC_TRACE_FILE]);
+	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE] +
+	       c->type[EXP_REC_TCALL], c->type[EXP_REC_TRACE_FILE]);
 	if (c->type[EXP_REC_TRACE_UNTRACED])
 		printf(", %llu UNTRACED", c->type[EXP_REC_TRACE_UNTRACED]);
 	printf("\n");
@@ -316,6 +386,11 @@ static int dump_file(const char *name, struct counts *tot)
 			if (f.hdr.minor < EXP_MINOR_UNTRACED)
 				goto unknown;
 			dump_untraced((const void *)r);
+			break;
+		case EXP_REC_TCALL:
+			if (f.hdr.minor < EXP_MINOR_TCALL)
+				goto unknown;	/* not this format's type */
+			dump_tcall(r);
 			break;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;

@@ -202,7 +202,9 @@ void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
 				break;
 			recs++;
 			calls += rec->type == EXP_REC_TRACE ||
-				 rec->type == EXP_REC_TRACE_FREE;
+				 rec->type == EXP_REC_TRACE_FREE ||
+				 (rec->type == EXP_REC_TCALL &&
+				  f.hdr.minor >= EXP_MINOR_TCALL);
 			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 				archiver_rec(a, rec);
 			if (rec->type == EXP_REC_TRACE_UNTRACED &&

@@ -46,6 +46,14 @@
  *                              full copy out, base=stale gives it another
  *                              time; damage=1 miscounts the first delta's
  *                              literal blocks
+ *   trace FILE format=16|20 [calls=N] [ms=1]
+ *                              a trace file (trace.PID.rec) of N (8)
+ *                              allocations at capture FILE's first
+ *                              snapshot, the even ones freed (gen_trace.c):
+ *                              in format 1.4's records (16, 18; the
+ *                              stacks whole, then sdelta copies) or 1.5's
+ *                              (20: whole, then word deltas; ms=1: with
+ *                              microstates)
  *   kallsyms ADDR TYPE NAME [MODULE]   a line of archives/kallsyms
  *   kmodule NAME SIZE ADDR     a line of archives/modules (/proc/modules':
  *                              NAME SIZE 0 - Live ADDR)

@@ -109,6 +109,12 @@ int gen_capture_read(struct gen *g, const char *file, struct lwprof_capture *c,
 
 /* gen_sdelta.c */
 int gen_capture_delta(struct gen *g, char **kv, int nkv);
+size_t gen_sdelta_encode(uint8_t *out, uint64_t sp, uint32_t size,
+			 const uint8_t *cur, const uint8_t *base, uint64_t base_t,
+			 uint64_t force);
+
+/* gen_trace.c */
+int gen_trace(struct gen *g, char **kv, int nkv);
 int gen_random(struct gen *g, char **kv, int nkv);
 
 #endif

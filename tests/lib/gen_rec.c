@@ -472,6 +472,8 @@ static int statement(struct gen *g, char **w, int n)
 		return gen_capture_delta(g, w + 1, n - 1);
 	if (!strcmp(w[0], "random"))
 		return gen_random(g, w + 1, n - 1);
+	if (!strcmp(w[0], "trace") && n > 1)
+		return gen_trace(g, w + 1, n - 1);
 	return -EINVAL;
 }
 

@@ -15,9 +15,9 @@
  * blocks that differ, and those in force (a bitmap, or NULL), are
  * literal.  Returns the area's bytes.
  */
-static size_t encode(uint8_t *out, uint64_t sp, uint32_t size,
-		     const uint8_t *cur, const uint8_t *base, uint64_t base_t,
-		     uint64_t force)
+size_t gen_sdelta_encode(uint8_t *out, uint64_t sp, uint32_t size,
+			 const uint8_t *cur, const uint8_t *base, uint64_t base_t,
+			 uint64_t force)
 {
 	uint64_t first = sp & ~(uint64_t)(BS - 1), lo, hi;
 	uint32_t nr = (sp + size + BS - 1 - first) / BS, words = (nr + 63) / 64;
@@ -89,7 +89,7 @@ int gen_capture_delta(struct gen *g, char **kv, int nkv)
 		base_t = t - 1;
 	for (i = 0; !err && i < deltas; i++) {
 		t += 10000000;
-		n = encode(area, sp, c.stack_size, stack, i ? stack : spoilt,
+		n = gen_sdelta_encode(area, sp, c.stack_size, stack, i ? stack : spoilt,
 			   base_t, i >= 2);
 		if (damage && !i)
 			((struct lwprof_sdelta *)area)->nr_literal++;
