@@ -34,8 +34,8 @@ check $? -eq 0 "dump reads the experiment"
 
 # rec EVENT KEY=VALUE TID: the microstates of thread TID's traced call
 # EVENT whose field KEY is VALUE, as "user system trap tflt dflt kflt lock
-# sleep stop wait sum start t" (ns), from dump's TRACE line and the SAMPLE
-# line after it.
+# sleep stop wait sum start t" (ns), from dump's TRACE line and the
+# microstates' line after it (none: nothing).
 rec() {
 	awk -v ev="$1" -v kv="$2" -v tid="$3" '
 	function f(name,   i) {
@@ -48,12 +48,16 @@ rec() {
 	$2 == "TRACE" && $3 == ev && index(" " $0 " ", " " kv " ") && f("tid") == tid {
 		t = ns(f("t")); s = ns(f("start")); want = 1; next
 	}
-	want && $1 == "SAMPLE" {
-		printf "%.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\n",
-			f("user"), f("system"), f("trap"), f("tflt"), f("dflt"), f("kflt"),
-			f("lock"), f("sleep"), f("stop"), f("wait"), f("value"), s, t
+	want && $1 ~ /^user=/ {
+		split("user system trap tflt dflt kflt lock sleep stop wait", n, " ")
+		for (i = 1; i <= 10; i++) {
+			v[i] = f(n[i]); sum += v[i]
+			printf "%.0f ", v[i]
+		}
+		printf "%.0f %.0f %.0f\n", sum, s, t
 		exit
-	}' dump
+	}
+	want { exit }' dump
 }
 
 # usage TID: the thread's user system trap tflt dflt kflt lock sleep stop
