@@ -18,7 +18,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <limits.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lwprof.h"
 #include "libexp/trace.h"
@@ -39,6 +43,44 @@ struct tr_conf {
 };
 
 extern struct tr_conf tr_conf;
+
+#define TR_MAPS_MAX	1024		/* executable mappings remembered */
+
+/* The process's state (core.c): set at load and in a forked child. */
+struct tr_proc {
+	int fd;				/* trace.PID.rec, or -1 */
+	uint64_t maps[TR_MAPS_MAX];	/* starts of the mappings recorded */
+	unsigned int nmaps;
+	int maps_lock;
+	pid_t pid;
+	char dir[PATH_MAX];
+	struct tr_thread *threads;	/* buf.c's buffers */
+	bool exiting;			/* after the final flush: write at once */
+};
+
+extern struct tr_proc tr;
+
+static inline ssize_t tr_raw_write(int fd, const void *p, size_t n)
+{
+	return syscall(SYS_write, fd, p, n);
+}
+
+/*
+ * buf.c: the calling thread's buffer.  tr_thread_get() makes it (its
+ * stack ending at top, 0: ask), tr_thread_put() writes it out and frees
+ * it (the thread ends); tr_reserve() gives room for n bytes (NULL: no
+ * buffer) and tr_commit() publishes the record made there.
+ */
+struct tr_thread;
+bool tr_thread_get(uint64_t top);
+bool tr_thread_have(void);
+pid_t tr_thread_tid(void);
+void tr_thread_put(void);
+void tr_thread_after_fork(void);
+uint8_t *tr_reserve(size_t n);
+void tr_commit(size_t n);
+void tr_flush_self(void);
+void tr_flush_all(void);
 extern __thread int tr_in TR_TLS;	/* inside the library: do not trace */
 
 /*
