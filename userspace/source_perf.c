@@ -511,6 +511,7 @@ static int perf_start(struct rec_source *s, char *msg, size_t len)
 		snprintf(msg, len, "the converter thread: %s", strerror(err));
 		return -err;
 	}
+	pthread_setname_np(p->thread, "lwprof-perf");
 	p->thread_on = true;
 	return 0;
 }
@@ -582,6 +583,7 @@ static void perf_close(struct rec_source *s)
 	for (i = 0; p->cpu && i < p->nr_cpus; i++) {
 		if (p->cpu[i].mp)
 			munmap(p->cpu[i].mp, p->cpu[i].mmap_len);
+		free(p->cpu[i].wrap);
 		pout_free(&p->cpu[i].out);
 	}
 	for (i = 0; i < p->nr_fds; i++)

@@ -51,6 +51,11 @@ struct pcpu {
 	size_t mmap_len;
 	struct pout out;
 	__u64 perf_lost;	/* records perf dropped (its ring full) */
+	/* The converter's (perf_conv.c): */
+	__u64 rd;		/* records below are indexed */
+	__u64 keep;		/* records from here on are not converted */
+	unsigned char *wrap;	/* the record that wraps around the end */
+	__u32 wrap_cap;
 };
 
 struct pconv;
@@ -116,6 +121,14 @@ int pout_init(struct pout *r, __u64 bytes);
 void pout_free(struct pout *r);
 /* Append a whole record (size a multiple of 8); false: dropped, no room. */
 bool pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns);
+/*
+ * Where to build a record of up to max bytes in place: free and not
+ * wrapping around the end; NULL if there is no such room (or a LOST
+ * record must go first): build it elsewhere and pout_put() it.
+ */
+void *pout_room(struct pout *r, __u32 max);
+/* The record built at pout_room()'s place (its size set) goes out. */
+void pout_commit(struct pout *r, const void *rec);
 
 /* perf_conv.c */
 int pconv_create(struct psrc *p, struct pconv **cp);
