@@ -22,6 +22,7 @@
 #include "perf_conv.h"
 
 #define BLK	LWPROF_SDELTA_BLOCK
+#define RUN	8	/* blocks compared at once first */
 #define SLACK	2048	/* how far the stack pointer may move in the window */
 #define PERF_REG_SP	7	/* in perf's order (perf_conv.h) */
 
@@ -96,6 +97,17 @@ static bool encode(struct pthr *t, struct lwprof_rec_sample *r,
 	memset(q, 0, used);
 	for (i = 0; i < nb; i++) {
 		lo = first + (__u64)BLK * i;
+		/*
+		 * A run of RUN blocks inside both copies at once: most of a
+		 * stack (its callers' frames) is what it was.
+		 */
+		if (i % RUN == 0 && lo >= sp && lo >= old_lo &&
+		    lo + RUN * BLK <= sp + size && lo + RUN * BLK <= old_hi &&
+		    !memcmp(src + (lo - sp), t->base + (lo - t->base_org),
+			    RUN * BLK)) {
+			i += RUN - 1;
+			continue;
+		}
 		hi = lo + BLK < sp + size ? lo + BLK : sp + size;
 		if (lo < sp)
 			lo = sp;

@@ -11,28 +11,37 @@
  * elsewhere, and then copied in, only at the ring's end or when it is full.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "source_perf.h"
 
 #define PERF_OUT_WAITS	2000
 
+/*
+ * The ring's pages are made now, before the recording, as perf's and the
+ * module's are, rather than one page fault at a time while the converter
+ * first writes them.
+ */
 int pout_init(struct pout *r, __u64 bytes)
 {
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
 	memset(r, 0, sizeof(*r));
-	r->data = malloc(bytes);
-	if (!r->data)
+	if (m == MAP_FAILED)
 		return -ENOMEM;
+	r->data = m;
 	r->size = bytes;
 	return 0;
 }
 
 void pout_free(struct pout *r)
 {
-	free(r->data);
+	if (r->data)
+		munmap(r->data, r->size);
 	r->data = NULL;
 }
 

@@ -46,7 +46,8 @@ struct rec_source {
 	struct rec_ring *rings;	/* one per cpu.N.rec file */
 	unsigned int nr_rings;
 	int poll_fd;		/* readable when the rings want draining, or
-				 * -1: drained by the 250 ms timer only */
+				 * -1: drained by the timed flush only */
+	__u64 flush_ns;		/* the timed flush's period; 0: 250 ms */
 	__u32 abi_major;	/* the records' ABI, for the files' headers */
 	__u32 abi_minor;
 };

@@ -28,8 +28,7 @@
 #include "usage.h"
 
 #define PERF_DATA_PAGES	512	/* per CPU: 2 MiB, halved while refused */
-#define PERF_WAKEUP	(128 * 1024)	/* wake the converter every 128 KiB */
-#define PERF_PASS_MS	250		/* or this often */
+#define PERF_PASS_MS	1000	/* the converter's passes, or at half a ring */
 #define PERF_STACK_MAX	65528	/* the most perf copies (below 64 KiB) */
 
 static struct psrc *psrc(struct rec_source *s)
@@ -302,8 +301,7 @@ static int open_cpu(struct psrc *p, int pid, unsigned int cpu, char *msg,
 		a.config = PERF_COUNT_SW_CPU_CLOCK;
 	/* mmap too: the kernel counts mmap (not mmap2) events to send any */
 	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.context_switch = 1;
-	a.watermark = 1;
-	a.wakeup_watermark = PERF_WAKEUP;
+	/* No watermark: perf wakes the converter at half the ring. */
 	err = open_one(p, &a, pid, cpu, ROLE_CLOCK, 0);
 	if (err)
 		return err == -ENODEV ? err :
@@ -367,10 +365,10 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 
 	p->nr_cpus = ncpu > 0 ? ncpu : 1;
 	/*
-	 * Our rings fill in bursts (a pass converts up to 70 ms of records):
-	 * by default four times the module's, in our own memory.
+	 * Our rings fill in bursts (a pass converts up to a second of
+	 * records, mostly delta copies): by default twice the module's.
 	 */
-	p->ring_pages = o->ring_pages_set ? o->ring_pages : 4 * o->ring_pages;
+	p->ring_pages = o->ring_pages_set ? o->ring_pages : 2 * o->ring_pages;
 	p->cpu = calloc(p->nr_cpus, sizeof(*p->cpu));
 	p->s.rings = calloc(p->nr_cpus, sizeof(*p->s.rings));
 	if (!p->cpu || !p->s.rings)
@@ -411,27 +409,13 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 		p->cpu[i].out.wait = true;
 	}
 	p->s.poll_fd = p->evfd;
+	p->s.flush_ns = PERF_PASS_MS * 1000000ULL;
 	p->s.abi_major = LWPROF_ABI_MAJOR;
 	p->s.abi_minor = LWPROF_ABI_MINOR;
 	err = perf_notes(p, e);
 	if (err)
 		snprintf(msg, len, "log.txt: %s", strerror(-err));
 	return err;
-}
-
-/* Does one of our rings hold an eighth of its size or more? */
-static bool want_drain(struct psrc *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < p->nr_cpus; i++) {
-		struct pout *r = &p->cpu[i].out;
-
-		if (r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >=
-		    r->size / 8)
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -458,11 +442,12 @@ static void synth(struct psrc *p)
 }
 
 /*
- * The converter: wake on a perf ring's watermark, on stop (wakefd) or
+ * The converter: wake when a perf ring is half full, on stop (wakefd) or
  * every PERF_PASS_MS.  Every wake-up of ours or of the loop takes the
- * workload's CPU (and a context-switch sample) on a busy machine, so the
- * drain is woken only for rings an eighth full; the loop's own timed
- * flush writes the rest.
+ * workload's CPU (and a context-switch sample, with its stack) on a busy
+ * machine: so passes are rare, and each one that wrote records wakes the
+ * drain right away, which then runs in the same gap (the loop's own
+ * timed flush, every PERF_PASS_MS too, is only a fallback).
  */
 static void *converter(void *arg)
 {
@@ -482,7 +467,7 @@ static void *converter(void *arg)
 			poll(pfd, n, PERF_PASS_MS);
 		else
 			usleep(PERF_PASS_MS * 1000);
-		if (pconv_pass(p->conv, false, 0) && want_drain(p))
+		if (pconv_pass(p->conv, false, 0))
 			eventfd_write(p->evfd, 1);
 	}
 	free(pfd);
