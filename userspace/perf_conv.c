@@ -64,13 +64,10 @@ void pconv_destroy(struct pconv *c)
 	free(c);
 }
 
-void pconv_totals(const struct pconv *c, __u64 *samples, __u64 *switches,
-		  __u64 *perf_lost, __u64 *throttled)
+void pconv_totals(const struct pconv *c, struct ptotals *t)
 {
-	*samples = c->samples;
-	*switches = c->switches;
-	*perf_lost = c->perf_lost;
-	*throttled = c->throttled;
+	*t = (struct ptotals){ c->samples, c->switches, c->perf_lost,
+			       c->throttled, c->wakeups };
 }
 
 /* The sample_id_all trailer of a non-sample record (TID TIME CPU ID). */
@@ -147,14 +144,17 @@ int pconv_sample(const struct psrc *p, const struct perf_event_header *h,
 	return 0;
 }
 
-/* The time of a record, for ordering; 0 if it has none. */
-static __u64 rec_time(const struct psrc *p, const struct perf_event_header *h)
+/*
+ * The time of a record, for ordering; 0 if it has none.  Every event's
+ * samples begin IDENTIFIER IP TID TIME (the wake-up's too: perf_wake.c).
+ */
+static __u64 rec_time(const struct perf_event_header *h)
 {
-	struct psample s;
+	const __u64 *q = (const __u64 *)(h + 1);
 	struct ptrail t;
 
 	if (h->type == PERF_RECORD_SAMPLE)
-		return pconv_sample(p, h, &s) ? 0 : s.time;
+		return h->size >= sizeof(*h) + 4 * 8 ? q[3] : 0;
 	return pconv_trailer(h, &t) ? 0 : t.time;
 }
 
@@ -177,7 +177,7 @@ static int pend_push(struct pconv *c, const unsigned char *rec, __u32 cpu,
 	n->pos = pos;
 	n->cpu = cpu;
 	n->seq = c->seq++;
-	n->time = rec_time(c->p, (const struct perf_event_header *)rec);
+	n->time = rec_time((const struct perf_event_header *)rec);
 	return 0;
 }
 

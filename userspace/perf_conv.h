@@ -77,6 +77,7 @@ struct pconv {
 	size_t scratch_len;	/* the largest sample */
 	__u64 written;		/* records put into our rings */
 	__u64 samples, switches, perf_lost, throttled;
+	__u64 wakeups;		/* sched_wakeup ends of blocked states */
 };
 
 int pconv_trailer(const struct perf_event_header *h, struct ptrail *t);

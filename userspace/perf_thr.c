@@ -204,6 +204,28 @@ static void put_task(struct pconv *c, const struct pthr *t, __u32 ppid,
 	prec_put(c, &r, cpu, ns);
 }
 
+/*
+ * sched:sched_wakeup (perf_wake.c): a thread blocked since its switch-out
+ * is back on a run queue; from here to its switch-in it waits for a CPU.
+ * Wake-ups of threads not ours, running or runnable already are passed
+ * over.
+ */
+static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
+{
+	struct pthr *t;
+	__u64 ns;
+	__u32 tid;
+
+	if (pwake_sample(c->p, h, &ns, &tid) || !tid)
+		return;
+	t = find(c, tid);
+	if (!t || t->on || t->off_ms == LWPROF_MS_WAIT_CPU)
+		return;
+	advance(t, ns);
+	t->off_ms = LWPROF_MS_WAIT_CPU;
+	c->wakeups++;
+}
+
 static void on_sample(struct pconv *c, const struct perf_event_header *h)
 {
 	const struct psrc *p = c->p;
@@ -214,11 +236,17 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 	unsigned char *q;
 	__u8 mode;
 
+	/* Every event's samples begin with its id (PERF_SAMPLE_IDENTIFIER). */
+	id = h->size >= sizeof(*h) + 8 ? psrc_id(p, *(const __u64 *)(h + 1)) :
+	     NULL;
+	if (id && id->role == ROLE_WAKEUP) {
+		on_wakeup(c, h);
+		return;
+	}
 	/* The idle task (-a): not a thread of ours, as in on_switch(). */
 	if (pconv_sample(p, h, &s) || !s.tid)
 		return;
 	c->samples++;
-	id = psrc_id(p, s.id);
 	t = add(c, s.pid, s.tid, s.time, true);
 	if (!id || !t)
 		return;

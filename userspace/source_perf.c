@@ -177,6 +177,8 @@ static int perf_src_open(const struct collect_opts *o, struct rec_source **sp,
 	if (err)
 		goto fail;
 	p->switch_stacks = p->kernel && o->clock_ns;
+	if (o->clock_ns)
+		pwake_setup(p);
 	if (p->kernel)
 		pproc_futex(p);
 	*sp = &p->s;
@@ -334,6 +336,7 @@ static int open_cpu(struct psrc *p, int pid, unsigned int cpu, char *msg,
 static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 		    char *msg, size_t len)
 {
+	struct perf_event_attr a;
 	unsigned int c, i, online = 0;
 	int err;
 
@@ -345,8 +348,16 @@ static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 			if (err)
 				return err;
 		}
-		if (i)
-			online++;
+		if (!i)
+			continue;
+		online++;
+		if (p->wake) {	/* every task's wake-ups on this CPU */
+			pwake_attr(p, &a);
+			err = open_one(p, &a, -1, c, ROLE_WAKEUP, 0);
+			if (err)
+				return refused(p, err, "sched:sched_wakeup", msg,
+					       len);
+		}
 	}
 	if (!online)
 		return refused(p, -ENODEV, "the clock event", msg, len);
@@ -504,8 +515,9 @@ static int perf_start(struct rec_source *s, char *msg, size_t len)
 static void perf_stop(struct rec_source *s, struct exp_writer *e)
 {
 	struct psrc *p = psrc(s);
-	__u64 end, samples, switches, lost, thr;
+	struct ptotals t;
 	unsigned int i;
+	__u64 end;
 
 	for (i = 0; i < p->nr_fds; i++)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
@@ -525,18 +537,21 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 		e->records += p->cpu[i].out.records;
 		e->lost += p->cpu[i].out.lost + p->cpu[i].perf_lost;
 	}
-	pconv_totals(p->conv, &samples, &switches, &lost, &thr);
-	exp_note(e, "perf_samples", "%llu", (unsigned long long)samples);
-	exp_note(e, "perf_switches", "%llu", (unsigned long long)switches);
+	pconv_totals(p->conv, &t);
+	exp_note(e, "perf_samples", "%llu", (unsigned long long)t.samples);
+	exp_note(e, "perf_switches", "%llu", (unsigned long long)t.switches);
+	if (p->wake)
+		exp_note(e, "perf_wakeups", "%llu",
+			 (unsigned long long)t.wakeups);
 	if (p->o->mode != MODE_COMMAND)
 		exp_note(e, "perf_proc_scan", "%u threads of %u processes in %.1f ms",
 			 p->synth_threads, p->synth_procs, p->synth_ns / 1e6);
-	if (lost)
+	if (t.perf_lost)
 		exp_warn(e, "perf lost %llu records (its ring was full): microstates of the threads concerned are approximate; use a longer interval",
-			 (unsigned long long)lost);
-	if (thr)
+			 (unsigned long long)t.perf_lost);
+	if (t.throttled)
 		exp_warn(e, "perf throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
-			 (unsigned long long)thr);
+			 (unsigned long long)t.throttled);
 }
 
 static void perf_finish(struct rec_source *s, struct exp_writer *e)

@@ -6,7 +6,8 @@
  * threads of a simulated process run, are preempted, block, migrate
  * between two CPUs and exit, with clock samples and context-switch
  * samples whose stack copies change a little (near sp), a lot (a whole
- * rewrite), or move (sp jumps out of the base window); the records are
+ * rewrite), or move (sp jumps out of the base window), and wake-ups
+ * (sched:sched_wakeup) of blocked threads, and of others; the records are
  * converted in passes, some wrap around the end of perf's ring, and the
  * converted records are read back as the analyzer reads them:
  *  - every stack copy, full or delta, rebuilt from its base (the
@@ -15,7 +16,8 @@
  *    switch-out packet that should go out did, once;
  *  - every nanosecond from each thread's fork to its exit in exactly one
  *    microstate: on CPU (User + System) = switch-in to switch-out, Wait
- *    CPU = fork to first run and every preemption, Sleep = every block;
+ *    CPU = fork to first run, every preemption and every wake-up to the
+ *    switch-in, Sleep = every block to its wake-up (or switch-in);
  *  - records younger than the hold stay in perf's ring (its data_tail at
  *    the first of them) until the last pass;
  *  - with our rings left full (records dropped, a LOST record in their
@@ -40,6 +42,8 @@
 #define MAXS	8192		/* samples remembered */
 #define ID_CLOCK	11
 #define ID_SWITCH	12
+#define ID_WAKE		13
+#define WAKE_PID	24	/* the woken pid in sched_wakeup's raw data */
 #define PID	4000
 
 struct thr {
@@ -53,6 +57,7 @@ struct thr {
 	__u64 born, gone, last;	/* fork, exit, last state change */
 	__u64 on_ns, wait_ns, sleep_ns;
 	bool preempted;
+	bool woken;		/* blocked, and woken since */
 	int parked;		/* truth[] of its switch-out sample, or -1 */
 };
 
@@ -133,6 +138,26 @@ static void put_task(int cpu, const struct thr *t, __u32 type)
 	} r = { { type, 0, sizeof(r) }, PID, 1, t->tid, PID, now_t, PID,
 		t->tid, now_t, cpu, 0, ID_CLOCK };
 
+	emit(cpu, &r, sizeof(r));
+}
+
+/* A sched_wakeup of tid on CPU cpu (by whichever task). */
+static void put_wake(int cpu, __u32 tid)
+{
+	struct {
+		struct perf_event_header h;
+		__u64 id, ip;
+		__u32 pid, tid;
+		__u64 time;
+		__u32 cpu, res;
+		__u64 period;
+		__u32 size;
+		unsigned char raw[36];	/* common, comm, pid, prio, cpu */
+	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(r) },
+		ID_WAKE, 0xffffffff81002000ULL, 1, 1, now_t, cpu, 0, 1, 36,
+		{ 0 } };
+
+	memcpy(r.raw + WAKE_PID, &tid, 4);
 	emit(cpu, &r, sizeof(r));
 }
 
@@ -229,9 +254,26 @@ static void step(struct thr *t, bool may_exit)
 {
 	unsigned int k = rnd(100);
 
-	if (t->cpu < 0) {			/* back on a CPU */
+	/*
+	 * A wake-up of a thread not blocked, or not ours: passed over (a
+	 * little before this step: not at the instant it blocks).
+	 */
+	if (rnd(8) == 0) {
+		now_t -= 500;
+		put_wake(rnd(NCPU), t->cpu >= 0 || t->preempted || t->woken ?
+			 t->tid : 77);
+		now_t += 500;
+	}
+	if (t->cpu < 0 && !t->preempted && !t->woken && rnd(2)) {
+		t->sleep_ns += now_t - t->last;	/* woken: it waits */
+		t->last = now_t;
+		t->woken = true;
+		put_wake(rnd(NCPU), t->tid);
+	} else if (t->cpu < 0) {		/* back on a CPU */
 		t->cpu = rnd(NCPU);
-		*(t->preempted ? &t->wait_ns : &t->sleep_ns) += now_t - t->last;
+		*(t->preempted || t->woken ? &t->wait_ns : &t->sleep_ns) +=
+			now_t - t->last;
+		t->woken = false;
 		if (t->parked >= 0 && now_t > t->last) {
 			truth[t->parked].time = now_t;
 			truth[t->parked].out = true;
@@ -426,7 +468,8 @@ int main(void)
 	struct collect_opts o = { .mode = MODE_COMMAND, .clock_ns = 1000000,
 				  .stack_bytes = STACK, .depth = 64 };
 	struct pev_id ids[] = { { ID_CLOCK, ROLE_CLOCK, 0 },
-				{ ID_SWITCH, ROLE_SWITCH, 0 } };
+				{ ID_SWITCH, ROLE_SWITCH, 0 },
+				{ ID_WAKE, ROLE_WAKEUP, 0 } };
 	struct psrc *p = calloc(1, sizeof(*p));
 	struct tally *y = calloc(1, sizeof(*y));
 	unsigned int i, expect = 0, held_pos;
@@ -446,7 +489,9 @@ int main(void)
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	p->ids = ids;
-	p->nr_ids = 2;
+	p->nr_ids = 3;
+	p->wake = true;
+	p->wake_pid_off = WAKE_PID;
 	for (i = 0; i < NCPU; i++) {
 		mp[i] = aligned_alloc(4096, 4096 + PRING);
 		if (!mp[i] || pout_init(&p->cpu[i].out, ORING))

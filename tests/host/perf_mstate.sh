@@ -6,9 +6,10 @@
 # own switch instants, so a blocked thread's Sleep or User Lock lies
 # between the time the scheduler saw it asleep (schedstat's
 # sum_sleep_runtime: dequeue to wake-up) and the wall time of its blocking
-# call (which also holds the call's own CPU time and, like our off-CPU
-# interval, the run-queue wait after the wake-up): those bounds, +- 1 ms
-# for the two clocks' reads, are the tolerance.  Lock and sleep are told
+# call (which also holds the call's own CPU time and the run-queue wait
+# after the wake-up, which our off-CPU interval holds too where there is
+# no sched:sched_wakeup: host/perf_wakewait checks that split): those
+# bounds, +- 1 ms for the two clocks' reads, are the tolerance.  Lock and sleep are told
 # apart by the kernel stack at switch-out (a futex system call is User
 # Lock): each thread must show the one it did and (less than 1 ms of) not
 # the other.  On-CPU time is exact (switch records) but its split into
@@ -71,9 +72,9 @@ check "$(pb_get "$t" "User Lock")" -lt 1000000 "holder: no User Lock"
 # the gate itself and whatever slept before it (in the TCG guest, page-ins
 # over 9p).  Every off-CPU nanosecond is in a switch record's interval, so
 # Wait CPU + User Lock + Sleep is at least the truth (- 1% for the two
-# clocks' reads), and Wait CPU (preemptions) at most the truth (+ 1%).  Wait CPU is only the preempted part of the run-queue
-# wait: at most the thread's schedstat run-queue wait, which also holds
-# the waits after its wake-ups (those we count with the blocked time).
+# clocks' reads), and Wait CPU (preemptions) at most the truth (+ 1%).  Wait CPU is the preempted part of the run-queue
+# wait, and with sched:sched_wakeup the waits after the wake-ups too: at
+# most the thread's schedstat run-queue wait, which holds both.
 pb_collect waitcpu "$ms_progs/ms_waitcpu"
 for s in spin0 spin1 spin2; do
 	t=$(ms_tid $s)
