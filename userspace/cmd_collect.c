@@ -171,6 +171,8 @@ static void halt(struct run *r, const char *why);
  */
 static void snapshot(struct run *r, __u64 now)
 {
+	if (r->src->ops->sync && !r->halted)
+		r->src->ops->sync(r->src);
 	flight_write(r->fl, &r->e, r->o, r->o->argv ? r->child_pid : 0,
 		     r->src->abi_major, r->src->abi_minor, &r->gs, now);
 }

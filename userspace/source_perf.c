@@ -157,7 +157,7 @@ static int perf_src_open(const struct collect_opts *o, struct rec_source **sp,
 	p->s.ops = &source_perf;
 	p->s.poll_fd = -1;
 	p->o = o;
-	p->evfd = p->wakefd = -1;
+	p->evfd = p->wakefd = p->syncfd = -1;
 	if ((o->idle_set && o->idle) || (o->irq_set && o->irq)) {
 		snprintf(msg, len, "--idle and --irq need the lwprof module (the perf backend cannot record them); use --backend module");
 		err = -EOPNOTSUPP;
@@ -413,7 +413,8 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 		return err;
 	p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	p->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->evfd < 0 || p->wakefd < 0)
+	p->syncfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->evfd < 0 || p->wakefd < 0 || p->syncfd < 0)
 		return -errno;
 	for (i = 0; i < p->nr_cpus; i++) {
 		p->cpu[i].out.kick_fd = p->evfd;
@@ -465,6 +466,8 @@ static void *converter(void *arg)
 	struct psrc *p = arg;
 	struct pollfd *pfd = calloc(p->nr_cpus + 1, sizeof(*pfd));
 	unsigned int i, n = 0;
+	eventfd_t v;
+	int req;
 
 	for (i = 0; pfd && i < p->nr_cpus; i++)
 		if (p->cpu[i].fd >= 0)
@@ -478,11 +481,39 @@ static void *converter(void *arg)
 			poll(pfd, n, PERF_PASS_MS);
 		else
 			usleep(PERF_PASS_MS * 1000);
+		eventfd_read(p->wakefd, &v);	/* stop, or perf_sync() */
+		/* A pass that begins after the request answers it. */
+		req = __atomic_exchange_n(&p->sync_req, 0, __ATOMIC_ACQ_REL);
 		if (pconv_pass(p->conv, false, 0))
 			eventfd_write(p->evfd, 1);
+		/*
+		 * The pass's records are in our rings (their heads stored
+		 * with release) before perf_sync() reads this eventfd.
+		 */
+		if (req)
+			eventfd_write(p->syncfd, 1);
 	}
 	free(pfd);
 	return NULL;
+}
+
+/*
+ * A flight recorder's snapshot is about to be taken: the converter makes
+ * a pass now rather than up to PERF_PASS_MS later (records younger than
+ * its hold stay), and we wait for it, a second at most.
+ */
+static void perf_sync(struct rec_source *s)
+{
+	struct psrc *p = psrc(s);
+	struct pollfd pfd = { .fd = p->syncfd, .events = POLLIN };
+	eventfd_t v;
+
+	if (!p->thread_on)
+		return;
+	__atomic_store_n(&p->sync_req, 1, __ATOMIC_RELEASE);
+	eventfd_write(p->wakefd, 1);
+	if (poll(&pfd, 1, 1000) > 0)
+		eventfd_read(p->syncfd, &v);
 }
 
 static int perf_start(struct rec_source *s, char *msg, size_t len)
@@ -592,6 +623,8 @@ static void perf_close(struct rec_source *s)
 		close(p->evfd);
 	if (p->wakefd >= 0)
 		close(p->wakefd);
+	if (p->syncfd >= 0)
+		close(p->syncfd);
 	free(p->fds);
 	free(p->ids);
 	free(p->cpu);
@@ -604,6 +637,7 @@ const struct rec_source_ops source_perf = {
 	.open = perf_src_open,
 	.setup = perf_setup,
 	.start = perf_start,
+	.sync = perf_sync,
 	.stop = perf_stop,
 	.finish = perf_finish,
 	.close = perf_close,

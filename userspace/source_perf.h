@@ -91,7 +91,9 @@ struct psrc {
 	unsigned int synth_procs, synth_threads;
 	__u64 synth_ns;		/* how long that took */
 	int evfd;		/* poll_fd: the converter wrote records */
-	int wakefd;		/* wakes the converter to stop */
+	int wakefd;		/* wakes the converter: stop, or a sync */
+	int syncfd;		/* the converter made the pass asked for */
+	int sync_req;		/* atomic: a pass asked for (perf_sync()) */
 	pthread_t thread;
 	bool thread_on;
 	int stop;		/* atomic: the converter's last pass, then exit */
