@@ -8,8 +8,9 @@
  *
  * The records come from a recording source (source.h; lwprof.ko's rings).
  * One io_uring runs everything: a multishot poll on the source's poll_fd
- * (/dev/lwprof: the rings reached their watermark), a 250 ms timer that
- * flushes whatever the rings hold, a poll on a signalfd (SIGCHLD, SIGINT,
+ * (/dev/lwprof: the rings reached their watermark), a timer (250 ms, or
+ * the source's period) that flushes whatever the rings hold, a poll on a
+ * signalfd (SIGCHLD, SIGINT,
  * SIGTERM, SIGHUP), a pidfd poll (-P), the -t deadline, and the writes of
  * drain.c.
  */
@@ -41,7 +42,7 @@
 #define FLUSH_NS	250000000LL	/* the timed flush */
 #define SETTLE_NS	2000000000ULL	/* for the last threads to go */
 #define SETTLE_TICK_NS	5000000LL
-#define USAGE_TICKS	4		/* read exited threads every 1 s */
+#define USAGE_TICKS	4		/* read exited threads every 4 flushes */
 
 enum state { RUNNING, SETTLING, STOPPING, DONE };
 
@@ -170,6 +171,8 @@ static void halt(struct run *r, const char *why);
  */
 static void snapshot(struct run *r, __u64 now)
 {
+	if (r->src->ops->sync && !r->halted)
+		r->src->ops->sync(r->src);
 	flight_write(r->fl, &r->e, r->o, r->o->argv ? r->child_pid : 0,
 		     r->src->abi_major, r->src->abi_minor, &r->gs, now);
 }
@@ -334,6 +337,12 @@ static void on_signal(struct run *r)
 	}
 }
 
+/* The timed flush's period: the source's, or FLUSH_NS. */
+static __u64 flush_ns(const struct run *r)
+{
+	return r->src->flush_ns ? r->src->flush_ns : FLUSH_NS;
+}
+
 static void on_flush(struct run *r)
 {
 	kick(r);
@@ -355,7 +364,7 @@ static void on_flush(struct run *r)
 		}
 	}
 	if (r->state < STOPPING)
-		arm_timeout(r->ring, &r->flush_ts, FLUSH_NS, UD_FLUSH);
+		arm_timeout(r->ring, &r->flush_ts, flush_ns(r), UD_FLUSH);
 }
 
 static void handle(struct run *r, struct io_uring_cqe *cqe)
@@ -553,7 +562,7 @@ static int setup(struct run *r)
 	if ((src->poll_fd >= 0 &&
 	     arm_poll(r->ring, src->poll_fd, UD_POLL, 1)) ||
 	    arm_poll(r->ring, r->sfd, UD_SIGNAL, 1) ||
-	    arm_timeout(r->ring, &r->flush_ts, FLUSH_NS, UD_FLUSH))
+	    arm_timeout(r->ring, &r->flush_ts, flush_ns(r), UD_FLUSH))
 		return say(r, -EBUSY, "arming io_uring");
 	if (o->mode == MODE_ATTACH) {
 		r->pidfd = syscall(SYS_pidfd_open, o->pid, 0);

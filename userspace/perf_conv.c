@@ -2,11 +2,13 @@
 /*
  * The perf source's converter (source_perf.h, docs/perf-backend.md): perf's
  * per-CPU mmap rings in, lwprof records out.  A thread's records come from
- * every CPU it ran on, so each pass reads all rings, sorts what it read by
- * time and converts only what is older than PERF_HOLD_NS before the pass
- * began: perf writes a record within microseconds of its time stamp, with
- * preemption off, so nothing older can still be on its way (the last pass,
- * after the events are disabled, converts everything).
+ * every CPU it ran on, so each pass indexes the new records of all rings,
+ * sorts them by time and converts only what is older than PERF_HOLD_NS
+ * before the pass began: perf writes a record within microseconds of its
+ * time stamp, with preemption off, so nothing older can still be on its
+ * way (the last pass, after the events are disabled, converts everything).
+ * Records are converted where perf wrote them: a ring's space goes back
+ * to perf up to its first record not yet converted.
  *
  * The microstates (perf_thr.c keeps each thread's clock) come from three
  * things: the clock samples (task-clock: every interval of the thread's
@@ -44,8 +46,7 @@ int pconv_create(struct psrc *p, struct pconv **cp)
 	c->scratch_len = sizeof(struct lwprof_rec_sample) + 8 * LWPROF_NR_REGS +
 			 16 * ((size_t)p->depth + 2) + p->stack_bytes + 8;
 	c->scratch = malloc(c->scratch_len);
-	if (!c->scratch || pdelta_init(c)) {
-		free(c->scratch);
+	if (!c->scratch) {
 		free(c);
 		return -ENOMEM;
 	}
@@ -55,26 +56,18 @@ int pconv_create(struct psrc *p, struct pconv **cp)
 
 void pconv_destroy(struct pconv *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; i < c->nr_pend; i++)
-		free(c->pend[i].rec);
 	free(c->pend);
 	pthr_free_all(c);
 	free(c->scratch);
-	free(c->delta);
 	free(c);
 }
 
-void pconv_totals(const struct pconv *c, __u64 *samples, __u64 *switches,
-		  __u64 *perf_lost, __u64 *throttled)
+void pconv_totals(const struct pconv *c, struct ptotals *t)
 {
-	*samples = c->samples;
-	*switches = c->switches;
-	*perf_lost = c->perf_lost;
-	*throttled = c->throttled;
+	*t = (struct ptotals){ c->samples, c->switches, c->perf_lost,
+			       c->throttled, c->wakeups };
 }
 
 /* The sample_id_all trailer of a non-sample record (TID TIME CPU ID). */
@@ -146,21 +139,27 @@ int pconv_sample(const struct psrc *p, const struct perf_event_header *h,
 	s->dyn = *q;
 	if (s->dyn > n)
 		s->dyn = n;
+	if (s->dyn > p->stack_bytes)	/* what we asked for, at most */
+		s->dyn = p->stack_bytes;
 	return 0;
 }
 
-/* The time of a record, for ordering; 0 if it has none. */
-static __u64 rec_time(const struct psrc *p, const struct perf_event_header *h)
+/*
+ * The time of a record, for ordering; 0 if it has none.  Every event's
+ * samples begin IDENTIFIER IP TID TIME (the wake-up's too: perf_wake.c).
+ */
+static __u64 rec_time(const struct perf_event_header *h)
 {
-	struct psample s;
+	const __u64 *q = (const __u64 *)(h + 1);
 	struct ptrail t;
 
 	if (h->type == PERF_RECORD_SAMPLE)
-		return pconv_sample(p, h, &s) ? 0 : s.time;
+		return h->size >= sizeof(*h) + 4 * 8 ? q[3] : 0;
 	return pconv_trailer(h, &t) ? 0 : t.time;
 }
 
-static int pend_push(struct pconv *c, unsigned char *rec, __u32 cpu)
+static int pend_push(struct pconv *c, const unsigned char *rec, __u32 cpu,
+		     __u64 pos)
 {
 	struct pend *n;
 
@@ -175,59 +174,96 @@ static int pend_push(struct pconv *c, unsigned char *rec, __u32 cpu)
 	}
 	n = &c->pend[c->nr_pend++];
 	n->rec = rec;
+	n->pos = pos;
 	n->cpu = cpu;
 	n->seq = c->seq++;
-	n->time = rec_time(c->p, (const struct perf_event_header *)rec);
+	n->time = rec_time((const struct perf_event_header *)rec);
 	return 0;
 }
 
 /*
- * Copy everything in CPU i's perf ring into the pending list and give the
- * space back.  The header is 8 bytes at an 8-byte position, so only a
- * record's body can wrap.
+ * A record that wraps around the end of CPU i's ring, made whole in the
+ * CPU's wrap buffer.  Records stay in perf's ring, between its data_tail
+ * and data_head, until they are converted, and the kernel writes only
+ * past data_head: so at most one of them wraps at a time, and the buffer
+ * is free again before the next one does.
+ */
+static const unsigned char *unwrap(struct pcpu *pc, const unsigned char *data,
+				   __u64 size, __u64 off, __u32 len)
+{
+	__u64 first = size - off;
+	unsigned char *n;
+
+	if (pc->wrap_cap < len) {
+		n = realloc(pc->wrap, len);
+		if (!n)
+			return NULL;
+		pc->wrap = n;
+		pc->wrap_cap = len;
+	}
+	memcpy(pc->wrap, data + off, first);
+	memcpy(pc->wrap + first, data, len - first);
+	return pc->wrap;
+}
+
+/*
+ * Index the records CPU i's ring gained since the last pass: they are
+ * converted where they lie (pconv_pass()), with no copy.  The header is
+ * 8 bytes at an 8-byte position, so only a record's body can wrap.
  */
 static void read_ring(struct pconv *c, unsigned int i)
 {
 	struct pcpu *pc = &c->p->cpu[i];
 	struct perf_event_mmap_page *mp = pc->mp;
-	unsigned char *data, *rec;
-	__u64 head, tail, size, off, first;
+	const unsigned char *data, *rec;
+	__u64 head, size, off;
 	struct perf_event_header h;
 
 	if (!mp)
 		return;
-	data = (unsigned char *)mp + mp->data_offset;
+	data = (const unsigned char *)mp + mp->data_offset;
 	size = mp->data_size;
 	/* Pairs with the kernel's store-release of data_head. */
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	tail = mp->data_tail;
-	while (tail < head) {
-		off = tail & (size - 1);
+	while (pc->rd < head) {
+		off = pc->rd & (size - 1);
 		memcpy(&h, data + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail)
+		if (h.size < sizeof(h) || h.size > head - pc->rd)
 			break;	/* not perf's protocol: drop the rest */
-		rec = malloc(h.size);
-		if (!rec) {
+		rec = off + h.size <= size ? data + off :
+		      unwrap(pc, data, size, off, h.size);
+		if (!rec || pend_push(c, rec, i, pc->rd))
 			c->perf_lost++;
-		} else {
-			first = size - off;
-			if (first >= h.size) {
-				memcpy(rec, data + off, h.size);
-			} else {
-				memcpy(rec, data + off, first);
-				memcpy(rec + first, data, h.size - first);
-			}
-			if (pend_push(c, rec, i)) {
-				free(rec);
-				c->perf_lost++;
-			}
-		}
-		tail += h.size;
+		pc->rd += h.size;
 	}
-	if (tail < head)
-		tail = head;
-	/* Our reads of the records are done before the kernel reuses them. */
-	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	pc->rd = head;
+}
+
+/*
+ * Give perf back the bytes of every CPU's ring up to its first record not
+ * yet converted (they are read in ring order, converted in time order).
+ */
+static void free_rings(struct pconv *c)
+{
+	struct psrc *p = c->p;
+	unsigned int i;
+	size_t k;
+
+	for (i = 0; i < p->nr_cpus; i++)
+		p->cpu[i].keep = p->cpu[i].rd;
+	for (k = 0; k < c->nr_pend; k++) {
+		struct pcpu *pc = &p->cpu[c->pend[k].cpu];
+
+		if (c->pend[k].pos < pc->keep)
+			pc->keep = c->pend[k].pos;
+	}
+	for (i = 0; i < p->nr_cpus; i++) {
+		if (!p->cpu[i].mp)
+			continue;
+		/* Our reads of the records are done before the kernel reuses them. */
+		__atomic_store_n(&p->cpu[i].mp->data_tail, p->cpu[i].keep,
+				 __ATOMIC_RELEASE);
+	}
 }
 
 static int by_time(const void *a, const void *b)
@@ -253,11 +289,11 @@ unsigned int pconv_pass(struct pconv *c, bool final, __u64 end_ns)
 			break;
 		pconv_record(c, (const struct perf_event_header *)c->pend[k].rec,
 			     c->pend[k].cpu);
-		free(c->pend[k].rec);
 	}
 	done = k;
 	memmove(c->pend, c->pend + done, (c->nr_pend - done) * sizeof(*c->pend));
 	c->nr_pend -= done;
+	free_rings(c);
 	if (final)
 		pthr_close_all(c, end_ns);
 	return (unsigned int)(c->written - before);

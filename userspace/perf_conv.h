@@ -32,10 +32,12 @@ struct ptrail {
 	__u64 time, id;
 };
 
+/* A record not yet converted, where it lies in perf's ring (or wrap). */
 struct pend {
 	__u64 time, seq;
+	__u64 pos;		/* its position in the CPU's ring */
 	__u32 cpu;
-	unsigned char *rec;
+	const unsigned char *rec;
 };
 
 /* One thread's clock: the time since its last packet, by microstate. */
@@ -46,14 +48,21 @@ struct pthr {
 	__u64 acc[LWPROF_MS_COUNT];
 	bool on;		/* on a CPU */
 	bool lock_out;		/* the last switch-out was in a futex wait */
+	bool parked_on;		/* parked holds the switch-out packet */
 	__u8 off_ms;		/* the microstate off CPU */
 	__u8 last_mode;		/* USER or SYSTEM: where the last sample was */
 	char comm[16];
-	unsigned char *parked;	/* the switch-out packet, waiting for its time */
-	/* The last stack copy it sent, the base of its next delta: */
+	/* The switch-out packet, waiting for its time (perf_thr.c): */
+	unsigned char *parked;
+	__u32 parked_cap;
+	/*
+	 * The last stack copy it sent, the base of its next delta
+	 * (perf_delta.c): base_size bytes at base_sp, in a window of the
+	 * stack from base_org; base_size 0: none.
+	 */
+	__u32 base_size, base_ring;
 	unsigned char *base;
-	__u32 base_cap, base_size, base_ring;
-	__u64 base_sp, base_time;
+	__u64 base_org, base_sp, base_time;
 };
 
 #define PTHR_BUCKETS	1024
@@ -65,10 +74,10 @@ struct pconv {
 	__u64 seq;
 	struct pthr *bucket[PTHR_BUCKETS];
 	unsigned char *scratch;	/* a sample being built */
-	unsigned char *delta;	/* ... and as a delta (perf_delta.c) */
-	size_t scratch_len;
+	size_t scratch_len;	/* the largest sample */
 	__u64 written;		/* records put into our rings */
 	__u64 samples, switches, perf_lost, throttled;
+	__u64 wakeups;		/* sched_wakeup ends of blocked states */
 };
 
 int pconv_trailer(const struct perf_event_header *h, struct ptrail *t);
@@ -82,13 +91,18 @@ void pthr_close_all(struct pconv *c, __u64 end_ns);
 void pthr_free_all(struct pconv *c);
 
 /*
- * perf_rec.c: the lwprof sample of s into c->scratch (kind, counter,
- * value, the flags beyond what s says); returns it.  With kstack the
- * kernel frames go in too.
+ * perf_rec.c.  A sample record is begun where it will be built
+ * (prec_begin(): in its ring, or c->scratch), given its fixed part,
+ * registers and frames (prec_head(): kind, counter, value, the flags
+ * beyond what s says; with kstack the kernel frames too; returns where
+ * the stack copy goes), its stack copy (pdelta_stack()) and ended
+ * (prec_end(): false if it was dropped, the ring full).
  */
-struct lwprof_rec_sample *prec_build(struct pconv *c, const struct psample *s,
-				     __u16 kind, __u16 counter, __u64 value,
-				     __u16 flags);
+struct lwprof_rec_sample *prec_begin(struct pconv *c, __u32 cpu);
+unsigned char *prec_head(struct pconv *c, struct lwprof_rec_sample *r,
+			 const struct psample *s, __u16 kind, __u16 counter,
+			 __u64 value, __u16 flags);
+bool prec_end(struct pconv *c, struct lwprof_rec_sample *r);
 /* Did s's kernel chain pass through a futex wait? */
 bool prec_futex(const struct psrc *p, const struct psample *s);
 /* An executable mapping, for prec_mmap(). */
@@ -112,10 +126,13 @@ __u32 prec_ring(const struct pconv *c, __u32 cpu);
 bool prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns);
 
 /*
- * perf_delta.c: put sample r (of thread t, a full stack copy) as a delta
- * against t's previous copy in the same ring where that is smaller.
+ * perf_delta.c: s's stack copy at q, the end of r's frames, as a delta
+ * against t's previous copy in the same ring where that is smaller, else
+ * whole; r's size and flags follow, and the copy is t's next base.  If r
+ * then does not reach its file, pdelta_lost(t): it is no base.
  */
-int pdelta_init(struct pconv *c);
-void pdelta_put(struct pconv *c, struct pthr *t, struct lwprof_rec_sample *r);
+void pdelta_stack(struct pconv *c, struct pthr *t, struct lwprof_rec_sample *r,
+		  unsigned char *q, const struct psample *s);
+void pdelta_lost(struct pthr *t);
 
 #endif

@@ -1,127 +1,179 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Delta stack copies for the perf backend (uapi/lwprof_record.h, struct
- * lwprof_sdelta; the module's --stack-delta): perf copies the whole top of
- * the user stack at every sample, and most of it is what the thread's
- * previous sample copied.  Each sample of a thread with a stack copy is a
- * base (LWPROF_RS_SBASE); when the thread's previous one went into the
- * same ring, the copy goes as the 64-byte blocks that differ from it
- * (LWPROF_RS_SDELTA), if that is smaller.  The reader rebuilds the copy
+ * Stack copies for the perf backend, as delta copies (uapi/lwprof_record.h,
+ * struct lwprof_sdelta; the module's --stack-delta): perf copies the whole
+ * top of the user stack at every sample, and most of it is what the
+ * thread's previous sample copied.  Each sample of a thread with a stack
+ * copy is a base (LWPROF_RS_SBASE); when the thread's previous one went
+ * into the same ring, the copy goes as the 64-byte blocks that differ from
+ * it (LWPROF_RS_SDELTA), if that is smaller.  The reader rebuilds the copy
  * from the base (libexp/sdelta.h).
+ *
+ * The copy is read where perf wrote it and compared there; only the
+ * blocks that differ are copied, into the record and into the thread's
+ * base, which is kept by address (a window of the stack a little larger
+ * than a copy), so a thread whose stack pointer stays inside the window
+ * never copies its whole stack again.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "libexp/sample.h"
 #include "perf_conv.h"
 
 #define BLK	LWPROF_SDELTA_BLOCK
+#define RUN	8	/* blocks compared at once first */
+#define SLACK	2048	/* how far the stack pointer may move in the window */
+#define PERF_REG_SP	7	/* in perf's order (perf_conv.h) */
 
-int pdelta_init(struct pconv *c)
+/* The base window's bytes: a copy, and room for sp to move either way. */
+static __u32 window(const struct pconv *c)
 {
-	c->delta = calloc(1, c->scratch_len + 64 + c->p->stack_bytes / BLK / 8 + 8);
-	return c->delta ? 0 : -ENOMEM;
+	return (c->p->stack_bytes + 2 * SLACK + BLK + BLK - 1) & ~(__u32)(BLK - 1);
 }
 
-/* Block i of a copy at sp of size bytes: [*lo, *hi) in addresses. */
-static void block(__u64 sp, __u32 size, __u32 i, __u64 *lo, __u64 *hi)
+/* Are the n bytes at a and b equal?  (Blocks are 64 bytes but the ends.) */
+static bool same(const unsigned char *a, const unsigned char *b, __u32 n)
 {
-	__u64 a = (sp & ~(__u64)(BLK - 1)) + (__u64)BLK * i;
+	__u64 x, y, d = 0;
+	__u32 i;
 
-	*lo = a < sp ? sp : a;
-	*hi = a + BLK < sp + size ? a + BLK : sp + size;
+	if (n != BLK)
+		return !memcmp(a, b, n);
+	for (i = 0; i < BLK; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		d |= x ^ y;
+	}
+	return !d;
 }
 
-/* Does [lo, hi) of the new copy equal the base's bytes there? */
-static bool same(const struct pthr *t, const unsigned char *copy, __u64 sp,
-		 __u64 lo, __u64 hi)
+/* The stack copy (size bytes at src) whole at q, the end of r's frames. */
+static void whole(struct lwprof_rec_sample *r, unsigned char *q,
+		  const unsigned char *src, __u32 size)
 {
-	if (lo < t->base_sp || hi > t->base_sp + t->base_size)
-		return false;
-	return !memcmp(copy + (lo - sp), t->base + (lo - t->base_sp), hi - lo);
+	memcpy(q, src, size);
+	memset(q + size, 0, (8 - size % 8) % 8);
+	r->stack_size = size;
+	r->hdr.size += (size + 7) & ~7U;
+}
+
+/* t's base window placed around sp, and the copy at sp into it. */
+static void rebase(struct pconv *c, struct pthr *t, __u64 sp,
+		   const unsigned char *src, __u32 size)
+{
+	__u64 a = sp & ~(__u64)(BLK - 1);
+
+	if (!t->base) {
+		t->base = malloc(window(c));
+		if (!t->base) {
+			t->base_size = 0;
+			return;
+		}
+	}
+	t->base_org = a > SLACK ? a - SLACK : 0;
+	memcpy(t->base + (sp - t->base_org), src, size);
 }
 
 /*
- * r (a full copy) as a delta against t's base into c->delta; NULL when
- * that would not be smaller.
+ * The copy (size bytes at src, from sp) at q as a delta against t's
+ * base; false if that would not be smaller than the copy.  The blocks
+ * that differ also go into the base window when in_place (the copy lies
+ * inside it).
  */
-static struct lwprof_rec_sample *encode(struct pconv *c, const struct pthr *t,
-					const struct lwprof_rec_sample *r)
+static bool encode(struct pthr *t, struct lwprof_rec_sample *r,
+		   unsigned char *q, const unsigned char *src, __u64 sp,
+		   __u32 size, bool in_place)
 {
-	const unsigned char *copy = exp_sample_stack(r, LWPROF_NR_REGS);
-	__u64 sp = exp_sample_regs(r)[LWPROF_REG_SP], lo, hi, head;
-	__u32 size = r->stack_size, nb, nw, i, lit = 0, nlit = 0;
-	struct lwprof_rec_sample *d = (void *)c->delta;
-	struct lwprof_sdelta *h;
-	__u64 *bits;
-	unsigned char *q;
+	__u64 first = sp & ~(__u64)(BLK - 1), lo, hi;
+	__u64 old_lo = t->base_sp, old_hi = t->base_sp + t->base_size;
+	__u32 nb = (sp + size - first + BLK - 1) / BLK, nw = (nb + 63) / 64;
+	__u32 used = sizeof(struct lwprof_sdelta) + 8 * nw, nlit = 0, i, n;
+	struct lwprof_sdelta *h = (void *)q;
+	__u64 *bits = (__u64 *)(h + 1);
 
-	head = exp_sample_frames_end(r, LWPROF_NR_REGS);
-	nb = (sp + size - (sp & ~(__u64)(BLK - 1)) + BLK - 1) / BLK;
-	nw = (nb + 63) / 64;
-	memcpy(d, r, head);
-	h = (void *)((unsigned char *)d + head);
-	memset(h, 0, sizeof(*h) + 8 * (size_t)nw);
-	bits = (__u64 *)(h + 1);
-	q = (unsigned char *)(bits + nw);
+	if (used >= size)
+		return false;
+	memset(q, 0, used);
 	for (i = 0; i < nb; i++) {
-		block(sp, size, i, &lo, &hi);
-		if (same(t, copy, sp, lo, hi))
+		lo = first + (__u64)BLK * i;
+		/*
+		 * A run of RUN blocks inside both copies at once: most of a
+		 * stack (its callers' frames) is what it was.
+		 */
+		if (i % RUN == 0 && lo >= sp && lo >= old_lo &&
+		    lo + RUN * BLK <= sp + size && lo + RUN * BLK <= old_hi &&
+		    !memcmp(src + (lo - sp), t->base + (lo - t->base_org),
+			    RUN * BLK)) {
+			i += RUN - 1;
 			continue;
+		}
+		hi = lo + BLK < sp + size ? lo + BLK : sp + size;
+		if (lo < sp)
+			lo = sp;
+		n = hi - lo;
+		if (lo >= old_lo && hi <= old_hi &&
+		    same(src + (lo - sp), t->base + (lo - t->base_org), n))
+			continue;
+		if (used + n >= size)
+			return false;
 		bits[i / 64] |= 1ULL << (i % 64);
-		memcpy(q + lit, copy + (lo - sp), hi - lo);
-		lit += hi - lo;
+		memcpy(q + used, src + (lo - sp), n);
+		if (in_place)
+			memcpy(t->base + (lo - t->base_org), src + (lo - sp), n);
+		used += n;
 		nlit++;
 	}
-	d->stack_size = sizeof(*h) + 8 * nw + lit;
-	if (d->stack_size >= size)
-		return NULL;
 	h->sp = sp;
 	h->base_time_ns = t->base_time;
 	h->size = size;
 	h->nr_blocks = nb;
 	h->nr_literal = nlit;
-	memset(q + lit, 0, (8 - d->stack_size % 8) % 8);
-	d->hdr.flags |= LWPROF_RS_SDELTA | LWPROF_RS_SBASE;
-	d->hdr.size = head + ((d->stack_size + 7) & ~7U);
-	return d;
+	memset(q + used, 0, (8 - used % 8) % 8);
+	r->stack_size = used;
+	r->hdr.flags |= LWPROF_RS_SDELTA;
+	r->hdr.size += (used + 7) & ~7U;
+	return true;
 }
 
-void pdelta_put(struct pconv *c, struct pthr *t,
-		struct lwprof_rec_sample *r)
+void pdelta_stack(struct pconv *c, struct pthr *t, struct lwprof_rec_sample *r,
+		  unsigned char *q, const struct psample *s)
 {
-	__u32 ring = prec_ring(c, r->cpu);
-	const struct lwprof_rec_sample *out = r;
-	unsigned char *nb;
+	__u32 size = s->regs ? s->dyn : 0, ring = prec_ring(c, r->cpu);
+	__u64 sp = size ? s->regs[PERF_REG_SP] : 0;
+	bool in_place;
 
-	if (!r->stack_size || !(r->hdr.flags & LWPROF_RS_REGS) || !t) {
-		prec_put(c, r, r->cpu, r->time_ns);
+	r->stack_size = 0;
+	if (!size)
+		return;
+	/* A sample while a switch-out packet waits would go before it. */
+	if (!t || t->parked_on) {
+		whole(r, q, s->stack, size);
 		return;
 	}
-	if (!c->p->o->no_sdelta && t->base && t->base_ring == ring &&
-	    t->base_time != r->time_ns)
-		out = encode(c, t, r);
-	if (!out || out == r) {
-		r->hdr.flags |= LWPROF_RS_SBASE;
-		out = r;
+	r->hdr.flags |= LWPROF_RS_SBASE;
+	if (c->p->o->no_sdelta) {
+		whole(r, q, s->stack, size);
+		return;
 	}
-	if (!prec_put(c, out, r->cpu, r->time_ns))
-		return;	/* not in the file: not a base */
-	/* This copy is the thread's next base. */
-	if (!t->base || t->base_cap < r->stack_size) {
-		nb = realloc(t->base, r->stack_size);
-		if (!nb) {
-			free(t->base);
-			t->base = NULL;
-			return;
-		}
-		t->base = nb;
-		t->base_cap = r->stack_size;
+	in_place = t->base && sp >= t->base_org &&
+		   sp + size <= t->base_org + window(c);
+	if (!t->base_size || t->base_ring != ring ||
+	    t->base_time == r->time_ns ||
+	    !encode(t, r, q, s->stack, sp, size, in_place)) {
+		whole(r, q, s->stack, size);
+		in_place = false;
 	}
-	memcpy(t->base, exp_sample_stack(r, LWPROF_NR_REGS), r->stack_size);
-	t->base_sp = exp_sample_regs(r)[LWPROF_REG_SP];
-	t->base_size = r->stack_size;
+	t->base_size = size;
+	if (!in_place)
+		rebase(c, t, sp, s->stack, size);
+	t->base_sp = sp;
 	t->base_time = r->time_ns;
 	t->base_ring = ring;
+}
+
+void pdelta_lost(struct pthr *t)
+{
+	if (t)
+		t->base_size = 0;
 }

@@ -13,12 +13,20 @@ static int metric_notes(struct psrc *p, struct exp_writer *e)
 	const char *split = p->kernel ?
 		"approximate: on-CPU time exact (switch records), user vs system by the mode each clock sample landed in" :
 		"approximate: on-CPU time exact (switch records), system CPU included (no kernel samples at this perf_event_paranoid)";
-	const char *lock = p->futex ?
-		"approximate: blocked in a futex system call (kernel stack at switch-out), switch-out to switch-in: the run-queue wait after the wake-up is in it" :
-		"absent: no kernel stack at switch-out to tell a futex wait; in Sleep";
-	const char *sleep = p->futex ?
+	const char *lock = !p->futex ?
+		"absent: no kernel stack at switch-out to tell a futex wait; in Sleep" :
+		p->wake ?
+		"approximate: blocked in a futex system call (kernel stack at switch-out), switch-out to wake-up (sched:sched_wakeup)" :
+		"approximate: blocked in a futex system call (kernel stack at switch-out), switch-out to switch-in: the run-queue wait after the wake-up is in it";
+	const char *sleep = p->wake ?
+		(p->futex ? "approximate: blocked elsewhere (stopped too), switch-out to wake-up (sched:sched_wakeup)" :
+		 "approximate: blocked (User Lock and stopped too), switch-out to wake-up (sched:sched_wakeup)") :
+		p->futex ?
 		"approximate: blocked elsewhere, switch-out to switch-in: the run-queue wait after the wake-up is in it" :
 		"approximate: blocked (User Lock included), switch-out to switch-in: the run-queue wait after the wake-up is in it";
+	const char *wait = p->wake ?
+		"exact: preempted threads from their switch-out (switch records' preempt flag), woken ones from their wake-up (sched:sched_wakeup), to their switch-in" :
+		"approximate: exact for preempted threads (switch records' preempt flag); a woken thread's wait is in Sleep or User Lock";
 	const struct { const char *m, *how; } notes[] = {
 		{ "user", split },
 		{ "system", p->kernel ? split :
@@ -30,7 +38,7 @@ static int metric_notes(struct psrc *p, struct exp_writer *e)
 		{ "lock", lock },
 		{ "sleep", sleep },
 		{ "stop", "absent: a stopped thread's time is in Sleep" },
-		{ "wait", "approximate: exact for preempted threads (switch records' preempt flag); a woken thread's wait is in Sleep or User Lock" },
+		{ "wait", wait },
 	};
 	unsigned int i;
 	int err = 0;
@@ -58,6 +66,9 @@ int perf_notes(struct psrc *p, struct exp_writer *e)
 		err = exp_note(e, "offcpu_stacks", "%s", p->switch_stacks ?
 			       "switch-out (context-switch samples)" :
 			       "none (no kernel sampling): off-CPU time lands on the thread's next sample");
+	if (!err && p->o->clock_ns)
+		err = exp_note(e, "offcpu_wakeups", "%s", p->wake ?
+			       "sched:sched_wakeup on every CPU" : p->wake_why);
 	if (!err)
 		err = metric_notes(p, e);
 	if (!err && p->depth < p->o->depth)	/* kernel.perf_event_max_stack */

@@ -9,10 +9,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "perf_conv.h"
 
@@ -22,35 +24,98 @@ static const char *const futex_syms[PERF_FUTEX_FNS] = {
 	"__ia32_sys_futex_time32",
 };
 
+/*
+ * A /proc file whole, NUL-terminated: kallsyms is made as it is read, so
+ * it is read once.
+ */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *b = malloc(cap + 1), *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0 || !b) {
+		free(b);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((r = read(fd, b + n, cap - n)) > 0) {
+		n += r;
+		if (n < cap)
+			continue;
+		nb = realloc(b, 2 * cap + 1);
+		if (!nb) {
+			n = 0;	/* an error: nothing found */
+			break;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	close(fd);
+	b[n] = 0;
+	*len = n;
+	return b;
+}
+
+/* A kallsyms line's address (hex digits up to the space). */
+static __u64 ks_addr(const char *l)
+{
+	__u64 a = 0;
+	int d;
+
+	for (;; l++) {
+		d = *l >= '0' && *l <= '9' ? *l - '0' :
+		    *l >= 'a' && *l <= 'f' ? *l - 'a' + 10 : -1;
+		if (d < 0)
+			return a;
+		a = a << 4 | d;
+	}
+}
+
+/* Which futex_syms[] a kallsyms line names ("ADDR T NAME[\t[MOD]]"), or -1. */
+static int ks_futex(const char *l, const char *eol)
+{
+	const char *name = memchr(l, ' ', eol - l);
+	size_t n;
+	int i;
+
+	if (!name || eol - name < 4 || name[3] != '_')
+		return -1;
+	name += 3;
+	n = strcspn(name, "\t\n");
+	for (i = 0; i < PERF_FUTEX_FNS; i++)
+		if (strlen(futex_syms[i]) == n && !memcmp(name, futex_syms[i], n))
+			return i;
+	return -1;
+}
+
 void pproc_futex(struct psrc *p)
 {
-	char line[512], name[256];
 	__u64 addr, start[PERF_FUTEX_FNS] = { 0 }, end[PERF_FUTEX_FNS];
 	unsigned int i, found = 0;
-	char type;
-	FILE *f = fopen("/proc/kallsyms", "re");
+	size_t len;
+	char *ks = slurp("/proc/kallsyms", &len), *l, *eol;
+	int k;
 
-	if (!f)
+	if (!ks)
 		return;
 	/* Each function ends where the next symbol above it starts. */
 	for (i = 0; i < PERF_FUTEX_FNS; i++)
 		end[i] = UINT64_MAX;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		for (i = 0; i < PERF_FUTEX_FNS; i++)
-			if (!strcmp(name, futex_syms[i]) && addr)
-				start[i] = addr;
+	for (l = ks; (eol = strchr(l, '\n')); l = eol + 1) {
+		k = ks_futex(l, eol);
+		if (k >= 0 && (addr = ks_addr(l)))
+			start[k] = addr;
 	}
-	rewind(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c", &addr, &type) != 2)
-			continue;
+	for (l = ks; (eol = strchr(l, '\n')); l = eol + 1) {
+		addr = ks_addr(l);
 		for (i = 0; i < PERF_FUTEX_FNS; i++)
 			if (start[i] && addr > start[i] && addr < end[i])
 				end[i] = addr;
 	}
-	fclose(f);
+	free(ks);
 	for (i = 0; i < PERF_FUTEX_FNS; i++) {
 		if (!start[i] || end[i] == UINT64_MAX)
 			continue;

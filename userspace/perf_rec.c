@@ -67,16 +67,14 @@ bool prec_futex(const struct psrc *p, const struct psample *s)
 	return false;
 }
 
-struct lwprof_rec_sample *prec_build(struct pconv *c, const struct psample *s,
-				     __u16 kind, __u16 counter, __u64 value,
-				     __u16 flags)
+unsigned char *prec_head(struct pconv *c, struct lwprof_rec_sample *r,
+			 const struct psample *s, __u16 kind, __u16 counter,
+			 __u64 value, __u16 flags)
 {
 	const struct psrc *p = c->p;
-	struct lwprof_rec_sample *r = (void *)c->scratch;
 	unsigned char *q = (unsigned char *)(r + 1);
 	const __u64 *k, *u;
 	unsigned int nk, nu, i;
-	__u64 stack = 0;
 
 	split_chain(s, &k, &nk, &u, &nu);
 	if (!p->o->kstack)
@@ -102,21 +100,30 @@ struct lwprof_rec_sample *prec_build(struct pconv *c, const struct psample *s,
 		flags |= LWPROF_RS_REGS;
 		for (i = 0; i < LWPROF_NR_REGS; i++, q += 8)
 			memcpy(q, &s->regs[dwarf_from_perf[i]], 8);
-		stack = s->dyn;
 	}
 	memcpy(q, u, 8 * (size_t)nu);
 	q += 8 * (size_t)nu;
 	memcpy(q, k, 8 * (size_t)nk);
 	q += 8 * (size_t)nk;
-	if (stack) {
-		memcpy(q, s->stack, stack);
-		memset(q + stack, 0, (8 - stack % 8) % 8);
-		q += (stack + 7) & ~7ULL;
-	}
-	r->stack_size = stack;
 	r->hdr.flags = flags;
-	r->hdr.size = q - c->scratch;
-	return r;
+	r->hdr.size = q - (unsigned char *)r;
+	return q;
+}
+
+struct lwprof_rec_sample *prec_begin(struct pconv *c, __u32 cpu)
+{
+	void *r = pout_room(&c->p->cpu[prec_ring(c, cpu)].out, c->scratch_len);
+
+	return r ? r : (void *)c->scratch;
+}
+
+bool prec_end(struct pconv *c, struct lwprof_rec_sample *r)
+{
+	if ((unsigned char *)r == c->scratch)
+		return prec_put(c, r, r->cpu, r->time_ns);
+	pout_commit(&c->p->cpu[prec_ring(c, r->cpu)].out, r);
+	c->written++;
+	return true;
 }
 
 struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m)

@@ -68,6 +68,13 @@ int pconv_thread(struct pconv *c, __u32 pid, __u32 tid, bool running,
 	return 0;
 }
 
+static void pthr_free(struct pthr *t)
+{
+	free(t->parked);
+	free(t->base);
+	free(t);
+}
+
 /* Account [last_ns, ns) to the state the thread is in. */
 static void advance(struct pthr *t, __u64 ns)
 {
@@ -120,20 +127,64 @@ static void put_rest(struct pconv *c, struct pthr *t, __u32 cpu, __u64 ns)
 	prec_put(c, &r, cpu, ns);
 }
 
-/* The parked switch-out packet with the time off CPU, if there is one. */
+/* The parked packet will not reach its file: its copy is no base. */
+static void unpark(struct pthr *t)
+{
+	const struct lwprof_rec_sample *r = (void *)t->parked;
+
+	t->parked_on = false;
+	if (r->hdr.flags & LWPROF_RS_SBASE)
+		pdelta_lost(t);
+}
+
+/*
+ * The parked switch-out packet goes out with the time off CPU, if there
+ * is one.  Its stack copy became t's base when it was parked (no other
+ * sample of t goes out in between: pdelta_stack()), with this time.
+ */
 static void put_parked(struct pconv *c, struct pthr *t, __u64 ns)
 {
 	struct lwprof_rec_sample *r = (void *)t->parked;
 
-	if (!r)
+	if (!t->parked_on)
 		return;
 	if (pending(t)) {
 		r->time_ns = ns;
 		r->value = take(t, r);
-		pdelta_put(c, t, r);
+		if (prec_put(c, r, r->cpu, ns)) {
+			t->parked_on = false;
+			if (r->hdr.flags & LWPROF_RS_SBASE)
+				t->base_time = ns;
+			return;
+		}
 	}
-	free(t->parked);
-	t->parked = NULL;
+	unpark(t);
+}
+
+/* The switch-out sample s, parked until the thread is back (or gone). */
+static void park(struct pconv *c, struct pthr *t, const struct psample *s)
+{
+	struct lwprof_rec_sample *r = (void *)c->scratch;
+	unsigned char *q, *n;
+
+	if (t->parked_on)	/* its switch-in was lost: it has no time */
+		unpark(t);
+	q = prec_head(c, r, s, LWPROF_SK_CLOCK, 0, 0, 0);
+	if (r->nr_kernel)	/* where it left the CPU */
+		r->hdr.flags |= LWPROF_RS_KBLOCK;
+	pdelta_stack(c, t, r, q, s);
+	if (t->parked_cap < r->hdr.size) {
+		n = realloc(t->parked, r->hdr.size);
+		if (!n) {
+			if (r->hdr.flags & LWPROF_RS_SBASE)
+				pdelta_lost(t);
+			return;
+		}
+		t->parked = n;
+		t->parked_cap = r->hdr.size;
+	}
+	memcpy(t->parked, r, r->hdr.size);
+	t->parked_on = true;
 }
 
 static void put_task(struct pconv *c, const struct pthr *t, __u32 ppid,
@@ -153,6 +204,28 @@ static void put_task(struct pconv *c, const struct pthr *t, __u32 ppid,
 	prec_put(c, &r, cpu, ns);
 }
 
+/*
+ * sched:sched_wakeup (perf_wake.c): a thread blocked since its switch-out
+ * is back on a run queue; from here to its switch-in it waits for a CPU.
+ * Wake-ups of threads not ours, running or runnable already are passed
+ * over.
+ */
+static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
+{
+	struct pthr *t;
+	__u64 ns;
+	__u32 tid;
+
+	if (pwake_sample(c->p, h, &ns, &tid) || !tid)
+		return;
+	t = find(c, tid);
+	if (!t || t->on || t->off_ms == LWPROF_MS_WAIT_CPU)
+		return;
+	advance(t, ns);
+	t->off_ms = LWPROF_MS_WAIT_CPU;
+	c->wakeups++;
+}
+
 static void on_sample(struct pconv *c, const struct perf_event_header *h)
 {
 	const struct psrc *p = c->p;
@@ -160,13 +233,20 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 	const struct pev_id *id;
 	struct psample s;
 	struct pthr *t;
+	unsigned char *q;
 	__u8 mode;
 
+	/* Every event's samples begin with its id (PERF_SAMPLE_IDENTIFIER). */
+	id = h->size >= sizeof(*h) + 8 ? psrc_id(p, *(const __u64 *)(h + 1)) :
+	     NULL;
+	if (id && id->role == ROLE_WAKEUP) {
+		on_wakeup(c, h);
+		return;
+	}
 	/* The idle task (-a): not a thread of ours, as in on_switch(). */
 	if (pconv_sample(p, h, &s) || !s.tid)
 		return;
 	c->samples++;
-	id = psrc_id(p, s.id);
 	t = add(c, s.pid, s.tid, s.time, true);
 	if (!id || !t)
 		return;
@@ -181,24 +261,24 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 		}
 		t->last_mode = mode;
 		advance(t, s.time);
-		r = prec_build(c, &s, LWPROF_SK_CLOCK, 0, 0, 0);
+		r = prec_begin(c, s.cpu);
+		q = prec_head(c, r, &s, LWPROF_SK_CLOCK, 0, 0, 0);
 		r->value = take(t, r);
-		pdelta_put(c, t, r);
+		pdelta_stack(c, t, r, q, &s);
+		if (!prec_end(c, r))
+			pdelta_lost(t);
 		break;
 	case ROLE_SWITCH:
-		r = prec_build(c, &s, LWPROF_SK_CLOCK, 0, 0, 0);
-		if (r->nr_kernel)	/* where it left the CPU */
-			r->hdr.flags |= LWPROF_RS_KBLOCK;
-		free(t->parked);
-		t->parked = malloc(r->hdr.size);
-		if (t->parked)
-			memcpy(t->parked, r, r->hdr.size);
+		park(c, t, &s);
 		t->lock_out = prec_futex(p, &s);
 		break;
 	case ROLE_COUNTER:
-		r = prec_build(c, &s, LWPROF_SK_COUNTER, id->counter, s.period,
-			       0);
-		pdelta_put(c, t, r);
+		r = prec_begin(c, s.cpu);
+		q = prec_head(c, r, &s, LWPROF_SK_COUNTER, id->counter,
+			      s.period, 0);
+		pdelta_stack(c, t, r, q, &s);
+		if (!prec_end(c, r))
+			pdelta_lost(t);
 		break;
 	}
 }
@@ -263,9 +343,7 @@ static void on_task(struct pconv *c, const struct perf_event_header *h,
 	put_rest(c, t, tr.cpu, tr.time);
 	put_task(c, t, f->ppid, LWPROF_TASK_EXIT, tr.cpu, tr.time);
 	*s = t->next;
-	free(t->parked);
-	free(t->base);
-	free(t);
+	pthr_free(t);
 	(void)ring;
 }
 
@@ -379,9 +457,7 @@ void pthr_free_all(struct pconv *c)
 	for (i = 0; i < PTHR_BUCKETS; i++) {
 		for (t = c->bucket[i]; t; t = n) {
 			n = t->next;
-			free(t->parked);
-			free(t->base);
-			free(t);
+			pthr_free(t);
 		}
 		c->bucket[i] = NULL;
 	}

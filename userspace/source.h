@@ -8,11 +8,11 @@
  *
  * The loop calls, in this order: open (before the experiment exists),
  * setup (the target is known; rings and poll_fd set), start, any number
- * of usage, stop, usage, finish, and close (also after a failure at any
- * step, and then only close).  Operations that can fail return 0 or a
- * negative errno and, for open, setup and start, a whole one-line message
- * in msg (len bytes).  Warnings and what log.txt should say go into the
- * experiment: exp_warn(), exp_note().
+ * of usage and sync, stop, usage, finish, and close (also after a failure
+ * at any step, and then only close).  Operations that can fail return 0
+ * or a negative errno and, for open, setup and start, a whole one-line
+ * message in msg (len bytes).  Warnings and what log.txt should say go
+ * into the experiment: exp_warn(), exp_note().
  */
 #ifndef LWPROF_SOURCE_H
 #define LWPROF_SOURCE_H
@@ -46,7 +46,8 @@ struct rec_source {
 	struct rec_ring *rings;	/* one per cpu.N.rec file */
 	unsigned int nr_rings;
 	int poll_fd;		/* readable when the rings want draining, or
-				 * -1: drained by the 250 ms timer only */
+				 * -1: drained by the timed flush only */
+	__u64 flush_ns;		/* the timed flush's period; 0: 250 ms */
 	__u32 abi_major;	/* the records' ABI, for the files' headers */
 	__u32 abi_minor;
 };
@@ -65,6 +66,12 @@ struct rec_source_ops {
 	int (*setup)(struct rec_source *s, int pid, struct exp_writer *e,
 		     char *msg, size_t len);
 	int (*start)(struct rec_source *s, char *msg, size_t len);
+	/*
+	 * Optional: put what the source holds back into its rings now (a
+	 * flight recorder's snapshot is about to read them); may wait a
+	 * little.
+	 */
+	void (*sync)(struct rec_source *s);
 	/*
 	 * Stop recording: e->records and e->lost are the totals made and
 	 * dropped.  Records already in the rings stay for the drain.

@@ -28,8 +28,7 @@
 #include "usage.h"
 
 #define PERF_DATA_PAGES	512	/* per CPU: 2 MiB, halved while refused */
-#define PERF_WAKEUP	(128 * 1024)	/* wake the converter every 128 KiB */
-#define PERF_PASS_MS	250		/* or this often */
+#define PERF_PASS_MS	1000	/* the converter's passes, or at half a ring */
 #define PERF_STACK_MAX	65528	/* the most perf copies (below 64 KiB) */
 
 static struct psrc *psrc(struct rec_source *s)
@@ -158,7 +157,7 @@ static int perf_src_open(const struct collect_opts *o, struct rec_source **sp,
 	p->s.ops = &source_perf;
 	p->s.poll_fd = -1;
 	p->o = o;
-	p->evfd = p->wakefd = -1;
+	p->evfd = p->wakefd = p->syncfd = -1;
 	if ((o->idle_set && o->idle) || (o->irq_set && o->irq)) {
 		snprintf(msg, len, "--idle and --irq need the lwprof module (the perf backend cannot record them); use --backend module");
 		err = -EOPNOTSUPP;
@@ -178,6 +177,8 @@ static int perf_src_open(const struct collect_opts *o, struct rec_source **sp,
 	if (err)
 		goto fail;
 	p->switch_stacks = p->kernel && o->clock_ns;
+	if (o->clock_ns)
+		pwake_setup(p);
 	if (p->kernel)
 		pproc_futex(p);
 	*sp = &p->s;
@@ -302,8 +303,7 @@ static int open_cpu(struct psrc *p, int pid, unsigned int cpu, char *msg,
 		a.config = PERF_COUNT_SW_CPU_CLOCK;
 	/* mmap too: the kernel counts mmap (not mmap2) events to send any */
 	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.context_switch = 1;
-	a.watermark = 1;
-	a.wakeup_watermark = PERF_WAKEUP;
+	/* No watermark: perf wakes the converter at half the ring. */
 	err = open_one(p, &a, pid, cpu, ROLE_CLOCK, 0);
 	if (err)
 		return err == -ENODEV ? err :
@@ -336,6 +336,7 @@ static int open_cpu(struct psrc *p, int pid, unsigned int cpu, char *msg,
 static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 		    char *msg, size_t len)
 {
+	struct perf_event_attr a;
 	unsigned int c, i, online = 0;
 	int err;
 
@@ -347,8 +348,16 @@ static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 			if (err)
 				return err;
 		}
-		if (i)
-			online++;
+		if (!i)
+			continue;
+		online++;
+		if (p->wake) {	/* every task's wake-ups on this CPU */
+			pwake_attr(p, &a);
+			err = open_one(p, &a, -1, c, ROLE_WAKEUP, 0);
+			if (err)
+				return refused(p, err, "sched:sched_wakeup", msg,
+					       len);
+		}
 	}
 	if (!online)
 		return refused(p, -ENODEV, "the clock event", msg, len);
@@ -367,10 +376,10 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 
 	p->nr_cpus = ncpu > 0 ? ncpu : 1;
 	/*
-	 * Our rings fill in bursts (a pass converts up to 70 ms of records):
-	 * by default four times the module's, in our own memory.
+	 * Our rings fill in bursts (a pass converts up to a second of
+	 * records, mostly delta copies): by default twice the module's.
 	 */
-	p->ring_pages = o->ring_pages_set ? o->ring_pages : 4 * o->ring_pages;
+	p->ring_pages = o->ring_pages_set ? o->ring_pages : 2 * o->ring_pages;
 	p->cpu = calloc(p->nr_cpus, sizeof(*p->cpu));
 	p->s.rings = calloc(p->nr_cpus, sizeof(*p->s.rings));
 	if (!p->cpu || !p->s.rings)
@@ -404,34 +413,21 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 		return err;
 	p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	p->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->evfd < 0 || p->wakefd < 0)
+	p->syncfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->evfd < 0 || p->wakefd < 0 || p->syncfd < 0)
 		return -errno;
 	for (i = 0; i < p->nr_cpus; i++) {
 		p->cpu[i].out.kick_fd = p->evfd;
 		p->cpu[i].out.wait = true;
 	}
 	p->s.poll_fd = p->evfd;
+	p->s.flush_ns = PERF_PASS_MS * 1000000ULL;
 	p->s.abi_major = LWPROF_ABI_MAJOR;
 	p->s.abi_minor = LWPROF_ABI_MINOR;
 	err = perf_notes(p, e);
 	if (err)
 		snprintf(msg, len, "log.txt: %s", strerror(-err));
 	return err;
-}
-
-/* Does one of our rings hold an eighth of its size or more? */
-static bool want_drain(struct psrc *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < p->nr_cpus; i++) {
-		struct pout *r = &p->cpu[i].out;
-
-		if (r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) >=
-		    r->size / 8)
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -458,17 +454,20 @@ static void synth(struct psrc *p)
 }
 
 /*
- * The converter: wake on a perf ring's watermark, on stop (wakefd) or
+ * The converter: wake when a perf ring is half full, on stop (wakefd) or
  * every PERF_PASS_MS.  Every wake-up of ours or of the loop takes the
- * workload's CPU (and a context-switch sample) on a busy machine, so the
- * drain is woken only for rings an eighth full; the loop's own timed
- * flush writes the rest.
+ * workload's CPU (and a context-switch sample, with its stack) on a busy
+ * machine: so passes are rare, and each one that wrote records wakes the
+ * drain right away, which then runs in the same gap (the loop's own
+ * timed flush, every PERF_PASS_MS too, is only a fallback).
  */
 static void *converter(void *arg)
 {
 	struct psrc *p = arg;
 	struct pollfd *pfd = calloc(p->nr_cpus + 1, sizeof(*pfd));
 	unsigned int i, n = 0;
+	eventfd_t v;
+	int req;
 
 	for (i = 0; pfd && i < p->nr_cpus; i++)
 		if (p->cpu[i].fd >= 0)
@@ -482,11 +481,39 @@ static void *converter(void *arg)
 			poll(pfd, n, PERF_PASS_MS);
 		else
 			usleep(PERF_PASS_MS * 1000);
-		if (pconv_pass(p->conv, false, 0) && want_drain(p))
+		eventfd_read(p->wakefd, &v);	/* stop, or perf_sync() */
+		/* A pass that begins after the request answers it. */
+		req = __atomic_exchange_n(&p->sync_req, 0, __ATOMIC_ACQ_REL);
+		if (pconv_pass(p->conv, false, 0))
 			eventfd_write(p->evfd, 1);
+		/*
+		 * The pass's records are in our rings (their heads stored
+		 * with release) before perf_sync() reads this eventfd.
+		 */
+		if (req)
+			eventfd_write(p->syncfd, 1);
 	}
 	free(pfd);
 	return NULL;
+}
+
+/*
+ * A flight recorder's snapshot is about to be taken: the converter makes
+ * a pass now rather than up to PERF_PASS_MS later (records younger than
+ * its hold stay), and we wait for it, a second at most.
+ */
+static void perf_sync(struct rec_source *s)
+{
+	struct psrc *p = psrc(s);
+	struct pollfd pfd = { .fd = p->syncfd, .events = POLLIN };
+	eventfd_t v;
+
+	if (!p->thread_on)
+		return;
+	__atomic_store_n(&p->sync_req, 1, __ATOMIC_RELEASE);
+	eventfd_write(p->wakefd, 1);
+	if (poll(&pfd, 1, 1000) > 0)
+		eventfd_read(p->syncfd, &v);
 }
 
 static int perf_start(struct rec_source *s, char *msg, size_t len)
@@ -511,6 +538,7 @@ static int perf_start(struct rec_source *s, char *msg, size_t len)
 		snprintf(msg, len, "the converter thread: %s", strerror(err));
 		return -err;
 	}
+	pthread_setname_np(p->thread, "lwprof-perf");
 	p->thread_on = true;
 	return 0;
 }
@@ -518,8 +546,9 @@ static int perf_start(struct rec_source *s, char *msg, size_t len)
 static void perf_stop(struct rec_source *s, struct exp_writer *e)
 {
 	struct psrc *p = psrc(s);
-	__u64 end, samples, switches, lost, thr;
+	struct ptotals t;
 	unsigned int i;
+	__u64 end;
 
 	for (i = 0; i < p->nr_fds; i++)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
@@ -539,18 +568,21 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 		e->records += p->cpu[i].out.records;
 		e->lost += p->cpu[i].out.lost + p->cpu[i].perf_lost;
 	}
-	pconv_totals(p->conv, &samples, &switches, &lost, &thr);
-	exp_note(e, "perf_samples", "%llu", (unsigned long long)samples);
-	exp_note(e, "perf_switches", "%llu", (unsigned long long)switches);
+	pconv_totals(p->conv, &t);
+	exp_note(e, "perf_samples", "%llu", (unsigned long long)t.samples);
+	exp_note(e, "perf_switches", "%llu", (unsigned long long)t.switches);
+	if (p->wake)
+		exp_note(e, "perf_wakeups", "%llu",
+			 (unsigned long long)t.wakeups);
 	if (p->o->mode != MODE_COMMAND)
 		exp_note(e, "perf_proc_scan", "%u threads of %u processes in %.1f ms",
 			 p->synth_threads, p->synth_procs, p->synth_ns / 1e6);
-	if (lost)
+	if (t.perf_lost)
 		exp_warn(e, "perf lost %llu records (its ring was full): microstates of the threads concerned are approximate; use a longer interval",
-			 (unsigned long long)lost);
-	if (thr)
+			 (unsigned long long)t.perf_lost);
+	if (t.throttled)
 		exp_warn(e, "perf throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
-			 (unsigned long long)thr);
+			 (unsigned long long)t.throttled);
 }
 
 static void perf_finish(struct rec_source *s, struct exp_writer *e)
@@ -582,6 +614,7 @@ static void perf_close(struct rec_source *s)
 	for (i = 0; p->cpu && i < p->nr_cpus; i++) {
 		if (p->cpu[i].mp)
 			munmap(p->cpu[i].mp, p->cpu[i].mmap_len);
+		free(p->cpu[i].wrap);
 		pout_free(&p->cpu[i].out);
 	}
 	for (i = 0; i < p->nr_fds; i++)
@@ -590,6 +623,8 @@ static void perf_close(struct rec_source *s)
 		close(p->evfd);
 	if (p->wakefd >= 0)
 		close(p->wakefd);
+	if (p->syncfd >= 0)
+		close(p->syncfd);
 	free(p->fds);
 	free(p->ids);
 	free(p->cpu);
@@ -602,6 +637,7 @@ const struct rec_source_ops source_perf = {
 	.open = perf_src_open,
 	.setup = perf_setup,
 	.start = perf_start,
+	.sync = perf_sync,
 	.stop = perf_stop,
 	.finish = perf_finish,
 	.close = perf_close,

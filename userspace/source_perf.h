@@ -17,7 +17,7 @@
 #include "source.h"
 
 /* What an event's samples are (by its id). */
-enum pev_role { ROLE_CLOCK, ROLE_SWITCH, ROLE_COUNTER };
+enum pev_role { ROLE_CLOCK, ROLE_SWITCH, ROLE_COUNTER, ROLE_WAKEUP };
 
 struct pev_id {
 	__u64 id;
@@ -51,6 +51,11 @@ struct pcpu {
 	size_t mmap_len;
 	struct pout out;
 	__u64 perf_lost;	/* records perf dropped (its ring full) */
+	/* The converter's (perf_conv.c): */
+	__u64 rd;		/* records below are indexed */
+	__u64 keep;		/* records from here on are not converted */
+	unsigned char *wrap;	/* the record that wraps around the end */
+	__u32 wrap_cap;
 };
 
 struct pconv;
@@ -73,6 +78,11 @@ struct psrc {
 	bool kernel;		/* kernel samples and chains allowed */
 	bool switch_stacks;	/* context-switch samples (stack at switch-out) */
 	bool futex;		/* lock told from sleep (kernel chain) */
+	/* sched:sched_wakeup on every CPU (perf_wake.c), or why not: */
+	bool wake;
+	__u32 wake_pid_off;	/* the woken task's pid in its raw data */
+	__u64 wake_id;		/* the tracepoint's */
+	char wake_why[160];
 	struct krange futex_fn[PERF_FUTEX_FNS];
 	unsigned int nr_futex_fn;
 	__u64 start_ns;
@@ -81,13 +91,25 @@ struct psrc {
 	unsigned int synth_procs, synth_threads;
 	__u64 synth_ns;		/* how long that took */
 	int evfd;		/* poll_fd: the converter wrote records */
-	int wakefd;		/* wakes the converter to stop */
+	int wakefd;		/* wakes the converter: stop, or a sync */
+	int syncfd;		/* the converter made the pass asked for */
+	int sync_req;		/* atomic: a pass asked for (perf_sync()) */
 	pthread_t thread;
 	bool thread_on;
 	int stop;		/* atomic: the converter's last pass, then exit */
 	struct pconv *conv;
 	char *warn;		/* a degradation for log.txt, or NULL */
 };
+
+/*
+ * perf_wake.c: can sched:sched_wakeup be sampled on every CPU?  p->wake,
+ * or p->wake_why.  Its attr for pwake_setup()'s p, and one of its
+ * samples: the time and the woken thread.
+ */
+void pwake_setup(struct psrc *p);
+void pwake_attr(const struct psrc *p, struct perf_event_attr *a);
+int pwake_sample(const struct psrc *p, const struct perf_event_header *h,
+		 __u64 *time, __u32 *tid);
 
 /* perf_notes.c: the backend and its metrics into log.txt. */
 int perf_notes(struct psrc *p, struct exp_writer *e);
@@ -116,6 +138,14 @@ int pout_init(struct pout *r, __u64 bytes);
 void pout_free(struct pout *r);
 /* Append a whole record (size a multiple of 8); false: dropped, no room. */
 bool pout_put(struct pout *r, const void *rec, __u32 cpu, __u64 time_ns);
+/*
+ * Where to build a record of up to max bytes in place: free and not
+ * wrapping around the end; NULL if there is no such room (or a LOST
+ * record must go first): build it elsewhere and pout_put() it.
+ */
+void *pout_room(struct pout *r, __u32 max);
+/* The record built at pout_room()'s place (its size set) goes out. */
+void pout_commit(struct pout *r, const void *rec);
 
 /* perf_conv.c */
 int pconv_create(struct psrc *p, struct pconv **cp);
@@ -129,9 +159,16 @@ int pconv_thread(struct pconv *c, __u32 pid, __u32 tid, bool running,
  * account at end_ns).  Returns how many records were written.
  */
 unsigned int pconv_pass(struct pconv *c, bool final, __u64 end_ns);
-/* Counts for the log: samples seen, switches, perf's lost records. */
-void pconv_totals(const struct pconv *c, __u64 *samples, __u64 *switches,
-		  __u64 *perf_lost, __u64 *throttled);
+/* Counts for the log. */
+struct ptotals {
+	__u64 samples;		/* perf samples seen */
+	__u64 switches;		/* switch records */
+	__u64 perf_lost;	/* records perf dropped */
+	__u64 throttled;	/* throttle records */
+	__u64 wakeups;		/* wake-ups that ended a blocked state */
+};
+
+void pconv_totals(const struct pconv *c, struct ptotals *t);
 
 /* The monotonic clock, as perf stamps our events. */
 __u64 perf_now_ns(void);

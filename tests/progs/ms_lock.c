@@ -4,7 +4,9 @@
  * thread "waiter", holds the mutex for 300 ms (asleep in nanosleep) and
  * unlocks; the waiter's pthread_mutex_lock() blocks meanwhile.  Phase 2:
  * thread "cvwaiter" waits on a condition variable that main signals 300 ms
- * later.  Ground truth: the wall time each blocking call took.
+ * later.  Ground truth: the wall time each blocking call took (the
+ * holder's nanosleep too) and, with schedstats on, the time the scheduler
+ * had the thread asleep meanwhile.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,12 +22,19 @@ static int cv_done;
 static void *holder(void *arg)
 {
 	struct timespec ts = { 0, 300 * MS_MS };
+	uint64_t t0, t1;
+	long long slept;
 
 	ms_tid("holder");
 	pthread_mutex_lock(&mtx);
 	atomic_store(&held, 1);
+	slept = ms_slept();
+	t0 = ms_now();
 	nanosleep(&ts, NULL);
+	t1 = ms_now();
 	pthread_mutex_unlock(&mtx);
+	ms_truth("holder_sleep_ns", t1 - t0);
+	ms_truth_slept("holder_sleep_slept_ns", slept);
 	return NULL;
 }
 
