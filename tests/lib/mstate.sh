@@ -128,6 +128,11 @@ ms_cpu() {
 	awk -v t="$1" 'NR > 1 && $2 == t { printf "%.0f\n", $4 + $5 + $6; exit }' "$ms_dir/table"
 }
 
+# ms_blocked TID: TFLT+DFLT+KFLT+LOCK+SLP+STOP of that thread.
+ms_blocked() {
+	awk -v t="$1" 'NR > 1 && $2 == t { printf "%.0f\n", $7 + $8 + $9 + $10 + $11 + $13; exit }' "$ms_dir/table"
+}
+
 # ms_total NAME: ptime's summary line NAME (real, user, sys, ...) in ns.
 ms_total() {
 	awk -v n="$1" '$1 == n { print $2; exit }' "$ms_dir/totals"
