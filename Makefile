@@ -122,7 +122,7 @@ $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/ring.h tests/lib/ksyms.h \
+$(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/mslot.h tests/lib/ring.h tests/lib/ksyms.h \
 		tests/lib/peer.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)

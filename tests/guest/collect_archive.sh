@@ -53,18 +53,59 @@ readelf -Ws "g.er/archives/$(awk '{ print $5 }' <<<"$v")" 2>/dev/null |
 check $? -eq 0 "  the archived vDSO has __vdso_clock_gettime"
 
 # A loop of clock_gettime(CLOCK_MONOTONIC) spends its time in the vDSO:
-# the analyzer names it from the archived image, not as one "[vdso]".  At
-# 1 ms (a thousand samples, not a hundred: the share's noise is 1.4%, not
-# 4.5%); the vDSO and libc's clock_gettime get about 71% on an idle host,
-# 61% with both host cores busy.
+# the analyzer names it from the archived image, not as one "[vdso]".
+# The truth is the samples themselves: the CPU time (user + system + trap)
+# of those whose pc lies in __vdso_clock_gettime by the archived image's
+# symbol table, at the [vdso] mapping the process had when the sample was
+# taken (dump's MMAP records), must be what print gives the function (to
+# its 3 decimals).  How much of the run that is is no truth: it varies
+# with the host's load, which stalls the TCG guest's vCPU wherever the
+# host stops it (71% of the time in the vDSO and libc's clock_gettime on
+# an idle host, 61% with both host cores busy, 58% with the host's load
+# between 5 and 15: the old check asked for 60%).
 "$LWPROF" collect -p 1ms -o v.er "$progs/vdso_loop" 1 2>err.txt
 check $? -eq 0 "collect -p 1ms vdso_loop 1 exits 0 ($(cat err.txt))"
 "$LWPROF" print -metrics e.totalcpu -sort e.totalcpu -printmode csv \
 	-functions v.er >fn.csv 2>err.txt
 check $? -eq 0 "  lwprof print -functions works ($(cat err.txt))"
-c=$(share "__vdso_clock_gettime|clock_gettime") v=$(share "[[]vdso[]]")
 sed 's/^/    /' fn.csv | head -n 8
-check "$c" -ge 60 "  __vdso_clock_gettime has ${c}% of the CPU time (most)"
+"$LWPROF" dump v.er >v.dump 2>&1
+read -r sval ssize < <(readelf -Ws "v.er/archives/$(awk '$6 == "[vdso]" { print $5 }' v.er/archives/index.txt)" |
+	awk '$8 ~ /^__vdso_clock_gettime(@|$)/ { print $2, $3; exit }')
+# "M T START" for each [vdso] mapping of the process, "S T PC CPU_NS" for
+# each of its samples (T in ns).
+awk -v P="$(key v.er target)" '
+	function val(k,   r) {
+		if (!match($0, " " k "=[^ ]+")) return ""
+		return substr($0, RSTART + length(k) + 2, RLENGTH - length(k) - 2)
+	}
+	function ns(t,   a) { split(t, a, "."); return sprintf("%.0f", a[1] * 1e9 + a[2]) }
+	/: MMAP / && / path=\[vdso\]$/ && val("pid") == P { print "M", ns(val("t")), val("start") }
+	/: SAMPLE / { want = val("pid") == P; c = val("user") + val("system") + val("trap"); t = ns(val("t")); next }
+	want && $1 == "ip[0]" { printf "S %s %s %.0f\n", t, $2, c; want = 0 }' v.dump >v.rec
+mt=() ms=()
+while read -r k t a c; do
+	[ "$k" = M ] && mt+=("$t") ms+=("$a")
+done <v.rec
+truth=0 n=0
+while read -r k t a c; do
+	[ "$k" = S ] || continue
+	best=-1
+	for i in "${!mt[@]}"; do
+		(( mt[i] <= t && (best < 0 || mt[i] > mt[best]) )) && best=$i
+	done
+	(( best >= 0 )) || continue
+	off=$(( a - ms[best] ))
+	if (( off >= 16#${sval:-0} && off < 16#${sval:-0} + ${ssize:-0} )); then
+		truth=$((truth + c)) n=$((n + 1))
+	fi
+done <v.rec
+got=$(awk -F, '$2 == "__vdso_clock_gettime" { print $1 }' fn.csv)
+echo "# $n samples in __vdso_clock_gettime (0x$sval, $ssize bytes): $(awk -v t="$truth" 'BEGIN { printf "%.6f", t / 1e9 }') s of CPU time"
+check "$n" -gt 0 "  samples lie in __vdso_clock_gettime"
+awk -v g="${got:--1}" -v t="$truth" 'BEGIN { d = g - t / 1e9; exit !(d * d <= 0.0005001 ^ 2) }'
+check $? -eq 0 "  print gives __vdso_clock_gettime ${got:-nothing} s, the CPU time of the samples in it"
+v=$(share "[[]vdso[]]")
 check "$v" -eq 0 "  no time is left on a nameless [vdso] (${v}%)"
 
 # A simple command: archives/ holds exactly its executable, the libraries

@@ -3,14 +3,22 @@
 # Every CPU's time, through collect and print (issue 16): lwprof collect
 # -a -K -t 7 of an idle guest; this script reads /proc/stat and
 # /proc/uptime inside the run, waits 5 s and reads them again.
-#  - -cpu_list: each CPU's Sum (user + system + interrupt + idle) is the
-#    run's elapsed time (log.txt's start_ns to end_ns) within 1%, and so
-#    is the machine's: CPUs x elapsed;
-#  - at least 95% of the machine's time is <IDLE> (functions view);
+#  - -cpu_list: each CPU's Sum (user + system + interrupt + idle) is at
+#    least the run's elapsed time (log.txt's start_ns to end_ns) and at
+#    most the time since the attach (usage.txt's start_ns of the threads
+#    that existed then), within 1% (a packet goes to the CPU it is taken
+#    on, with any time its thread had on another), and so is the
+#    machine's, CPUs times those.  The threads that existed at the attach
+#    are accounted from it, and their first packets hold that time
+#    (docs/sampling.md), while idle time counts from SAMPLE_START: what
+#    they ran during the recorder's setup is in the Sum (7.399 s of a
+#    7.132 s run on a CPU, with the host's load at 6, when the check asked
+#    for the elapsed time on both sides);
 #  - each CPU's Idle holds the kernel's idle time of the window (/proc/stat
 #    idle + iowait, which the kernel keeps in ns and shows in USER_HZ
 #    ticks: 2 ticks of rounding over the two reads) and at most that plus
-#    the run outside the window: the window lies inside the run;
+#    the run outside the window: the window lies inside the run; so does
+#    <IDLE> in the functions view, for the whole machine;
 #  - kernel threads are named as the kernel names them: swapper/N (pid
 #    0, tid N) for each CPU's idle, ksoftirqd/N, migration/N and cpuhp/N
 #    of each CPU with their pids, every kernel thread's name its comm
@@ -52,37 +60,37 @@ check "$(sed -n 's/^exit = //p' m.er/log.txt)" = running "log: the window was in
 start=$(sed -n 's/^start_ns = //p' m.er/log.txt)
 end=$(sed -n 's/^end_ns = //p' m.er/log.txt)
 el=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", (e - s) / 1e9 }')
-echo "# $ncpu CPUs, elapsed $el s"
 
-# Per CPU and machine: the Sum column against elapsed.
+att=$(awk 'NR > 1 && attached($4) { if (m == "" || $5 < m) m = $5 } END { print m }
+	function attached(f) { return f == "0x2" || f == "0x3" }' m.er/usage.txt)
+since=$(awk -v a="${att:-$start}" -v e="$end" 'BEGIN { printf "%.6f", (e - a) / 1e9 }')
+echo "# $ncpu CPUs, elapsed $el s, $since s since the attach"
+
+# Per CPU and machine: the Sum column between elapsed and the time since
+# the attach.
 cl=$("$LWPROF" print -cpu_list m.er)
 echo "$cl"
 check "$(awk '$1 ~ /^[0-9]+$/' <<<"$cl" | wc -l)" -eq "$ncpu" "-cpu_list: a row per CPU"
 for ((c = 0; c < ncpu; c++)); do
 	sum=$(awk -v c=$c '$1 == c { print $7 }' <<<"$cl")
-	awk -v s="$sum" -v e="$el" 'BEGIN { d = s - e; exit !(d * d <= (e / 100) ^ 2) }'
-	check $? -eq 0 "cpu $c: Sum $sum s is elapsed $el s within 1%"
+	awk -v s="$sum" -v e="$el" -v a="$since" 'BEGIN { exit !(s >= e * 0.99 && s <= a * 1.01) }'
+	check $? -eq 0 "cpu $c: Sum $sum s between elapsed $el s and $since s since the attach, within 1%"
 done
 all=$(awk '$1 ~ /^[0-9]+$/ { s += $7 } END { printf "%.3f", s }' <<<"$cl")
-awk -v s="$all" -v e="$el" -v n="$ncpu" \
-	'BEGIN { d = s - n * e; exit !(d * d <= (n * e / 100) ^ 2) }'
-check $? -eq 0 "machine: $all s is $ncpu x $el s within 1%"
-
-# <IDLE> in the functions view: its share of the machine's time.
-f=$("$LWPROF" print -printmode csv -metrics e.user:e.system:e.trap:e.idle:name -functions m.er)
-tot=$(awk -F, '$5 == "<Total>" { print $1 + $2 + $3 + $4 }' <<<"$f")
-idl=$(awk -F, '$5 == "<IDLE>" { print $4 }' <<<"$f")
-awk -v i="$idl" -v t="$tot" 'BEGIN { exit !(t > 0 && i >= 0.95 * t) }'
-check $? -eq 0 "<IDLE> is at least 95% of the machine's time ($idl of $tot s)"
+awk -v s="$all" -v e="$el" -v a="$since" -v n="$ncpu" \
+	'BEGIN { exit !(s >= n * e * 0.99 && s <= n * a * 1.01) }'
+check $? -eq 0 "machine: $all s between $ncpu x $el s and $ncpu x $since s, within 1%"
 
 # /proc/stat over the window: idle + iowait per CPU (USER_HZ ticks).
 hz=$(getconf CLK_TCK)
 w=$(awk 'FNR == 1 { u[FILENAME] = $1 } END { printf "%.2f", u["s1"] - u["s0"] }' s0 s1)
 awk -v c="$ncpu" 'FNR == 1 { next } $1 ~ /^cpu[0-9]/ { print FILENAME, $0 }' s0 s1 >stat
+all_theirs=0
 for ((c = 0; c < ncpu; c++)); do
 	read -r k0 k1 < <(awk -v c="cpu$c" -v hz="$hz" '$2 == c {
 		v[$1] = ($6 + $7) / hz } END { print v["s0"], v["s1"] }' stat)
 	theirs=$(awk -v a="$k0" -v b="$k1" 'BEGIN { printf "%.2f", b - a }')
+	all_theirs=$(awk -v a="$all_theirs" -v b="$theirs" 'BEGIN { printf "%.2f", a + b }')
 	ours=$(awk -v c=$c '$1 == c { print $6 }' <<<"$cl")
 	echo "# cpu $c: window $w s, /proc/stat idle+iowait $theirs s; <IDLE> of the run $ours s (run $el s)"
 	awk -v o="$ours" -v t="$theirs" -v hz="$hz" 'BEGIN { exit !(o >= t - 2 / hz) }'
@@ -91,6 +99,19 @@ for ((c = 0; c < ncpu; c++)); do
 		'BEGIN { exit !(o <= t + (e - w) + 2 / hz) }'
 	check $? -eq 0 "cpu $c: <IDLE> $ours s at most the window's $theirs s + the run outside it"
 done
+
+# <IDLE> in the functions view: the same bounds, for the machine.  (Not a
+# share of the machine's time: the idle guest's own work, this script
+# and the kernel's threads and ticks, takes as much more of its time as
+# the host's load slows the TCG guest's code but not its clock: 93% idle
+# with the host's load between 5 and 15, 95% asked.)
+f=$("$LWPROF" print -printmode csv -metrics e.user:e.system:e.trap:e.idle:name -functions m.er)
+tot=$(awk -F, '$5 == "<Total>" { print $1 + $2 + $3 + $4 }' <<<"$f")
+idl=$(awk -F, '$5 == "<IDLE>" { print $4 }' <<<"$f")
+echo "# <IDLE> $idl of the machine's $tot s; /proc/stat idle+iowait $all_theirs s in the window"
+awk -v o="$idl" -v t="$all_theirs" -v n="$ncpu" -v hz="$hz" -v e="$el" -v w="$w" \
+	'BEGIN { exit !(o >= t - 2 * n / hz && o <= t + n * (e - w) + 2 * n / hz) }'
+check $? -eq 0 "functions: <IDLE> $idl s holds the window's idle $all_theirs s, at most that + the run outside it"
 
 # Kernel threads' names.
 tl=$("$LWPROF" print -thread_list m.er)

@@ -59,6 +59,49 @@ ms_truth() {
 	awk -v k="$1" '$1 == "truth" && $2 == k { print $3; exit }' "$ms_dir/prog.out"
 }
 
+# ms_lwprof KEY: the workload's "lwprof KEY N", the module's own figure
+# read by the thread from its slot (tests/lib/mslot.h).
+ms_lwprof() {
+	awk -v k="$1" '$1 == "lwprof" && $2 == k { print $3; exit }' "$ms_dir/prog.out"
+}
+
+# ms_clocks WINDOW_NS: what two clocks of the guest's TSC may differ by over
+# a window: the module's (the TSC scaled to ns within a part per billion),
+# CLOCK_MONOTONIC (the TSC clocksource, no NTP in the guest) and the CPU
+# clock (sched_clock(), the TSC too) each round their scale to well under
+# 10 ppm; allow 100 ppm plus 2 us for the readings' last digits.
+ms_clocks() {
+	echo $((2000 + $1 / 10000))
+}
+
+# ms_between WHAT GOT LO HI [SLACK_NS]: LO - SLACK <= GOT <= HI + SLACK,
+# for bounds that are exact (mslot.h); SLACK is what the clocks may differ.
+ms_between() {
+	local what=$1 got=${2:-} lo=${3:-} hi=${4:-} slack=${5:-0}
+
+	if [ -z "$got" ] || [ -z "$lo" ] || [ -z "$hi" ]; then
+		check x = y "$what: no value (got '$got', bounds '$lo' '$hi')"
+		return
+	fi
+	check "$got" -ge $((lo - slack)) -a "$got" -le $((hi + slack)) \
+		"$what: $(ms_ms "$lo") <= $(ms_ms "$got") <= $(ms_ms "$hi") (clocks: $(ms_ms "$slack"))"
+}
+
+# ms_check_continues ROLE TID COLUMN KEY: ptime's final COLUMN of thread TID
+# continues the slot's total read at the end of the thread's window
+# (lwprof ROLE_end_KEY_ns): at least that, and at most that plus all of
+# the thread's time after it (REAL less the slot's sum of states then).
+ms_check_continues() {
+	local role=$1 tid=$2 col=$3 key=$4 got end sum real
+
+	got=$(ms_get "$tid" "$col")
+	end=$(ms_lwprof "${role}_end_${key}_ns")
+	sum=$(ms_lwprof "${role}_end_sum_ns")
+	real=$(ms_get "$tid" real)
+	ms_between "$role: ptime's ${col^^} continues the slot's at the window's end" \
+		"$got" "$end" $((end + ${real:-0} - ${sum:-0}))
+}
+
 # ms_asleep KEY: a blocking call's time asleep: KEY_slept_ns, the
 # scheduler's statistics (ms_slept() in mstate.h), or its wall time KEY_ns
 # when schedstats are off (then a vCPU stall in the call's on-CPU part
@@ -82,7 +125,12 @@ ms_get() {
 
 # ms_cpu TID: USER+SYS+TRAP of that thread (empty if it has no row).
 ms_cpu() {
-	awk -v t="$1" 'NR > 1 && $2 == t { print $4 + $5 + $6; exit }' "$ms_dir/table"
+	awk -v t="$1" 'NR > 1 && $2 == t { printf "%.0f\n", $4 + $5 + $6; exit }' "$ms_dir/table"
+}
+
+# ms_blocked TID: TFLT+DFLT+KFLT+LOCK+SLP+STOP of that thread.
+ms_blocked() {
+	awk -v t="$1" 'NR > 1 && $2 == t { printf "%.0f\n", $7 + $8 + $9 + $10 + $11 + $13; exit }' "$ms_dir/table"
 }
 
 # ms_total NAME: ptime's summary line NAME (real, user, sys, ...) in ns.
@@ -134,32 +182,21 @@ ms_sched() {
 	awk -v r="$1" '$1 == "sched" && $2 == r { print $3, $4, $5; exit }' "$ms_dir/prog.out"
 }
 
-# ms_check_sched ROLE [run|wait]: the thread's USER+SYS+TRAP within 1% of
-# its schedstat run time and its WAIT_CPU within 2% of its run-queue wait
-# (the workload printed "sched ROLE TID RUN WAIT" after the thread ended);
-# "run" or "wait" checks one of the two.
-ms_check_sched() {
-	local role=$1 what=${2:-both} tid run wait
-
-	read -r tid run wait < <(ms_sched "$role")
-	if [ "$what" != wait ]; then
-		ms_near "$role: USER+SYS+TRAP vs schedstat run time" \
-			"$(ms_cpu "$tid")" "$run" 1 0
-	fi
-	if [ "$what" != run ]; then
-		ms_near "$role: WAIT_CPU vs schedstat run-queue wait" \
-			"$(ms_get "$tid" lat)" "$wait" 2 0
-	fi
+# ms_oncpu_or_waiting TID: USER+SYS+TRAP+LAT of that thread.
+ms_oncpu_or_waiting() {
+	awk -v t="$1" 'NR > 1 && $2 == t { printf "%.0f\n", $4 + $5 + $6 + $12; exit }' "$ms_dir/table"
 }
 
 # ms_check_parked ROLE: for a worker whose schedstat was read while it slept
-# parked before its exit (struct ms_worker): USER+SYS+TRAP at least the run
-# time then (less 1%); what exceeds it is the thread's wake-up and exit.
+# parked before its exit (struct ms_worker): its run time then is at most
+# its USER+SYS+TRAP+LAT.  Exact: the kernel's run time begins at the
+# __schedule() entry of each switch-in, the module's at the sched_switch
+# tracepoint after it, and in between the thread is still WAIT_CPU (a
+# host stall there is run time to one, wait to the other).
 ms_check_parked() {
-	local role=$1 tid run wait cpu lo
+	local role=$1 tid run wait got
 
 	read -r tid run wait < <(ms_sched "$role")
-	cpu=$(ms_cpu "$tid")
-	lo=$((run - run / 100))
-	check "${cpu:-0}" -ge "$lo" "$role: USER+SYS+TRAP $(ms_ms "${cpu:-0}") >= schedstat run time before its exit $(ms_ms "$run") - 1% (exit took $(ms_ms $((${cpu:-0} - run))))"
+	got=$(ms_oncpu_or_waiting "$tid")
+	check "${got:-0}" -ge "${run:-1}" "$role: USER+SYS+TRAP+LAT $(ms_ms "${got:-0}") >= schedstat run time before its exit $(ms_ms "${run:-0}") (CPU $(ms_ms "$(ms_cpu "$tid")"))"
 }

@@ -2,94 +2,153 @@
 /*
  * CPU workload: thread "spin" spins in user mode for 300 ms (no system
  * calls), then thread "sys" reads /dev/zero in 64 KiB chunks for 300 ms
- * (time in the kernel clearing the buffer).  Ground truth: each thread's
- * CPU time over its busy phase (CLOCK_THREAD_CPUTIME_ID), its wall time,
- * and its schedstat once done (see struct ms_worker).  The spin also notes
- * every break of more than 10 us in its loop (an interrupt, a preemption,
- * or the host not running the vCPU): spin_run_ns is the spin's wall time
- * minus those breaks, the time it was seen running its own code.  At the
- * end, main prints the CPU time of both threads up to their release by the
- * kernel (process CPU clock minus its own), which includes their exit.
+ * (time in the kernel clearing the buffer).  Each reads its own
+ * microstates from the module's slot (tests/lib/mslot.h) when its busy
+ * phase starts and ends, in user mode, and its CPU time just before the
+ * first reading and just after the second; the spin also notes when it
+ * was seen running its own code (covered) and every break of more than
+ * 10 us in its loop (an interrupt, a preemption, or the host not running
+ * the vCPU), for the log.  Then the threads' schedstat once done (see
+ * struct ms_worker), and at the end, main prints the CPU time of both
+ * threads up to their release by the kernel (process CPU clock minus its
+ * own).
  */
-#include <fcntl.h>
-
 #include "mstate.h"
+#include "mslot.h"
 
 #define PHASE_NS	(300 * MS_MS)
 #define BREAK_NS	10000
+#define MAX_RUNS	(1 << 16)
+
+struct phase {
+	struct ms_worker w;
+	const struct lwprof_ustate *us;
+	struct ms_reading a, b;
+	uint64_t cpu_a, cpu_b, calls;
+	struct ms_trail trail;
+	bool ok;
+};
 
 static char buf[64 << 10];
-static uint64_t spin_cpu, spin_wall, spin_run, spin_breaks;
-static uint64_t sys_cpu, sys_wall, sys_calls;
+static const struct lwprof_ustate *area;
+
+/* Claim the slot, note the CPU time and take reading a. */
+static void phase_begin(struct phase *p)
+{
+	ms_worker_begin(&p->w);
+	p->us = ms_slot_claim(area);
+	p->cpu_a = ms_cpu();
+	p->ok = p->us && ms_read(p->us, &p->a);
+}
+
+/* Take reading b, then note the CPU time. */
+static void phase_end(struct phase *p)
+{
+	p->ok = p->ok && ms_read(p->us, &p->b);
+	p->cpu_b = ms_cpu();
+	ms_worker_park(&p->w);
+}
 
 static void *spin(void *arg)
 {
-	struct ms_worker *w = arg;
-	uint64_t c0, t0, t, prev, gaps = 0;
+	struct phase *p = arg;
 
-	ms_worker_begin(w);
-	c0 = ms_cpu();
-	t0 = prev = ms_now();
-	do {
-		t = ms_now();
-		if (t - prev > BREAK_NS) {
-			gaps += t - prev;
-			spin_breaks++;
-		}
-		prev = t;
-	} while (t < t0 + PHASE_NS);
-	spin_cpu = ms_cpu() - c0;
-	spin_wall = t - t0;
-	spin_run = spin_wall - gaps;
-	ms_worker_park(w);
+	phase_begin(p);
+	if (p->ok)
+		ms_spin_watch(p->us, p->a.t + PHASE_NS, &p->trail);
+	phase_end(p);
 	return NULL;
 }
 
 static void *sys(void *arg)
 {
-	struct ms_worker *w = arg;
+	struct phase *p = arg;
 	int fd = open("/dev/zero", O_RDONLY);
-	uint64_t c0, t0;
 
 	if (fd < 0) {
 		perror("/dev/zero");
 		exit(2);
 	}
-	ms_worker_begin(w);
-	c0 = ms_cpu();
-	t0 = ms_now();
+	memset(buf, 1, sizeof(buf));	/* no page fault in the loop */
+	phase_begin(p);
 	do {
 		if (read(fd, buf, sizeof(buf)) != sizeof(buf)) {
 			perror("read");
 			exit(2);
 		}
-		sys_calls++;
-	} while (ms_now() < t0 + PHASE_NS);
-	sys_cpu = ms_cpu() - c0;
-	sys_wall = ms_now() - t0;
+		p->calls++;
+	} while (ms_now() < p->a.t + PHASE_NS);
+	phase_end(p);
 	close(fd);
-	ms_worker_park(w);
 	return NULL;
+}
+
+static void report(struct phase *p)
+{
+	const struct ms_reading *a = &p->a, *b = &p->b;
+	const char *nm = p->w.name;
+	uint64_t blocked = 0, sum = 0, gaps = 0, nbreaks = 0;
+	size_t i;
+	int s;
+
+	if (!p->ok || p->trail.full) {
+		fprintf(stderr, "%s: %s\n", nm, !p->us ? "no slot (module, ptime?)" :
+			!p->ok ? "slot not readable" : "too many breaks");
+		return;
+	}
+	for (s = LWPROF_MS_TFAULT; s <= LWPROF_MS_STOPPED; s++)
+		blocked += ms_delta(a, b, s);
+	for (s = 0; s < LWPROF_MS_COUNT; s++)
+		sum += b->v[s];
+	printf("truth %s_window_ns %llu\n", nm, (unsigned long long)(b->t - a->t));
+	printf("truth %s_cpu_ns %llu\n", nm, (unsigned long long)(p->cpu_b - p->cpu_a));
+	if (p->trail.run) {
+		/* For the log: breaks of more than 10 us, from the stretches. */
+		for (i = 1; i < p->trail.n; i++) {
+			uint64_t g = p->trail.run[i][0] - p->trail.run[i - 1][1];
+
+			if (g > BREAK_NS) {
+				gaps += g;
+				nbreaks++;
+			}
+		}
+		printf("truth %s_covered_ns %llu\n", nm,
+		       (unsigned long long)ms_trail_within(&p->trail, a->t, b->t));
+		printf("truth %s_breaks %llu\n", nm, (unsigned long long)nbreaks);
+		printf("truth %s_breaks_ns %llu\n", nm, (unsigned long long)gaps);
+	}
+	if (p->calls)
+		printf("truth %s_calls %llu\n", nm, (unsigned long long)p->calls);
+	printf("lwprof %s_user_ns %lld\n", nm, (long long)ms_delta(a, b, LWPROF_MS_USER));
+	printf("lwprof %s_sys_ns %lld\n", nm, (long long)ms_delta(a, b, LWPROF_MS_SYSTEM));
+	printf("lwprof %s_trap_ns %lld\n", nm, (long long)ms_delta(a, b, LWPROF_MS_TRAP));
+	printf("lwprof %s_lat_ns %lld\n", nm, (long long)ms_delta(a, b, LWPROF_MS_WAIT_CPU));
+	printf("lwprof %s_blocked_ns %lld\n", nm, (long long)blocked);
+	printf("lwprof %s_end_user_ns %llu\n", nm, (unsigned long long)b->v[LWPROF_MS_USER]);
+	printf("lwprof %s_end_sys_ns %llu\n", nm, (unsigned long long)b->v[LWPROF_MS_SYSTEM]);
+	printf("lwprof %s_end_sum_ns %llu\n", nm, (unsigned long long)sum);
 }
 
 int main(void)
 {
-	struct ms_worker w;
+	struct phase sp = { 0 }, sy = { 0 };
 
 	ms_tid("main");
-	if (ms_worker_start(&w, "spin", spin))
+	area = ms_area_map();
+	/* Touched now: no page fault while it spins. */
+	sp.trail.run = calloc(MAX_RUNS, sizeof(*sp.trail.run));
+	if (!sp.trail.run)
 		return 2;
-	ms_worker_reap(&w);
-	ms_truth("spin_cpu_ns", spin_cpu);
-	ms_truth("spin_wall_ns", spin_wall);
-	ms_truth("spin_run_ns", spin_run);
-	ms_truth("spin_breaks", spin_breaks);
-	if (ms_worker_start(&w, "sys", sys))
+	memset(sp.trail.run, 0xff, MAX_RUNS * sizeof(*sp.trail.run));
+	sp.trail.max = MAX_RUNS;
+	if (ms_worker_start(&sp.w, "spin", spin))
 		return 2;
-	ms_worker_reap(&w);
-	ms_truth("sys_cpu_ns", sys_cpu);
-	ms_truth("sys_wall_ns", sys_wall);
-	ms_truth("sys_calls", sys_calls);
+	ms_worker_reap(&sp.w);
+	report(&sp);
+	if (ms_worker_start(&sy.w, "sys", sys))
+		return 2;
+	ms_worker_reap(&sy.w);
+	report(&sy);
 	ms_truth("dead_threads_cpu_ns", ms_dead_threads_cpu());
 	return 0;
 }

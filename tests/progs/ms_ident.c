@@ -7,7 +7,8 @@
  * A first child that exits at once runs the module's fork, wakeup and exit
  * probes once before the measured ones: in the TCG guest a module's code
  * first run after its load is translated then, which put up to 80 us
- * between the trace's event and lwprof's probe on the same tracepoint.
+ * between the trace's event and lwprof's probe on the same tracepoint
+ * (widening the test's brackets).
  */
 #include <sched.h>
 #include <sys/wait.h>

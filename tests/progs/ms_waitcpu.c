@@ -1,89 +1,152 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Wait-CPU workload: three threads pin themselves to one CPU and sleep at
- * a start gate; main opens the gate (at time T) and they spin in user mode
- * until T + 600 ms, so each runs about 200 ms and waits for the CPU about
- * 400 ms.  Ground truth per thread: the time it was not running from T to
- * its end, (end - T) - (CPU time at end - CPU time at the gate), plus the
- * run-queue wait it had before the gate (thread start, moving to the CPU:
- * microseconds on a quiet host, milliseconds when the host stalls the
- * guest), read from its schedstat just before it sleeps at the gate; and
- * its schedstat once done (see struct ms_worker).
+ * a start gate; main (on another CPU) opens it and they spin in user mode
+ * until 600 ms later, so each runs about 200 ms and waits for the CPU
+ * about 400 ms.  Each thread reads its own microstates from the module's
+ * slot (tests/lib/mslot.h) at a, when it first runs after the gate, and at
+ * b, when its spin ends, and notes while it spins when it was seen in
+ * user mode.  Between a and b it never blocks, so its time off the CPU is
+ * all WAIT_CPU, which lies between two exact bounds: the time its siblings
+ * were seen in user mode on its CPU (it was off the CPU then) and the time
+ * it was not seen in user mode itself (its breaks).  Also printed: its
+ * CPU time over [a, b] (clock read before a and after b), its covered
+ * time, and the slot's totals at b, which ptime's final numbers must
+ * continue.
  *
  *   ms_waitcpu [CPU]     (default: the last CPU)
  */
 #include <sched.h>
 
 #include "mstate.h"
+#include "mslot.h"
 
 #define NTHREADS	3
 #define SPIN_NS		(600 * MS_MS)
+#define MAX_RUNS	(1 << 16)
 
-static uint64_t gate_time, deadline;
+struct spinner {
+	struct ms_worker w;
+	const struct lwprof_ustate *us;
+	struct ms_reading a, b;
+	uint64_t cpu_a, cpu_b;
+	struct ms_trail trail;
+	bool ok;
+};
+
+static uint64_t deadline;
 static sem_t ready, gate;
 static int pin_cpu;
-static uint64_t cpu_at_gate[NTHREADS];
-static unsigned long long wait_at_gate[NTHREADS];
+static const struct lwprof_ustate *area;
 
-static void *spin(void *arg)
+static void pin(int cpu)
 {
-	struct ms_worker *w = arg;
-	int i = w->name[4] - '0';
-	unsigned long long run;
 	cpu_set_t set;
 
-	ms_worker_begin(w);
 	CPU_ZERO(&set);
-	CPU_SET(pin_cpu, &set);
+	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
 		perror("sched_setaffinity");
 		exit(2);
 	}
-	ms_schedstat(&run, &wait_at_gate[i]);
-	cpu_at_gate[i] = ms_cpu();
+}
+
+static void *spin(void *arg)
+{
+	struct spinner *s = arg;
+
+	ms_worker_begin(&s->w);
+	pin(pin_cpu);
+	s->us = ms_slot_claim(area);
 	sem_post(&ready);
 	while (sem_wait(&gate))
 		;
-	ms_spin_until(deadline);
-	ms_worker_park(w);
+	if (s->us) {
+		s->cpu_a = ms_cpu();
+		s->ok = ms_read(s->us, &s->a);
+		ms_spin_watch(s->us, deadline, &s->trail);
+		s->ok = ms_read(s->us, &s->b) && s->ok;
+		s->cpu_b = ms_cpu();
+	}
+	ms_worker_park(&s->w);
 	return NULL;
+}
+
+static void report(struct spinner *s, int n, int i)
+{
+	const struct ms_reading *a = &s[i].a, *b = &s[i].b;
+	const char *nm = s[i].w.name;
+	uint64_t own, sib = 0, blocked = 0, sum = 0;
+	int j;
+
+	if (!s[i].us || !s[i].ok || s[i].trail.full) {
+		fprintf(stderr, "%s: %s\n", nm, !s[i].us ? "no slot (module, ptime?)" :
+			!s[i].ok ? "slot not readable" : "too many breaks");
+		return;
+	}
+	own = ms_trail_within(&s[i].trail, a->t, b->t);
+	for (j = 0; j < n; j++)
+		if (j != i)
+			sib += ms_trail_within(&s[j].trail, a->t, b->t);
+	for (j = LWPROF_MS_TFAULT; j <= LWPROF_MS_STOPPED; j++)
+		blocked += ms_delta(a, b, j);
+	for (j = 0; j < LWPROF_MS_COUNT; j++)
+		sum += b->v[j];
+	printf("truth %s_window_ns %llu\n", nm, (unsigned long long)(b->t - a->t));
+	printf("truth %s_covered_ns %llu\n", nm, (unsigned long long)own);
+	printf("truth %s_breaks_ns %llu\n", nm, (unsigned long long)(b->t - a->t - own));
+	printf("truth %s_siblings_ns %llu\n", nm, (unsigned long long)sib);
+	printf("truth %s_cpu_ns %llu\n", nm, (unsigned long long)(s[i].cpu_b - s[i].cpu_a));
+	printf("truth %s_late_ns %lld\n", nm, (long long)(b->t - deadline));
+	printf("lwprof %s_lat_ns %lld\n", nm, (long long)ms_delta(a, b, LWPROF_MS_WAIT_CPU));
+	printf("lwprof %s_user_ns %lld\n", nm, (long long)ms_delta(a, b, LWPROF_MS_USER));
+	printf("lwprof %s_blocked_ns %lld\n", nm, (long long)blocked);
+	printf("lwprof %s_end_lat_ns %llu\n", nm, (unsigned long long)b->v[LWPROF_MS_WAIT_CPU]);
+	printf("lwprof %s_end_sum_ns %llu\n", nm, (unsigned long long)sum);
 }
 
 int main(int argc, char **argv)
 {
-	struct ms_worker s[NTHREADS];
+	struct spinner s[NTHREADS] = { 0 };
+	uint64_t overlap = 0;
 	char name[16];
-	int i;
+	int i, j;
 
 	pin_cpu = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	/* Main on another CPU: waking the spinners, it never takes theirs. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		pin(pin_cpu ? 0 : 1);
 	ms_tid("main");
+	area = ms_area_map();
 	sem_init(&ready, 0, 0);
 	sem_init(&gate, 0, 0);
 	for (i = 0; i < NTHREADS; i++) {
+		/* Touched now: no page fault while they spin. */
+		s[i].trail.run = calloc(MAX_RUNS, sizeof(*s[i].trail.run));
+		if (!s[i].trail.run)
+			return 2;
+		memset(s[i].trail.run, 0xff, MAX_RUNS * sizeof(*s[i].trail.run));
+		s[i].trail.max = MAX_RUNS;
 		snprintf(name, sizeof(name), "spin%d", i);
-		if (ms_worker_start(&s[i], name, spin))
+		if (ms_worker_start(&s[i].w, name, spin))
 			return 2;
 	}
 	for (i = 0; i < NTHREADS; i++)
 		while (sem_wait(&ready))
 			;
 	for (i = 0; i < NTHREADS; i++)
-		while (ms_task_state(s[i].tid) != 'S')
+		while (ms_task_state(s[i].w.tid) != 'S')
 			usleep(1000);
-	gate_time = ms_now();
-	deadline = gate_time + SPIN_NS;
+	deadline = ms_now() + SPIN_NS;
 	for (i = 0; i < NTHREADS; i++)
 		sem_post(&gate);
-	for (i = 0; i < NTHREADS; i++) {
-		ms_worker_reap(&s[i]);
-		printf("truth %s_offcpu_ns %llu\n", s[i].name,
-		       (unsigned long long)(s[i].end - gate_time -
-					    (s[i].cpu - cpu_at_gate[i]) +
-					    wait_at_gate[i]));
-		printf("truth %s_cpu_ns %llu\n", s[i].name,
-		       (unsigned long long)s[i].cpu);
-		printf("truth %s_late_ns %lld\n", s[i].name,
-		       (long long)(s[i].end - deadline));
-	}
+	for (i = 0; i < NTHREADS; i++)
+		ms_worker_reap(&s[i].w);
+	for (i = 0; i < NTHREADS; i++)
+		report(s, NTHREADS, i);
+	for (i = 0; i < NTHREADS; i++)
+		for (j = i + 1; j < NTHREADS; j++)
+			overlap += ms_trail_overlap(&s[i].trail, &s[j].trail);
+	printf("truth overlap_ns %llu\n", (unsigned long long)overlap);
 	return 0;
 }
