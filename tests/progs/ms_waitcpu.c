@@ -14,6 +14,13 @@
  * time, and the slot's totals at b, which ptime's final numbers must
  * continue.
  *
+ * Without a slot (no module, or not run under ptime: the perf backend's
+ * and /proc's tests), each thread spins to the same deadline and the truth
+ * is the old one: its time off the CPU from the gate to its end, (end -
+ * gate) - (CPU time at end - CPU time at the gate), plus the run-queue wait
+ * its schedstat held just before it slept at the gate (*_offcpu_ns), its
+ * CPU time at its end (*_cpu_ns) and how late it ended (*_late_ns).
+ *
  *   ms_waitcpu [CPU]     (default: the last CPU)
  */
 #include <sched.h>
@@ -32,9 +39,11 @@ struct spinner {
 	uint64_t cpu_a, cpu_b;
 	struct ms_trail trail;
 	bool ok;
+	uint64_t cpu_gate;			/* without a slot */
+	unsigned long long wait_gate;
 };
 
-static uint64_t deadline;
+static uint64_t gate_time, deadline;
 static sem_t ready, gate;
 static int pin_cpu;
 static const struct lwprof_ustate *area;
@@ -58,6 +67,12 @@ static void *spin(void *arg)
 	ms_worker_begin(&s->w);
 	pin(pin_cpu);
 	s->us = ms_slot_claim(area);
+	if (!s->us) {
+		unsigned long long run;
+
+		ms_schedstat(&run, &s->wait_gate);
+		s->cpu_gate = ms_cpu();
+	}
 	sem_post(&ready);
 	while (sem_wait(&gate))
 		;
@@ -67,6 +82,8 @@ static void *spin(void *arg)
 		ms_spin_watch(s->us, deadline, &s->trail);
 		s->ok = ms_read(s->us, &s->b) && s->ok;
 		s->cpu_b = ms_cpu();
+	} else {
+		ms_spin_until(deadline);
 	}
 	ms_worker_park(&s->w);
 	return NULL;
@@ -79,8 +96,18 @@ static void report(struct spinner *s, int n, int i)
 	uint64_t own, sib = 0, blocked = 0, sum = 0;
 	int j;
 
-	if (!s[i].us || !s[i].ok || s[i].trail.full) {
-		fprintf(stderr, "%s: %s\n", nm, !s[i].us ? "no slot (module, ptime?)" :
+	if (!s[i].us) {
+		const struct ms_worker *w = &s[i].w;
+
+		printf("truth %s_offcpu_ns %llu\n", nm,
+		       (unsigned long long)(w->end - gate_time -
+					    (w->cpu - s[i].cpu_gate) + s[i].wait_gate));
+		printf("truth %s_cpu_ns %llu\n", nm, (unsigned long long)w->cpu);
+		printf("truth %s_late_ns %lld\n", nm, (long long)(w->end - deadline));
+		return;
+	}
+	if (!s[i].ok || s[i].trail.full) {
+		fprintf(stderr, "%s: %s\n", nm,
 			!s[i].ok ? "slot not readable" : "too many breaks");
 		return;
 	}
@@ -137,7 +164,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < NTHREADS; i++)
 		while (ms_task_state(s[i].w.tid) != 'S')
 			usleep(1000);
-	deadline = ms_now() + SPIN_NS;
+	gate_time = ms_now();
+	deadline = gate_time + SPIN_NS;
 	for (i = 0; i < NTHREADS; i++)
 		sem_post(&gate);
 	for (i = 0; i < NTHREADS; i++)
