@@ -8,7 +8,10 @@
 # their end (the converter's 20 ms hold, a 10 ms interval, the wait for
 # the pass on a loaded host): all those of the snapshot at the end, which
 # has the whole run, within its window.  A converter left to its passes a
-# second apart would leave some out of one of them, at least.
+# second apart would leave some out of one of them, at least.  cpu_burn
+# runs 6 s: in the TCG guest, with every test in one boot, the loop below
+# saw it start more than a second late, and a 3 s run had ended before the
+# second signal.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
 
@@ -24,7 +27,7 @@ times() { "$LWPROF" dump "$1" 2>/dev/null | sed -n 's/.*: SAMPLE clock t=\([0-9.
 upto() { awk -v f="$1" -v e="$2" '$1 >= f / 1e9 && $1 <= e / 1e9 - 0.1'; }
 
 "$LWPROF" collect --backend perf --flight 60s -p 10ms -o fl.er \
-	"$LWPROF_BUILD/tests/progs/cpu_burn" 3 >/dev/null 2>err.txt & cpid=$!
+	"$LWPROF_BUILD/tests/progs/cpu_burn" 6 >/dev/null 2>err.txt & cpid=$!
 for i in $(seq 200); do	# the command runs: collect's signals are its own
 	pgrep -P $cpid -x cpu_burn >/dev/null && break
 	sleep 0.05
@@ -34,7 +37,7 @@ kill -USR2 $cpid
 sleep 0.5
 kill -USR2 $cpid
 wait $cpid
-check $? -eq 0 "collect --backend perf --flight 60s cpu_burn 3 exits 0 ($(tail -1 err.txt))"
+check $? -eq 0 "collect --backend perf --flight 60s cpu_burn 6 exits 0 ($(tail -1 err.txt))"
 check -d fl.3.er "the snapshot at the end: fl.3.er"
 times fl.3.er >all.t
 for e in fl.er fl.2.er; do

@@ -55,13 +55,15 @@ total() {
 
 
 # check_waitcpu OUT [busy]: ms_waitcpu's spinning threads (its output in
-# OUT.out, ptime's in OUT.table): LAT is each one's time off CPU since the
-# gate plus its wait before (2% or 5 ms), WAIT_CPU its schedstat wait when
-# it parked, USER+SYS at least its run time then; the absent totals are
-# "-".  After the park, the thread's wake-up to exit waits for a CPU too,
-# which that truth leaves out: microseconds in the quiet guest, tens of ms
-# or more on a busy shared host.  With busy, LAT is only checked not to
-# fall short of either truth (less 2% or 5 ms, and 0.1%).
+# OUT.out, ptime's in OUT.table).  ptime reads LAT from the kernel's
+# run-queue wait (schedstat, taskstats at the exit): it is at least each
+# one's time off CPU since the gate plus its wait before (less 2% or 5 ms:
+# the two clocks' reads; that truth leaves out a sibling's preemption
+# between its schedstat read and its sleep at the gate, as all three start
+# on one CPU), and at least its schedstat wait when it parked (less 0.1%).
+# After the park, the thread's wake-up to exit waits for a CPU too:
+# microseconds in the quiet guest, so there LAT is also at most that wait
+# + 2%; tens of ms or more on a busy shared host (busy: not checked).
 check_waitcpu() {
 	local s t c got exp tol
 
@@ -71,16 +73,12 @@ check_waitcpu() {
 		t=$(ms_tid $s)
 		got=$(col "$1" "$t" lat)
 		exp=$(ms_truth ${s}_offcpu_ns)
-		if [ -z "${2:-}" ]; then
-			ms_near "$s: LAT vs its time off CPU since the gate + its wait before" \
-				"$got" "$exp"
-			ms_check_sched $s wait
-		else
-			tol=$((exp / 50 > 5000000 ? exp / 50 : 5000000))
-			check "${got:-0}" -ge $((exp - tol)) "$s: LAT $(ms_ms "${got:-0}") >= its time off CPU since the gate + its wait before $(ms_ms "$exp") - $(ms_ms $tol)"
-			read -r _ _ exp < <(ms_sched $s)
-			check "${got:-0}" -ge $((exp - exp / 1000)) "$s: LAT $(ms_ms "${got:-0}") >= its schedstat wait when it parked $(ms_ms "$exp") - 0.1% (its exit waited $(ms_ms $((${got:-0} - exp))))"
-		fi
+		tol=$((exp / 50 > 5000000 ? exp / 50 : 5000000))
+		check "${got:-0}" -ge $((exp - tol)) "$s: LAT $(ms_ms "${got:-0}") >= its time off CPU since the gate + its wait before $(ms_ms "$exp") - $(ms_ms $tol)"
+		read -r _ _ exp < <(ms_sched $s)
+		check "${got:-0}" -ge $((exp - exp / 1000)) "$s: LAT $(ms_ms "${got:-0}") >= its schedstat wait when it parked $(ms_ms "$exp") - 0.1% (its exit waited $(ms_ms $((${got:-0} - exp))))"
+		[ -z "${2:-}" ] &&
+			check "${got:-0}" -le $((exp + exp / 50)) "$s: LAT $(ms_ms "${got:-0}") <= its schedstat wait when it parked $(ms_ms "$exp") + 2%"
 		ms_check_parked $s
 	done
 	for c in trap tflt dflt kflt lock stop; do
