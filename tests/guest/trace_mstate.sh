@@ -107,7 +107,10 @@ check "$(grep -c '^  Microstates of the [0-9]* waits the module accounted:' <<<"
 top=$(grep -A5 'The longest traced waits' <<<"$st" | tail -n +2 | grep ' s .* of 0x')
 check "$(grep -c ', over the call$' <<<"$top")" -eq "$(grep -c . <<<"$top")" \
 	"-statistics: each of the longest waits with its microstates over the call"
-check "$(head -n 1 <<<"$top" | awk '{ d = $1; for (i = 1; i < NF; i++) if ($i == "Lock") l = $(i + 1);
+# The mutex wait, not a join: pthread_join may free the joined thread's
+# stack (munmap) after its wait, 3.3 ms of System CPU in the TCG guest,
+# which belongs to the call too (0.302892 s: 98.7% User Lock).
+check "$(grep -m1 ' pthread_mutex_lock of ' <<<"$top" | awk '{ d = $1; for (i = 1; i < NF; i++) if ($i == "Lock") l = $(i + 1);
 	print (l >= 0.99 * d) }')" = 1 \
-	"-statistics: the longest wait (a mutex or a join) at least 99% User Lock over the call"
+	"-statistics: the longest mutex wait at least 99% User Lock over the call"
 done_testing

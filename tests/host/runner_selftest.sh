@@ -3,8 +3,9 @@
 # tests/run itself: a passing, failing and skipping test are counted as
 # such, a guest test that leaves a WARNING in the kernel log fails even
 # though it exits 0, as does one that leaves tracefs's tracing_on changed
-# (one that changes it and puts it back passes), and the summary line and
-# exit status say so.
+# (one that changes it and puts it back passes) or leaves a process running
+# (killed: the next test passes), and the summary line and exit status say
+# so.
 . "$(dirname "$0")/../lib/test.sh"
 
 dir=$LWPROF_OUT/runner_selftest
@@ -18,6 +19,7 @@ printf '#!/bin/sh\necho "WARNING: CPU: 0 PID: 1 at selftest" >/dev/kmsg\nexit 0\
 	>"$dir/tests/guest/splat.sh"
 printf '#!/bin/sh\necho 0 >/sys/kernel/tracing/tracing_on\nexit 0\n' \
 	>"$dir/tests/guest/tracefs_left.sh"
+printf '#!/bin/sh\n(sleep 1000 &)\nexit 0\n' >"$dir/tests/guest/leaves_proc.sh"
 cat >"$dir/tests/guest/tracefs_restored.sh" <<'EOF'
 #!/bin/sh
 t=/sys/kernel/tracing
@@ -31,7 +33,7 @@ out=$(LWPROF_TESTS_DIR=$dir/tests LWPROF_OUT=$dir/out "$LWPROF_TOP/tests/run" -t
 rc=$?
 echo "$out" | sed 's/^/  | /'
 check $rc -eq 1 "runner exits 1 when a test failed"
-check "$(tail -n 1 <<<"$out")" = "3 passed, 3 failed, 1 skipped" "summary line counts"
+check "$(tail -n 1 <<<"$out")" = "3 passed, 4 failed, 1 skipped" "summary line counts"
 grep -q '^not ok [0-9]* - host/fails (exit 3' <<<"$out"; check $? -eq 0 "failing test reported with its status"
 grep -q '^#   broken$' <<<"$out"; check $? -eq 0 "failing test's output shown"
 grep -q '^ok [0-9]* - host/skips # SKIP no frobnicator$' <<<"$out"; check $? -eq 0 "skip reported with reason"
@@ -42,6 +44,9 @@ check $? -eq 0 "the splat line is shown"
 grep -q '^not ok [0-9]* - guest/tracefs_left' <<<"$out"
 check $? -eq 0 "a guest test that exited 0 but left tracing_on 0 fails"
 grep -q '^#   + tracing_on 0$' <<<"$out"; check $? -eq 0 "the change is shown"
+grep -q '^not ok [0-9]* - guest/leaves_proc' <<<"$out"
+check $? -eq 0 "a guest test that exited 0 but left a process running fails"
+grep -q '^#   [0-9]* sleep 1000 $' <<<"$out"; check $? -eq 0 "the process is shown"
 grep -q '^ok [0-9]* - guest/tracefs_restored' <<<"$out"
 check $? -eq 0 "one that changed tracing_on and trace_clock and put them back passes"
 rm -rf "$dir"

@@ -120,11 +120,15 @@ static inline long long ms_slept(void)
 	return (long long)(ms * 1000000ULL + frac);
 }
 
-/* Print "truth KEY NS" for the time asleep since slept0, if known. */
-static inline void ms_truth_slept(const char *key, long long slept0)
+/*
+ * Print "truth KEY NS" for the time asleep from slept0 to slept1, if known.
+ * Read slept1 right after the call, before any printf: a thread's printf
+ * may sleep on stdout's lock while another thread writes it out (2.5 ms
+ * once, to a file on the guest's 9p).
+ */
+static inline void ms_truth_slept(const char *key, long long slept0,
+				  long long slept1)
 {
-	long long slept1 = ms_slept();
-
 	if (slept0 >= 0 && slept1 >= slept0)
 		printf("truth %s %llu\n", key,
 		       (unsigned long long)(slept1 - slept0));

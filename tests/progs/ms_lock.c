@@ -23,7 +23,7 @@ static void *holder(void *arg)
 {
 	struct timespec ts = { 0, 300 * MS_MS };
 	uint64_t t0, t1;
-	long long slept;
+	long long slept, slept1;
 
 	ms_tid("holder");
 	pthread_mutex_lock(&mtx);
@@ -32,16 +32,17 @@ static void *holder(void *arg)
 	t0 = ms_now();
 	nanosleep(&ts, NULL);
 	t1 = ms_now();
+	slept1 = ms_slept();
 	pthread_mutex_unlock(&mtx);
 	ms_truth("holder_sleep_ns", t1 - t0);
-	ms_truth_slept("holder_sleep_slept_ns", slept);
+	ms_truth_slept("holder_sleep_slept_ns", slept, slept1);
 	return NULL;
 }
 
 static void *waiter(void *arg)
 {
 	uint64_t t0, t1;
-	long long slept;
+	long long slept, slept1;
 
 	ms_tid("waiter");
 	while (!atomic_load(&held))
@@ -50,16 +51,17 @@ static void *waiter(void *arg)
 	t0 = ms_now();
 	pthread_mutex_lock(&mtx);
 	t1 = ms_now();
+	slept1 = ms_slept();
 	pthread_mutex_unlock(&mtx);
 	ms_truth("waiter_lock_ns", t1 - t0);
-	ms_truth_slept("waiter_lock_slept_ns", slept);
+	ms_truth_slept("waiter_lock_slept_ns", slept, slept1);
 	return NULL;
 }
 
 static void *cvwaiter(void *arg)
 {
 	uint64_t t0, t1;
-	long long slept;
+	long long slept, slept1;
 
 	ms_tid("cvwaiter");
 	pthread_mutex_lock(&cv_mtx);
@@ -69,9 +71,10 @@ static void *cvwaiter(void *arg)
 	while (!cv_done)
 		pthread_cond_wait(&cv, &cv_mtx);
 	t1 = ms_now();
+	slept1 = ms_slept();
 	pthread_mutex_unlock(&cv_mtx);
 	ms_truth("cv_wait_ns", t1 - t0);
-	ms_truth_slept("cv_wait_slept_ns", slept);
+	ms_truth_slept("cv_wait_slept_ns", slept, slept1);
 	return NULL;
 }
 

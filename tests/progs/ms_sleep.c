@@ -11,7 +11,7 @@ static void *sleeper(void *arg)
 {
 	struct timespec ts = { 0, 300 * MS_MS };
 	uint64_t t0, t1;
-	long long slept;
+	long long slept, slept1;
 
 	ms_tid("sleeper");
 	slept = ms_slept();
@@ -21,8 +21,9 @@ static void *sleeper(void *arg)
 		exit(2);
 	}
 	t1 = ms_now();
+	slept1 = ms_slept();
 	ms_truth("sleep_ns", t1 - t0);
-	ms_truth_slept("sleep_slept_ns", slept);
+	ms_truth_slept("sleep_slept_ns", slept, slept1);
 	ms_sched("sleeper");
 	return NULL;
 }
