@@ -92,8 +92,11 @@ for k in 1 2 3 4 6; do
 	check $? -eq 0 "-cpu_select 0 + 1: column $k $b s is the whole's $a s"
 done
 
-# -callers-callees per CPU.
-cc() { "$LWPROF" print -printmode csv -metrics i.system:name "$@" -csingle read_zero p.er; }
+# -callers-callees per CPU, by the attributed metric: what each caller and
+# callee took of read_zero's time, all on CPU 1.  (Not a caller's
+# inclusive time: vfs_read's is every read's on the machine, and another
+# process's on CPU 0 once made the whole's 5 ms more than CPU 1's.)
+cc() { "$LWPROF" print -printmode csv -metrics a.system:name "$@" -csingle read_zero p.er; }
 ca=$(cc)
 ca1=$(cc -cpu_select 1)
 ca0=$(cc -cpu_select 0)
