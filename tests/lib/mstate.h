@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,19 @@ static inline uint64_t ms_cpu(void)
 static inline int ms_gettid(void)
 {
 	return (int)syscall(SYS_gettid);
+}
+
+/* Pin the calling thread to one CPU (exit 2 if the kernel refuses). */
+static inline void ms_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(2);
+	}
 }
 
 /* Spin in user mode until the monotonic clock reaches deadline. */

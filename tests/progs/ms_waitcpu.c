@@ -48,24 +48,12 @@ static sem_t ready, gate;
 static int pin_cpu;
 static const struct lwprof_ustate *area;
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
-		exit(2);
-	}
-}
-
 static void *spin(void *arg)
 {
 	struct spinner *s = arg;
 
 	ms_worker_begin(&s->w);
-	pin(pin_cpu);
+	ms_pin(pin_cpu);
 	s->us = ms_slot_claim(area);
 	if (!s->us) {
 		unsigned long long run;
@@ -142,7 +130,7 @@ int main(int argc, char **argv)
 	pin_cpu = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	/* Main on another CPU: waking the spinners, it never takes theirs. */
 	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		pin(pin_cpu ? 0 : 1);
+		ms_pin(pin_cpu ? 0 : 1);
 	ms_tid("main");
 	area = ms_area_map();
 	sem_init(&ready, 0, 0);

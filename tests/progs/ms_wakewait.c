@@ -21,21 +21,9 @@
 static volatile int stop;
 static int naps = 40, first_cpu;
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
-		exit(2);
-	}
-}
-
 static void *spinner(void *arg)
 {
-	pin((int)(long)arg);
+	ms_pin((int)(long)arg);
 	while (!stop)
 		;
 	return NULL;
@@ -50,7 +38,7 @@ static void *sleeper(void *arg)
 	int i;
 
 	ms_worker_begin(w);
-	pin(first_cpu);
+	ms_pin(first_cpu);
 	if (sched_setscheduler(0, SCHED_BATCH, &sp)) {
 		perror("SCHED_BATCH");
 		exit(2);
