@@ -98,7 +98,7 @@ for s in spin0 spin1 spin2; do
 	w=$(pb_get "$t" "Wait CPU") l=$(pb_get "$t" "User Lock") z=$(pb_get "$t" Sleep)
 	w=$((w - rel))
 	x=$(ms_truth ${s}_offcpu_ns)
-	read -r _ _ rq < <(ms_sched $s)
+	read -r _ run rq < <(ms_sched $s)
 	echo "# $s: Wait CPU $(ms_ms "$w") (and $(ms_ms "$rel") after its release), User Lock $(ms_ms "$l"), Sleep $(ms_ms "$z"), run-queue wait $(ms_ms "${rq:-0}"), truth $(ms_ms "$x")"
 	check $((w + l + z)) -ge $((x - x / 100)) "$s: Wait CPU + User Lock + Sleep $(ms_ms $((w + l + z))) >= its time off CPU $(ms_ms "$x") - 1%"
 	if [ -n "${PB_SCHEDSTAT_SPLIT:-}" ]; then
@@ -109,7 +109,6 @@ for s in spin0 spin1 spin2; do
 		# sum is (each switch moves both ends together).  So Wait CPU +
 		# User + System is at most run + wait when it parked, + 1% and
 		# 2 ms for its wake-up and exit after.
-		read -r _ run _ < <(ms_sched $s)
 		u=$(pb_get "$t" "User CPU") sy=$(pb_get "$t" "System CPU")
 		tot=$((run + ${rq:-0}))
 		check $((w + u + sy)) -le $((tot + tot / 100 + 2000000)) "$s: Wait CPU + User + System $(ms_ms $((w + u + sy))) <= its run time + run-queue wait at its park $(ms_ms $tot) + 1% + 2 ms"
