@@ -136,9 +136,11 @@ $(B)/tests/host/trace_tstack: tests/host/trace_tstack.c trace/stack.c trace/trac
 
 # collect_source runs lwprof collect's loop (collect_run) with a recording
 # source of its own, perf_convert the perf source's converter on perf
-# rings of its own: they link collect's objects.
+# rings of its own, flight_window the flight recorder on rings of its own:
+# they link collect's objects.
 COLLECT_OBJS := $(filter-out $(B)/userspace/main.o,$(USER_OBJS))
-$(B)/tests/host/collect_source $(B)/tests/host/perf_convert: $(B)/tests/host/%: \
+$(B)/tests/host/collect_source $(B)/tests/host/perf_convert $(B)/tests/host/flight_window: \
+		$(B)/tests/host/%: \
 		tests/host/%.c tests/lib/test.h $(COLLECT_OBJS) $(EXP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Iuserspace -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \

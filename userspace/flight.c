@@ -15,7 +15,12 @@
  *
  * The window is one byte FIFO of entries (struct fent, then the record),
  * in the order the rings were read; an entry that would wrap is placed at
- * the start after a skip entry.  The oldest go first.
+ * the start after a skip entry.  The oldest go first.  That order is not
+ * quite time's: each take copies one ring, then the next, so a ring's
+ * records can follow newer ones of the ring before (by a drain period).
+ * Eviction stops at the first entry in the window; the snapshot lets go
+ * of what older remains behind it (trim), so that the window it writes is
+ * exactly every record after its start.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +54,7 @@ struct flight {
 	unsigned int nr;
 	struct srec *st;
 	size_t nst, capst, pruned_at;
-	__u64 start_ns;		/* the window's start: the oldest kept */
+	__u64 start_ns;		/* the window's start: after the newest let go */
 	__u64 evicted, dropped;	/* records let go, records too large */
 	__u64 paused_out;	/* samples wholly in paused time, not kept */
 	const struct gsamp *gs;	/* the pause state */
@@ -68,23 +73,65 @@ static struct fent *at(struct flight *f, __u64 pos)
 	return (struct fent *)(f->buf + pos % f->cap);
 }
 
+/*
+ * Let entry e go, leaving it in place as a skip entry: the window's start
+ * is past it, and its pause state is the start's.  The global packets are
+ * in time order among themselves, in the FIFO's order, so the last one let
+ * go says whether the window starts paused.
+ */
+static void let_go(struct flight *f, struct fent *e)
+{
+	const struct exp_rec_gsample *g = (const void *)(e + 1);
+	__u64 t;
+
+	if (e->ring == F_SKIP)
+		return;
+	if (e->ring == F_GS && g->kind == EXP_GS_PAUSE)
+		f->paused_at_start = true;
+	else if (e->ring == F_GS && (g->kind == EXP_GS_RESUME ||
+				     g->kind == EXP_GS_END))
+		f->paused_at_start = false;
+	t = rec_time((const void *)(e + 1)) + 1;
+	if (t > f->start_ns)
+		f->start_ns = t;
+	f->evicted++;
+	e->ring = F_SKIP;
+}
+
 /* Let the oldest entry go. */
 static void evict(struct flight *f)
 {
 	struct fent *e = at(f, f->tail);
 
-	if (e->ring != F_SKIP) {
-		const struct exp_rec_gsample *g = (const void *)(e + 1);
-
-		if (e->ring == F_GS && g->kind == EXP_GS_PAUSE)
-			f->paused_at_start = true;
-		else if (e->ring == F_GS && (g->kind == EXP_GS_RESUME ||
-					     g->kind == EXP_GS_END))
-			f->paused_at_start = false;
-		f->start_ns = rec_time((const void *)(e + 1));
-		f->evicted++;
-	}
+	let_go(f, e);
 	f->tail += sizeof(*e) + e->size;
+}
+
+/*
+ * Before a snapshot: the window starts a nanosecond after the newest
+ * record let go, or for --flight SECONDS at now - SECONDS if later, and
+ * not before the run; let go of every entry older than that start still
+ * behind the tail (ring order, above).  The window is then exactly the
+ * records from its start on.
+ */
+static void trim(struct flight *f, __u64 run_start, __u64 now)
+{
+	__u64 pos, start;
+
+	if (!f->evicted)
+		f->start_ns = run_start;
+	if (f->window_ns && now > f->window_ns && now - f->window_ns > f->start_ns)
+		f->start_ns = now - f->window_ns;
+	if (f->start_ns < run_start)
+		f->start_ns = run_start;
+	start = f->start_ns;
+	for (pos = f->tail; pos < f->head;) {
+		struct fent *e = at(f, pos);
+
+		pos += sizeof(*e) + e->size;
+		if (e->ring != F_SKIP && rec_time((const void *)(e + 1)) < start)
+			let_go(f, e);
+	}
 }
 
 /* Room for a record of size bytes, contiguous: its entry's record. */
@@ -416,8 +463,7 @@ int flight_write(struct flight *f, const struct exp_writer *tmpl,
 	int err;
 
 	flight_take(f, now);
-	if (f->start_ns < tmpl->start_ns || !f->evicted)
-		f->start_ns = tmpl->start_ns;
+	trim(f, tmpl->start_ns, now);
 	prune(f);
 	err = exp_create(&w, o->dir, snap_name(o, ++f->snapshots, name,
 					       sizeof(name)), path, sizeof(path));
