@@ -31,6 +31,17 @@ static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 	}
 }
 
+/* -s all: a call that took its object at once; request and grant now. */
+static void sync_at_once(uint16_t event, uint64_t *regs, const void *obj,
+			 int ret)
+{
+	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)obj,
+			    .ret = ret };
+
+	ev.start = ev.end = tr_now();
+	tr_emit(&ev, regs);
+}
+
 /*
  * A wait: NAME(ARGS) with OBJ the object, traced as EVENT.  The real
  * function is find("NAME") at the first call.
@@ -59,32 +70,84 @@ static void sync_ev(uint16_t event, uint64_t *regs, const void *obj,
 #define WAIT(name, event, proto, args, obj) \
 	WAIT_BY(tr_real, name, event, proto, args, obj)
 
-WAIT(pthread_mutex_lock, EXP_TR_MUTEX_LOCK, (pthread_mutex_t *m), (m), m)
-WAIT(pthread_mutex_timedlock, EXP_TR_MUTEX_TIMEDLOCK,
-     (pthread_mutex_t *m, const struct timespec *t), (m, t), m)
-WAIT(pthread_rwlock_rdlock, EXP_TR_RWLOCK_RDLOCK, (pthread_rwlock_t *l), (l), l)
-WAIT(pthread_rwlock_wrlock, EXP_TR_RWLOCK_WRLOCK, (pthread_rwlock_t *l), (l), l)
-WAIT(pthread_rwlock_timedrdlock, EXP_TR_RWLOCK_TIMEDRDLOCK,
-     (pthread_rwlock_t *l, const struct timespec *t), (l, t), l)
-WAIT(pthread_rwlock_timedwrlock, EXP_TR_RWLOCK_TIMEDWRLOCK,
-     (pthread_rwlock_t *l, const struct timespec *t), (l, t), l)
+/*
+ * A wait whose object can be tried first: TRY takes it if that needs no
+ * wait, and BUSY says, of TRY's result ret, that it would have waited.
+ * Taken at once, the call waited for nothing: it is granted at its
+ * request.  Under a threshold (-s on, -s N) that is no event and no clock
+ * read, the uncontended lock's whole cost a try; with -s all an event of
+ * one clock read, request and grant alike, no microstates.  Any other
+ * result of the try (an error) is the call's too: the lock calls fail
+ * alike where they cannot wait, and those that can (EDEADLK on an
+ * error-checking mutex the thread owns) find the object busy and are
+ * called.
+ */
+#define WAIT_TRY(name, event, proto, args, obj, try, busy)		\
+	TR_API int name proto						\
+	{								\
+		static int (*real) proto;				\
+		uint64_t regs[EXP_TR_NR_REGS], t0;			\
+		int ret, err = errno;					\
+									\
+		if (!real && !(real = tr_real(#name)))			\
+			return ENOSYS;					\
+		if (!tr_enter(TR_SYNC))					\
+			return real args;				\
+		ret = try;						\
+		if (!(busy)) {						\
+			if (!tr_conf.sync_ns) {				\
+				TR_REGS(regs);				\
+				sync_at_once(event, regs, obj, ret);	\
+			}						\
+			tr_leave();					\
+			return ret;					\
+		}							\
+		errno = err;	/* the try's EAGAIN is not the call's */ \
+		TR_REGS(regs);						\
+		t0 = tr_clock_start();					\
+		tr_leave();						\
+		ret = real args;					\
+		tr_in = 1;						\
+		sync_ev(event, regs, obj, t0, ret);			\
+		tr_leave();						\
+		return ret;						\
+	}
+
+/* The locks' tries return EBUSY; sem_trywait -1 with errno EAGAIN. */
+#define MUTEX(name, event, proto, args) \
+	WAIT_TRY(name, event, proto, args, m, pthread_mutex_trylock(m), ret == EBUSY)
+#define RDLOCK(name, event, proto, args) \
+	WAIT_TRY(name, event, proto, args, l, pthread_rwlock_tryrdlock(l), ret == EBUSY)
+#define WRLOCK(name, event, proto, args) \
+	WAIT_TRY(name, event, proto, args, l, pthread_rwlock_trywrlock(l), ret == EBUSY)
+#define SEM(name, event, proto, args) \
+	WAIT_TRY(name, event, proto, args, s, sem_trywait(s), ret && errno == EAGAIN)
+
+MUTEX(pthread_mutex_lock, EXP_TR_MUTEX_LOCK, (pthread_mutex_t *m), (m))
+MUTEX(pthread_mutex_timedlock, EXP_TR_MUTEX_TIMEDLOCK,
+      (pthread_mutex_t *m, const struct timespec *t), (m, t))
+RDLOCK(pthread_rwlock_rdlock, EXP_TR_RWLOCK_RDLOCK, (pthread_rwlock_t *l), (l))
+WRLOCK(pthread_rwlock_wrlock, EXP_TR_RWLOCK_WRLOCK, (pthread_rwlock_t *l), (l))
+RDLOCK(pthread_rwlock_timedrdlock, EXP_TR_RWLOCK_TIMEDRDLOCK,
+       (pthread_rwlock_t *l, const struct timespec *t), (l, t))
+WRLOCK(pthread_rwlock_timedwrlock, EXP_TR_RWLOCK_TIMEDWRLOCK,
+       (pthread_rwlock_t *l, const struct timespec *t), (l, t))
 WAIT(pthread_join, EXP_TR_JOIN, (pthread_t th, void **rv), (th, rv), (void *)th)
 WAIT(pthread_barrier_wait, EXP_TR_BARRIER_WAIT, (pthread_barrier_t *b), (b), b)
-WAIT(sem_wait, EXP_TR_SEM_WAIT, (sem_t *s), (s), s)
-WAIT(sem_timedwait, EXP_TR_SEM_TIMEDWAIT,
-     (sem_t *s, const struct timespec *t), (s, t), s)
+SEM(sem_wait, EXP_TR_SEM_WAIT, (sem_t *s), (s))
+SEM(sem_timedwait, EXP_TR_SEM_TIMEDWAIT, (sem_t *s, const struct timespec *t), (s, t))
 /* glibc 2.30's clock variants (C++'s condition_variable waits with them) */
-WAIT(pthread_mutex_clocklock, EXP_TR_MUTEX_CLOCKLOCK,
-     (pthread_mutex_t *m, clockid_t c, const struct timespec *t), (m, c, t), m)
+MUTEX(pthread_mutex_clocklock, EXP_TR_MUTEX_CLOCKLOCK,
+      (pthread_mutex_t *m, clockid_t c, const struct timespec *t), (m, c, t))
 WAIT(pthread_cond_clockwait, EXP_TR_COND_CLOCKWAIT,
      (pthread_cond_t *cv, pthread_mutex_t *m, clockid_t c, const struct timespec *t),
      (cv, m, c, t), cv)
-WAIT(pthread_rwlock_clockrdlock, EXP_TR_RWLOCK_CLOCKRDLOCK,
-     (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), l)
-WAIT(pthread_rwlock_clockwrlock, EXP_TR_RWLOCK_CLOCKWRLOCK,
-     (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t), l)
-WAIT(sem_clockwait, EXP_TR_SEM_CLOCKWAIT,
-     (sem_t *s, clockid_t c, const struct timespec *t), (s, c, t), s)
+RDLOCK(pthread_rwlock_clockrdlock, EXP_TR_RWLOCK_CLOCKRDLOCK,
+       (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t))
+WRLOCK(pthread_rwlock_clockwrlock, EXP_TR_RWLOCK_CLOCKWRLOCK,
+       (pthread_rwlock_t *l, clockid_t c, const struct timespec *t), (l, c, t))
+SEM(sem_clockwait, EXP_TR_SEM_CLOCKWAIT,
+    (sem_t *s, clockid_t c, const struct timespec *t), (s, c, t))
 WAIT(pthread_timedjoin_np, EXP_TR_TIMEDJOIN,
      (pthread_t th, void **rv, const struct timespec *t), (th, rv, t), (void *)th)
 WAIT(pthread_clockjoin_np, EXP_TR_CLOCKJOIN,

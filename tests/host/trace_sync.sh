@@ -7,7 +7,8 @@
 # out) around each call, and the traced wait
 # at each function must lie within 2 ms below that (print shows ms); of
 # its 20,000 uncontended locks, only those it saw take at least the
-# threshold may be traced.  -s all traces every call: exactly 20,000 there.
+# threshold may be traced.  -s all traces every call: exactly 20,000 there,
+# each granted at its request (0 s: a try took the free lock).
 # -s N: a wait shorter than N us is never traced, one well over it is.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
@@ -52,6 +53,16 @@ run all -s all --stack-bytes 512; check $? -eq 0 "collect -s all"
 grep -q '^sync_threshold_ns = 0$' "$PRINT_OUT/all.er/log.txt"; check $? -eq 0 "log.txt: threshold 0"
 csv=$("$LWPROF" print -printmode csv -metrics $m -functions "$PRINT_OUT/all.er" 2>/dev/null)
 check "$(csv_field "$csv" uncontended 2)" = 20000 "-s all: all 20000 uncontended locks"
+# The lock was free each time: granted at its request (taken by a try,
+# no wait), so their Sync Wait Time is exactly 0; the contended waits
+# above are still timed around the call.
+got=$(csv_field "$csv" uncontended 1)
+check "$(awk -v g="$got" 'BEGIN { print (g != "" && g == 0) }')" = 1 "-s all: their waits are 0, granted at request (${got}s)"
+while read -r _ f ns; do
+	got=$(csv_field "$csv" "$f" 1)
+	ok=$(awk -v g="$got" -v w="$ns" 'BEGIN { w /= 1e9; print (g != "" && g <= w + 0.0005 && g >= w - 0.002) }')
+	check "$ok" = 1 "-s all: $f: traced wait ${got}s, the program saw $(awk -v w="$ns" 'BEGIN { printf "%.6f", w / 1e9 }')s"
+done < <(grep '^truth ' "$PRINT_OUT/all.out")
 
 run thr -s 150000; check $? -eq 0 "collect -s 150000 (150 ms)"
 grep -q '^sync_threshold_ns = 150000000$' "$PRINT_OUT/thr.er/log.txt"; check $? -eq 0 "log.txt: 150 ms"
