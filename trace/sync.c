@@ -43,6 +43,22 @@ static void sync_at_once(uint16_t event, uint64_t *regs, const void *obj,
 }
 
 /*
+ * A traced wait's real call between two clock reads (after tr_enter();
+ * regs, t0, ret and real are the wrapper's), with tr_in clear during it,
+ * as the program's own code runs.
+ */
+#define TIMED(event, args, obj)						\
+	do {								\
+		TR_REGS(regs);						\
+		t0 = tr_clock_start();					\
+		tr_leave();						\
+		ret = real args;					\
+		tr_in = 1;						\
+		sync_ev(event, regs, obj, t0, ret);			\
+		tr_leave();						\
+	} while (0)
+
+/*
  * A wait: NAME(ARGS) with OBJ the object, traced as EVENT.  The real
  * function is find("NAME") at the first call.
  */
@@ -57,13 +73,7 @@ static void sync_at_once(uint16_t event, uint64_t *regs, const void *obj,
 			return ENOSYS;					\
 		if (!tr_enter(TR_SYNC))					\
 			return real args;				\
-		TR_REGS(regs);						\
-		t0 = tr_clock_start();					\
-		tr_leave();						\
-		ret = real args;					\
-		tr_in = 1;						\
-		sync_ev(event, regs, obj, t0, ret);			\
-		tr_leave();						\
+		TIMED(event, args, obj);				\
 		return ret;						\
 	}
 
@@ -103,13 +113,7 @@ static void sync_at_once(uint16_t event, uint64_t *regs, const void *obj,
 			return ret;					\
 		}							\
 		errno = err;	/* the try's EAGAIN is not the call's */ \
-		TR_REGS(regs);						\
-		t0 = tr_clock_start();					\
-		tr_leave();						\
-		ret = real args;					\
-		tr_in = 1;						\
-		sync_ev(event, regs, obj, t0, ret);			\
-		tr_leave();						\
+		TIMED(event, args, obj);				\
 		return ret;						\
 	}
 
