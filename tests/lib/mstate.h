@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #define MS_NS	1000000000ULL
@@ -61,6 +62,20 @@ static inline int ms_gettid(void)
 }
 
 /* Pin the calling thread to one CPU (exit 2 if the kernel refuses). */
+/*
+ * For a program whose busy threads must not block: no transparent huge
+ * pages in this process, first thing in main.  The guest's kernel has
+ * THP "always": khugepaged collapses any 2 MiB of a thread's stack or
+ * heap with a page in it, under the process's mmap lock, and a thread
+ * that faults meanwhile waits, in a blocked state (727 us of Data Fault
+ * once in ms_cpu's spin).  khugepaged skips a process with THP disabled.
+ */
+static inline void ms_no_thp(void)
+{
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		perror("PR_SET_THP_DISABLE");
+}
+
 static inline void ms_pin(int cpu)
 {
 	cpu_set_t set;

@@ -24,11 +24,26 @@ ms_setup() {
 # ms_ptime [-s SUFFIX] PROG ARGS...: run PROG under ptime; its stdout goes to
 # $ms_dir/prog.out, ptime's report to $ms_dir/ptime.out, and the table, in
 # nanoseconds with lower-case column names, to $ms_dir/table.
+# ms_vmstat: the memory events that can block a thread that only computes
+# (a THP collapse, compaction's migration, reclaim), for the log.
+ms_vmstat() {
+	local k v _
+
+	while read -r k v _; do
+		case $k in
+		thp_collapse_alloc|thp_fault_alloc|compact_stall|pgmigrate_success|pgmajfault|pgsteal_direct)
+			printf '%s=%s ' "$k" "$v" ;;
+		esac
+	done </proc/vmstat
+}
+
 ms_ptime() {
 	local rc
 
+	echo "# vmstat before: $(ms_vmstat)"
 	"$LWPROF" ptime -m -L "$@" 2>"$ms_dir/ptime.out" >"$ms_dir/prog.out"
 	rc=$?
+	echo "# vmstat after:  $(ms_vmstat)"
 	echo "# $* (exit $rc); its output:"
 	sed 's/^/#   /' "$ms_dir/prog.out" | head -n 40
 	echo "# ptime's report:"

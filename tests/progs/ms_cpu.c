@@ -181,6 +181,7 @@ int main(void)
 {
 	struct phase sp = { 0 }, sy = { 0 };
 
+	ms_no_thp();
 	ms_tid("main");
 	area = ms_area_map();
 	/* Touched now: no page fault while it spins. */

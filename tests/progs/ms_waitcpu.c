@@ -127,6 +127,7 @@ int main(int argc, char **argv)
 	char name[16];
 	int i, j;
 
+	ms_no_thp();
 	pin_cpu = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	/* Main on another CPU: waking the spinners, it never takes theirs. */
 	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
