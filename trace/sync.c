@@ -97,12 +97,13 @@ static void sync_at_once(uint16_t event, uint64_t *regs, const void *obj,
 	{								\
 		static int (*real) proto;				\
 		uint64_t regs[EXP_TR_NR_REGS], t0;			\
-		int ret, err = errno;					\
+		int ret, err;						\
 									\
 		if (!real && !(real = tr_real(#name)))			\
 			return ENOSYS;					\
 		if (!tr_enter(TR_SYNC))					\
 			return real args;				\
+		err = errno;						\
 		ret = try;						\
 		if (!(busy)) {						\
 			if (!tr_conf.sync_ns) {				\

@@ -22,6 +22,20 @@ run() {	# run NAME OPTS...: the experiment; the program's output in NAME.out
 		2>"$PRINT_OUT/$n.err"
 }
 
+# check_waits NAME LABEL: each wait the program timed ("truth FUNC NS" in
+# NAME.out) is traced at FUNC in $csv within 2 ms below what it saw (print
+# shows ms), and at least once.
+check_waits() {
+	local f ns got ok
+
+	while read -r _ f ns; do
+		got=$(csv_field "$csv" "$f" 1)
+		ok=$(awk -v g="$got" -v w="$ns" 'BEGIN { w /= 1e9; print (g != "" && g <= w + 0.0005 && g >= w - 0.002) }')
+		check "$ok" = 1 "$2$f: traced wait ${got}s, the program saw $(awk -v w="$ns" 'BEGIN { printf "%.6f", w / 1e9 }')s"
+		check "$(csv_field "$csv" "$f" 2)" -ge 1 "$2$f: at least one wait counted"
+	done < <(grep '^truth ' "$PRINT_OUT/$1.out")
+}
+
 run on -s on; check $? -eq 0 "collect -p off -s on"
 exp=$PRINT_OUT/on.er
 grep -Eq '^sync_calibration = 20000 uncontended pthread_mutex_lock calls, mean [0-9.]+ ns, times 6$' \
@@ -29,12 +43,7 @@ grep -Eq '^sync_calibration = 20000 uncontended pthread_mutex_lock calls, mean [
 thr=$(sed -n 's/^sync_threshold_ns = //p' "$exp/log.txt")
 check "${thr:-0}" -gt 0 "log.txt: the calibrated threshold ($thr ns)"
 csv=$("$LWPROF" print -printmode csv -metrics $m -functions "$exp" 2>/dev/null)
-while read -r _ f ns; do
-	got=$(csv_field "$csv" "$f" 1)
-	ok=$(awk -v g="$got" -v w="$ns" 'BEGIN { w /= 1e9; print (g != "" && g <= w + 0.0005 && g >= w - 0.002) }')
-	check "$ok" = 1 "$f: traced wait ${got}s, the program saw $(awk -v w="$ns" 'BEGIN { printf "%.6f", w / 1e9 }')s"
-	check "$(csv_field "$csv" "$f" 2)" -ge 1 "$f: at least one wait counted"
-done < <(grep '^truth ' "$PRINT_OUT/on.out")
+check_waits on ""
 check "$(grep -c '^truth ' "$PRINT_OUT/on.out")" -eq 7 "seven kinds of wait measured"
 over=$(sed -n 's/^over //p' "$PRINT_OUT/on.out")
 n=$(csv_field "$csv" uncontended 2)
@@ -58,11 +67,7 @@ check "$(csv_field "$csv" uncontended 2)" = 20000 "-s all: all 20000 uncontended
 # above are still timed around the call.
 got=$(csv_field "$csv" uncontended 1)
 check "$(awk -v g="$got" 'BEGIN { print (g != "" && g == 0) }')" = 1 "-s all: their waits are 0, granted at request (${got}s)"
-while read -r _ f ns; do
-	got=$(csv_field "$csv" "$f" 1)
-	ok=$(awk -v g="$got" -v w="$ns" 'BEGIN { w /= 1e9; print (g != "" && g <= w + 0.0005 && g >= w - 0.002) }')
-	check "$ok" = 1 "-s all: $f: traced wait ${got}s, the program saw $(awk -v w="$ns" 'BEGIN { printf "%.6f", w / 1e9 }')s"
-done < <(grep '^truth ' "$PRINT_OUT/all.out")
+check_waits all "-s all: "
 
 run thr -s 150000; check $? -eq 0 "collect -s 150000 (150 ms)"
 grep -q '^sync_threshold_ns = 150000000$' "$PRINT_OUT/thr.er/log.txt"; check $? -eq 0 "log.txt: 150 ms"

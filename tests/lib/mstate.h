@@ -61,7 +61,6 @@ static inline int ms_gettid(void)
 	return (int)syscall(SYS_gettid);
 }
 
-/* Pin the calling thread to one CPU (exit 2 if the kernel refuses). */
 /*
  * For a program whose busy threads must not block: no transparent huge
  * pages in this process, first thing in main.  The guest's kernel has
@@ -76,6 +75,7 @@ static inline void ms_no_thp(void)
 		perror("PR_SET_THP_DISABLE");
 }
 
+/* Pin the calling thread to one CPU (exit 2 if the kernel refuses). */
 static inline void ms_pin(int cpu)
 {
 	cpu_set_t set;

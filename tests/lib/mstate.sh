@@ -21,9 +21,6 @@ ms_setup() {
 	load_lwprof
 }
 
-# ms_ptime [-s SUFFIX] PROG ARGS...: run PROG under ptime; its stdout goes to
-# $ms_dir/prog.out, ptime's report to $ms_dir/ptime.out, and the table, in
-# nanoseconds with lower-case column names, to $ms_dir/table.
 # ms_vmstat: the memory events that can block a thread that only computes
 # (a THP collapse, compaction's migration, reclaim), for the log.
 ms_vmstat() {
@@ -37,6 +34,9 @@ ms_vmstat() {
 	done </proc/vmstat
 }
 
+# ms_ptime [-s SUFFIX] PROG ARGS...: run PROG under ptime; its stdout goes to
+# $ms_dir/prog.out, ptime's report to $ms_dir/ptime.out, and the table, in
+# nanoseconds with lower-case column names, to $ms_dir/table.
 ms_ptime() {
 	local rc
 
