@@ -32,6 +32,7 @@
 #include "cmds.h"
 #include "dev.h"
 #include "libexp/mstate_names.h"
+#include "proc_files.h"
 #include "usage.h"
 #include "usage_src.h"
 
@@ -46,6 +47,9 @@
 #define PTIME_DRAIN_MS		1000
 /* Without the module: read /proc this often (a thread's last reading). */
 #define PTIME_PROC_MS		100
+/* How long the child may take to reach its gate, and how often we look. */
+#define PTIME_GATE_NS		1000000000ULL
+#define PTIME_GATE_POLL_NS	20000L
 
 struct ptime_opts {
 	bool mstate;		/* -m */
@@ -276,6 +280,32 @@ static void child(int gate, char **argv)
 	_exit(127);
 }
 
+/*
+ * Wait until the child sleeps on its gate.  Then what it does before the
+ * command (its close() and the read() it sleeps in) is all in the base
+ * reading taken next, and taken off the command's counts.  A child slow to
+ * run (a busy machine) would otherwise make those calls after the base
+ * and add them to the command's: two system calls, in ptime_proc's
+ * syscall check.  Between fork and the read it cannot sleep interruptibly
+ * ('S'); a page fault waits in 'D'.  After PTIME_GATE_NS go on anyway.
+ */
+static void wait_at_gate(int pid)
+{
+	const struct timespec nap = { .tv_nsec = PTIME_GATE_POLL_NS };
+	__u64 deadline = mono_ns() + PTIME_GATE_NS, tick;
+	char path[64], buf[1024];
+	struct proc_thr t;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	do {
+		if (proc_read_at(AT_FDCWD, path, buf, sizeof(buf)) ||
+		    proc_parse_stat(buf, &t, &tick) ||
+		    (t.state != 'R' && t.state != 'D'))
+			return;
+		nanosleep(&nap, NULL);
+	} while (mono_ns() < deadline);
+}
+
 static int wait_child(int pid, struct rusage *ru)
 {
 	int status;
@@ -392,6 +422,7 @@ static int run_command(struct lwprof_usage_src *src, struct ptime_opts *o,
 	 */
 	lwprof_usage_init(&base);
 	lwprof_usage_init(&set);
+	wait_at_gate(o->pid);
 	err = lwprof_src_attach(src, 0, o->pid);
 	if (!err)
 		err = lwprof_src_read(src, &base);
