@@ -44,13 +44,25 @@ between() {
 	check "${2:-0}" -le "$hi" "$1: $(ms_ms "${2:-0}") <= $(ms_ms "$4") + 1 ms"
 }
 
+# within WHO STATE KEY: WHO's STATE within the call of truth KEY (its packets
+# from the call's start to its end: ms_window), not what the thread did
+# before or after it.  The rest of a thread's life blocks too, and on a
+# busy host for milliseconds: the guest saw 3.6 ms of Sleep at the
+# holder's start (its page-ins over 9p) and 1.9 ms of User Lock after the
+# waiter's call (stdout's lock, held by the holder as it printed).
+within() {
+	local t0 t1
+
+	read -r t0 t1 < <(ms_window "$3")
+	pb_sum "$(ms_tid "$1")" "$2" "${t0:-0}" "${t1:-0}"
+}
+
 # a sleeping thread
 pb_collect sleep "$ms_progs/ms_sleep"
-t=$(ms_tid sleeper)
 slept=$(ms_truth sleep_slept_ns)
-between "sleeper: Sleep within nanosleep(300 ms)" "$(pb_get "$t" Sleep)" \
+between "sleeper: Sleep within nanosleep(300 ms)" "$(within sleeper sleep sleep)" \
 	"${slept:-$(ms_truth sleep_ns)}" "$(ms_truth sleep_ns)"
-check "$(pb_get "$t" "User Lock")" -lt 1000000 "sleeper: no User Lock"
+check "$(within sleeper lock sleep)" -lt 1000000 "sleeper: no User Lock within it"
 
 # a mutex, a condition variable, a join (futex waits) and a nanosleep
 pb_collect lock "$ms_progs/ms_lock"
@@ -60,16 +72,13 @@ asleep() {
 	v=$(ms_truth "$1_slept_ns")
 	echo "${v:-$(($(ms_truth "$1_ns") * 95 / 100))}"
 }
-t=$(ms_tid waiter)
-between "waiter: User Lock within its pthread_mutex_lock()" "$(pb_get "$t" "User Lock")" \
+between "waiter: User Lock within its pthread_mutex_lock()" "$(within waiter lock waiter_lock)" \
 	"$(asleep waiter_lock)" "$(ms_truth waiter_lock_ns)"
-t=$(ms_tid cvwaiter)
-between "cvwaiter: User Lock within pthread_cond_wait()" "$(pb_get "$t" "User Lock")" \
+between "cvwaiter: User Lock within pthread_cond_wait()" "$(within cvwaiter lock cv_wait)" \
 	"$(asleep cv_wait)" "$(ms_truth cv_wait_ns)"
-t=$(ms_tid holder)
-between "holder: Sleep within its nanosleep(300 ms)" "$(pb_get "$t" Sleep)" \
+between "holder: Sleep within its nanosleep(300 ms)" "$(within holder sleep holder_sleep)" \
 	"$(asleep holder_sleep)" "$(ms_truth holder_sleep_ns)"
-check "$(pb_get "$t" "User Lock")" -lt 1000000 "holder: no User Lock"
+check "$(within holder lock holder_sleep)" -lt 1000000 "holder: no User Lock within it"
 
 # three threads pinned to one CPU, spinning: their time off CPU is their
 # preemptions, their wait at the start gate (a semaphore: User Lock) and
@@ -85,18 +94,18 @@ check "$(pb_get "$t" "User Lock")" -lt 1000000 "holder: no User Lock"
 # is the preempted part of the run-queue wait, and with sched:sched_wakeup
 # the waits after the wake-ups too: at most the thread's schedstat
 # run-queue wait, which holds both.  Both truths end where the thread
-# parks; with sched:sched_wakeup the wait after main releases it is in
-# Wait CPU too: the wait= of its last packet with User Lock (the park's)
-# is taken out before those two checks.
+# parks (main reads its schedstat as it sleeps there), so every figure is
+# over its packets up to the park's (its last with User Lock), less that
+# packet's Wait CPU after main releases it (with sched:sched_wakeup).
+# What the thread does after, its exit, is in no truth: 8.4 ms of User
+# CPU once in the TCG guest under host load.
 pb_collect waitcpu "$ms_progs/ms_waitcpu"
 for s in spin0 spin1 spin2; do
 	t=$(ms_tid $s)
-	rel=$("$LWPROF" dump "$ms_dir/waitcpu.er" 2>/dev/null | awk -v t="tid=$t " '
-		$2 == "SAMPLE" && index($0, t) && / lock=[1-9]/ {
-			w = $0; sub(/.* wait=/, "", w); sub(/ .*/, "", w) }
-		END { print w + 0 }')
-	w=$(pb_get "$t" "Wait CPU") l=$(pb_get "$t" "User Lock") z=$(pb_get "$t" Sleep)
-	w=$((w - rel))
+	read -r park rel < <(awk -v t="$t" '$1 == t && $5 > 0 { p = $2; w = $7 }
+		END { print p + 0, w + 0 }' "$pb_pk")
+	w=$(($(pb_sum "$t" wait 0 "$park") - rel))
+	l=$(pb_sum "$t" lock 0 "$park") z=$(pb_sum "$t" sleep 0 "$park")
 	x=$(ms_truth ${s}_offcpu_ns)
 	read -r _ run rq < <(ms_sched $s)
 	echo "# $s: Wait CPU $(ms_ms "$w") (and $(ms_ms "$rel") after its release), User Lock $(ms_ms "$l"), Sleep $(ms_ms "$z"), run-queue wait $(ms_ms "${rq:-0}"), truth $(ms_ms "$x")"
@@ -107,9 +116,10 @@ for s in spin0 spin1 spin2; do
 		# reschedule's skipped clock update moved up to 10 ms of one
 		# thread's wait to another's run: tests/lib/schedtrace.sh), its
 		# sum is (each switch moves both ends together).  So Wait CPU +
-		# User + System is at most run + wait when it parked, + 1% and
-		# 2 ms for its wake-up and exit after.
-		u=$(pb_get "$t" "User CPU") sy=$(pb_get "$t" "System CPU")
+		# User + System up to the park is at most run + wait there,
+		# + 1% and 2 ms (ten guest runs under host load: at most
+		# 4.8 ms over; over the whole life, exit and all, 9.7 ms).
+		u=$(pb_sum "$t" user 0 "$park") sy=$(pb_sum "$t" system 0 "$park")
 		tot=$((run + ${rq:-0}))
 		check $((w + u + sy)) -le $((tot + tot / 100 + 2000000)) "$s: Wait CPU + User + System $(ms_ms $((w + u + sy))) <= its run time + run-queue wait at its park $(ms_ms $tot) + 1% + 2 ms"
 		continue

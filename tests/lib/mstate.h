@@ -105,6 +105,18 @@ static inline void ms_truth(const char *key, uint64_t ns)
 	printf("truth %s %llu\n", key, (unsigned long long)ns);
 }
 
+/*
+ * The call a truth is of, from t0 to t1 (CLOCK_MONOTONIC ns, the perf
+ * backend's clock): what a backend shows of the thread within it can be
+ * told from what the thread did before and after (its start and exit,
+ * its output's stdio lock, page-ins).
+ */
+static inline void ms_window(const char *key, uint64_t t0, uint64_t t1)
+{
+	printf("window %s %llu %llu\n", key, (unsigned long long)t0,
+	       (unsigned long long)t1);
+}
+
 /* This thread's schedstat so far: run time and run-queue wait (ns). */
 static inline void ms_schedstat(unsigned long long *run,
 				unsigned long long *wait)

@@ -74,6 +74,11 @@ ms_truth() {
 	awk -v k="$1" '$1 == "truth" && $2 == k { print $3; exit }' "$ms_dir/prog.out"
 }
 
+# ms_window KEY: the workload's "window KEY T0 T1", as "T0 T1".
+ms_window() {
+	awk -v k="$1" '$1 == "window" && $2 == k { print $3, $4; exit }' "$ms_dir/prog.out"
+}
+
 # ms_lwprof KEY: the workload's "lwprof KEY N", the module's own figure
 # read by the thread from its slot (tests/lib/mslot.h).
 ms_lwprof() {

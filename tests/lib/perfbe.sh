@@ -34,6 +34,34 @@ pb_collect() {
 	check "$rc" -eq 0 "collect --backend perf ($name) exits 0"
 	"$LWPROF" print -statistics "$ms_dir/$name.er" >"$ms_dir/$name.stat" 2>&1
 	pb_stat="$ms_dir/$name.stat"
+	pb_packets "$ms_dir/$name.er" >"$ms_dir/$name.pk"
+	pb_pk="$ms_dir/$name.pk"
+}
+
+# pb_packets EXPERIMENT: its packets (lwprof dump's samples), one a line:
+# TID TIME_NS USER SYSTEM LOCK SLEEP WAIT, each state's ns since the
+# thread's packet before.
+pb_packets() {
+	"$LWPROF" dump "$1" 2>/dev/null | awk '$2 == "SAMPLE" {
+		delete f
+		for (i = 3; i <= NF; i++)
+			if ((k = index($i, "=")))
+				f[substr($i, 1, k - 1)] = substr($i, k + 1)
+		sub(/\./, "", f["t"])
+		print f["tid"], f["t"], f["user"] + 0, f["system"] + 0,
+		      f["lock"] + 0, f["sleep"] + 0, f["wait"] + 0 }'
+}
+
+# pb_sum TID STATE FROM TO: the thread's STATE (user, system, lock, sleep
+# or wait) in ns over its packets from time FROM to TO (ns, inclusive).
+# A blocked interval ends in the packet of its switch-in, so a window's
+# blocked states are those of the intervals that end in it.
+pb_sum() {
+	awk -v t="$1" -v c="$2" -v a="$3" -v b="$4" '
+	BEGIN { n = split("user system lock sleep wait", k, " ")
+		for (i = 1; i <= n; i++) col[k[i]] = i + 2 }
+	$1 == t && $2 + 0 >= a + 0 && $2 + 0 <= b + 0 { s += $col[c] }
+	END { printf "%.0f\n", s }' "$pb_pk"
 }
 
 # pb_steal: all CPUs' steal time (/proc/stat, USER_HZ 100) in ns.  On a

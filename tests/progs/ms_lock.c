@@ -5,8 +5,8 @@
  * unlocks; the waiter's pthread_mutex_lock() blocks meanwhile.  Phase 2:
  * thread "cvwaiter" waits on a condition variable that main signals 300 ms
  * later.  Ground truth: the wall time each blocking call took (the
- * holder's nanosleep too) and, with schedstats on, the time the scheduler
- * had the thread asleep meanwhile.
+ * holder's nanosleep too), its start and end, and, with schedstats on, the
+ * time the scheduler had the thread asleep meanwhile.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,6 +35,7 @@ static void *holder(void *arg)
 	slept1 = ms_slept();
 	pthread_mutex_unlock(&mtx);
 	ms_truth("holder_sleep_ns", t1 - t0);
+	ms_window("holder_sleep", t0, t1);
 	ms_truth_slept("holder_sleep_slept_ns", slept, slept1);
 	return NULL;
 }
@@ -54,6 +55,7 @@ static void *waiter(void *arg)
 	slept1 = ms_slept();
 	pthread_mutex_unlock(&mtx);
 	ms_truth("waiter_lock_ns", t1 - t0);
+	ms_window("waiter_lock", t0, t1);
 	ms_truth_slept("waiter_lock_slept_ns", slept, slept1);
 	return NULL;
 }
@@ -74,6 +76,7 @@ static void *cvwaiter(void *arg)
 	slept1 = ms_slept();
 	pthread_mutex_unlock(&cv_mtx);
 	ms_truth("cv_wait_ns", t1 - t0);
+	ms_window("cv_wait", t0, t1);
 	ms_truth_slept("cv_wait_slept_ns", slept, slept1);
 	return NULL;
 }

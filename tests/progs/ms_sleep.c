@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sleep workload: thread "sleeper" calls nanosleep(300 ms).  Ground truth:
- * the wall time from before the call to after it.
+ * the wall time from before the call to after it (and those two times).
  */
 #include <pthread.h>
 
@@ -23,6 +23,7 @@ static void *sleeper(void *arg)
 	t1 = ms_now();
 	slept1 = ms_slept();
 	ms_truth("sleep_ns", t1 - t0);
+	ms_window("sleep", t0, t1);
 	ms_truth_slept("sleep_slept_ns", slept, slept1);
 	ms_sched("sleeper");
 	return NULL;
