@@ -3,13 +3,17 @@
 # The perf backend's microstates (docs/perf-backend.md) against the
 # ground-truth workloads of tests/progs, recorded on this host without the
 # module.  Off-CPU times come from PERF_RECORD_SWITCH, at the scheduler's
-# own switch instants, so a blocked thread's Sleep or User Lock lies
-# between the time the scheduler saw it asleep (schedstat's
-# sum_sleep_runtime: dequeue to wake-up) and the wall time of its blocking
-# call (which also holds the call's own CPU time and the run-queue wait
-# after the wake-up, which our off-CPU interval holds too where there is
-# no sched:sched_wakeup: host/perf_wakewait checks that split): those
-# bounds, +- 1 ms for the two clocks' reads, are the tolerance.  Lock and sleep are told
+# own switch instants, so a blocked thread's Sleep or User Lock within its
+# blocking call lies between the time the scheduler's trace has it blocked
+# in the call (tracefs: its switch-out not runnable to its sched_wakeup,
+# read in the same tracepoints as ours, a trace started before collect
+# reading first) and the call's wall time (which also holds the call's own
+# CPU time and the run-queue wait after the wake-up, which our off-CPU
+# interval holds too where there is no sched:sched_wakeup:
+# host/perf_wakewait checks that split): those bounds, +- 1 ms, are the
+# tolerance.  (Not schedstat's sleep time: it starts at the dequeue, and a
+# loaded host stalled the TCG guest's vCPU between that and the switch for
+# 1.1 ms, System CPU for the switch records.)  Lock and sleep are told
 # apart by the kernel stack at switch-out (a futex system call is User
 # Lock): each thread must show the one it did and (less than 1 ms of) not
 # the other.  On-CPU time is exact (switch records) but its split into
@@ -23,19 +27,14 @@
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
+. "$(dirname "$0")/../lib/schedtrace.sh"
 
 pb_need
 ms_dir=$LWPROF_OUT/perf_mstate
 rm -rf "$ms_dir"
 mkdir -p "$ms_dir"
 [ "$(id -u)" -eq 0 ] || skip "needs root for kernel samples (see perf_absent for a user)"
-# The scheduler's own sleep statistics (the workloads' *_slept_ns truths),
-# for this test only.
-ss=/proc/sys/kernel/sched_schedstats
-if [ -w $ss ] && [ "$(cat $ss)" = 0 ]; then
-	echo 1 >$ss
-	trap 'echo 0 >'$ss EXIT
-fi
+trap st_cleanup EXIT
 
 # between WHAT GOT LO HI: LO - 1 ms <= GOT <= HI + 1 ms
 between() {
@@ -44,12 +43,12 @@ between() {
 	check "${2:-0}" -le "$hi" "$1: $(ms_ms "${2:-0}") <= $(ms_ms "$4") + 1 ms"
 }
 
-# within WHO STATE KEY: WHO's STATE within the call of truth KEY (its packets
-# from the call's start to its end: ms_window), not what the thread did
-# before or after it.  The rest of a thread's life blocks too, and on a
-# busy host for milliseconds: the guest saw 3.6 ms of Sleep at the
-# holder's start (its page-ins over 9p) and 1.9 ms of User Lock after the
-# waiter's call (stdout's lock, held by the holder as it printed).
+# within WHO STATE KEY: WHO's STATE within the call of truth KEY (its
+# packets from the call's start to its end: ms_window), not what the
+# thread did before or after it.  The rest of a thread's life blocks too,
+# and on a busy host for milliseconds: the guest saw 3.6 ms of Sleep at
+# the holder's start (its page-ins over 9p) and 1.9 ms of User Lock after
+# the waiter's call (stdout's lock, held by the holder as it printed).
 within() {
 	local t0 t1
 
@@ -57,27 +56,49 @@ within() {
 	pb_sum "$(ms_tid "$1")" "$2" "${t0:-0}" "${t1:-0}"
 }
 
+# blocked WHO KEY TRACE: WHO's time blocked within the call of truth KEY
+# by the scheduler's trace TRACE: from each switch-out not runnable to
+# the wake-up that follows.
+blocked() {
+	local t0 t1
+
+	read -r t0 t1 < <(ms_window "$2")
+	awk -v P="$(ms_tid "$1")" -v a="${t0:-0}" -v b="${t1:-0}" "$st_awk_lib"'
+	/^#/ || !match($0, / [0-9]+\.[0-9]+: /) { next }
+	{ e = event(); s = stamp() }
+	e == "sched_switch" && field("prev_pid") == P &&
+	    field("prev_state") !~ /^[RXZ]/ { out = s; next }
+	e == "sched_wakeup" && field("pid") == P && out {
+		if (out >= a && s <= b)
+			sum += s - out
+		out = 0
+	}
+	END { printf "%.0f\n", sum }' "$3"
+}
+
+# traced NAME PROG: pb_collect NAME PROG under a scheduler trace of PROG's
+# threads (started first), kept in $ms_dir/NAME.trace.
+traced() {
+	st_start "${2##*/}"
+	pb_collect "$@"
+	st_stop "$ms_dir/$1.trace"
+}
+
 # a sleeping thread
-pb_collect sleep "$ms_progs/ms_sleep"
-slept=$(ms_truth sleep_slept_ns)
+traced sleep "$ms_progs/ms_sleep"
 between "sleeper: Sleep within nanosleep(300 ms)" "$(within sleeper sleep sleep)" \
-	"${slept:-$(ms_truth sleep_ns)}" "$(ms_truth sleep_ns)"
+	"$(blocked sleeper sleep "$ms_dir/sleep.trace")" "$(ms_truth sleep_ns)"
 check "$(within sleeper lock sleep)" -lt 1000000 "sleeper: no User Lock within it"
 
 # a mutex, a condition variable, a join (futex waits) and a nanosleep
-pb_collect lock "$ms_progs/ms_lock"
-# asleep (schedstat; without it, 95% of the call's wall time) <= lock <= wall
-asleep() {
-	local v
-	v=$(ms_truth "$1_slept_ns")
-	echo "${v:-$(($(ms_truth "$1_ns") * 95 / 100))}"
-}
+traced lock "$ms_progs/ms_lock"
+tr=$ms_dir/lock.trace
 between "waiter: User Lock within its pthread_mutex_lock()" "$(within waiter lock waiter_lock)" \
-	"$(asleep waiter_lock)" "$(ms_truth waiter_lock_ns)"
+	"$(blocked waiter waiter_lock "$tr")" "$(ms_truth waiter_lock_ns)"
 between "cvwaiter: User Lock within pthread_cond_wait()" "$(within cvwaiter lock cv_wait)" \
-	"$(asleep cv_wait)" "$(ms_truth cv_wait_ns)"
+	"$(blocked cvwaiter cv_wait "$tr")" "$(ms_truth cv_wait_ns)"
 between "holder: Sleep within its nanosleep(300 ms)" "$(within holder sleep holder_sleep)" \
-	"$(asleep holder_sleep)" "$(ms_truth holder_sleep_ns)"
+	"$(blocked holder holder_sleep "$tr")" "$(ms_truth holder_sleep_ns)"
 check "$(within holder lock holder_sleep)" -lt 1000000 "holder: no User Lock within it"
 
 # three threads pinned to one CPU, spinning: their time off CPU is their
