@@ -4,8 +4,8 @@
 # loaded (as on a machine where it cannot be): the host tests' checks,
 # unchanged, on another kernel (its PERF_RECORD_SWITCH, its futex entry
 # points, no hardware PMU): microstates against the ground-truth workloads
-# (host/perf_mstate; PB_SCHEDSTAT_SPLIT: schedstat's run/wait split is not
-# exact under TCG, its sum is), stacks, fork/exec and attach (host/perf_stacks),
+# and the scheduler's trace (host/perf_mstate), stacks, fork/exec and
+# attach (host/perf_stacks),
 # absent metrics and refusals (host/perf_absent), flight snapshots
 # (host/perf_flight).  Not host/perf_wakewait: in the TCG guest its
 # sleeper is often preempted on its way to sleep (between setting its
@@ -17,7 +17,7 @@ grep -q '^lwprof ' /proc/modules && rmmod lwprof
 test -e /dev/lwprof && skip "lwprof.ko is loaded and will not unload"
 for t in perf_mstate perf_stacks perf_absent perf_flight; do
 	echo "# host/$t on this kernel:"
-	PB_SCHEDSTAT_SPLIT=inexact LWPROF_OUT=$LWPROF_OUT/guest "$LWPROF_TESTS_DIR/host/$t.sh" 2>&1 | sed 's/^/#   /;s/^#   ok:/ok:/;s/^#   FAIL:/FAIL:/;s/^#   skip:/# skip:/'
+	LWPROF_OUT=$LWPROF_OUT/guest "$LWPROF_TESTS_DIR/host/$t.sh" 2>&1 | sed 's/^/#   /;s/^#   ok:/ok:/;s/^#   FAIL:/FAIL:/;s/^#   skip:/# skip:/'
 	rc=${PIPESTATUS[0]}
 	check "$rc" -ne 1 "host/$t passes (or skips) on this kernel (exit $rc)"
 done

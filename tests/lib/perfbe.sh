@@ -48,8 +48,8 @@ pb_packets() {
 			if ((k = index($i, "=")))
 				f[substr($i, 1, k - 1)] = substr($i, k + 1)
 		sub(/\./, "", f["t"])
-		print f["tid"], f["t"], f["user"] + 0, f["system"] + 0,
-		      f["lock"] + 0, f["sleep"] + 0, f["wait"] + 0 }'
+		printf "%s %s %.0f %.0f %.0f %.0f %.0f\n", f["tid"], f["t"],
+		       f["user"], f["system"], f["lock"], f["sleep"], f["wait"] }'
 }
 
 # pb_sum TID STATE FROM TO: the thread's STATE (user, system, lock, sleep
