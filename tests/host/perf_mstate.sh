@@ -174,7 +174,13 @@ for s in spin0 spin1 spin2; do
 	read -r tw tb < <(spin_trace "$t" "$park")
 	echo "# $s: Wait CPU $(ms_ms "$w") (and $(ms_ms "$rel") after its release), User Lock $(ms_ms "$l"), Sleep $(ms_ms "$z"), User + System $(ms_ms $((u + sy))); by the trace: run-queue waits $(ms_ms "$tw"), on CPU or waiting $(ms_ms "$tb"); truth $(ms_ms "$x")"
 	check $((w + l + z)) -ge $((x - x / 100)) "$s: Wait CPU + User Lock + Sleep $(ms_ms $((w + l + z))) >= its time off CPU $(ms_ms "$x") - 1%"
-	check "$w" -le $((tw + tw / 100)) "$s: Wait CPU $(ms_ms "$w") <= its run-queue waits by the trace $(ms_ms "$tw") + 1%"
+	# (Not in the TCG guest, PB_TCG: there a context switch takes 80 to
+	# 230 us between the trace's reading and ours, more when the host
+	# stalls the vCPU, so each of hundreds of preemptions moves its own
+	# share between the thread's run and its wait, 5.2 ms over a
+	# spinner's 435 once; the sum below holds both ends together.)
+	[ -z "${PB_TCG:-}" ] &&
+		check "$w" -le $((tw + tw / 100)) "$s: Wait CPU $(ms_ms "$w") <= its run-queue waits by the trace $(ms_ms "$tw") + 1%"
 	check $((w + u + sy)) -le $((tb + tb / 100)) "$s: Wait CPU + User + System $(ms_ms $((w + u + sy))) <= its time on CPU or waiting by the trace $(ms_ms "$tb") + 1%"
 done
 
