@@ -19,11 +19,11 @@
 # the other.  On-CPU time is exact (switch records) but its split into
 # User and System is by where the clock samples landed: the spinning
 # thread, which makes no system calls, must be User CPU, the /dev/zero
-# reader mostly System.  Their sum is at least the thread's CPU clock (- 1%
-# for the clock reads' places) and at most 2% more (its start and end
-# outside the clock's phase) plus, on a virtual machine, the steal time
-# meanwhile: the hypervisor's, on CPU for the switch records, not for the
-# CPU clock (paravirt steal accounting).
+# reader mostly System.  Their sum is at least the thread's CPU clock over
+# its phase (- 1% for the clock reads' places) and at most its time on CPU
+# by the scheduler's trace (+ 1%), which counts interrupts and, on a
+# virtual machine, the hypervisor's steal, as the switch records do and
+# the CPU clock does not.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
