@@ -198,12 +198,15 @@ u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
 # after the trace's at both ends; the thread's CPU clock is less by the
 # interrupts' time (IRQ time accounting: in the TCG guest under host
 # load, 12.9 ms of the two threads' 616 ms at a 1 ms sampling period).
-# At most: where the trace lacks a switch (spin_trace says which), the
-# gap counts as on CPU.
+# At most: where the trace lacks a switch (spin_trace says which; it also
+# lacked a new thread's first switch-in, on an idle CPU), the gap from the
+# event before counts as on CPU.
 oncpu() {
 	awk -v P="$1" "$st_awk_lib"'
-	/^#/ || !match($0, / [0-9]+\.[0-9]+: /) || event() != "sched_switch" { next }
-	{ s = stamp() }
+	/^#/ || !match($0, / [0-9]+\.[0-9]+: /) { next }
+	{ e = event(); s = stamp() }
+	e == "sched_process_fork" && field("child_pid") == P { seen = 1; last = s }
+	e != "sched_switch" { next }
 	field("prev_pid") == P {
 		if (on || seen)
 			run += s - (on ? from : last)
