@@ -125,15 +125,20 @@ check "$(within holder lock holder_sleep)" -lt 1000000 "holder: no User Lock wit
 # so in the trace.  What the thread does after, its exit, is in no truth:
 # 8.4 ms of User CPU once in the TCG guest under host load.
 #
-# spin_trace TID PARK: "WAIT BUSY" of TID up to PARK by the trace, at most:
-# a switch the trace lacks counts its gap in both (this host's trace drops
-# the switches from its own agent's tasks, tokio-rt-worker and
-# vsock-console, to ours: 8.2 ms of a spinner's wait once).
-spin_trace() {
-	awk -v P="$1" -v K="$2" "$st_awk_lib"'
+# trace_span TRACE TID [UPTO]: "WAIT ON BUSY" of TID in the scheduler's
+# trace TRACE, from its fork up to UPTO (ns; the park's packet time, less
+# the wait after the park's wake-up): its run-queue waits (from its fork, a
+# preemption's switch-out or a wake-up to its switch-in), its time on CPU
+# (switch-in to switch-out) and the two together, each at most: a switch
+# the trace lacks counts its gap in each (this host's trace drops the
+# switches from its own agent's tasks, tokio-rt-worker and vsock-console,
+# to ours, 8.2 ms of a spinner's wait once, and once a new thread's first
+# switch-in, on an idle CPU, 125 ms of 300).
+trace_span() {
+	awk -v P="$2" -v K="${3:-}" "$st_awk_lib"'
 	/^#/ || !match($0, / [0-9]+\.[0-9]+: /) { next }
 	{ e = event(); s = stamp() }
-	s > K { next }
+	K != "" && s > K + 0 { next }
 	e == "sched_process_fork" && field("child_pid") == P { q = s; seen = 1 }
 	e == "sched_wakeup" && field("pid") == P && blocked {
 		q = s; blocked = 0; woke = 1
@@ -141,10 +146,10 @@ spin_trace() {
 	e == "sched_switch" && field("prev_pid") == P {
 		# A switch-out while off CPU: its switch-in is missing.
 		g = on ? 0 : q ? q : blocked ? bo : seen ? last : 0
-		if (on)
-			busy += s - from
-		else if (g) {
-			busy += s - g; wait += s - g
+		if (on) {
+			run += s - from; busy += s - from
+		} else if (g) {
+			run += s - g; wait += s - g; busy += s - g
 		}
 		on = 0; woke = 0; q = 0; blocked = 0
 		if (field("prev_state") ~ /^R/)
@@ -156,16 +161,16 @@ spin_trace() {
 	e == "sched_switch" && field("next_pid") == P {
 		rel = 0
 		if (q) {
-			busy += s - q; wait += s - q
+			wait += s - q; busy += s - q
 			if (woke)
 				rel = s - q
-		} else if (on) {
-			busy += s - from; wait += s - from
+		} else if (on) {	# its switch-out is missing
+			run += s - from; wait += s - from; busy += s - from
 		}
 		q = 0; woke = 0; from = s; on = 1
 	}
 	field("pid") == P || field("prev_pid") == P || field("next_pid") == P { last = s }
-	END { printf "%.0f %.0f\n", wait - rel, busy - rel }' "$ms_dir/waitcpu.trace"
+	END { printf "%.0f %.0f %.0f\n", wait - rel, run, busy - rel }' "$1"
 }
 traced waitcpu "$ms_progs/ms_waitcpu"
 for s in spin0 spin1 spin2; do
@@ -176,7 +181,7 @@ for s in spin0 spin1 spin2; do
 	l=$(pb_sum "$t" lock 0 "$park") z=$(pb_sum "$t" sleep 0 "$park")
 	u=$(pb_sum "$t" user 0 "$park") sy=$(pb_sum "$t" system 0 "$park")
 	x=$(ms_truth ${s}_offcpu_ns)
-	read -r tw tb < <(spin_trace "$t" "$park")
+	read -r tw _ tb < <(trace_span "$ms_dir/waitcpu.trace" "$t" "$park")
 	echo "# $s: Wait CPU $(ms_ms "$w") (and $(ms_ms "$rel") after its release), User Lock $(ms_ms "$l"), Sleep $(ms_ms "$z"), User + System $(ms_ms $((u + sy))); by the trace: run-queue waits $(ms_ms "$tw"), on CPU or waiting $(ms_ms "$tb"); truth $(ms_ms "$x")"
 	check $((w + l + z)) -ge $((x - x / 100)) "$s: Wait CPU + User Lock + Sleep $(ms_ms $((w + l + z))) >= its time off CPU $(ms_ms "$x") - 1%"
 	# (Not in the TCG guest, PB_TCG: there a context switch takes 80 to
@@ -193,36 +198,15 @@ done
 traced cpu -p 1ms -- "$ms_progs/ms_cpu"
 t=$(ms_tid spin)
 u=$(pb_get "$t" "User CPU") s=$(pb_get "$t" "System CPU")
-# oncpu TID: the thread's time on CPU by the scheduler's trace, each
-# switch-in to its switch-out.  Ours is the same intervals, read a little
-# after the trace's at both ends; the thread's CPU clock is less by the
-# interrupts' time (IRQ time accounting: in the TCG guest under host
-# load, 12.9 ms of the two threads' 616 ms at a 1 ms sampling period).
-# At most: where the trace lacks a switch (spin_trace says which; it also
-# lacked a new thread's first switch-in, on an idle CPU), the gap from the
-# event before counts as on CPU.
-oncpu() {
-	awk -v P="$1" "$st_awk_lib"'
-	/^#/ || !match($0, / [0-9]+\.[0-9]+: /) { next }
-	{ e = event(); s = stamp() }
-	e == "sched_process_fork" && field("child_pid") == P { seen = 1; last = s }
-	e != "sched_switch" { next }
-	field("prev_pid") == P {
-		if (on || seen)
-			run += s - (on ? from : last)
-		on = 0; seen = 1; last = s
-	}
-	field("next_pid") == P {
-		if (on)
-			run += s - from
-		from = s; on = 1; seen = 1
-	}
-	END { printf "%.0f\n", run }' "$ms_dir/cpu.trace"
-}
+# The time on CPU by the scheduler's trace (trace_span): each switch-in
+# to its switch-out.  Ours is the same intervals, read a little after the
+# trace's at both ends; the thread's CPU clock is less by the interrupts'
+# time (IRQ time accounting: in the TCG guest under host load, 12.9 ms of
+# the two threads' 616 ms at a 1 ms sampling period).
 cpu_vs_clock() {	# cpu_vs_clock WHO GOT TRUTH: TRUTH - 1% <= GOT <= on CPU + 1%
 	local on
 
-	on=$(oncpu "$(ms_tid "$1")")
+	read -r _ on _ < <(trace_span "$ms_dir/cpu.trace" "$(ms_tid "$1")")
 	check "$2" -ge $(($3 - $3 / 100)) "$1: User + System CPU $(ms_ms "$2") >= its CPU clock over its phase $(ms_ms "$3") - 1%"
 	check "$2" -le $((on + on / 100)) "$1: and <= its time on CPU by the scheduler's trace $(ms_ms "$on") + 1%"
 }
