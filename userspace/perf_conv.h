@@ -45,10 +45,10 @@ struct pthr {
 	struct pthr *next;
 	__u32 pid, tid;
 	__u64 last_ns;		/* accounted up to here */
+	__u64 out_ns;		/* its switch-out sample's time, or 0 */
 	__u64 acc[LWPROF_MS_COUNT];
 	bool on;		/* on a CPU */
 	bool lock_out;		/* the last switch-out was in a futex wait */
-	__u64 out_ns;		/* its switch-out sample's time, or 0 */
 	bool parked_on;		/* parked holds the switch-out packet */
 	__u8 off_ms;		/* the microstate off CPU */
 	__u8 last_mode;		/* USER or SYSTEM: where the last sample was */
