@@ -7,7 +7,9 @@
 # host/pkg_deb's lwprof package gives commands that work with it as an
 # unprivileged user (ptime, collect, print through /usr/libexec), man
 # pages man finds and a completion bash-completion loads; dkms uninstall
-# and dpkg -r take it all away again.
+# and dpkg -r take it all away again.  The kernel's module tree holds
+# only its index files meanwhile (pkg_guest_index_tree): depmod over the
+# kernel's own 4023 modules is Debian's work, not the package's.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (dkms install, dpkg, modprobe)"
@@ -24,12 +26,15 @@ dk=(--sourcetree "$out/root/usr/src" --dkmstree "$out/tree")
 	skip "no DKMS build for $kver in $out: host/pkg_dkms makes it (tests/run runs it first)"
 [ -f "$tool" ] || skip "no $tool: host/pkg_deb builds it"
 pkg_guest_prepare 'dkms uninstall "${dk[@]}" -m lwprof -v "$version" -k "$kver"; dpkg -P lwprof'
+pkg_guest_index_tree
+check $? -eq 0 "the module tree of $kver: its index files alone"
 
 check "$(dkms status "${dk[@]}" lwprof/"$version" -k "$kver")" = "lwprof/$version, $kver, x86_64: built" \
 	"host/pkg_dkms's build is there for $kver"
+t0=$(date +%s)
 dkms install "${dk[@]}" -m lwprof -v "$version" -k "$kver" >"$tmp/dkms.log" 2>&1
 rc=$?
-check $rc -eq 0 "dkms install lwprof/$version -k $kver"
+check $rc -eq 0 "dkms install lwprof/$version -k $kver ($(($(date +%s) - t0)) s)"
 [ $rc -eq 0 ] || { tail -n 20 "$tmp/dkms.log"; exit 1; }
 check "$(dkms status "${dk[@]}" lwprof/"$version" -k "$kver")" = "lwprof/$version, $kver, x86_64: installed" \
 	"dkms status: installed"
@@ -46,8 +51,9 @@ check "$(dpkg-query -W -f='${Status} ${Version}' lwprof 2>&1)" = "install ok ins
 check_installed_tools "$tmp"
 
 rmmod lwprof
+t0=$(date +%s)
 dkms uninstall "${dk[@]}" -m lwprof -v "$version" -k "$kver" >>"$tmp/dkms.log" 2>&1
-check $? -eq 0 "dkms uninstall"
+check $? -eq 0 "dkms uninstall ($(($(date +%s) - t0)) s)"
 check "$(modinfo -n lwprof 2>/dev/null)" = "" "no lwprof module left for $kver"
 t0=$(date +%s)
 dpkg -r lwprof >"$tmp/dpkg.log" 2>&1
