@@ -99,7 +99,8 @@ pkg_guest_index_tree() {
 	tree=/lib/modules/$(uname -r)
 	mkdir "$tmp/tree" || return 1
 	for f in "$tree"/modules.* "$tree"/build "$tree"/source; do
-		[ ! -e "$f" ] && [ ! -L "$f" ] || cp -a "$f" "$tmp/tree/" || return 1
+		[ -e "$f" ] || [ -L "$f" ] || continue	# no source link: fine
+		cp -a "$f" "$tmp/tree/" || return 1
 	done
 	mount --bind "$tmp/tree" "$tree" || return 1
 	pkg_tree=$tree
