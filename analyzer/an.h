@@ -18,6 +18,7 @@
 
 #include "lwprof.h"
 #include "lwprof_record.h"
+#include "libexp/exp.h"
 #include "libexp/trace.h"
 #include "metric.h"
 
@@ -85,22 +86,7 @@ static inline const char *an_str(struct an_strtab *t, uint32_t i)
 	return AN_VEC(t->s, char *, i);
 }
 
-/* ---- the experiment as written ---- */
-
-struct an_counter {
-	char name[64];
-	uint64_t interval;
-	uint32_t type;
-	uint64_t config;
-};
-
-struct an_usage {
-	uint32_t pid, tid, ppid, flags;
-	uint64_t start_ns, end_ns;
-	uint64_t ms[LWPROF_MS_COUNT];
-	uint64_t vcsw, ivcsw, minflt, majflt, syscalls, signals;
-	char comm[64];
-};
+/* ---- the experiment as written (libexp/exp.h) ---- */
 
 /* A global sample packet (samples.rec, format 1.4; libexp/format.h). */
 #define AN_GS_NSTAT 12	/* exp_rec_gsample's counts, minflt to stime */
@@ -117,53 +103,24 @@ struct an_smp {
 	uint64_t start, end;
 	int32_t gs_begin, gs_end;	/* its packets, or -1 (no packets) */
 };
-struct an_archive {
-	char buildid[64];	/* "-" when none */
-	uint32_t dev_major, dev_minor;
-	uint64_t ino, size;
-	char *file;		/* full path of the copy */
-	char *orig;		/* the mapped file's path */
-};
-
+/*
+ * An experiment loaded: libexp's, opened whole (its log, usage rows,
+ * archives, record files), and what the analyzer counted reading it.
+ */
 struct an_exp {
-	char *dir;
+	struct exp *x;
+	const struct exp_info *log;	/* exp_info(x) */
+	const struct exp_usage *usage;	/* exp_usage(x) */
+	size_t nusage;
 	char *name;		/* as given on the command line */
-	int fmt_major, fmt_minor;
-	char *command, *mode, *host, *kernel, *arch, *start_time, *end_time;
-	char *abi, *module_version, *exit;
-	char *stopped;		/* 1.4: why recording stopped early */
-	char *flight;		/* 1.4: the flight recorder's window */
-	uint32_t target, cpus, cpus_possible;
-	double cpu_mhz;
-	uint64_t start_ns, end_ns, clock_interval_ns;
-	struct an_vec counters;	/* struct an_counter */
-	uint32_t max_depth, stack_bytes, kernel_stacks;
-	uint32_t kallsyms_hidden;	/* the recorder saw only zero addresses */
-	uint64_t records, lost, lost_read;
-	struct an_vec warnings;	/* char * */
-	char *backend;		/* log.txt's backend: "module", "perf" (NULL: module) */
-	struct an_vec metric_notes;	/* char *: "NAME STATUS: why" */
-	uint32_t ms_absent;	/* bit LWPROF_MS_*: the backend cannot give it */
-	struct an_vec usage;	/* struct an_usage */
-	struct an_vec archives;	/* struct an_archive */
+	uint64_t lost_read;	/* LOST records' counts */
 	uint64_t nsamples, nrecords;
 	struct an_vec gs;	/* struct an_gs, by time */
 	struct an_vec pauses;	/* uint64_t [from, to) pairs, by time */
 	uint64_t paused_ns;
 	uint64_t dropped_paused;	/* packets wholly in paused time */
-	struct an_vec trace_files;	/* uint32_t string ids: trace.PID.rec paths */
-	uint64_t sync_ns;		/* log.txt's sync_threshold_ns, or UINT64_MAX */
-	char *trace, *sync_calibration;	/* log.txt's: what was traced, how */
-	uint32_t trace_stack_bytes;
-	uint64_t ntrace_files, trace_calls;	/* as collect counted them */
 	struct exp_untraced_list untraced;	/* 1.5: programs not traced */
 };
-
-/*
- * Record files are numbered (an_unw_ref.file): cpu.N.rec is N, the i-th
- * trace file AN_FILE_TRACE + i.
- */
-#define AN_FILE_TRACE	0x40000000u
 
 /*
  * A traced call (trace.c, libexp/trace.h): the side table the trace
@@ -406,7 +363,6 @@ struct an_load {
 	struct an_vec deferred;	/* struct an_unw_ref: samples to unwind */
 	struct an_vec exits;	/* uint32_t sample indexes of EXIT packets */
 	struct an_vec tasks;	/* struct an_task_ev: exec and fork */
-	struct an_sd *sd;	/* exp_stack.c: delta stack copies */
 	struct an_sdec sdec;	/* decode.c */
 	struct an_htab lay_h;	/* values.c: layout interning */
 };
@@ -479,47 +435,11 @@ struct an_task_ev {
 struct an_unw_ref {
 	uint32_t sample;
 	uint32_t exp;
-	uint32_t file;		/* cpu number */
+	uint32_t file;		/* the record file's id (libexp/exp.h) */
 	uint64_t off;		/* of the record in its file */
 	uint32_t as;
 	uint32_t flags;
 };
-
-/* exp_stack.c: stack copies, whole or delta */
-struct an_sd_scan {
-	struct an_vec bases;	/* per tid, in the file being read */
-	struct an_htab h;
-	uint64_t missing;	/* deltas without their base */
-};
-
-int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
-		 uint32_t file, uint64_t off, const struct lwprof_rec_sample *r,
-		 const uint8_t *stack, uint32_t max_size, const char **msg,
-		 uint64_t *at);
-/*
- * A trace call record's stack (t->st, format 1.5) in the scan: 1, or 0
- * if it is a delta without its base (counted), or -ENOMEM.
- */
-struct exp_tcall;
-int an_sd_tcall(struct an *an, struct an_sd_scan *sc, uint32_t exp,
-		uint32_t file, uint64_t off, const struct exp_tcall *t);
-void an_sd_scan_end(struct an *an, struct an_sd_scan *sc, const char *path);
-/* The record with the stack copy of h: its sample, or a trace call record. */
-const uint8_t *an_stack_rec(const struct lwprof_rec *h);
-/*
- * The sample record rec (of r's file) whole, as the module would have
- * written it without deltas: rec itself when it has no delta, else a
- * malloc'd rebuilt record (*owned, for the caller to free); NULL if it
- * cannot be rebuilt.  A trace call record (an_stack_rec()) becomes such
- * a sample: uapi's registers, its whole copy.  bases: a reader of the
- * same file (not the one rec came from) for the records its delta goes
- * back to.
- */
-struct exp_reader;
-const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,
-			    struct exp_reader *bases, const uint8_t *rec,
-			    uint8_t **owned);
-void an_sd_free(struct an *an);
 
 int an_errf(struct an *an, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -535,18 +455,13 @@ uint32_t an_thread_get(struct an *an, uint32_t exp, uint32_t pid,
 		       uint32_t tid);
 uint32_t an_as_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t gen);
 
-/* exp_log.c: the text files */
-int an_read_log(struct an *an, struct an_exp *e);
-int an_read_usage(struct an *an, struct an_exp *e);
-int an_read_index(struct an *an, struct an_exp *e);
-
-/* exp_rec.c: one cpu.N.rec file */
-int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path);
+/* exp_rec.c: one record file of experiment exp (its id: libexp/exp.h) */
+int an_read_rec(struct an *an, uint32_t exp, uint32_t file);
 /*
  * samples.c: samples.rec's packets into e->gs and its paused windows;
  * the unpaused part of [t0, t1]; the samples, made once (0 or -ENOMEM).
  */
-int an_read_gsamples(struct an *an, struct an_exp *e, const char *path);
+int an_read_gsamples(struct an *an, struct an_exp *e);
 uint64_t an_unpaused(const struct an_exp *e, uint64_t t0, uint64_t t1);
 int an_smp_build(struct an *an);
 void an_smp_free(struct an *an);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "an.h"
+#include "libexp/format.h"
 
 int an_decode_init(struct an *an)
 {
@@ -111,10 +112,10 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 		return *layout == UINT32_MAX ? -ENOMEM : nv;
 	}
 	if (r->kind == LWPROF_SK_COUNTER) {
-		if (r->counter >= e->counters.n || r->counter >= d->ctr.n) {
+		if (r->counter >= e->log->nr_counters || r->counter >= d->ctr.n) {
 			*at = 30;
-			snprintf(msg, len, "counter %u, log.txt names %zu", r->counter,
-				 e->counters.n);
+			snprintf(msg, len, "counter %u, " EXP_LOG " names %zu",
+				 r->counter, e->log->nr_counters);
 			return -EINVAL;
 		}
 		for (i = 0; i < LWPROF_MS_COUNT; i++)

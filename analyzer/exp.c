@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Loading experiments: one or several directories into one struct an.
- * Each is read whole (log.txt, archives/index.txt, usage.txt, every
- * cpu.N.rec); then an_finish() gives each exec its own address space, lets
- * a forked process inherit its parent's mappings, gives each sample the
- * mappings of its time (remap.c), unwinds the samples that
- * carry a stack copy, charges each thread's exit packet where its previous
- * packet went, and resolves the stacks.
+ * Each is opened whole by libexp (exp_open(): its log, usage, archives)
+ * and every record file read; then an_finish() gives each exec its own
+ * address space, lets a forked process inherit its parent's mappings,
+ * gives each sample the mappings of its time (remap.c), unwinds the
+ * samples that carry a stack copy, charges each thread's exit packet where
+ * its previous packet went, and resolves the stacks.
  */
-#include <dirent.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -59,37 +58,8 @@ static void exp_free(struct an_exp *e)
 {
 	size_t i;
 
-	free(e->dir);
+	exp_close(e->x);
 	free(e->name);
-	free(e->trace_files.p);
-	free(e->command);
-	free(e->mode);
-	free(e->host);
-	free(e->kernel);
-	free(e->arch);
-	free(e->start_time);
-	free(e->end_time);
-	free(e->abi);
-	free(e->module_version);
-	free(e->exit);
-	free(e->stopped);
-	free(e->flight);
-	free(e->trace);
-	free(e->sync_calibration);
-	for (i = 0; i < e->warnings.n; i++)
-		free(AN_VEC(e->warnings, char *, i));
-	free(e->warnings.p);
-	for (i = 0; i < e->metric_notes.n; i++)
-		free(AN_VEC(e->metric_notes, char *, i));
-	free(e->metric_notes.p);
-	free(e->backend);
-	free(e->usage.p);
-	for (i = 0; i < e->archives.n; i++) {
-		free(AN_VEC(e->archives, struct an_archive, i).file);
-		free(AN_VEC(e->archives, struct an_archive, i).orig);
-	}
-	free(e->archives.p);
-	free(e->counters.p);
 	for (i = 0; i < e->gs.n; i++)
 		free(AN_VEC(e->gs, struct an_gs, i).name);
 	free(e->gs.p);
@@ -101,10 +71,12 @@ static void exp_free(struct an_exp *e)
 static void load_free(struct an *an)
 {
 	struct an_load *ld = an->ld;
+	size_t i;
 
 	if (!ld)
 		return;
-	an_sd_free(an);
+	for (i = 0; i < an->exps.n; i++)	/* the stacks are unwound */
+		exp_stacks_release(AN_VEC(an->exps, struct an_exp, i).x);
 	free(ld->raws.p);
 	free(ld->rawips.p);
 	free(ld->deferred.p);
@@ -209,40 +181,15 @@ uint32_t an_as_get(struct an *an, uint32_t exp, uint32_t pid, uint32_t gen)
 	return id;
 }
 
-/* dir/name, a trace file of experiment exp, to read after the cpu files. */
-static int trace_file_add(struct an *an, uint32_t exp, const char *dir,
-			  const char *name)
-{
-	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, exp);
-	char path[4096 + 64];
-	uint32_t *id;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	id = an_vec_push(&e->trace_files);
-	if (!id)
-		return an_errf(an, -ENOMEM, "out of memory");
-	*id = an_str_intern(&an->strs, path);
-	return *id == UINT32_MAX ? an_errf(an, -ENOMEM, "out of memory") : 0;
-}
-
-static int cpu_cmp(const void *a, const void *b)
-{
-	const unsigned *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
-
 int an_load(struct an *an, const char *dir)
 {
-	char path[4096 + 32];
-	unsigned cpus[4096], n = 0, cpu, i;
-	const struct an_counter *ctr;
+	const struct exp_counter *ctr;
+	const struct exp_file *files;
+	size_t nfiles, ncpu, i;
 	struct an_exp *e;
-	struct dirent *de;
 	struct stat st;
-	DIR *d;
 	uint32_t exp;
-	int err = 0, len;
+	int err = 0;
 
 	if (stat(dir, &st))
 		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
@@ -252,77 +199,55 @@ int an_load(struct an *an, const char *dir)
 	if (!e)
 		return an_errf(an, -ENOMEM, "out of memory");
 	exp = an->exps.n - 1;
-	e->dir = strdup(dir);
 	e->name = strdup(dir);
-	e->sync_ns = UINT64_MAX;
-	e->trace_files.esz = sizeof(uint32_t);
-	e->warnings.esz = sizeof(char *);
-	e->usage.esz = sizeof(struct an_usage);
-	e->metric_notes.esz = sizeof(char *);
-	e->archives.esz = sizeof(struct an_archive);
-	e->counters.esz = sizeof(struct an_counter);
-	if (!e->dir || !e->name)
+	if (!e->name)
 		return an_errf(an, -ENOMEM, "out of memory");
-	err = an_read_log(an, e);
-	if (!err)
-		err = an_read_index(an, e);
-	if (!err)
-		err = an_read_usage(an, e);
+	err = exp_open(&e->x, dir, 0, NULL, NULL);
 	if (err)
-		return err;
+		return an_errf(an, err, "%s", e->x ? exp_msg(e->x) : "out of memory");
+	e->log = exp_info(e->x);
+	if (!exp_usage(e->x, &e->usage, &e->nusage) &&
+	    (e->log->clock_interval_ns || e->log->nr_counters) &&
+	    (!e->log->backend || !strcmp(e->log->backend, "module")) &&
+	    !e->log->flight)
+		/*
+		 * only the module keeps precise totals; a flight recorder's
+		 * window has none: they are the run's; tracing only: no thread
+		 * was accounted
+		 */
+		an_warn(an, "%s/" EXP_USAGE ": missing: no precise totals for -statistics",
+			dir);
 	/* counters the experiments read before know must be in their places */
-	ctr = e->counters.p;
-	for (i = 0; i < e->counters.n && i < an->nctr; i++)
+	ctr = e->log->counters;
+	for (i = 0; i < e->log->nr_counters && i < an->nctr; i++)
 		if (strcmp(an_counter_name(an, i), ctr[i].name))
 			return an_errf(an, -EINVAL,
-				       "%s: counter %u is %s; experiments read together must list the same counters in the same order",
+				       "%s: counter %zu is %s; experiments read together must list the same counters in the same order",
 				       dir, i, ctr[i].name);
-	for (i = an->nctr; i < e->counters.n; i++) {
+	for (i = an->nctr; i < e->log->nr_counters; i++) {
 		/* PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES */
-		double mhz = ctr[i].type == 0 && ctr[i].config == 0 ? e->cpu_mhz : 0;
+		double mhz = ctr[i].type == 0 && ctr[i].config == 0 ? e->log->cpu_mhz : 0;
 
 		if (an_metric_add_counter(an, ctr[i].name, mhz))
 			return an_errf(an, -ENOMEM, "out of memory");
 	}
 	/* the packets first: samples in paused time are left out */
-	snprintf(path, sizeof(path), "%s/%s", dir, EXP_SAMPLES);
-	if (!access(path, F_OK)) {
-		err = an_read_gsamples(an, e, path);
+	if (exp_has_samples(e->x)) {
+		err = an_read_gsamples(an, e);
 		if (err)
 			return err;
 	}
-	d = opendir(dir);
-	if (!d)
-		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		if (sscanf(de->d_name, "cpu.%u.rec%n", &cpu, &len) == 1 &&
-		    !de->d_name[len] && n < sizeof(cpus) / sizeof(cpus[0]))
-			cpus[n++] = cpu;
-		else if (exp_trace_file_name(de->d_name) &&
-			 (err = trace_file_add(an, exp, dir, de->d_name)))
-			break;
-	}
-	closedir(d);
-	if (err)
-		return err;
-	e = &AN_VEC(an->exps, struct an_exp, exp);
-	if (!n && !e->trace_files.n)
+	exp_files(e->x, &files, &nfiles);
+	for (ncpu = 0; ncpu < nfiles && files[ncpu].id < EXP_FILE_TRACE; ncpu++)
+		;
+	if (!nfiles)
 		return an_errf(an, -ENOENT, "%s: no cpu.N.rec files", dir);
-	if (e->cpus_possible && n != e->cpus_possible)
-		an_warn(an, "%s: %u cpu.N.rec files, log.txt says %u CPUs are possible",
-			dir, n, e->cpus_possible);
-	qsort(cpus, n, sizeof(cpus[0]), cpu_cmp);
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/cpu.%u.rec", dir, cpus[i]);
-		err = an_read_rec(an, exp, cpus[i], path);
-		if (err)
-			return err;
-	}
-	/* the tracing library's files (docs/tracing.md) */
-	for (i = 0; i < AN_VEC(an->exps, struct an_exp, exp).trace_files.n; i++) {
-		e = &AN_VEC(an->exps, struct an_exp, exp);
-		err = an_read_rec(an, exp, AN_FILE_TRACE + i,
-				  an_str(&an->strs, AN_VEC(e->trace_files, uint32_t, i)));
+	if (e->log->cpus_possible && ncpu != e->log->cpus_possible)
+		an_warn(an, "%s: %zu cpu.N.rec files, " EXP_LOG " says %u CPUs are possible",
+			dir, ncpu, e->log->cpus_possible);
+	/* the cpu files, then the tracing library's (docs/tracing.md) */
+	for (i = 0; i < nfiles; i++) {
+		err = an_read_rec(an, exp, files[i].id);
 		if (err)
 			return err;
 	}
@@ -330,16 +255,16 @@ int an_load(struct an *an, const char *dir)
 	if (err)
 		return err;
 	e = &AN_VEC(an->exps, struct an_exp, exp);
-	if (!e->end_ns)
-		an_warn(an, "%s: log.txt has no end_ns: the recorder did not finish; using what it wrote",
+	if (!e->log->end_ns)
+		an_warn(an, "%s: " EXP_LOG " has no end_ns: the recorder did not finish; using what it wrote",
 			dir);
-	else if (e->records && e->records != e->nrecords)
-		an_warn(an, "%s: log.txt says %llu records were written, the files hold %llu",
-			dir, (unsigned long long)e->records,
+	else if (e->log->records && e->log->records != e->nrecords)
+		an_warn(an, "%s: " EXP_LOG " says %llu records were written, the files hold %llu",
+			dir, (unsigned long long)e->log->records,
 			(unsigned long long)e->nrecords);
-	if (e->lost || e->lost_read)
+	if (e->log->lost || e->lost_read)
 		an_warn(an, "%s: %llu records were lost (ring full)", dir,
-			(unsigned long long)(e->lost > e->lost_read ? e->lost :
+			(unsigned long long)(e->log->lost > e->lost_read ? e->log->lost :
 					     e->lost_read));
 	return 0;
 }
@@ -591,8 +516,8 @@ int an_finish(struct an *an)
 	for (i = 0; i < an->exps.n; i++) {
 		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
 
-		if (e->start_ns && e->start_ns < an->tmin)
-			an->tmin = e->start_ns;
+		if (e->log->start_ns && e->log->start_ns < an->tmin)
+			an->tmin = e->log->start_ns;
 	}
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One cpu.N.rec file, read through libexp/reader.h (which checks the
+ * One record file, read through libexp/reader.h (which checks the
  * header, every record's framing and size, flags and layout); here what
  * the analyzer needs on top (times, pids, counters, sums, log.txt's
  * limits).  Damage is an error naming the file and the byte offset, and a
@@ -19,6 +19,7 @@
 #include "an.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
+#include "libexp/stack.h"
 #include "libexp/trace.h"
 
 #define TIME_SLACK_NS	(60ULL * 1000000000ULL)
@@ -26,7 +27,7 @@
 struct rec_ctx {
 	struct an *an;
 	struct an_exp *e;
-	uint32_t exp, cpu;
+	uint32_t exp, file;	/* the file's id (libexp/exp.h) */
 	const char *path;
 	uint64_t off;		/* of the current record */
 	bool time_warned;
@@ -35,7 +36,7 @@ struct rec_ctx {
 	uint64_t la1_off, la1_hash, la2_off, la2_hash;
 	bool cur_ok;
 	uint64_t cur_hash;
-	struct an_sd_scan sd;	/* delta stack copies: the bases */
+	struct exp_stack_scan sd;	/* delta stack copies: the bases */
 	uint32_t last_unw;	/* the last sample's an_unw_ref, or UINT32_MAX */
 	uint32_t field_base;	/* of the sample in its record (a trace record's) */
 	struct exp_reader rd;
@@ -169,15 +170,15 @@ static void time_check(struct rec_ctx *c, uint64_t t)
 {
 	struct an_exp *e = c->e;
 
-	if (c->time_warned || !e->start_ns)
+	if (c->time_warned || !e->log->start_ns)
 		return;
 	/* a flight recorder's window keeps its processes' older records */
-	if ((t + TIME_SLACK_NS >= e->start_ns || e->flight) &&
-	    (!e->end_ns || t <= e->end_ns + TIME_SLACK_NS))
+	if ((t + TIME_SLACK_NS >= e->log->start_ns || e->log->flight) &&
+	    (!e->log->end_ns || t <= e->log->end_ns + TIME_SLACK_NS))
 		return;
 	c->time_warned = true;
 	an_warn(c->an, "%s: byte %" PRIu64 ": time %" PRIu64 " is outside the run (%" PRIu64 " to %" PRIu64 " ns); the first such record in this file",
-		c->path, c->off + 8, t, e->start_ns, e->end_ns);
+		c->path, c->off + 8, t, e->log->start_ns, e->log->end_ns);
 }
 
 /*
@@ -320,16 +321,16 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_REGS) && !tc)
 		return bad(c, 124, "stack copy without registers");
-	if (e->stack_bytes && r->stack_size > e->stack_bytes)
+	if (e->log->stack_bytes && r->stack_size > e->log->stack_bytes)
 		return bad(c, 124, "stack copy of %u bytes, log.txt says at most %u",
-			   r->stack_size, e->stack_bytes);
-	if (e->max_depth && (r->nr_user > e->max_depth + 1 ||
-			     r->nr_kernel > e->max_depth + 1))
+			   r->stack_size, e->log->stack_bytes);
+	if (e->log->max_depth && (r->nr_user > e->log->max_depth + 1 ||
+			     r->nr_kernel > e->log->max_depth + 1))
 		return bad(c, 120, "%u user / %u kernel frames, max_depth is %u",
-			   r->nr_user, r->nr_kernel, e->max_depth);
+			   r->nr_user, r->nr_kernel, e->log->max_depth);
 	time_check(c, r->time_ns);
-	if (e->cpus_possible && r->cpu >= e->cpus_possible)
-		return bad(c, 24, "cpu %u of %u", r->cpu, e->cpus_possible);
+	if (e->log->cpus_possible && r->cpu >= e->log->cpus_possible)
+		return bad(c, 24, "cpu %u of %u", r->cpu, e->log->cpus_possible);
 	err = sample_kind_check(c, r);
 	if (err)
 		return err;
@@ -409,9 +410,9 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 		const char *why = NULL;
 		int ok;
 
-		ok = tc ? an_sd_tcall(an, &c->sd, c->exp, c->cpu, c->off, t) :
-			an_sd_sample(an, &c->sd, c->exp, c->cpu, c->off, r, stack,
-				     e->stack_bytes, &why, &at);
+		ok = tc ? exp_stack_tcall(&c->sd, c->off, t) :
+			exp_stack_sample(&c->sd, c->off, r, stack,
+					 e->log->stack_bytes, &why, &at);
 		if (ok == -ENOMEM)
 			return an_errf(an, -ENOMEM, "out of memory");
 		if (ok < 0)
@@ -425,7 +426,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 			return an_errf(an, -ENOMEM, "out of memory");
 		u->sample = an->s.n + (np ? np - 1 : 0);	/* parts: copied */
 		u->exp = c->exp;
-		u->file = c->cpu;
+		u->file = c->file;
 		u->off = c->off;
 		u->as = as;
 		u->flags = flags;
@@ -530,13 +531,13 @@ static int tcall_sample(struct rec_ctx *c, const struct lwprof_rec *h,
 	const struct an_exp *e = c->e;
 	uint32_t size = t->st ? t->st->size : 0;
 
-	if (e->cpus_possible && t->cpu >= e->cpus_possible)
+	if (e->log->cpus_possible && t->cpu >= e->log->cpus_possible)
 		return bad(c, offsetof(struct exp_rec_tcall, cpu), "cpu %u of %u",
-			   t->cpu, e->cpus_possible);
-	if (e->stack_bytes && size > e->stack_bytes)
+			   t->cpu, e->log->cpus_possible);
+	if (e->log->stack_bytes && size > e->log->stack_bytes)
 		return bad(c, (const uint8_t *)t->st - (const uint8_t *)h,
 			   "stack copy of %u bytes, log.txt says at most %u",
-			   size, e->stack_bytes);
+			   size, e->log->stack_bytes);
 	memset(s, 0, sizeof(*s));
 	s->hdr.type = LWPROF_REC_SAMPLE;
 	s->hdr.size = sizeof(*s);
@@ -633,14 +634,19 @@ static void rec_warn(void *arg, const char *msg)
 	an_warn(arg, "%s", msg);
 }
 
-int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
+int an_read_rec(struct an *an, uint32_t exp, uint32_t file)
 {
-	struct rec_ctx c = { .an = an, .e = &AN_VEC(an->exps, struct an_exp, exp),
-			     .exp = exp, .cpu = cpu, .path = path };
+	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, exp);
+	struct rec_ctx c = { .an = an, .e = e, .exp = exp, .file = file,
+			     .path = exp_file_path(e->x, file) };
+	struct exp_stacks *st = exp_stacks(e->x);
 	const struct lwprof_rec *h;
 	int err;
 
-	err = exp_reader_open(&c.rd, AT_FDCWD, path, rec_warn, an);
+	if (!st)
+		return an_errf(an, -ENOMEM, "out of memory");
+	exp_stack_scan_begin(&c.sd, st, file);
+	err = exp_file_open(e->x, file, &c.rd, rec_warn, an);
 	if (err) {
 		err = an_errf(an, err, "%s", c.rd.msg);
 		goto out;
@@ -666,6 +672,9 @@ int an_read_rec(struct an *an, uint32_t exp, uint32_t cpu, const char *path)
 	}
 out:
 	exp_reader_close(&c.rd);
-	an_sd_scan_end(an, &c.sd, path);
+	if (c.sd.missing)
+		an_warn(an, "%s: %" PRIu64 " delta stack copies without their base (records lost or damaged): those samples keep their frame-pointer stacks",
+			c.path, c.sd.missing);
+	exp_stack_scan_end(&c.sd);
 	return err;
 }

@@ -157,7 +157,7 @@ uint64_t an_export_start_wall(const struct an_exp *e)
 	time_t t;
 
 	/* "2026-01-01T00:00:00.000000Z" (UTC) */
-	p = e->start_time ? strptime(e->start_time, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	p = e->log->start_time ? strptime(e->log->start_time, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
 	if (!p)
 		return 0;
 	if (*p == '.')

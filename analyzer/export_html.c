@@ -297,7 +297,7 @@ static void put_title(struct hx *x)
 	size_t i;
 
 	fprintf(x->o, "{\"version\":1,\"title\":");
-	html_json_str(x->o, an->exps.n && e->command ? e->command : "lwprof");
+	html_json_str(x->o, an->exps.n && e->log->command ? e->log->command : "lwprof");
 	fprintf(x->o, ",\"filter\":");
 	html_json_str(x->o, an_filter_desc(x->set->filter, desc, sizeof(desc)));
 	fprintf(x->o, ",\"tmin\":%" PRIu64 ",\"tspan\":%" PRIu64 ",\"samples\":%" PRIu64

@@ -222,14 +222,14 @@ int an_export_pprof(struct an *an, const struct an_settings *vs, FILE *f)
 	if (an->tmax > an->tmin)
 		pb_uint(&p.b, P_DURATION_NANOS, an->tmax - an->tmin);
 	value_type(&p, P_PERIOD_TYPE, ms[0]);
-	if (an_metric_is_time(an, ms[0]) && e0->clock_interval_ns)
-		pb_uint(&p.b, P_PERIOD, e0->clock_interval_ns);
+	if (an_metric_is_time(an, ms[0]) && e0->log->clock_interval_ns)
+		pb_uint(&p.b, P_PERIOD, e0->log->clock_interval_ns);
 	for (i = 0; i < an->exps.n; i++) {
 		const struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
 		char c[512];
 
 		snprintf(c, sizeof(c), "lwprof experiment %s: %s", e->name,
-			 e->command ? e->command : "");
+			 e->log->command ? e->log->command : "");
 		pb_uint(&p.b, P_COMMENT, str(&p, c));
 	}
 	pb_uint(&p.b, P_DEFAULT_SAMPLE_TYPE, str(&p, an_metric_kw(an, ms[0])));

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "an.h"
+#include "libexp/format.h"
 
 struct ksym {
 	uint64_t addr;
@@ -68,80 +69,76 @@ static uint32_t kmod_get(struct an *an, const char *name, uint32_t hint)
 	return m->name ? an->kmods.n - 1 : UINT32_MAX;
 }
 
-/* archives/kallsyms of e: "ADDR TYPE NAME[\t[MODULE]]", text symbols kept */
+struct ksyms_ctx {
+	struct an *an;
+	uint32_t mod;		/* the last line's: kallsyms keeps a module's together */
+};
+
+/* A line of the kallsyms copy: a text symbol kept, in its module. */
+static int kallsyms_line(void *arg, uint64_t a, char type, const char *name,
+			 const char *mname)
+{
+	struct ksyms_ctx *c = arg;
+	struct an *an = c->an;
+	struct ksym *k;
+
+	if (!a || (type != 'T' && type != 't' && type != 'W' && type != 'w'))
+		return 0;
+	c->mod = mname && mname[0] == '[' ? kmod_get(an, mname, c->mod) : 0;
+	k = an_vec_push(&an->ksyms);
+	if (!k || c->mod == UINT32_MAX)
+		return -ENOMEM;
+	k->addr = a;
+	k->mod = c->mod;
+	k->func = UINT32_MAX;
+	k->name = strdup(name);
+	return k->name ? 0 : -ENOMEM;
+}
+
+/* The kallsyms copy of e: "ADDR TYPE NAME[\t[MODULE]]", text symbols kept */
 static int load_kallsyms(struct an *an, struct an_exp *e)
 {
-	char path[4200], line[1024];
-	uint32_t mod = 0;
-	FILE *f;
-	int err = 0;
+	struct ksyms_ctx c = { an, 0 };
+	int err = exp_kallsyms(e->x, kallsyms_line, &c);
 
-	snprintf(path, sizeof(path), "%s/archives/kallsyms", e->dir);
-	f = fopen(path, "re");
-	if (!f)
+	if (err == -ENOENT)
 		return 0;
-	while (!err && fgets(line, sizeof(line), f)) {
-		char type, name[512], mname[80];
-		unsigned long long a;
-		struct ksym *k;
-		int n;
-
-		n = sscanf(line, "%llx %c %511s %79s", &a, &type, name, mname);
-		if (n < 3 || !a ||
-		    (type != 'T' && type != 't' && type != 'W' && type != 'w'))
-			continue;
-		mod = n == 4 && mname[0] == '[' ? kmod_get(an, mname, mod) : 0;
-		k = an_vec_push(&an->ksyms);
-		if (!k || mod == UINT32_MAX) {
-			err = -ENOMEM;
-			break;
-		}
-		k->addr = a;
-		k->mod = mod;
-		k->func = UINT32_MAX;
-		k->name = strdup(name);
-		if (!k->name)
-			err = -ENOMEM;
-	}
-	fclose(f);
 	if (!err)
 		qsort(an->ksyms.p, an->ksyms.n, an->ksyms.esz, ksym_cmp);
 	return err;
 }
 
+/* A module of the /proc/modules copy: its range. */
+static int modules_line(void *arg, const char *name, uint64_t size,
+			uint64_t a)
+{
+	struct an *an = arg;
+	char bracketed[84];
+	struct kmod *m;
+	uint32_t i;
+
+	if (!a || !size)
+		return 0;
+	snprintf(bracketed, sizeof(bracketed), "[%s]", name);
+	i = kmod_get(an, bracketed, 0);
+	if (i == UINT32_MAX)
+		return -ENOMEM;
+	m = &AN_VEC(an->kmods, struct kmod, i);
+	m->start = a;
+	m->end = a + size;
+	return 0;
+}
+
 /*
- * archives/modules of e, /proc/modules: "NAME SIZE REFS DEPS STATE ADDR
- * ...": each module's range (its core: text, then data); addresses of 0
+ * The /proc/modules copy of e: "NAME SIZE REFS DEPS STATE ADDR ...":
+ * each module's range (its core: text, then data); addresses of 0
  * (hidden) are left out.
  */
 static int load_modules(struct an *an, struct an_exp *e)
 {
-	char path[4200], line[1024], name[80], bracketed[84];
-	unsigned long long size, a;
-	struct kmod *m;
-	uint32_t i;
-	FILE *f;
+	int err = exp_modules(e->x, modules_line, an);
 
-	snprintf(path, sizeof(path), "%s/archives/modules", e->dir);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%79s %llu %*s %*s %*s %llx", name, &size, &a) != 3 ||
-		    !a || !size)
-			continue;
-		snprintf(bracketed, sizeof(bracketed), "[%s]", name);
-		i = kmod_get(an, bracketed, 0);
-		if (i == UINT32_MAX) {
-			fclose(f);
-			return -ENOMEM;
-		}
-		m = &AN_VEC(an->kmods, struct kmod, i);
-		m->start = a;
-		m->end = a + size;
-	}
-	fclose(f);
-	return 0;
+	return err == -ENOENT ? 0 : err;
 }
 
 /* Once: kernel frames that cannot be named, and why; what to do. */
@@ -149,8 +146,8 @@ static void warn_unnamed(struct an *an)
 {
 	const struct an_exp *e = &AN_VEC(an->exps, struct an_exp, 0);
 
-	an_warn(an, "%s: no copy of /proc/kallsyms (archives/kallsyms): kernel frames cannot be named and show as addresses%s",
-		e->name, e->kallsyms_hidden ?
+	an_warn(an, "%s: no copy of /proc/kallsyms (" EXP_KALLSYMS "): kernel frames cannot be named and show as addresses%s",
+		e->name, e->log->kallsyms_hidden ?
 		"; the recorder saw only zero addresses there (kernel.kptr_restrict): record as root or with CAP_SYSLOG (kptr_restrict 0 or 1), or with kernel.kptr_restrict=0 and kernel.perf_event_paranoid <= 1 for any user" :
 		"");
 }
@@ -173,7 +170,7 @@ uint32_t an_kernel_obj(struct an *an)
 		err = load_kallsyms(an, e);
 		if (!err && an->ksyms.n) {
 			err = load_modules(an, e);
-			an->krelease = e->kernel;	/* for debug images */
+			an->krelease = e->log->kernel;	/* for debug images */
 		}
 	}
 	if (err)

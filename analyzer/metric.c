@@ -231,7 +231,7 @@ bool an_metric_absent(struct an *an, int m)
 	if (b->kind != AN_B_MSTATE)
 		return false;
 	for (i = 0; i < an->exps.n; i++)
-		all &= AN_VEC(an->exps, struct an_exp, i).ms_absent;
+		all &= AN_VEC(an->exps, struct an_exp, i).log->ms_absent;
 	return all >> b->idx & 1;
 }
 

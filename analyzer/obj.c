@@ -57,23 +57,23 @@ uint32_t an_obj_get(struct an *an, uint32_t exp, const char *path,
 		    uint32_t maj, uint32_t min, uint64_t ino, bool anon)
 {
 	struct an_exp *e = &AN_VEC(an->exps, struct an_exp, exp);
-	struct an_archive *a = NULL, *x;
+	const struct exp_archive *a = NULL, *x, *v;
 	char key[4200];
 	struct an_obj *o;
 	uint32_t id;
-	size_t i;
+	size_t i, n;
 
-	for (i = 0; !anon && i < e->archives.n; i++) {
-		x = &AN_VEC(e->archives, struct an_archive, i);
+	exp_archives(e->x, &v, &n);
+	for (i = 0; !anon && i < n; i++) {
+		x = &v[i];
 		if (x->ino == ino && x->dev_major == maj && x->dev_minor == min) {
 			a = x;
 			break;
 		}
 	}
 	/* By path; the vDSO is no file, but the recorder archives its image. */
-	for (i = 0; (!anon || !strcmp(path, "[vdso]")) && !a &&
-	     i < e->archives.n; i++) {
-		x = &AN_VEC(e->archives, struct an_archive, i);
+	for (i = 0; (!anon || !strcmp(path, "[vdso]")) && !a && i < n; i++) {
+		x = &v[i];
 		if (!strcmp(x->orig, path))
 			a = x;
 	}

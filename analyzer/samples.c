@@ -56,14 +56,14 @@ static int pauses(struct an *an, struct an_exp *e)
 			w[0] = from;
 			/* paused to the end: to the end of the run */
 			w[1] = g ? g->time : UINT64_MAX;
-			e->paused_ns += (g ? g->time : e->end_ns > from ?
-					 e->end_ns : from) - from;
+			e->paused_ns += (g ? g->time : e->log->end_ns > from ?
+					 e->log->end_ns : from) - from;
 		}
 	}
 	return 0;
 }
 
-int an_read_gsamples(struct an *an, struct an_exp *e, const char *path)
+int an_read_gsamples(struct an *an, struct an_exp *e)
 {
 	const struct exp_rec_gsample *r;
 	const struct lwprof_rec *h;
@@ -72,7 +72,7 @@ int an_read_gsamples(struct an *an, struct an_exp *e, const char *path)
 	int err;
 
 	e->gs.esz = sizeof(struct an_gs);
-	err = exp_reader_open(&rd, AT_FDCWD, path, gs_warn, an);
+	err = exp_file_open(e->x, EXP_FILE_SAMPLES, &rd, gs_warn, an);
 	if (err) {
 		err = an_errf(an, err, "%s", rd.msg);
 		goto out;
@@ -153,8 +153,8 @@ static void run_span(struct an *an, uint32_t ex, uint64_t *start,
 		if (an->s.time[i] > hi)
 			hi = an->s.time[i];
 	}
-	*start = e->start_ns || lo == UINT64_MAX ? e->start_ns : lo;
-	*end = e->end_ns > *start ? e->end_ns : hi > *start ? hi : *start;
+	*start = e->log->start_ns || lo == UINT64_MAX ? e->log->start_ns : lo;
+	*end = e->log->end_ns > *start ? e->log->end_ns : hi > *start ? hi : *start;
 }
 
 static struct an_smp *smp_push(struct an *an, uint32_t ex, uint64_t start,

@@ -26,6 +26,7 @@
 #include "libexp/format.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
+#include "libexp/stack.h"
 #include "libexp/trace.h"
 #include "unwind.h"
 
@@ -217,7 +218,6 @@ static Dwfl *as_dwfl(struct an *an, struct an_as *a, struct unw *u)
 struct rdfile {
 	uint64_t key;
 	bool open;
-	char path[4200];
 	struct exp_reader cur, bases;
 };
 
@@ -241,16 +241,9 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 
 	if (!f->open || f->key != key) {
 		rdfile_close(f);
-		if (r->file >= AN_FILE_TRACE)
-			snprintf(f->path, sizeof(f->path), "%s",
-				 an_str(&an->strs, AN_VEC(e->trace_files, uint32_t,
-							  r->file - AN_FILE_TRACE)));
-		else
-			snprintf(f->path, sizeof(f->path), "%s/" EXP_REC_FMT,
-				 e->dir, r->file);
 		/* the first pass showed its warnings */
-		ea = exp_reader_open(&f->cur, AT_FDCWD, f->path, NULL, NULL);
-		eb = exp_reader_open(&f->bases, AT_FDCWD, f->path, NULL, NULL);
+		ea = exp_file_open(e->x, r->file, &f->cur, NULL, NULL);
+		eb = exp_file_open(e->x, r->file, &f->bases, NULL, NULL);
 		f->key = key;
 		f->open = true;
 		if (ea || eb) {
@@ -260,7 +253,7 @@ static const uint8_t *read_record(struct an *an, struct an_unw_ref *r,
 	}
 	if (exp_reader_at(&f->cur, r->off, &h) != 1)
 		return NULL;
-	return an_stack_rec(h);	/* a traced call's too */
+	return exp_stack_rec(h);	/* a traced call's too */
 }
 
 static bool noframes_eq(void *ctx, uint32_t id, const void *key)
@@ -392,8 +385,10 @@ int an_unwind_all(struct an *an)
 		const uint8_t *rec = read_record(an, r, f);
 		uint8_t *owned = NULL;
 
-		if (rec)	/* a delta copy rebuilt (exp_stack.c) */
-			rec = an_rec_whole(an, r, &f->bases, rec, &owned);
+		if (rec)	/* a delta copy rebuilt (libexp/stack.h) */
+			rec = exp_stack_whole(exp_stacks(AN_VEC(an->exps, struct an_exp,
+								r->exp).x),
+					      r->file, r->off, &f->bases, rec, &owned);
 		if (!rec) {
 			an->run->unwind_fail++;
 			continue;

@@ -25,21 +25,21 @@ static void header_backend(FILE *o, const struct an_exp *e)
 {
 	size_t k, n;
 
-	if (!e->backend && !e->abi) {
+	if (!e->log->backend && !e->log->abi) {
 		fprintf(o, "  Backend:        none: tracing only, no clock or counter profiling\n");
 		return;
 	}
-	if (!e->backend || !strcmp(e->backend, "module")) {
+	if (!e->log->backend || !strcmp(e->log->backend, "module")) {
 		fprintf(o, "  Backend:        module: every microstate exact\n");
 		fprintf(o, "  Module:         %s (ABI %s)\n",
-			e->module_version ? e->module_version : "?",
-			e->abi ? e->abi : "?");
+			e->log->module_version ? e->log->module_version : "?",
+			e->log->abi ? e->log->abi : "?");
 		return;
 	}
-	fprintf(o, "  Backend:        %s (records ABI %s)\n", e->backend,
-		e->abi ? e->abi : "?");
-	for (k = 0; k < e->metric_notes.n; k++) {
-		const char *v = AN_VEC(e->metric_notes, char *, k);
+	fprintf(o, "  Backend:        %s (records ABI %s)\n", e->log->backend,
+		e->log->abi ? e->log->abi : "?");
+	for (k = 0; k < e->log->nr_metrics; k++) {
+		const char *v = e->log->metrics[k];
 		const char *label = NULL;
 		int i;
 
@@ -62,53 +62,53 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 
 	for (i = 0; i < an->exps.n; i++) {
 		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
-		const struct an_counter *ctr = e->counters.p;
+		const struct exp_counter *ctr = e->log->counters;
 
-		fprintf(o, "Experiment: %s (format %d.%d)\n", e->name, e->fmt_major,
-			e->fmt_minor);
-		if (e->command)
-			fprintf(o, "  Command:        %s\n", e->command);
+		fprintf(o, "Experiment: %s (format %d.%d)\n", e->name, e->log->fmt_major,
+			e->log->fmt_minor);
+		if (e->log->command)
+			fprintf(o, "  Command:        %s\n", e->log->command);
 		fprintf(o, "  Mode:           %s, target pid %u\n",
-			e->mode ? e->mode : "?", e->target);
+			e->log->mode ? e->log->mode : "?", e->log->target);
 		fprintf(o, "  Host:           %s (%s, kernel %s), %u CPUs online, %u possible, %.0f MHz\n",
-			e->host ? e->host : "?", e->arch ? e->arch : "?",
-			e->kernel ? e->kernel : "?", e->cpus, e->cpus_possible,
-			e->cpu_mhz);
-		fprintf(o, "  Started:        %s\n", e->start_time ? e->start_time : "?");
+			e->log->host ? e->log->host : "?", e->log->arch ? e->log->arch : "?",
+			e->log->kernel ? e->log->kernel : "?", e->log->cpus, e->log->cpus_possible,
+			e->log->cpu_mhz);
+		fprintf(o, "  Started:        %s\n", e->log->start_time ? e->log->start_time : "?");
 		fprintf(o, "  Ended:          %s (%.3f s)\n",
-			e->end_time ? e->end_time : "?",
-			e->end_ns > e->start_ns ? (e->end_ns - e->start_ns) / 1e9 : 0.0);
-		if (e->clock_interval_ns)
+			e->log->end_time ? e->log->end_time : "?",
+			e->log->end_ns > e->log->start_ns ? (e->log->end_ns - e->log->start_ns) / 1e9 : 0.0);
+		if (e->log->clock_interval_ns)
 			fprintf(o, "  Clock profiling: every %.3f ms\n",
-				e->clock_interval_ns / 1e6);
-		for (c = 0; c < (int)e->counters.n; c++)
+				e->log->clock_interval_ns / 1e6);
+		for (c = 0; c < (int)e->log->nr_counters; c++)
 			fprintf(o, "  Counter:        %s every %" PRIu64 " events (type %u, config 0x%" PRIx64 ")\n",
-				ctr[c].name, ctr[c].interval, ctr[c].type, ctr[c].config);
+				ctr[c].name, ctr[c].period, ctr[c].type, ctr[c].config);
 		fprintf(o, "  Stacks:         depth %u, %u bytes copied, kernel stacks %s\n",
-			e->max_depth, e->stack_bytes, e->kernel_stacks ? "on" : "off");
-		if (e->trace)
+			e->log->max_depth, e->log->stack_bytes, e->log->kernel_stacks ? "on" : "off");
+		if (e->log->trace)
 			fprintf(o, "  Tracing:        %s; %u bytes of stack copied; %" PRIu64 " calls in %" PRIu64 " files\n",
-				e->trace, e->trace_stack_bytes, e->trace_calls,
-				e->ntrace_files);
-		if (e->sync_ns != UINT64_MAX)
-			fprintf(o, "  Sync threshold: %.3f us%s%s%s\n", e->sync_ns / 1e3,
-				e->sync_calibration ? " (calibrated: " : "",
-				e->sync_calibration ? e->sync_calibration : "",
-				e->sync_calibration ? ")" : "");
+				e->log->trace, e->log->trace_stack_bytes, e->log->trace_calls,
+				e->log->trace_files);
+		if (e->log->sync_ns != UINT64_MAX)
+			fprintf(o, "  Sync threshold: %.3f us%s%s%s\n", e->log->sync_ns / 1e3,
+				e->log->sync_calibration ? " (calibrated: " : "",
+				e->log->sync_calibration ? e->log->sync_calibration : "",
+				e->log->sync_calibration ? ")" : "");
 		header_backend(o, e);
 		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, %" PRIu64 " lost\n",
 			e->nrecords, e->nsamples,
-			e->lost > e->lost_read ? e->lost : e->lost_read);
-		fprintf(o, "  Exit:           %s\n", e->exit ? e->exit : "?");
+			e->log->lost > e->lost_read ? e->log->lost : e->lost_read);
+		fprintf(o, "  Exit:           %s\n", e->log->exit ? e->log->exit : "?");
 		if (e->gs.n)
 			fprintf(o, "  Sample packets: %zu, recording paused %.3f s (%" PRIu64 " packets in paused time left out)\n",
 				e->gs.n, e->paused_ns / 1e9, e->dropped_paused);
-		if (e->stopped)
-			fprintf(o, "  Stopped early:  %s (the command ran on)\n", e->stopped);
-		if (e->flight)
-			fprintf(o, "  Flight recorder: %s\n", e->flight);
-		for (k = 0; k < e->warnings.n; k++)
-			fprintf(o, "  Warning:        %s\n", AN_VEC(e->warnings, char *, k));
+		if (e->log->stopped)
+			fprintf(o, "  Stopped early:  %s (the command ran on)\n", e->log->stopped);
+		if (e->log->flight)
+			fprintf(o, "  Flight recorder: %s\n", e->log->flight);
+		for (k = 0; k < e->log->nr_warnings; k++)
+			fprintf(o, "  Warning:        %s\n", e->log->warnings[k]);
 		fprintf(o, "\n");
 	}
 	return 0;
@@ -188,16 +188,16 @@ static void sync_vs_lock(struct an *an, size_t e, const uint64_t *samp, FILE *o)
 	uint64_t ms[LWPROF_MS_COUNT] = { 0 };
 	size_t i;
 
-	if (x->sync_ns == UINT64_MAX)
+	if (x->log->sync_ns == UINT64_MAX)
 		return;
 	an_trace_sync_sum(an, e, &n, &ns, &nms, ms);
 	for (i = 0; i < an->threads.n; i++)
 		if (AN_VEC(an->threads, struct an_thread, i).exp == e)
 			ls += samp[i * LWPROF_MS_COUNT + LWPROF_MS_USER_LOCK];
-	for (i = 0; i < x->usage.n; i++)
-		lp += AN_VEC(x->usage, struct an_usage, i).ms[LWPROF_MS_USER_LOCK];
+	for (i = 0; i < x->nusage; i++)
+		lp += x->usage[i].ms[LWPROF_MS_USER_LOCK];
 	fprintf(o, "Sync wait tracing (threshold %.3f us): %" PRIu64 " waits, Sync Wait Time %.3f s\n",
-		x->sync_ns / 1e3, n, ns / 1e9);
+		x->log->sync_ns / 1e3, n, ns / 1e9);
 	if (nms) {
 		/* over each call, read by the library from the module */
 		fprintf(o, "  Microstates of the %" PRIu64 " waits the module accounted:", nms);
@@ -206,13 +206,13 @@ static void sync_vs_lock(struct an *an, size_t e, const uint64_t *samp, FILE *o)
 				fprintf(o, " %s %.6f s,", exp_mstate_names[i].label, ms[i] / 1e9);
 		fprintf(o, " in all %.6f s\n", all / 1e9);
 	}
-	if (!x->clock_interval_ns) {
+	if (!x->log->clock_interval_ns) {
 		fprintf(o, "  User Lock Time: not measured (no clock profiling)\n\n");
 		return;
 	}
-	lock = x->usage.n ? lp : ls;
+	lock = x->nusage ? lp : ls;
 	fprintf(o, "  User Lock Time: %.3f s%s, %.3f s sampled; %s Sync Wait Time by %.3f s%s\n",
-		lock / 1e9, x->usage.n ? " precise" : "", ls / 1e9,
+		lock / 1e9, x->nusage ? " precise" : "", ls / 1e9,
 		lock >= ns ? "above" : "below",
 		(lock >= ns ? lock - ns : ns - lock) / 1e9, lock >= ns ?
 		" (waits under the threshold, and lock time outside traced calls)" : "");
@@ -279,13 +279,13 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 
 		fprintf(o, "Experiment %s: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64 " lost\n\n",
 			x->name, x->nrecords, x->nsamples,
-			x->lost > x->lost_read ? x->lost : x->lost_read);
+			x->log->lost > x->lost_read ? x->log->lost : x->lost_read);
 		if (x->pauses.n)
 			fprintf(o, "Recording was paused %.3f s: the sampled totals leave it out, the precise ones include it.\n\n",
 				x->paused_ns / 1e9);
 		for (t = 0; t < an->threads.n; t++) {
 			struct an_thread *th = &AN_VEC(an->threads, struct an_thread, t);
-			struct an_usage *us = NULL;
+			const struct exp_usage *us = NULL;
 			uint64_t pp[LWPROF_MS_COUNT] = { 0 }, ps[LWPROF_MS_COUNT] = { 0 };
 			bool havep = false;
 			size_t k;
@@ -303,8 +303,8 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 					for (i = 0; i < LWPROF_MS_COUNT; i++)
 						ps[i] += samp[k * LWPROF_MS_COUNT + i];
 				}
-				for (u = 0; u < x->usage.n; u++) {
-					struct an_usage *uu = &AN_VEC(x->usage, struct an_usage, u);
+				for (u = 0; u < x->nusage; u++) {
+					const struct exp_usage *uu = &x->usage[u];
 
 					if (uu->pid != th->pid)
 						continue;
@@ -318,8 +318,8 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 				first = false;
 				lastpid = th->pid;
 			}
-			for (u = 0; u < x->usage.n; u++) {
-				struct an_usage *uu = &AN_VEC(x->usage, struct an_usage, u);
+			for (u = 0; u < x->nusage; u++) {
+				const struct exp_usage *uu = &x->usage[u];
 
 				if (uu->pid == th->pid && uu->tid == th->tid)
 					us = uu;

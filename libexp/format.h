@@ -22,7 +22,8 @@
 #define EXP_USAGE		"usage.txt"
 #define EXP_ARCHIVES		"archives"
 #define EXP_INDEX		"archives/index.txt"
-#define EXP_KALLSYMS		"archives/kallsyms"
+#define EXP_KALLSYMS		"archives/kallsyms"	/* /proc/kallsyms (-K) */
+#define EXP_MODULES		"archives/modules"	/* /proc/modules (-K) */
 #define EXP_REC_FMT		"cpu.%u.rec"	/* one per possible CPU */
 #define EXP_SAMPLES		"samples.rec"	/* 1.4: global sample packets */
 #define EXP_TRACE_FMT		"trace.%u.rec"	/* 1.4: a traced process's */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "libexp/reader.h"
-#include "libexp/sdelta.h"
+#include "libexp/stack.h"
 #include "libexp/trace.h"
 
 #define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Copying one load object into archives/: keyed by its GNU build-id
- * (archives/BUILDID/BASENAME) or, without one, by device and inode
- * (archives/nobuildid/MAJOR-MINOR-INODE/BASENAME); the vDSO as
- * archives/BUILDID/vdso.so.  The result is the object's index.txt line
- * (archiver.c writes the file):
- *   BUILDID|-  MAJOR:MINOR  INODE  SIZE  ARCHIVED_NAME  ORIGINAL_PATH
+ * Copying one load object into archives/, under the name libexp gives it
+ * (exp_archive_name(): by its GNU build-id or, without one, by device and
+ * inode); the vDSO as BUILDID/vdso.so.  The result is the object's
+ * index.txt entry (archiver.c has libexp write the file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +19,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "libexp/format.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -148,6 +147,19 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+/* a's index.txt entry: its copy is rel (file and orig: a's to free). */
+static void archived(struct amap *a, const char *id, __u32 maj, __u32 min,
+		     __u64 ino, __u64 size, const char *rel, char *orig)
+{
+	a->arch = (struct exp_archive){ .dev_major = maj, .dev_minor = min,
+					.ino = ino, .size = size,
+					.file = strdup(rel), .orig = orig };
+	snprintf(a->arch.buildid, sizeof(a->arch.buildid), "%s", id);
+	if (!a->arch.file)
+		a->warn = xasprintf("archives: %s not archived: out of memory",
+				    orig);
+}
+
 /* Copy fd to adir/rel unless it is there already (same build-id). */
 static int store(int fd, int adir, char *rel)
 {
@@ -239,20 +251,16 @@ void archive_one(int adir, struct amap *a)
 		if (*p == ' ' || *p == '\t')
 			*p = '_';
 	has_id = build_id(fd, id, sizeof(id));
-	if (has_id)
-		snprintf(rel, sizeof(rel), "%s/%s", id, base);
-	else
-		snprintf(rel, sizeof(rel), "nobuildid/%u-%u-%llu/%s", a->maj,
-			 a->min, (unsigned long long)a->ino, base);
+	exp_archive_name(rel, sizeof(rel), has_id ? id : NULL, a->maj, a->min,
+			 a->ino, base);
 	err = store(fd, adir, rel);
 	if (err) {
 		a->warn = xasprintf("archives: %s not archived: %s", a->path,
 				    strerror(-err));
 		goto out;
 	}
-	a->line = xasprintf("%s  %u:%u  %llu  %lld  %s  %s", has_id ? id : "-",
-			    a->maj, a->min, (unsigned long long)a->ino,
-			    (long long)st.st_size, rel, a->path);
+	archived(a, has_id ? id : "-", a->maj, a->min, a->ino, st.st_size,
+		 rel, a->path);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -300,8 +308,7 @@ void archive_vdso(int adir, struct amap *a)
 				    err == ENODATA ? "no build-id" :
 				    strerror(err));
 	else
-		a->line = xasprintf("%s  0:0  0  %zu  %s  [vdso]", id, len,
-				    rel);
+		archived(a, id, 0, 0, 0, len, rel, "[vdso]");
 }
 
 /*
@@ -331,7 +338,7 @@ static const char *kallsyms_advice(void)
  * /proc/modules as archives/modules, for the modules' address ranges
  * (NAME SIZE ... ADDRESS lines); none without module support.
  */
-static void archive_modules(struct exp_writer *e, int adir)
+static void archive_modules(struct exp_writer *e)
 {
 	int fd = open("/proc/modules", O_RDONLY | O_CLOEXEC), err;
 
@@ -340,9 +347,9 @@ static void archive_modules(struct exp_writer *e, int adir)
 			exp_warn(e, "archives: /proc/modules: %s", strerror(errno));
 		return;
 	}
-	err = copy(fd, adir, "modules");
+	err = copy(fd, e->dirfd, EXP_MODULES);
 	if (err)
-		exp_warn(e, "archives: modules: %s", strerror(-err));
+		exp_warn(e, "%s: %s", EXP_MODULES, strerror(-err));
 	close(fd);
 }
 
@@ -353,7 +360,7 @@ static void archive_modules(struct exp_writer *e, int adir)
  * addresses (kptr_restrict, no CAP_SYSLOG): the log says so (a warning,
  * kallsyms_hidden = 1) and the analyzer names frames by address.
  */
-void archive_kallsyms(struct exp_writer *e, int adir)
+void archive_kallsyms(struct exp_writer *e)
 {
 	char line[256];
 	bool shown = false;
@@ -373,13 +380,13 @@ void archive_kallsyms(struct exp_writer *e, int adir)
 	if (!shown) {
 		exp_warn(e, "archives: /proc/kallsyms shows no addresses: kernel frames cannot be named (by address only); %s",
 			 kallsyms_advice());
-		exp_note(e, "kallsyms_hidden", "1");
+		exp_note(e, EXP_K_KALLSYMS_HIDDEN, "1");
 		fclose(f);
 		return;
 	}
-	err = copy(fileno(f), adir, "kallsyms");
+	err = copy(fileno(f), e->dirfd, EXP_KALLSYMS);
 	if (err)
-		exp_warn(e, "archives: kallsyms: %s", strerror(-err));
+		exp_warn(e, "%s: %s", EXP_KALLSYMS, strerror(-err));
 	fclose(f);
-	archive_modules(e, adir);
+	archive_modules(e);
 }

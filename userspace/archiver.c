@@ -201,14 +201,9 @@ int archiver_start(struct exp_writer *e, int child, struct archiver **ap)
 		return -ENOMEM;
 	a->e = e;
 	a->child = child > 0 ? child : 0;
-	if (mkdirat(e->dirfd, EXP_ARCHIVES, 0755) < 0 && errno != EEXIST) {
-		err = -errno;
-		goto fail;
-	}
-	a->adir = openat(e->dirfd, EXP_ARCHIVES, O_RDONLY | O_DIRECTORY |
-			 O_CLOEXEC);
+	a->adir = exp_archives_dir(e);
 	if (a->adir < 0) {
-		err = -errno;
+		err = a->adir;
 		goto fail;
 	}
 	/* A descriptor per load object: as many as we are allowed. */
@@ -254,25 +249,17 @@ static void scan_files(struct archiver *a)
 
 static int write_index(struct archiver *a)
 {
-	FILE *f;
-	size_t i;
-	int fd, err = 0;
+	struct exp_archive *v = calloc(a->n + 1, sizeof(*v));
+	size_t i, n = 0;
+	int err;
 
-	fd = openat(a->adir, ".index.txt.tmp", O_WRONLY | O_CREAT | O_TRUNC |
-		    O_CLOEXEC, 0644);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
+	if (!v)
+		return -ENOMEM;
 	for (i = 0; i < a->n; i++)
-		if (a->v[i].line)
-			fprintf(f, "%s\n", a->v[i].line);
-	if (fclose(f) || renameat(a->adir, ".index.txt.tmp", a->adir,
-				  "index.txt") < 0)
-		err = -errno;
+		if (a->v[i].arch.file)
+			v[n++] = a->v[i].arch;
+	err = exp_write_index(a->e, v, n);
+	free(v);
 	return err;
 }
 
@@ -284,7 +271,7 @@ static void release(struct archiver *a)
 		if (a->v[i].fd >= 0)
 			close(a->v[i].fd);
 		free(a->v[i].path);
-		free(a->v[i].line);
+		free(a->v[i].arch.file);
 		free(a->v[i].warn);
 	}
 	free(a->v);
@@ -302,7 +289,7 @@ int archiver_finish(struct archiver *a, bool rescan)
 		return 0;
 	if (rescan || a->missed)
 		scan_files(a);
-	archive_kallsyms(a->e, a->adir);
+	archive_kallsyms(a->e);
 	for (i = 0; i < a->n; i++) {
 		if (!a->v[i].other && a->v[i].child_ns < a->exec_ns)
 			continue;	/* collect's own, before the exec */
@@ -315,7 +302,7 @@ int archiver_finish(struct archiver *a, bool rescan)
 	}
 	err = write_index(a);
 	if (err)
-		exp_warn(a->e, "archives: index.txt: %s", strerror(-err));
+		exp_warn(a->e, "%s: %s", EXP_INDEX, strerror(-err));
 	release(a);
 	return err;
 }

@@ -153,7 +153,7 @@ static void spill_usage(struct run *r)
 	int err = lwprof_usage_spill(&r->usage, put_usage, &r->e);
 
 	if (err && !r->spill_err++)
-		exp_warn(&r->e, "writing usage.txt during the run: %s (the exited threads' totals stay in memory)",
+		exp_warn(&r->e, "writing " EXP_USAGE " during the run: %s (the exited threads' totals stay in memory)",
 			 strerror(-err));
 }
 
@@ -256,12 +256,12 @@ static void halt(struct run *r, const char *why)
 	if (r->state != RUNNING || r->halted)
 		return;
 	if (r->o->mode != MODE_COMMAND || r->child <= 0) {
-		exp_note(&r->e, "stopped", "%s", why);
+		exp_note(&r->e, EXP_K_STOPPED, "%s", why);
 		stop(r);
 		return;
 	}
 	end_recording(r);
-	exp_note(&r->e, "stopped", "%s", why);
+	exp_note(&r->e, EXP_K_STOPPED, "%s", why);
 }
 
 /* The target is gone: wait (a little) for the threads it left running. */
@@ -487,11 +487,11 @@ static int setup_files(struct run *r)
 	struct rec_source *src = r->src;
 	int err;
 
-	err = exp_open_files(&r->e, src->nr_rings, src->abi_major,
-			     src->abi_minor);
+	err = exp_create_files(&r->e, src->nr_rings, src->abi_major,
+			       src->abi_minor);
 	if (err)
 		return say(r, err, "creating the record files");
-	err = exp_open_samples(&r->e, src->abi_major, src->abi_minor);
+	err = exp_create_samples(&r->e, src->abi_major, src->abi_minor);
 	if (err)
 		return say(r, err, "creating samples.rec");
 	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
@@ -605,9 +605,9 @@ static void finish(struct run *r)
 		exp_warn(&r->e, "%llu threads were not accounted (the module ran out of memory)",
 			 (unsigned long long)r->usage.lost);
 	r->src->ops->finish(r->src, &r->e);
-	exp_note(&r->e, "sample_packets", "%llu",
+	exp_note(&r->e, EXP_K_SAMPLE_PACKETS, "%llu",
 		 (unsigned long long)r->gs.packets);
-	exp_note(&r->e, "paused_ns", "%llu",
+	exp_note(&r->e, EXP_K_PAUSED_NS, "%llu",
 		 (unsigned long long)r->gs.paused_ns);
 	r->e.finished = true;
 	if (r->fl) {
@@ -618,13 +618,13 @@ static void finish(struct run *r)
 	err = r->src->ops->usage ?
 		exp_write_usage(&r->e, r->usage.tu, r->usage.n) : 0;
 	if (err)
-		exp_warn(&r->e, "writing usage.txt: %s", strerror(-err));
+		exp_warn(&r->e, "writing " EXP_USAGE ": %s", strerror(-err));
 	collect_trace_adopt(r->o, &r->e, r->arch);
 	archiver_finish(r->arch, drain_watch_missed(r->d));
 	r->arch = NULL;
 	err = exp_write_log(&r->e);
 	if (err)
-		fprintf(stderr, COLLECT ": writing %s/log.txt: %s\n", r->e.path,
+		fprintf(stderr, COLLECT ": writing %s/" EXP_LOG ": %s\n", r->e.path,
 			strerror(-err));
 }
 
@@ -689,7 +689,7 @@ static int run(struct run *r)
 	if (!err && !r->fl) {
 		err = exp_write_log(&r->e);
 		if (err)
-			say(r, err, "writing log.txt");
+			say(r, err, "writing " EXP_LOG);
 	}
 	if (!err && gate[1] >= 0 && write(gate[1], "g", 1) != 1)
 		err = say(r, -errno, "starting the command");

@@ -7,7 +7,6 @@
  *
  *   lwprof dump [-s] EXPERIMENT.er | FILE.rec...
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,10 +18,11 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "libexp/exp.h"
 #include "libexp/format.h"
 #include "libexp/mstate_names.h"
 #include "libexp/reader.h"
-#include "libexp/sdelta.h"
+#include "libexp/stack.h"
 #include "libexp/trace.h"
 
 #define DUMP "lwprof dump"
@@ -452,48 +452,6 @@ static int cat(int dirfd, const char *name, int required)
 	return 0;
 }
 
-/*
- * log.txt's first line names the format: refuse another major version.
- * *finished: it has end_ns, written when the recording ended.
- */
-/* *finished: the log has end_ns; *flight: a flight recorder's window */
-static int check_log(int dirfd, int *finished, int *flight)
-{
-	unsigned int maj = 0, min = 0;
-	char line[256];
-	FILE *f;
-	int fd = openat(dirfd, EXP_LOG, O_RDONLY | O_CLOEXEC), bad;
-
-	*finished = 1;
-	*flight = 0;
-	if (fd < 0)
-		return 0;	/* cat() says so */
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return 1;
-	}
-	bad = !fgets(line, sizeof(line), f) ||
-	      sscanf(line, "lwprof experiment %u.%u", &maj, &min) != 2;
-	if (bad)
-		fprintf(stderr, DUMP ": %s/log.txt: offset 0: not an lwprof experiment log\n",
-			exp_path);
-	else if (maj != EXP_FILE_MAJOR)
-		fprintf(stderr, DUMP ": %s/log.txt: offset 0: experiment format %u.%u; this lwprof reads %u.x\n",
-			exp_path, maj, min, EXP_FILE_MAJOR);
-	*finished = 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "end_ns = ", 9))
-			*finished = 1;
-		else if (!strncmp(line, "flight = ", 9))
-			*flight = 1;
-	if (!*finished)
-		fprintf(stderr, DUMP ": %s/log.txt: the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
-			exp_path);
-	fclose(f);
-	return bad || maj != EXP_FILE_MAJOR || !*finished;
-}
-
 /* Where an unfinished recording's file ends. */
 static void cut_at(const char *name)
 {
@@ -504,67 +462,86 @@ static void cut_at(const char *name)
 			name, (long long)st.st_size);
 }
 
-static int rec_index(const struct dirent *d)
-{
-	unsigned int n;
-	char tail[8];
-
-	if (exp_trace_file_name(d->d_name))
-		return 1;
-	return sscanf(d->d_name, "cpu.%u.re%1s", &n, tail) == 2 &&
-	       !strcmp(tail, "c") && strlen(d->d_name) < 24;
-}
-
 /* cpu.N.rec by N, then trace.PID[.G].rec by PID and G */
-static int rec_cmp(const struct dirent **a, const struct dirent **b)
+static int file_cmp(const void *a, const void *b)
 {
+	const struct exp_file *const *p = a, *const *q = b;
 	unsigned int x[3] = { 0 }, y[3] = { 0 }, i;
 
-	x[0] = (*a)->d_name[0] == 't';
-	y[0] = (*b)->d_name[0] == 't';
-	sscanf(strchr((*a)->d_name, '.') + 1, "%u.%u", &x[1], &x[2]);
-	sscanf(strchr((*b)->d_name, '.') + 1, "%u.%u", &y[1], &y[2]);
+	x[0] = (*p)->id >= EXP_FILE_TRACE;
+	y[0] = (*q)->id >= EXP_FILE_TRACE;
+	sscanf(strchr((*p)->name, '.') + 1, "%u.%u", &x[1], &x[2]);
+	sscanf(strchr((*q)->name, '.') + 1, "%u.%u", &y[1], &y[2]);
 	for (i = 0; i < 3; i++)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
 }
 
+/* What libexp found damaged in the text files: said, and the exit status 1. */
+static void text_damage(void *arg, const char *msg)
+{
+	fprintf(stderr, DUMP ": %s\n", msg);
+	*(int *)arg = 1;
+}
+
 static int dump_dir(const char *path)
 {
+	const struct exp_file *files, **order;
+	const struct exp_info *log;
 	struct counts tot = { 0 };
-	struct dirent **list;
-	char name[PATH_MAX];
-	int dirfd, n, i, bad = 0, finished, flight;
+	int dirfd, bad = 0, finished, flight, err;
+	struct exp *x;
+	size_t n, i;
 
+	err = exp_open(&x, path, EXP_OPEN_DAMAGED, text_damage, &bad);
+	if (err) {
+		fprintf(stderr, DUMP ": %s\n", x ? exp_msg(x) : "out of memory");
+		exp_close(x);
+		return 1;
+	}
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		fprintf(stderr, DUMP ": %s: %s\n", path, strerror(errno));
+		exp_close(x);
 		return 1;
 	}
 	exp_path = path;
-	bad |= check_log(dirfd, &finished, &flight);
-	bad |= cat(dirfd, EXP_LOG, 1);
-	n = scandirat(dirfd, ".", &list, rec_index, rec_cmp);
-	if (n <= 0) {
+	log = exp_info(x);
+	/* without a log (said) it is not known: as if finished */
+	finished = log->end_ns || faccessat(dirfd, EXP_LOG, F_OK, 0);
+	flight = !!log->flight;
+	if (!finished) {
+		fprintf(stderr, DUMP ": %s/" EXP_LOG ": the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
+			exp_path);
+		bad = 1;
+	}
+	bad |= cat(dirfd, EXP_LOG, 0);
+	exp_files(x, &files, &n);
+	if (!n) {
 		fprintf(stderr, DUMP ": %s: no cpu.N.rec or trace.PID.rec files\n",
 			path);
 		bad = 1;
 	}
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s/%s", path, list[i]->d_name);
-		bad |= dump_file(name, &tot);
+	order = calloc(n + 1, sizeof(*order));
+	for (i = 0; order && i < n; i++)
+		order[i] = &files[i];
+	if (order && n)
+		qsort(order, n, sizeof(*order), file_cmp);
+	for (i = 0; order && i < n; i++) {
+		bad |= dump_file(order[i]->path, &tot);
 		if (!finished)
-			cut_at(name);
-		free(list[i]);
+			cut_at(order[i]->path);
 	}
-	if (n > 0)
-		free(list);
-	if (!faccessat(dirfd, EXP_SAMPLES, F_OK, 0)) {
-		snprintf(name, sizeof(name), "%s/%s", path, EXP_SAMPLES);
-		bad |= dump_file(name, &tot);
+	if (!order) {
+		fprintf(stderr, DUMP ": out of memory\n");
+		bad = 1;
+	}
+	free(order);
+	if (exp_has_samples(x)) {
+		bad |= dump_file(exp_file_path(x, EXP_FILE_SAMPLES), &tot);
 		if (!finished)
-			cut_at(name);
+			cut_at(exp_file_path(x, EXP_FILE_SAMPLES));
 	}
 	/* a flight recorder's window has no totals: they are the run's */
 	bad |= cat(dirfd, EXP_USAGE, finished && !flight);
@@ -578,6 +555,7 @@ static int dump_dir(const char *path)
 	printf("\n");
 	put_trace_counts("total", &tot);
 	close(dirfd);
+	exp_close(x);
 	return bad;
 }
 

@@ -105,7 +105,8 @@ struct amap {
 	__u64 start, end;	/* ... these addresses */
 	int fd;			/* the file, held open; or -1 */
 	int err;		/* why it could not be opened, or 0 */
-	char *line;		/* its index.txt line, once archived */
+	struct exp_archive arch;	/* its index.txt entry, once archived
+					 * (arch.file set; arch.orig is path) */
 	char *warn;		/* or why it was not */
 	bool other;		/* mapped by a process not the command's */
 	__u64 child_ns;		/* the command's last MMAP record of it */
@@ -115,8 +116,8 @@ void archive_pin(struct amap *a);
 /* Set a->line, or a->warn; adir is the archives/ directory. */
 void archive_one(int adir, struct amap *a);
 void archive_vdso(int adir, struct amap *a);
-/* With -K: /proc/kallsyms as archives/kallsyms; warnings go to e. */
-void archive_kallsyms(struct exp_writer *e, int adir);
+/* With -K: copies of /proc/kallsyms and /proc/modules; warnings go to e. */
+void archive_kallsyms(struct exp_writer *e);
 
 /*
  * archiver.c: archives/.  start (archives/; child: the command's process,

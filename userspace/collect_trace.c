@@ -9,7 +9,6 @@
  * files: check each through the one reader, count its records, hand its
  * mappings to the archiver and say what came of it in log.txt.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -116,7 +115,7 @@ static __u64 calibrate(struct exp_writer *e)
 		sum += mono_ns() - t0;
 		pthread_mutex_unlock(&m);
 	}
-	exp_note(e, "sync_calibration", "%u uncontended pthread_mutex_lock calls, mean %.1f ns, times %u",
+	exp_note(e, EXP_K_SYNC_CALIBRATION, "%u uncontended pthread_mutex_lock calls, mean %.1f ns, times %u",
 		 CALIB_CALLS, (double)sum / CALIB_CALLS, CALIB_FACTOR);
 	return sum * CALIB_FACTOR / CALIB_CALLS;
 }
@@ -154,15 +153,15 @@ int collect_trace_env(const struct collect_opts *o, struct exp_writer *e,
 			 strerror(-err));
 		return err;
 	}
-	exp_note(e, "trace", "%s%s%s%s%s", o->heap ? "heap" : "",
+	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s", o->heap ? "heap" : "",
 		 o->heap && o->sync != SYNC_OFF ? "," : "",
 		 o->sync != SYNC_OFF ? "sync" : "",
 		 (o->heap || o->sync != SYNC_OFF) && o->io ? "," : "",
 		 o->io ? "io" : "");
 	if (o->sync != SYNC_OFF)
-		exp_note(e, "sync_threshold_ns", "%llu", (unsigned long long)sync_ns);
-	exp_note(e, "trace_stack_bytes", "%u", stack);
-	exp_note(e, "trace_library", "%s", lib);
+		exp_note(e, EXP_K_SYNC_THRESHOLD_NS, "%llu", (unsigned long long)sync_ns);
+	exp_note(e, EXP_K_TRACE_STACK_BYTES, "%u", stack);
+	exp_note(e, EXP_K_TRACE_LIBRARY, "%s", lib);
 	return 0;
 }
 
@@ -178,24 +177,23 @@ void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
 	struct exp_untraced_list untraced = { 0 };
 	const struct lwprof_rec *rec;
 	char why[PATH_MAX + 256];
-	size_t i;
+	struct exp_file *v;
 	struct exp_reader f;
-	struct dirent *de;
-	DIR *d;
+	size_t i, n, k;
 	int ret;
 
 	if (!collect_tracing(o))
 		return;
-	d = fdopendir(dup(e->dirfd));
-	if (!d) {
-		exp_warn(e, "tracing: reading the experiment: %s", strerror(errno));
+	ret = exp_files_list(e->dirfd, e->path, &v, &n);
+	if (ret) {
+		exp_warn(e, "tracing: reading the experiment: %s", strerror(-ret));
 		return;
 	}
-	while ((de = readdir(d))) {
-		if (!exp_trace_file_name(de->d_name))
+	for (k = 0; k < n; k++) {
+		if (v[k].id < EXP_FILE_TRACE)
 			continue;
 		files++;
-		ret = exp_reader_open(&f, e->dirfd, de->d_name, adopt_warn, e);
+		ret = exp_reader_open(&f, e->dirfd, v[k].name, adopt_warn, e);
 		while (!ret || ret == 1) {
 			ret = exp_reader_next(&f, &rec);
 			if (ret <= 0)
@@ -216,10 +214,10 @@ void collect_trace_adopt(const struct collect_opts *o, struct exp_writer *e,
 			exp_warn(e, "tracing: %s", f.msg);
 		exp_reader_close(&f);
 	}
-	closedir(d);
+	exp_files_free(v, n);
 	e->records += recs;
-	exp_note(e, "trace_files", "%llu", files);
-	exp_note(e, "trace_calls", "%llu", calls);
+	exp_note(e, EXP_K_TRACE_FILES, "%llu", files);
+	exp_note(e, EXP_K_TRACE_CALLS, "%llu", calls);
 	if (!files)
 		exp_warn(e, "tracing: no trace files: the command never loaded the tracing library (static, set-user-ID, or LD_PRELOAD removed from its environment)");
 	/* the programs the library saw it could not enter: once each */

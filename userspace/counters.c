@@ -214,7 +214,7 @@ static int parse_raw(const char *name, struct exp_counter *c)
 }
 
 /* An interval: a positive number, or on / hi / lo around the default. */
-static int parse_interval(const char *s, __u64 def, __u64 *v)
+static int parse_interval(const char *s, uint64_t def, uint64_t *v)
 {
 	char *end;
 

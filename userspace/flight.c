@@ -480,27 +480,18 @@ int flight_write(struct flight *f, const struct exp_writer *tmpl,
 	w.start_rt = tmpl->start_rt;	/* the run's, not the window's */
 	clock_gettime(CLOCK_REALTIME, &w.end_rt);
 	w.exit_status = tmpl->finished ? tmpl->exit_status : -1;
-	for (i = 0; i < tmpl->nr_notes; i++) {
-		const char *eq = strstr(tmpl->notes[i], " = ");
-
-		if (eq && eq - tmpl->notes[i] < 64) {
-			char key[64];
-
-			snprintf(key, sizeof(key), "%.*s",
-				 (int)(eq - tmpl->notes[i]), tmpl->notes[i]);
-			exp_note(&w, key, "%s", eq + 3);
-		}
-	}
+	for (i = 0; i < tmpl->nr_notes; i++)
+		exp_note(&w, tmpl->notes[i].key, "%s", tmpl->notes[i].value);
 	if (f->paused_out)
-		exp_note(&w, "flight_paused_out", "%llu", (unsigned long long)f->paused_out);
-	exp_note(&w, "flight", "the last %g %s: %.3f s to %.3f s of the run, %llu records before it let go",
+		exp_note(&w, EXP_K_FLIGHT_PAUSED_OUT, "%llu", (unsigned long long)f->paused_out);
+	exp_note(&w, EXP_K_FLIGHT, "the last %g %s: %.3f s to %.3f s of the run, %llu records before it let go",
 		 o->flight_ns ? o->flight_ns / 1e9 : (double)(o->flight_bytes >> 20),
 		 o->flight_ns ? "s" : "MB", (f->start_ns - tmpl->start_ns) / 1e9,
 		 (now - tmpl->start_ns) / 1e9, (unsigned long long)f->evicted);
 	wb = calloc(f->nr + 1, sizeof(*wb));
-	err = wb ? exp_open_files(&w, f->nr, abi_major, abi_minor) : -ENOMEM;
+	err = wb ? exp_create_files(&w, f->nr, abi_major, abi_minor) : -ENOMEM;
 	if (!err)
-		err = exp_open_samples(&w, abi_major, abi_minor);
+		err = exp_create_samples(&w, abi_major, abi_minor);
 	if (!err)
 		err = archiver_start(&w, child, &a);
 	if (!err) {

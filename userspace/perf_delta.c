@@ -7,7 +7,7 @@
  * copy is a base (LWPROF_RS_SBASE); when the thread's previous one went
  * into the same ring, the copy goes as the 64-byte blocks that differ from
  * it (LWPROF_RS_SDELTA), if that is smaller.  The reader rebuilds the copy
- * from the base (libexp/sdelta.h).
+ * from the base (libexp/stack.h).
  *
  * The copy is read where perf wrote it and compared there; only the
  * blocks that differ are copied, into the record and into the thread's

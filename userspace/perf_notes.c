@@ -44,7 +44,7 @@ static int metric_notes(struct psrc *p, struct exp_writer *e)
 	int err = 0;
 
 	for (i = 0; !err && i < sizeof(notes) / sizeof(notes[0]); i++)
-		err = exp_note(e, "metric", "%s %s", notes[i].m, notes[i].how);
+		err = exp_note(e, EXP_K_METRIC, "%s %s", notes[i].m, notes[i].how);
 	return err;
 }
 
@@ -52,27 +52,27 @@ int perf_notes(struct psrc *p, struct exp_writer *e)
 {
 	int err;
 
-	err = exp_note(e, "backend", "perf");
+	err = exp_note(e, EXP_K_BACKEND, "perf");
 	if (!err)
-		err = exp_note(e, "abi", "%u.%u", LWPROF_ABI_MAJOR,
+		err = exp_note(e, EXP_K_ABI, "%u.%u", LWPROF_ABI_MAJOR,
 			       LWPROF_ABI_MINOR);
 	if (!err)
-		err = exp_note(e, "perf_event_paranoid", "%d", p->paranoid);
+		err = exp_note(e, EXP_K_PERF_EVENT_PARANOID, "%d", p->paranoid);
 	if (!err)
-		err = exp_note(e, "stack_delta", "%d", !p->o->no_sdelta);
+		err = exp_note(e, EXP_K_STACK_DELTA, "%d", !p->o->no_sdelta);
 	if (!err)
-		err = exp_note(e, "ring_pages", "%u", p->ring_pages);
+		err = exp_note(e, EXP_K_RING_PAGES, "%u", p->ring_pages);
 	if (!err)
-		err = exp_note(e, "offcpu_stacks", "%s", p->switch_stacks ?
+		err = exp_note(e, EXP_K_OFFCPU_STACKS, "%s", p->switch_stacks ?
 			       "switch-out (context-switch samples)" :
 			       "none (no kernel sampling): off-CPU time lands on the thread's next sample");
 	if (!err && p->o->clock_ns)
-		err = exp_note(e, "offcpu_wakeups", "%s", p->wake ?
+		err = exp_note(e, EXP_K_OFFCPU_WAKEUPS, "%s", p->wake ?
 			       "sched:sched_wakeup on every CPU" : p->wake_why);
 	if (!err)
 		err = metric_notes(p, e);
 	if (!err && p->depth < p->o->depth)	/* kernel.perf_event_max_stack */
-		err = exp_note(e, "perf_max_stack", "%u", p->depth);
+		err = exp_note(e, EXP_K_PERF_MAX_STACK, "%u", p->depth);
 	if (!err && !p->kernel)
 		exp_warn(e, "kernel.perf_event_paranoid is %d: no kernel samples, so System CPU, User Lock and the stacks where off-CPU time began are absent (CAP_PERFMON or paranoid 1 gives them)",
 			 p->paranoid);

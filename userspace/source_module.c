@@ -200,10 +200,10 @@ static int notes(struct msrc *m, struct exp_writer *e)
 {
 	static const struct {
 		__u32 flag;
-		const char *key;
+		enum exp_key key;
 	} keys[] = {	/* format 1.3: the session's flags */
-		{ LWPROF_SS_OFFCPU, "offcpu" }, { LWPROF_SS_IDLE, "idle" },
-		{ LWPROF_SS_IRQ, "irq" }, { LWPROF_SS_KONLY, "kernel_only" },
+		{ LWPROF_SS_OFFCPU, EXP_K_OFFCPU }, { LWPROF_SS_IDLE, EXP_K_IDLE },
+		{ LWPROF_SS_IRQ, EXP_K_IRQ }, { LWPROF_SS_KONLY, EXP_K_KERNEL_ONLY },
 	};
 	unsigned int i;
 	int err;
@@ -211,19 +211,19 @@ static int notes(struct msrc *m, struct exp_writer *e)
 	if (m->dropped)
 		exp_warn(e, "the loaded lwprof module (ABI %u.%u) cannot record %s (ABI 1.4's): left out",
 			 m->abi.major, m->abi.minor, m->dropped);
-	err = exp_note(e, "backend", "module");
+	err = exp_note(e, EXP_K_BACKEND, "module");
 	if (!err)
-		err = exp_note(e, "stack_delta", "%d", !m->o->no_sdelta &&
+		err = exp_note(e, EXP_K_STACK_DELTA, "%d", !m->o->no_sdelta &&
 		       !!(m->abi.features & LWPROF_FEAT_SDELTA));
 	for (i = 0; !err && i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (m->ss_flags & keys[i].flag)
 			err = exp_note(e, keys[i].key, "1");
 	if (!err)
-		err = exp_note(e, "ring_pages", "%u", m->rs.data_pages);
+		err = exp_note(e, EXP_K_RING_PAGES, "%u", m->rs.data_pages);
 	if (!err)
-		err = exp_note(e, "abi", "%u.%u", m->abi.major, m->abi.minor);
+		err = exp_note(e, EXP_K_ABI, "%u.%u", m->abi.major, m->abi.minor);
 	if (!err)
-		err = exp_note(e, "module_version", "%.*s",
+		err = exp_note(e, EXP_K_MODULE_VERSION, "%.*s",
 			       (int)sizeof(m->abi.module_version),
 			       m->abi.module_version);
 	return err;
@@ -263,7 +263,7 @@ static int module_setup(struct rec_source *s, int pid, struct exp_writer *e,
 		return say(err, "mapping the rings", msg, len);
 	err = notes(m, e);
 	if (err)
-		return say(err, "log.txt", msg, len);
+		return say(err, EXP_LOG, msg, len);
 	m->s.poll_fd = m->devfd;
 	m->s.abi_major = m->abi.major;
 	m->s.abi_minor = m->abi.minor;

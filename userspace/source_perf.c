@@ -426,7 +426,7 @@ static int perf_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	p->s.abi_minor = LWPROF_ABI_MINOR;
 	err = perf_notes(p, e);
 	if (err)
-		snprintf(msg, len, "log.txt: %s", strerror(-err));
+		snprintf(msg, len, EXP_LOG ": %s", strerror(-err));
 	return err;
 }
 
@@ -569,13 +569,13 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 		e->lost += p->cpu[i].out.lost + p->cpu[i].perf_lost;
 	}
 	pconv_totals(p->conv, &t);
-	exp_note(e, "perf_samples", "%llu", (unsigned long long)t.samples);
-	exp_note(e, "perf_switches", "%llu", (unsigned long long)t.switches);
+	exp_note(e, EXP_K_PERF_SAMPLES, "%llu", (unsigned long long)t.samples);
+	exp_note(e, EXP_K_PERF_SWITCHES, "%llu", (unsigned long long)t.switches);
 	if (p->wake)
-		exp_note(e, "perf_wakeups", "%llu",
+		exp_note(e, EXP_K_PERF_WAKEUPS, "%llu",
 			 (unsigned long long)t.wakeups);
 	if (p->o->mode != MODE_COMMAND)
-		exp_note(e, "perf_proc_scan", "%u threads of %u processes in %.1f ms",
+		exp_note(e, EXP_K_PERF_PROC_SCAN, "%u threads of %u processes in %.1f ms",
 			 p->synth_threads, p->synth_procs, p->synth_ns / 1e6);
 	if (t.perf_lost)
 		exp_warn(e, "perf lost %llu records (its ring was full): microstates of the threads concerned are approximate; use a longer interval",

@@ -29,7 +29,7 @@ static int trace_setup(struct rec_source *s, int pid, struct exp_writer *e,
 {
 	s->abi_major = LWPROF_ABI_MAJOR;
 	s->abi_minor = LWPROF_ABI_MINOR;
-	exp_note(e, "source", "tracing only");
+	exp_note(e, EXP_K_SOURCE, "tracing only");
 	return 0;
 }
 

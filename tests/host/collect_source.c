@@ -164,7 +164,7 @@ static int t_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	t->s.nr_rings = NR;
 	t->s.abi_major = LWPROF_ABI_MAJOR;
 	t->s.abi_minor = ABI_MINOR;
-	return exp_note(e, "source", "test memory rings (pid %d)", pid);
+	return exp_note(e, EXP_K_SOURCE, "test memory rings (pid %d)", pid);
 }
 
 static int t_start(struct rec_source *s, char *msg, size_t len)

@@ -30,7 +30,7 @@
 #include "test.h"
 #include "perf_conv.h"
 #include "libexp/sample.h"
-#include "libexp/sdelta.h"
+#include "libexp/stack.h"
 
 #define NCPU	2
 #define PRING	(32 * 1024)	/* perf's data bytes per CPU */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tracing library's stack parts (trace/stack.c, included here for its
- * three comparisons) read back by libexp (libexp/tcall.c), the reader's
+ * three comparisons) read back by libexp (libexp/stack.c), the reader's
  * checks and the analyzer's rebuilding: a fake stack changes between
  * "calls" (words, registers, the stack pointer, the copy's size, a little
  * or a lot), each copy is wrapped in a trace call record, checked,
@@ -14,6 +14,7 @@
 
 #include "test.h"
 #include "../../trace/stack.c"
+#include "libexp/stack.h"
 
 #define STACK	(96 * 1024)
 #define CALLS	4000

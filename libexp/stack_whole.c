@@ -1,36 +1,78 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The user stack copies of samples (docs/experiment-format.md, "Delta
- * stack copies").  A copy is whole, or (LWPROF_RS_SDELTA) the blocks that
- * changed since the base: the previous record of the same tid in the same
- * cpu.N.rec file with LWPROF_RS_SBASE, named by its time.
- *
- * While a file is read (an_sd_sample()) the bases are followed per tid:
+ * The tracker of delta stack copies (stack.h).  While a file is read
+ * (exp_stack_sample(), exp_stack_tcall()) the bases are followed per tid:
  * a delta whose base is not there (records lost, a damaged file) or does
- * not cover its reused blocks has no usable copy: the sample keeps its
- * frame-pointer stack, and the file gets one warning with the count.
- * Each usable delta's base record offset is kept (the links, in file
- * order).  an_rec_whole() hands the unwinder a record whole, as the module
- * would have written it without deltas: a delta is rebuilt from the last
- * copy rebuilt for that thread (the unwinder goes in file order, so that
- * is its base), else by following the links back to a full copy.
+ * not cover its reused blocks has no usable copy, and is counted.  Each
+ * usable delta's base record offset is kept (the links, in file order).
+ * exp_stack_whole() hands a record out whole, as the module would have
+ * written it without deltas: a delta is rebuilt from the last copy
+ * rebuilt for that thread (the unwinder goes in file order, so that is
+ * its base), else by following the links back to a full copy.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "an.h"
+#include "libexp/internal.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
-#include "libexp/sdelta.h"
-#include "libexp/trace.h"
+#include "libexp/stack.h"
 
+/* An open-addressing map of 64-bit keys to indexes (+ 1; 0: none). */
+struct idmap {
+	struct idmap_slot {
+		uint64_t key;
+		uint32_t val;
+	} *s;
+	size_t n, cap;		/* cap: a power of two, or 0 */
+};
+
+static struct idmap_slot *idmap_slot(const struct idmap *m, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+	size_t mask = m->cap - 1, i = (h ^ h >> 29) & mask;
+
+	while (m->s[i].val && m->s[i].key != key)
+		i = (i + 1) & mask;
+	return &m->s[i];
+}
+
+/* The index of key, or UINT32_MAX. */
+static uint32_t idmap_get(const struct idmap *m, uint64_t key)
+{
+	const struct idmap_slot *s = m->cap ? idmap_slot(m, key) : NULL;
+
+	return s && s->val ? s->val - 1 : UINT32_MAX;
+}
+
+/* Map key (not in m) to index: 0 or -ENOMEM. */
+static int idmap_put(struct idmap *m, uint64_t key, uint32_t index)
+{
+	struct idmap_slot *old = m->s, *s;
+	size_t i, ocap = m->cap;
+
+	if (2 * (m->n + 1) > m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->s = calloc(m->cap, sizeof(*m->s));
+		if (!m->s) {
+			m->s = old;
+			m->cap = ocap;
+			return -ENOMEM;
+		}
+		for (i = 0; i < ocap; i++)
+			if (old[i].val)
+				*idmap_slot(m, old[i].key) = old[i];
+		free(old);
+	}
+	s = idmap_slot(m, key);
+	*s = (struct idmap_slot){ key, index + 1 };
+	m->n++;
+	return 0;
+}
 
 struct sd_link {
-	uint32_t exp, file;
+	uint32_t file;
 	uint64_t off, base_off;
 };
 
@@ -39,7 +81,7 @@ struct sd_link {
  * (tcall), the last whole one: their deltas' base.
  */
 struct sd_slot {
-	uint32_t exp, file, tid;
+	uint32_t file, tid;
 	bool valid, tcall;
 	uint64_t off, sp;
 	uint32_t size;
@@ -47,11 +89,13 @@ struct sd_slot {
 	uint8_t *bytes;		/* LWPROF_STACK_MAX */
 };
 
-struct an_sd {
-	struct an_vec links;	/* struct sd_link */
+struct exp_stacks {
+	struct sd_link *links;
+	size_t nlinks, clinks;
 	bool sorted;
-	struct an_vec slots;	/* struct sd_slot */
-	struct an_htab slot_h;
+	struct sd_slot *slots;
+	size_t nslots, cslots;
+	struct idmap slot_of;	/* (file, tid) -> slots index */
 	uint8_t *tmp;		/* LWPROF_STACK_MAX: a copy being rebuilt */
 };
 
@@ -59,7 +103,7 @@ struct an_sd {
  * Per file while it is read: the base of each tid, a sample's (time: its
  * time_ns) or a trace call record's (tcall; time: its number).
  */
-struct sd_base {
+struct exp_stack_base {
 	uint32_t tid;
 	bool ok;		/* its copy is usable */
 	uint64_t time, off, sp;
@@ -67,84 +111,93 @@ struct sd_base {
 	bool tcall;
 };
 
-static struct an_sd *sd_of(struct an *an)
+struct exp_stacks *exp_stacks_new(void)
 {
-	if (!an->ld->sd) {
-		an->ld->sd = calloc(1, sizeof(*an->ld->sd));
-		if (an->ld->sd && !(an->ld->sd->tmp = malloc(LWPROF_STACK_MAX))) {
-			free(an->ld->sd);
-			an->ld->sd = NULL;
-		}
-		if (an->ld->sd) {
-			an->ld->sd->links.esz = sizeof(struct sd_link);
-			an->ld->sd->slots.esz = sizeof(struct sd_slot);
-		}
+	struct exp_stacks *st = calloc(1, sizeof(*st));
+
+	if (st && !(st->tmp = malloc(LWPROF_STACK_MAX))) {
+		free(st);
+		st = NULL;
 	}
-	return an->ld->sd;
+	return st;
 }
 
-void an_sd_free(struct an *an)
+void exp_stacks_free(struct exp_stacks *st)
 {
-	struct an_sd *sd = an->ld->sd;
 	size_t i;
 
-	if (!sd)
+	if (!st)
 		return;
-	for (i = 0; i < sd->slots.n; i++)
-		free(AN_VEC(sd->slots, struct sd_slot, i).bytes);
-	free(sd->slots.p);
-	free(sd->links.p);
-	free(sd->tmp);
-	an_htab_free(&sd->slot_h);
-	free(sd);
-	an->ld->sd = NULL;
+	for (i = 0; i < st->nslots; i++)
+		free(st->slots[i].bytes);
+	free(st->slots);
+	free(st->slot_of.s);
+	free(st->links);
+	free(st->tmp);
+	free(st);
 }
 
-static bool base_eq(void *ctx, uint32_t id, const void *key)
+/* ---- scanning a file ---- */
+
+void exp_stack_scan_begin(struct exp_stack_scan *sc, struct exp_stacks *st,
+			  uint32_t file)
 {
-	return AN_VEC(*(struct an_vec *)ctx, struct sd_base, id).tid ==
-	       *(const uint32_t *)key;
+	memset(sc, 0, sizeof(*sc));
+	sc->st = st;
+	sc->file = file;
 }
 
-static struct sd_base *base_get(struct an_sd_scan *sc, uint32_t tid, bool add)
+void exp_stack_scan_end(struct exp_stack_scan *sc)
 {
-	uint64_t h = an_mix(0x5d, tid);
-	uint32_t id = an_htab_find(&sc->h, h, base_eq, &sc->bases, &tid);
-	struct sd_base *b;
+	free(sc->bases);
+	free(sc->base_of);
+	memset(sc, 0, sizeof(*sc));
+}
 
-	if (id != UINT32_MAX)
-		return &AN_VEC(sc->bases, struct sd_base, id);
-	if (!add)
+static struct exp_stack_base *base_get(struct exp_stack_scan *sc,
+				       uint32_t tid, bool add)
+{
+	struct idmap m = { sc->base_of, sc->nbases, sc->nbase_of };
+	struct exp_stack_base *b;
+	uint32_t i = idmap_get(&m, tid);
+	int err;
+
+	if (i != UINT32_MAX)
+		return &sc->bases[i];
+	if (!add || exp_grow((void **)&sc->bases, sizeof(*sc->bases),
+			     sc->nbases, &sc->cap))
 		return NULL;
-	sc->bases.esz = sizeof(*b);
-	b = an_vec_push(&sc->bases);
-	if (!b || an_htab_add(&sc->h, h, sc->bases.n - 1))
+	err = idmap_put(&m, tid, sc->nbases);
+	sc->base_of = m.s;
+	sc->nbase_of = m.cap;
+	if (err)
 		return NULL;
+	b = &sc->bases[sc->nbases++];
+	memset(b, 0, sizeof(*b));
 	b->tid = tid;
 	return b;
 }
 
-void an_sd_scan_end(struct an *an, struct an_sd_scan *sc, const char *path)
+static int link_add(struct exp_stack_scan *sc, uint64_t off, uint64_t base)
 {
-	if (sc->missing)
-		an_warn(an, "%s: %" PRIu64 " delta stack copies without their base (records lost or damaged): those samples keep their frame-pointer stacks",
-			path, sc->missing);
-	free(sc->bases.p);
-	an_htab_free(&sc->h);
-	memset(sc, 0, sizeof(*sc));
+	struct exp_stacks *st = sc->st;
+
+	if (exp_grow((void **)&st->links, sizeof(*st->links), st->nlinks,
+		     &st->clinks))
+		return -ENOMEM;
+	st->links[st->nlinks++] = (struct sd_link){ sc->file, off, base };
+	st->sorted = false;
+	return 0;
 }
 
-int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
-		 uint32_t file, uint64_t off, const struct lwprof_rec_sample *r,
-		 const uint8_t *stack, uint32_t max_size, const char **msg,
-		 uint64_t *at)
+int exp_stack_sample(struct exp_stack_scan *sc, uint64_t off,
+		     const struct lwprof_rec_sample *r, const uint8_t *stack,
+		     uint32_t max_size, const char **msg, uint64_t *at)
 {
 	const uint64_t *regs = (const uint64_t *)(r + 1);
 	uint16_t flags = r->hdr.flags;
 	uint32_t size = r->stack_size, a;
-	struct sd_base *b;
-	struct sd_link *l;
-	struct an_sd *sd;
+	struct exp_stack_base *b;
 	struct sdelta d;
 	bool ok = true;
 
@@ -165,37 +218,30 @@ int an_sd_sample(struct an *an, struct an_sd_scan *sc, uint32_t exp,
 		b = base_get(sc, r->tid, false);
 		ok = b && b->ok && !b->tcall && b->time == d.base_time_ns &&
 		     sdelta_fits(&d, b->sp, b->size);
-		if (ok) {
-			sd = sd_of(an);
-			l = sd ? an_vec_push(&sd->links) : NULL;
-			if (!l)
-				return -ENOMEM;
-			*l = (struct sd_link){ exp, file, off, b->off };
-		} else {
+		if (ok && link_add(sc, off, b->off))
+			return -ENOMEM;
+		if (!ok)
 			sc->missing++;
-		}
 	}
 	if (flags & LWPROF_RS_SBASE) {
 		b = base_get(sc, r->tid, true);
 		if (!b)
 			return -ENOMEM;
-		*b = (struct sd_base){ r->tid, ok, r->time_ns, off,
+		*b = (struct exp_stack_base){ r->tid, ok, r->time_ns, off,
 				       regs[LWPROF_REG_SP], size, false };
 	}
 	return ok;
 }
 
-int an_sd_tcall(struct an *an, struct an_sd_scan *sc, uint32_t exp,
-		uint32_t file, uint64_t off, const struct exp_tcall *t)
+int exp_stack_tcall(struct exp_stack_scan *sc, uint64_t off,
+		    const struct exp_tcall *t)
 {
-	struct sd_base *b = base_get(sc, t->tid, !t->delta);
-	struct sd_link *l;
-	struct an_sd *sd;
+	struct exp_stack_base *b = base_get(sc, t->tid, !t->delta);
 
 	if (!t->delta) {
 		if (!b)
 			return -ENOMEM;
-		*b = (struct sd_base){ t->tid, true, t->st->base, off,
+		*b = (struct exp_stack_base){ t->tid, true, t->st->base, off,
 				       t->words[EXP_TR_RSP], t->st->size, true };
 		return 1;
 	}
@@ -204,76 +250,67 @@ int an_sd_tcall(struct an *an, struct an_sd_scan *sc, uint32_t exp,
 		sc->missing++;
 		return 0;
 	}
-	sd = sd_of(an);
-	l = sd ? an_vec_push(&sd->links) : NULL;
-	if (!l)
-		return -ENOMEM;
-	*l = (struct sd_link){ exp, file, off, b->off };
-	return 1;
+	return link_add(sc, off, b->off) ? -ENOMEM : 1;
 }
+
+/* ---- rebuilding ---- */
 
 static int link_cmp(const void *a, const void *b)
 {
 	const struct sd_link *x = a, *y = b;
 
-	if (x->exp != y->exp)
-		return x->exp < y->exp ? -1 : 1;
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
 /* The base of the delta at off, or NULL: a full copy. */
-static const struct sd_link *link_find(struct an_sd *sd, uint32_t exp,
-				       uint32_t file, uint64_t off)
+static const struct sd_link *link_find(struct exp_stacks *st, uint32_t file,
+				       uint64_t off)
 {
-	struct sd_link key = { exp, file, off, 0 };
+	struct sd_link key = { file, off, 0 };
 	size_t i;
 
-	if (!sd->sorted) {
-		for (i = 1; i < sd->links.n; i++)
-			if (link_cmp(&AN_VEC(sd->links, struct sd_link, i - 1),
-				     &AN_VEC(sd->links, struct sd_link, i)) > 0)
+	if (!st->sorted) {
+		for (i = 1; i < st->nlinks; i++)
+			if (link_cmp(&st->links[i - 1], &st->links[i]) > 0)
 				break;
-		if (i < sd->links.n)
-			qsort(sd->links.p, sd->links.n, sizeof(key), link_cmp);
-		sd->sorted = true;
+		if (i < st->nlinks)
+			qsort(st->links, st->nlinks, sizeof(key), link_cmp);
+		st->sorted = true;
 	}
-	return bsearch(&key, sd->links.p, sd->links.n, sizeof(key), link_cmp);
-}
-
-static bool slot_eq(void *ctx, uint32_t id, const void *key)
-{
-	const struct sd_slot *s = &AN_VEC(*(struct an_vec *)ctx,
-					  struct sd_slot, id);
-	const struct sd_slot *k = key;
-
-	return s->exp == k->exp && s->file == k->file && s->tid == k->tid;
-}
-
-static struct sd_slot *slot_get(struct an_sd *sd, uint32_t exp,
-				uint32_t file, uint32_t tid)
-{
-	struct sd_slot key = { .exp = exp, .file = file, .tid = tid }, *s;
-	uint64_t h = an_mix(an_mix(an_mix(0x51, exp), file), tid);
-	uint32_t id = an_htab_find(&sd->slot_h, h, slot_eq, &sd->slots, &key);
-
-	if (id != UINT32_MAX)
-		return &AN_VEC(sd->slots, struct sd_slot, id);
-	s = an_vec_push(&sd->slots);
-	if (!s)
+	if (!st->nlinks)
 		return NULL;
-	*s = key;
+	return bsearch(&key, st->links, st->nlinks, sizeof(key), link_cmp);
+}
+
+/* The slot of (file, tid), made if new; NULL: out of memory. */
+static struct sd_slot *slot_get(struct exp_stacks *st, uint32_t file,
+				uint32_t tid)
+{
+	uint64_t key = (uint64_t)file << 32 | tid;
+	uint32_t i = idmap_get(&st->slot_of, key);
+	struct sd_slot *s;
+
+	if (i != UINT32_MAX)
+		return &st->slots[i];
+	if (exp_grow((void **)&st->slots, sizeof(*st->slots), st->nslots,
+		     &st->cslots))
+		return NULL;
+	s = &st->slots[st->nslots];
+	memset(s, 0, sizeof(*s));
+	s->file = file;
+	s->tid = tid;
 	s->bytes = malloc(LWPROF_STACK_MAX);
-	if (!s->bytes || an_htab_add(&sd->slot_h, h, sd->slots.n - 1)) {
-		sd->slots.n--;
+	if (!s->bytes || idmap_put(&st->slot_of, key, st->nslots)) {
 		free(s->bytes);
 		return NULL;
 	}
+	st->nslots++;
 	return s;
 }
 
-const uint8_t *an_stack_rec(const struct lwprof_rec *h)
+const uint8_t *exp_stack_rec(const struct lwprof_rec *h)
 {
 	if (h->type == EXP_REC_TCALL)
 		return (const uint8_t *)h;
@@ -307,7 +344,7 @@ static uint8_t *read_raw(struct exp_reader *rd, uint64_t off, uint32_t tid)
 
 	if (exp_reader_at(rd, off, &h) != 1)
 		return NULL;
-	s = (const void *)an_stack_rec(h);
+	s = (const void *)exp_stack_rec(h);
 	if (!s || !sane((const uint8_t *)s, tid))
 		return NULL;
 	buf = malloc(s->size);
@@ -327,8 +364,8 @@ static const uint8_t *rec_stack(const struct lwprof_rec_sample *s)
  * Put the copy of rec (read from off) into s: a full copy, or a delta
  * whose base (the record at base) s holds.
  */
-static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
-		     uint64_t off, uint64_t base)
+static bool slot_put(struct exp_stacks *st, struct sd_slot *s,
+		     const uint8_t *rec, uint64_t off, uint64_t base)
 {
 	const struct lwprof_rec_sample *r = (const void *)rec;
 	const uint64_t *regs = (const uint64_t *)(r + 1);
@@ -349,9 +386,9 @@ static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
 			return false;
 		s->valid = false;
 		if (sdelta_parse(rec_stack(r), r->stack_size, &d, &at) ||
-		    !sdelta_apply(&d, s->bytes, s->sp, s->size, sd->tmp))
+		    !sdelta_apply(&d, s->bytes, s->sp, s->size, st->tmp))
 			return false;
-		memcpy(s->bytes, sd->tmp, d.size);
+		memcpy(s->bytes, st->tmp, d.size);
 		s->sp = d.sp;
 		s->size = d.size;
 	}
@@ -366,12 +403,12 @@ static bool slot_put(struct an_sd *sd, struct sd_slot *s, const uint8_t *rec,
  * if that is its base, else from the full copy the links lead back to.
  * Bases come before their deltas in a file, so the walk ends.
  */
-static bool rebuild(struct an_sd *sd, struct sd_slot *s, struct exp_reader *rd,
-		    const struct an_unw_ref *r, uint32_t tid,
-		    const uint8_t *rec)
+static bool rebuild(struct exp_stacks *st, struct sd_slot *s,
+		    struct exp_reader *rd, uint32_t file, uint64_t off,
+		    uint32_t tid, const uint8_t *rec)
 {
 	const struct sd_link *l;
-	uint64_t *chain = NULL, *nc, o = r->off;
+	uint64_t *chain = NULL, *nc, o = off;
 	size_t n = 0;
 	bool ok = true;
 	uint8_t *b;
@@ -384,16 +421,16 @@ static bool rebuild(struct an_sd *sd, struct sd_slot *s, struct exp_reader *rd,
 		}
 		chain = nc;
 		chain[n++] = o;
-		l = link_find(sd, r->exp, r->file, o);
+		l = link_find(st, file, o);
 		if (!l)
 			break;	/* a full copy, or a delta without a base */
 		o = l->base_off;
 	}
 	while (ok && n--) {
 		o = chain[n];
-		l = link_find(sd, r->exp, r->file, o);
-		b = o == r->off ? (uint8_t *)rec : read_raw(rd, o, tid);
-		ok = b && slot_put(sd, s, b, o, l ? l->base_off : NO_BASE);
+		l = link_find(st, file, o);
+		b = o == off ? (uint8_t *)rec : read_raw(rd, o, tid);
+		ok = b && slot_put(st, s, b, o, l ? l->base_off : NO_BASE);
 		if (b != rec)
 			free(b);
 	}
@@ -419,9 +456,9 @@ static void tcall_base(struct sd_slot *s, const struct exp_tcall *v, uint64_t of
  * whole stack copy, rebuilt from its base if a delta.  The slot keeps the
  * thread's base, so a run of deltas against it reads it once.
  */
-static const uint8_t *tcall_whole(struct an *an, const struct an_unw_ref *r,
-				  struct exp_reader *bases, const uint8_t *rec,
-				  uint8_t **owned)
+static const uint8_t *tcall_whole(struct exp_stacks *st, uint32_t file,
+				  uint64_t off, struct exp_reader *bases,
+				  const uint8_t *rec, uint8_t **owned)
 {
 	__u64 regs[EXP_TR_NR_REGS];
 	uint64_t *or;
@@ -430,23 +467,21 @@ static const uint8_t *tcall_whole(struct an *an, const struct an_unw_ref *r,
 	struct exp_tcall v, bv;
 	struct sd_slot *slot;
 	const uint8_t *stack;
-	struct an_sd *sd;
 	uint32_t i, dw;
 	uint8_t *b;
 
 	exp_tcall_view((const void *)rec, &v);
 	if (!sane(rec, v.tid))
 		return NULL;	/* the file changed since it was read */
-	sd = sd_of(an);
-	slot = sd ? slot_get(sd, r->exp, r->file, v.tid) : NULL;
+	slot = slot_get(st, file, v.tid);
 	if (!slot)
 		return NULL;
 	if (!v.delta) {
-		tcall_base(slot, &v, r->off);
+		tcall_base(slot, &v, off);
 		memcpy(regs, v.words, sizeof(regs));
 		stack = (const uint8_t *)(v.words + EXP_TR_NR_REGS);
 	} else {
-		l = link_find(sd, r->exp, r->file, r->off);
+		l = link_find(st, file, off);
 		if (!l)
 			return NULL;	/* no base: the scan said so */
 		if (!slot->valid || !slot->tcall || slot->off != l->base_off) {
@@ -460,9 +495,9 @@ static const uint8_t *tcall_whole(struct an *an, const struct an_unw_ref *r,
 				return NULL;
 		}
 		if (!exp_tstack_apply(&v, slot->regs, slot->bytes, slot->size,
-				      regs, sd->tmp))
+				      regs, st->tmp))
 			return NULL;
-		stack = sd->tmp;
+		stack = st->tmp;
 	}
 	out = calloc(1, sizeof(*out) + 8 * LWPROF_NR_REGS + v.st->size);
 	if (!out)
@@ -485,33 +520,31 @@ static const uint8_t *tcall_whole(struct an *an, const struct an_unw_ref *r,
 	return *owned;
 }
 
-const uint8_t *an_rec_whole(struct an *an, const struct an_unw_ref *r,
-			    struct exp_reader *bases,
-			    const uint8_t *rec, uint8_t **owned)
+const uint8_t *exp_stack_whole(struct exp_stacks *st, uint32_t file,
+			       uint64_t off, struct exp_reader *bases,
+			       const uint8_t *rec, uint8_t **owned)
 {
 	const struct lwprof_rec_sample *s = (const void *)rec;
 	struct lwprof_rec_sample *out;
 	struct sd_slot *slot;
-	struct an_sd *sd;
 	uint32_t fixed;
 
 	*owned = NULL;
 	if (s->hdr.type == EXP_REC_TCALL)
-		return tcall_whole(an, r, bases, rec, owned);
+		return st ? tcall_whole(st, file, off, bases, rec, owned) : NULL;
 	if (s->hdr.size < sizeof(*s) ||
 	    !(s->hdr.flags & (LWPROF_RS_SDELTA | LWPROF_RS_SBASE)))
 		return rec;
 	if (!sane(rec, s->tid))
 		return NULL;	/* the file changed since it was read */
-	sd = sd_of(an);
-	slot = sd ? slot_get(sd, r->exp, r->file, s->tid) : NULL;
+	slot = st ? slot_get(st, file, s->tid) : NULL;
 	if (!(s->hdr.flags & LWPROF_RS_SDELTA)) {
 		/* a full copy and a base: the next delta starts from it */
 		if (slot)
-			slot_put(sd, slot, rec, r->off, NO_BASE);
+			slot_put(st, slot, rec, off, NO_BASE);
 		return rec;
 	}
-	if (!slot || !rebuild(sd, slot, bases, r, s->tid, rec))
+	if (!slot || !rebuild(st, slot, bases, file, off, s->tid, rec))
 		return NULL;
 	fixed = rec_stack(s) - rec;
 	out = malloc(fixed + ((slot->size + 7) & ~7u));
