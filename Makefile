@@ -50,13 +50,13 @@ USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
 $(USER_OBJS): LWPROF_CFLAGS += -Iuserspace
 LDLIBS := -luring -lelf
 
-# lwprof-print, the analyzer (lwprof print execs it): elfutils for
-# symbols, lines and unwinding, capstone for -disasm, libstdc++ for
-# __cxa_demangle, zlib for pprof's gzip.
-ANA_SRCS := $(sort $(wildcard analyzer/*.c))
+# lwprof-print, the analyzer (lwprof print execs it), in layers:
+# analyzer/{model,symbols,load,report,export,cmd}/ (docs/design/
+# overview.md).  elfutils for symbols, lines and unwinding, capstone for
+# -disasm, libstdc++ for __cxa_demangle, zlib for pprof's gzip.
+ANA_SRCS := $(sort $(wildcard analyzer/*/*.c))
 ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
 ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++ -lz
-$(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 
 # Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
 # Programs that exist only to be run or profiled by tests: tests/progs/.
@@ -106,13 +106,14 @@ $(B)/lwprof: $(USER_OBJS) $(EXP_LIB)
 $(B)/lwprof-print: $(ANA_OBJS) $(EXP_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ANA_LDLIBS)
 
-# The html export's page (analyzer/html/: script, style, body), built into
-# lwprof-print as C strings by scripts/embed-c.
-HTML_PAGE := analyzer/html/report.js analyzer/html/report.css analyzer/html/report.html
+# The html export's page (analyzer/export/html/: script, style, body),
+# built into lwprof-print as C strings by scripts/embed-c.
+HTML_DIR := analyzer/export/html
+HTML_PAGE := $(HTML_DIR)/report.js $(HTML_DIR)/report.css $(HTML_DIR)/report.html
 $(B)/analyzer-html.c: $(HTML_PAGE) scripts/embed-c
 	@mkdir -p $(@D)
-	scripts/embed-c an_html_js analyzer/html/report.js an_html_css \
-		analyzer/html/report.css an_html_body analyzer/html/report.html >$@.tmp
+	scripts/embed-c an_html_js $(HTML_DIR)/report.js an_html_css \
+		$(HTML_DIR)/report.css an_html_body $(HTML_DIR)/report.html >$@.tmp
 	mv $@.tmp $@
 $(B)/analyzer-html.o: $(B)/analyzer-html.c
 	$(CC) $(CFLAGS) -c -o $@ $<

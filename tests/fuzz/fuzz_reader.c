@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "an.h"
-#include "compute.h"
+#include "analyzer/load/load.h"
+#include "analyzer/report/report.h"
 #include "collect.h"
 #include "cmds.h"
 
