@@ -25,7 +25,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # The project's version (lwprof version): the packages' and dkms's too.
-VERSION := $(shell sed -n 's/^\#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)
+VERSION := $(shell sed -n 's/^\#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmd/cmds.h)
 DKMSDIR ?= /usr/src/lwprof-$(VERSION)
 MAN_PAGES := $(sort $(wildcard man/*.1))
 B := build
@@ -43,11 +43,12 @@ EXP_SRCS := $(sort $(wildcard libexp/*.c))
 EXP_OBJS := $(EXP_SRCS:%.c=$(B)/%.o)
 EXP_LIB := $(B)/libexp.a
 
-# lwprof: collect drains the rings with io_uring and reads build-ids with
-# libelf; ptime and top start without the analyzer's libraries.
-USER_SRCS := $(sort $(wildcard userspace/*.c))
+# lwprof, in layers: userspace/{cmd,collect,backend}/, the backends
+# in backend/{module,perf}/ (docs/design/overview.md).  collect drains the
+# rings with io_uring and reads build-ids with libelf; ptime and top start
+# without the analyzer's libraries.
+USER_SRCS := $(sort $(wildcard userspace/*/*.c userspace/*/*/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
-$(USER_OBJS): LWPROF_CFLAGS += -Iuserspace
 LDLIBS := -luring -lelf
 
 # lwprof-print, the analyzer (lwprof print execs it), in layers:
@@ -139,12 +140,12 @@ $(B)/tests/host/trace_tstack: tests/host/trace_tstack.c trace/stack.c trace/trac
 # source of its own, perf_convert the perf source's converter on perf
 # rings of its own, flight_window the flight recorder on rings of its own:
 # they link collect's objects.
-COLLECT_OBJS := $(filter-out $(B)/userspace/main.o,$(USER_OBJS))
+COLLECT_OBJS := $(filter-out $(B)/userspace/cmd/main.o,$(USER_OBJS))
 $(B)/tests/host/collect_source $(B)/tests/host/perf_convert $(B)/tests/host/flight_window: \
 		$(B)/tests/host/%: \
 		tests/host/%.c tests/lib/test.h $(COLLECT_OBJS) $(EXP_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) -Iuserspace -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
 		$(COLLECT_OBJS) $(EXP_LIB) -lpthread $(LDLIBS)
 
 # Sampling tests and their workloads know their call chains: frame

@@ -2,7 +2,7 @@
 /*
  * lwprof-print: the analyzer, a program of its own so that the lwprof
  * command needs none of its libraries (libdw, capstone, libstdc++) to
- * start.  lwprof print execs it with its arguments (userspace/cmd_print.c);
+ * start.  lwprof print execs it with its arguments (userspace/cmd/cmd_print.c);
  * installed in $(LIBEXECDIR)/lwprof/.
  */
 #include "analyzer/cmd/print.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lwprof collect's recording-source interface (userspace/source.h) with a
- * source that is not the module: three rings in this process's memory,
+ * lwprof collect's recording interface (struct rec_ops,
+ * userspace/backend/backend.h) with a source that is not a backend: three
+ * rings in this process's memory,
  * filled by a thread, announced on an eventfd, no usage, with
  * /dev/lwprof out of reach.  collect_run() must record the command with
  * it alone: every byte the source published, in order, in the cpu.N.rec
@@ -21,8 +22,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "collect.h"
-#include "source.h"
+#include "userspace/collect/collect.h"
 #include "libexp/format.h"
 
 #define NR	3
@@ -133,10 +133,10 @@ static void t_close(struct rec_source *s)
 	t->closed = true;
 }
 
-static int t_open(const struct collect_opts *o, struct rec_source **sp,
+static int t_open(const struct rec_opts *o, struct rec_source **sp,
 		  char *msg, size_t len)
 {
-	extern const struct rec_source_ops test_source;
+	extern const struct rec_ops test_source;
 	struct tsrc *t = &the;
 
 	t->s.ops = &test_source;
@@ -192,7 +192,7 @@ static void t_finish(struct rec_source *s, struct exp_writer *e)
 	exp_warn(e, "test source: 3 records lost on ring 1");
 }
 
-const struct rec_source_ops test_source = {
+const struct rec_ops test_source = {
 	.name = "test",
 	.open = t_open,
 	.setup = t_setup,
@@ -325,7 +325,7 @@ int main(void)
 	char *argv[] = { "collect", "-o", "src.er", "sh", "-c",
 			 "until [ -e \"$0\" ]; do sleep 0.01; done; exit 5",
 			 NULL, NULL };
-	struct collect_opts o;
+	struct rec_opts o;
 	unsigned char *log;
 	const char *p;
 	int rc, child = 0;

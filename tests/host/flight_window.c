@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flight recorder's window (userspace/flight.c) when its FIFO is not
+ * The flight recorder's window (userspace/collect/flight.c) when its FIFO is not
  * in time order: a take copies ring 0, then ring 1, so ring 1's older
  * records follow ring 0's newer ones.  CI's guest/collect_flight once kept
  * a sample 13 ms older than its 1.5 s window that way.  Here two rings in
@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "collect.h"
-#include "source.h"
+#include "userspace/collect/collect.h"
 #include "libexp/format.h"
 
 #define NR	2
@@ -118,7 +117,7 @@ static void run(const char *dir, __u64 window_ns, __u64 bytes)
 {
 	static struct rings g;
 	unsigned char seen[NR][100] = { { 0 } };
-	struct collect_opts o;
+	struct rec_opts o;
 	struct exp_writer tmpl;
 	struct gsamp gs;
 	struct flight *f;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf backend's converter (userspace/perf_conv.c, perf_thr.c,
- * perf_rec.c, perf_delta.c, perf_out.c) on perf rings this test writes
+ * The perf backend's converter (userspace/backend/perf/: conv.c, thr.c,
+ * rec.c, delta.c, out.c) on perf rings this test writes
  * itself, with no kernel: so it knows the truth of every record.  Three
  * threads of a simulated process run, are preempted, block, migrate
  * between two CPUs and exit, with clock samples and context-switch
@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "perf_conv.h"
+#include "userspace/backend/perf/perf.h"
 #include "libexp/sample.h"
 #include "libexp/stack.h"
 
@@ -465,7 +465,7 @@ static void check_files(struct tally *y)
 
 int main(void)
 {
-	struct collect_opts o = { .mode = MODE_COMMAND, .clock_ns = 1000000,
+	struct rec_opts o = { .mode = MODE_COMMAND, .clock_ns = 1000000,
 				  .stack_bytes = STACK, .depth = 64 };
 	struct pev_id ids[] = { { ID_CLOCK, ROLE_CLOCK, 0 },
 				{ ID_SWITCH, ROLE_SWITCH, 0 },

@@ -14,7 +14,7 @@ command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null ||
 
 out=$LWPROF_OUT/deb
 version=$(make -s --no-print-directory print-version)
-check "$version" = "$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)" \
+check "$version" = "$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmd/cmds.h)" \
 	"make print-version is lwprof's version ($version)"
 check "$(dpkg-parsechangelog -l debian/changelog -S Version)" = "$version" \
 	"debian/changelog's version is lwprof's"

@@ -4,7 +4,7 @@
 #
 # pkg_version, pkg_modversion: lwprof's version (the packages' and DKMS's)
 # and the module's own (MODULE_VERSION).
-pkg_version=$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)
+pkg_version=$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmd/cmds.h)
 pkg_modversion=$(sed -n 's/^#define LWPROF_MODULE_VERSION\t*"\(.*\)"/\1/p' kmod/internal.h)
 
 # check_mok_signed MODULE CERT KDIR: MODULE (a name or a .ko) carries
