@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 #   make              build lwprof.ko, the lwprof command and the tests
-#   make check        run every test, host and guest (the README's test command)
+#   make unit         the unit tests alone: seconds, no root, no QEMU
+#   make check        run every test, all tiers (the README's test command)
 #   make install      install the command and the module (PREFIX, DESTDIR)
 #   make uninstall    remove what make install put in place
 #   make install-tools   the command, its man pages and bash completion only
@@ -59,9 +60,10 @@ ANA_SRCS := $(sort $(wildcard analyzer/*/*.c))
 ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
 ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++ -lz
 
-# Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
-# Programs that exist only to be run or profiled by tests: tests/progs/.
-TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
+# Tests written in C: tests/{unit,host,guest}/NAME.c become
+# build/tests/.../NAME (tests/run: the tiers).  Programs that exist only to
+# be run or profiled by tests: tests/progs/.
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c tests/host/*.c tests/guest/*.c tests/progs/*.c))
 TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 
 # liblwprof_trace.so, the tracing library collect -s/-H/-i preloads
@@ -125,13 +127,13 @@ $(B)/%.o: %.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/mslot.h tests/lib/ring.h tests/lib/ksyms.h \
-		tests/lib/peer.h
+		tests/lib/peer.h tests/lib/sdelta_enc.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)
 
 # trace_tstack includes the tracing library's trace/stack.c (its three
 # comparisons) and reads the copies back with libexp.
-$(B)/tests/host/trace_tstack: tests/host/trace_tstack.c trace/stack.c trace/trace.h \
+$(B)/tests/unit/trace_tstack: tests/unit/trace_tstack.c trace/stack.c trace/trace.h \
 		tests/lib/test.h $(EXP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(EXP_LIB)
@@ -141,9 +143,9 @@ $(B)/tests/host/trace_tstack: tests/host/trace_tstack.c trace/stack.c trace/trac
 # rings of its own, flight_window the flight recorder on rings of its own:
 # they link collect's objects.
 COLLECT_OBJS := $(filter-out $(B)/userspace/cmd/main.o,$(USER_OBJS))
-$(B)/tests/host/collect_source $(B)/tests/host/perf_convert $(B)/tests/host/flight_window: \
-		$(B)/tests/host/%: \
-		tests/host/%.c tests/lib/test.h $(COLLECT_OBJS) $(EXP_LIB)
+$(B)/tests/unit/collect_source $(B)/tests/unit/perf_convert $(B)/tests/unit/flight_window: \
+		$(B)/tests/unit/%: \
+		tests/unit/%.c tests/lib/test.h $(COLLECT_OBJS) $(EXP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
 		$(COLLECT_OBJS) $(EXP_LIB) -lpthread $(LDLIBS)
@@ -182,13 +184,24 @@ $(B)/tests/progs/phases: tests/progs/phases.c include/lwprof/collector.h \
 # compiler must neither drop a malloc/free pair nor turn a call into a jump.
 $(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
 $(B)/tests/progs/trace_static: LDFLAGS += -static
-# exp_untraceable's test (tests/host/traceable) against the kernel: a
+# exp_untraceable's test (tests/unit/traceable) against the kernel: a
 # program that prints what its exec gave it, dynamic and static.
 $(B)/tests/progs/at_secure_static: tests/progs/at_secure.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -static -o $@ $<
 tests: $(B)/tests/progs/at_secure_static
-$(B)/tests/host/traceable: $(EXP_LIB)
-$(B)/tests/host/traceable: TEST_LDLIBS = $(EXP_LIB)
+$(B)/tests/unit/traceable: $(EXP_LIB)
+$(B)/tests/unit/traceable: TEST_LDLIBS = $(EXP_LIB)
+# The unit tests of libexp (tests/run -U) link it.
+EXP_UNITS := $(B)/tests/unit/exp_log $(B)/tests/unit/exp_files \
+	$(B)/tests/unit/reader $(B)/tests/unit/stack
+$(EXP_UNITS): $(EXP_LIB)
+$(EXP_UNITS): TEST_LDLIBS = $(EXP_LIB)
+# ... and the analyzer's, its layers but its command.
+ANA_LIB_OBJS := $(filter-out $(B)/analyzer/cmd/%,$(ANA_OBJS)) $(B)/analyzer-html.o
+$(B)/tests/unit/metrics: tests/unit/metrics.c tests/lib/test.h $(ANA_LIB_OBJS) $(EXP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(ANA_LIB_OBJS) $(EXP_LIB) $(ANA_LDLIBS)
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<
@@ -203,13 +216,13 @@ tests: $(B)/tests/progs/kdbg_kernel.ko
 
 # The synthetic-experiment generator (tests/lib/gen_*.c).
 GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))
-$(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h $(EXP_LIB)
+$(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h tests/lib/sdelta_enc.h $(EXP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone
 tests: $(B)/tests/lib/gen_exp
 
 # The ABI header must compile on its own with no implicit padding.
-$(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
+$(B)/tests/unit/uapi_layout: LWPROF_CFLAGS += -Wpadded
 
 # A stand-in for the module's microstate ioctls (LD_PRELOAD), for host tests
 # of lwprof ptime and top.
@@ -227,6 +240,11 @@ $(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
 
 check: all
 	tests/run
+
+# The unit tier (tests/run -U): what it tests needs no module, so neither
+# does it build one.
+unit: tools tests
+	tests/run -U
 
 install: all install-tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
@@ -278,4 +296,4 @@ clean:
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 -include $(TRACE_OBJS:.o=.d)
 
-.PHONY: all module tools tests check install install-tools install-dkms deb print-version uninstall clean
+.PHONY: all module tools tests unit check install install-tools install-dkms deb print-version uninstall clean
