@@ -67,7 +67,7 @@ TEST_SRCS := $(sort $(wildcard tests/unit/*.c tests/host/*.c tests/guest/*.c tes
 TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 
 # liblwprof_trace.so, the tracing library collect -s/-H/-i preloads
-# (trace/, docs/tracing.md): position-independent, only the interposed
+# (trace/, docs/design/tracing.md): position-independent, only the interposed
 # functions exported, with the file header code of libexp and its check
 # of the programs it can enter.
 TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c libexp/traceable.c
@@ -161,7 +161,7 @@ $(B)/tests/data/cold.bin:
 	@mkdir -p $(@D)
 	head -c 32M /dev/urandom >$@.tmp && mv $@.tmp $@
 
-# Workloads of the analyzer's tests: the seed's worked example keeps every
+# Workloads of the analyzer's tests: the worked example keeps every
 # call's frame; the unwinding target has no frame pointers; the lines
 # target is DWARF 5 (gcc 12's default, said explicitly) and a DWARF 4 copy.
 $(B)/tests/progs/seed_example $(B)/tests/progs/zero_reader $(B)/tests/progs/spin_nap: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
@@ -180,7 +180,7 @@ $(B)/tests/progs/phases: tests/progs/phases.c include/lwprof/collector.h \
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Iinclude -o $@ $< \
 		-L$(B) -llwprof_collector -Wl,-rpath,'$$ORIGIN/../..'
-# Tracing's workloads (docs/tracing.md) count their own calls: the
+# Tracing's workloads (docs/design/tracing.md) count their own calls: the
 # compiler must neither drop a malloc/free pair nor turn a call into a jump.
 $(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
 $(B)/tests/progs/trace_static: LDFLAGS += -static

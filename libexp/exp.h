@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * An experiment directory opened whole (docs/experiment-format.md): what
+ * An experiment directory opened whole (docs/design/experiment-format.md): what
  * every command that reads experiments starts from.  exp_open() reads
  * log.txt through the key table the writer writes it with (exp_keys[]:
  * one table, both directions), usage.txt and archives/index.txt, and

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading cpu.N.rec files (libexp/reader.h, docs/experiment-format.md). */
+/* Reading cpu.N.rec files (libexp/reader.h, docs/design/experiment-format.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stack copies, whole or delta (docs/experiment-format.md, "Delta stack
+ * Stack copies, whole or delta (docs/design/experiment-format.md, "Delta stack
  * copies"): the one place a reader of experiments learns them.
  *
  * A sample's copy is whole, or (LWPROF_RS_SDELTA, struct lwprof_sdelta)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace records (format 1.4 and 1.5, docs/experiment-format.md,
- * docs/tracing.md):
+ * Trace records (format 1.4 and 1.5, docs/design/experiment-format.md,
+ * docs/design/tracing.md):
  * what the tracing library (trace/, LD_PRELOAD'ed into the target by
  * collect -s/-H/-i) writes into trace.PID.rec files of the experiment.
  * The files have the cpu.N.rec header (format.h) and hold records of the

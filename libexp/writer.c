@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The experiment writer (writer.h, docs/experiment-format.md): the
+ * The experiment writer (writer.h, docs/design/experiment-format.md): the
  * directory's name, the cpu.N.rec files and their headers, log.txt,
  * usage.txt and archives/index.txt (their lines: log.c, usage.c,
  * archives.c).

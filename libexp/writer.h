@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The experiment writer (docs/experiment-format.md): the directory, the
+ * The experiment writer (docs/design/experiment-format.md): the directory, the
  * cpu.N.rec files with their headers, log.txt (through the key table
  * exp_open() reads it with, libexp/exp.h), usage.txt and archives/
  * index.txt.  A text file is written to a temporary name and renamed, so

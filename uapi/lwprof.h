@@ -3,7 +3,7 @@
  * lwprof user/kernel ABI: the ioctls of /dev/lwprof and the records the
  * module hands to user space.  Shared, unchanged, by kmod/ and the tools.
  *
- * Rules for everything in this header (docs/abi.md says why):
+ * Rules for everything in this header (docs/design/abi.md says why):
  *  - only fixed-width types (__u8 ... __u64), never int/long/pointers;
  *  - every struct is a multiple of 8 bytes and has no implicit padding:
  *    holes are named fields (pad*) that must be zero;
@@ -80,7 +80,7 @@ struct lwprof_abi_version {
  *  WAIT_CPU   runnable, waiting for a CPU (woken or preempted)
  *
  * The clock is CLOCK_MONOTONIC in nanoseconds (the TSC scaled and anchored
- * to it, or ktime_get_mono_fast_ns(); docs/mstate.md), so times compare
+ * to it, or ktime_get_mono_fast_ns(); docs/design/mstate.md), so times compare
  * with clock_gettime().
  */
 #define LWPROF_MS_USER		0
@@ -328,7 +328,7 @@ struct lwprof_sample_stop {
  * that thread sees a slot whose state is USER, and the thread's
  * microstates at clock time now are mstate_ns[], plus now - last_ns in
  * mstate_ns[state].  The module's clock and clock_gettime(CLOCK_MONOTONIC)
- * may differ by NTP's correction since the session began (docs/mstate.md):
+ * may differ by NTP's correction since the session began (docs/design/mstate.md):
  * in the difference of two readings the offset cancels, and what is left
  * is their rates' difference (parts per million).  tid is the owner's (in
  * its pid namespace); 0 once the slot has no owner (the thread exited,

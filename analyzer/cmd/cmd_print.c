@@ -257,7 +257,7 @@ static int c_inline(struct prun *r, const char *arg)
 	return 0;
 }
 
-/* traced calls (docs/tracing.md); kind: the view's variant */
+/* traced calls (docs/design/tracing.md); kind: the view's variant */
 static int c_heap(struct prun *r, const char *arg)
 {
 	return an_view_heap(r->an, r->vs, r->out, r->cmd->kind);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lwprof export FORMAT -o FILE [SETTINGS] EXPERIMENT...: the experiments
- * written in another tool's format (docs/export.md).  The analyzer loads
+ * written in another tool's format (docs/design/export.md).  The analyzer loads
  * them as lwprof print does, runs the settings (-metrics, -thread_select,
  * -cpu_select, -filters, -name, -inline) and hands the model to
  * the format's write function.

@@ -7,7 +7,7 @@
  * with the timeline's samples (html_timeline.c), the -header and
  * -statistics reports as text, and the page's script and style (html/).
  * Metric values are raw integers (nanoseconds, events); a metric's shown
- * value is raw / div.  The layout of the data is in docs/html-report.md.
+ * value is raw / div.  The layout of the data is in docs/design/html-report.md.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal to export/'s html format (docs/html-report.md): one
+ * Internal to export/'s html format (docs/design/html-report.md): one
  * self-contained page (its script and style inside, no network) with the
  * per-thread microstate timeline, the flame graph per metric, the
  * functions table with callers and callees, the header and the

@@ -208,7 +208,7 @@ int an_load(struct an *an, const char *dir)
 	if (e->log->cpus_possible && ncpu != e->log->cpus_possible)
 		an_warn(an, "%s: %zu cpu.N.rec files, " EXP_LOG " says %u CPUs are possible",
 			dir, ncpu, e->log->cpus_possible);
-	/* the cpu files, then the tracing library's (docs/tracing.md) */
+	/* the cpu files, then the tracing library's (docs/design/tracing.md) */
 	for (i = 0; i < nfiles; i++) {
 		err = an_read_rec(an, exp, files[i].id);
 		if (err)

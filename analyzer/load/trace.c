@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Traced calls (libexp/trace.h, docs/tracing.md): each trace record with
+ * Traced calls (libexp/trace.h, docs/design/tracing.md): each trace record with
  * a stack becomes a sample whose values are the call's (an allocation's
  * count and bytes, a wait's time, a read's bytes, count and time ...),
  * so every view of functions, callers and lines shows them as metrics,

@@ -37,13 +37,13 @@ static const struct mrow registry[] = {
 	  MS(USER) | MS(SYSTEM) | MS(TRAP), false },
 	/* user ... wait, in LWPROF_MS_ order */
 	{ NULL, NULL, AN_U_TIME, AN_MF_STATE | AN_MF_THREAD, AN_B_MSTATE, 0, false },
-	/* every CPU's idle time (<IDLE>, docs/kernel-profiling.md) */
+	/* every CPU's idle time (<IDLE>, docs/design/kernel-profiling.md) */
 	{ "idle", "Idle Time", AN_U_TIME, AN_MF_STATE | AN_MF_THREAD | AN_MF_DATA,
 	  AN_B_IDLE, 0, false },
 	{ "wall", "Wall Time", AN_U_TIME, 0, AN_B_WALL, 0, false },
 	/* hardware counters: always default columns */
 	{ NULL, "Events", AN_U_COUNT, AN_MF_ALWAYS, AN_B_COUNTER, 0, false },
-	/* traced calls (docs/tracing.md), gprofng's keywords; states: the base */
+	/* traced calls (docs/design/tracing.md), gprofng's keywords; states: the base */
 #define TR(kw, title, unit, base) \
 	{ kw, title, AN_U_##unit, AN_MF_TRACE | AN_MF_DATA, AN_B_TRACE, AN_T_##base, false }
 	TR("sync", "Sync Wait Time", TIME, SYNC_NS),

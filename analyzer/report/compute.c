@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Metrics on program structure (seed 002, SPEC section 8).  The samples
+ * Metrics on program structure, as er_print defines them.  The samples
  * that pass the filter are first summed per call stack (pc-trie node);
  * then each stack's sums are spread:
  *  - exclusive: to the leaf frame's function (line, pc, object);

@@ -269,7 +269,7 @@ int an_view_cpu_list(struct an *an, const struct an_settings *vs,
 int an_view_sample_list(struct an *an, const struct an_settings *vs,
 			struct an_out *o);
 
-/* view_trace.c: traced calls (docs/tracing.md) */
+/* view_trace.c: traced calls (docs/design/tracing.md) */
 enum { AN_HEAP_ALL, AN_HEAP_LEAKS, AN_HEAP_ALLOCS };
 int an_view_heap(struct an *an, const struct an_settings *vs,
 		 struct an_out *o, int what);

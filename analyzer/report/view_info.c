@@ -3,7 +3,7 @@
  * The informational views: -header (the experiments' logs), -overview (the
  * totals of every metric), -statistics (per process and thread: the
  * module's precise microstate totals from usage.txt beside the sampled
- * totals and their ratio, seed 001's accuracy check), -thread_list,
+ * totals and their ratio: how accurate the sampling was), -thread_list,
  * -cpu_list, -sample_list.
  */
 #include <errno.h>
@@ -176,7 +176,7 @@ static uint64_t *sampled_per_thread(struct an *an)
 }
 
 /*
- * Seed 000: sync wait tracing's time beside the User Lock time of clock
+ * Sync wait tracing's time beside the User Lock time of clock
  * profiling, which can exceed it (waits under the threshold are not
  * traced; lock time outside the traced calls is not either).
  */

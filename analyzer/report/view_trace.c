@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The views of traced calls (docs/tracing.md), gprofng's: -heap, -leaks,
+ * The views of traced calls (docs/design/tracing.md), gprofng's: -heap, -leaks,
  * -allocs (allocations by call stack), -heapstat, -ioactivity (by file
  * name), -iodetail (by descriptor), -iocallstack, -iostat.  They read
  * the side table an->tev (load/trace.c); a call with a sample passes the

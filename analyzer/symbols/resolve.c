@@ -8,7 +8,7 @@
  * no stack are collector_not_program_related, clock ones <Unknown>.  Kernel
  * frames (-K) hang below the user leaf, in [kernel.kallsyms] or their
  * module's object (kernel.c).
- * Whole-machine kernel profiling (docs/kernel-profiling.md): a CPU's idle
+ * Whole-machine kernel profiling (docs/design/kernel-profiling.md): a CPU's idle
  * packets are <IDLE>; interrupt packets <HARDIRQ> or <SOFTIRQ> (under
  * <IDLE> for an idle CPU's), with the interrupt's kernel stack below, its
  * leaf the handler's entry; off-CPU packets' kernel stack (KBLOCK) starts

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Where threads block, through collect -a -K and print (issue 16):
+# Where threads block, through collect -a -K and print:
 # tests/progs/kblock's threads block 1 s each, at once: "napper" in
 # nanosleep(), "piper" in read() of an empty pipe, "futexer" in
 # FUTEX_WAIT; each prints its blocking call's wall time.  In the functions

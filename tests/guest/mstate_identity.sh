@@ -13,11 +13,8 @@
 # module is loaded), one whose probes run after (started after), so the
 # bounds hold whatever the host does (the module's clock and the traces'
 # CLOCK_MONOTONIC may differ by 100 ppm + 2 us: mstate.sh, ms_clocks).
-# They used to be 1% and 2% around the first trace alone, which a host
-# stall between two probes of one event is not bound by (848 us against
-# 781 us, and 20.6 ms once).  The brackets' widths are logged: about 1 ms
-# per child on a quiet host, lwprof's probe and the second trace's for
-# each of its hundred-odd events.
+# A fixed percentage around one trace would not bound a host stall
+# between two probes of one event; the brackets' widths are logged.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/schedtrace.sh"

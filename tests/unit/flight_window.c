@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flight recorder's window (userspace/collect/flight.c) when its FIFO is not
- * in time order: a take copies ring 0, then ring 1, so ring 1's older
- * records follow ring 0's newer ones.  CI's guest/collect_flight once kept
- * a sample 13 ms older than its 1.5 s window that way.  Here two rings in
- * this process's memory, each with a sample every millisecond from 0 to
- * 99 ms, a pause packet at 45 ms between them, and a 50 ms window at
- * 100 ms: the snapshot must hold exactly the samples from 50 ms on, of
+ * The flight recorder's window (userspace/collect/flight.c) when its FIFO
+ * is not in time order: a take copies ring 0, then ring 1, so ring 1's
+ * older records follow ring 0's newer ones, and none older than the
+ * window may be kept for it.  Here two rings in this process's memory,
+ * each with a sample every millisecond from 0 to 99 ms, a pause packet at
+ * 45 ms between them, and a 50 ms window at 100 ms: the snapshot must
+ * hold exactly the samples from 50 ms on, of
  * both rings, start at 50 ms, and start paused (the pause was let go).
  * By size (no time window): what stays after the newest record let go.
  */

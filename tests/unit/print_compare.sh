@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# lwprof print -compare on|delta|ratio: seed 002's example (seed.gen)
+# lwprof print -compare on|delta|ratio: er_print's worked example (seed.gen)
 # against a copy where B does 10 units itself instead of 5 (37 units in
 # all); and two builds of one program (the lines example built with DWARF
 # 5 and 4: different build ids, one name), the second with half outer's

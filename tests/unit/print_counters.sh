@@ -17,8 +17,8 @@ for i in "${!names[@]}"; do
 	check "$(grep -c "^  Counter: *${names[i]} every 1000 events" <<<"$h")" -eq 1 \
 		"-header lists counter $i (${names[i]})"
 done
-# Every counter's events, in every view (issue 10, defect 7: the per-sample
-# metric mask was 16 bits, so counters 5 to 7, bits 16 to 18, vanished).
+# Every counter's events, in every view, the sixth to eighth too (their
+# bits lie past the first 16 of a sample's metrics).
 for i in "${!names[@]}"; do
 	n=${names[i]} want=$((3 * (i + 1) * 1000)) leaf=E
 	[ $((i % 2)) -eq 1 ] && leaf=G

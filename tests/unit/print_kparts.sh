@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# User CPU never lands on a kernel function (issue 16): a clock packet
+# User CPU never lands on a kernel function: a clock packet
 # holds all its thread's time since its previous one, and with kernel
 # frames not all of it is the kernel stack's.  Ground truth, from what the
 # script writes (times in ms):

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Whole-machine kernel profiling in lwprof print (docs/kernel-profiling.md,
+# Whole-machine kernel profiling in lwprof print (docs/design/kernel-profiling.md,
 # ABI 1.4's packets in a format 1.3 experiment of 2 CPUs).  Ground truth,
 # from what the script writes:
 #  - 700/700 runs E 0.2 s (user) on CPU 0 and sleeps 0.1 s in nanosleep:

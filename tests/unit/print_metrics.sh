@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Metrics as data (docs/analyzer.md): an experiment holds as many counters
+# Metrics as data (docs/design/analyzer.md): an experiment holds as many counters
 # as its log.txt names.  Forty counters here, 51 base values with the ten
-# microstates and the wall time; print once refused a ninth counter and
-# kept a sample's metrics in a 32-bit mask.  Counter 39 counts cycles at a
-# known clock rate, so it is shown as time.
+# microstates and the wall time, past any 32-bit mask of a sample's
+# metrics.  Counter 39 counts cycles at a known clock rate, so it is
+# shown as time.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 

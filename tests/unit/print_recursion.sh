@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Recursion (seed 002, SPEC section 8): inclusive counted once per function
+# Recursion, as er_print counts it: inclusive counted once per function
 # per event; the higher invocations of a recursive function count as zero,
 # so R's 4 units are attributed by R to itself, while main (the initiating
 # function) shows R as a callee with 4.  The same for P <-> Q.  And the

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 10, defect 5: a sample is resolved against the mapping in place at
-# its time.  A library unloaded and another mapped at its address (dlclose,
-# dlopen), then the first again; a child forked while the second was in
-# place inherits that one (tests/data/exp/remap.gen).  Before the fix every
-# sample of the parent went to the latest mapping at its address (A again:
-# A 3.5 s, B 0.1 s), and the child's inherited mappings all had time 0.
+# A sample is resolved against the mapping in place at its time.  A
+# library unloaded and another mapped at its address (dlclose, dlopen),
+# then the first again; a child forked while the second was in place
+# inherits that one (tests/data/exp/remap.gen): each sample goes to the
+# mapping of its time, not the latest at its address, and the child's
+# inherited mappings keep the times they had in the parent.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 

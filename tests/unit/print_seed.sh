@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# lwprof print on seed 002's worked example (tests/data/exp/seed.gen):
+# lwprof print on er_print's worked example (tests/data/exp/seed.gen):
 # main incl 32 excl 2, callees A 10 and B 20; A excl 0; B incl 20 excl 5;
 # C incl 25 excl 5, callers A 10 / B 15, callees E 10 / F 10; E excl =
 # incl; F excl < incl -- checked by number, then every view against its

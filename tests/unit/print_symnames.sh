@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Names that must not be ambiguous (issue 10, defect 8):
+# Names that must not be ambiguous:
 # - the vDSO's functions by its own global names (__vdso_clock_gettime), not
 #   their weak aliases, so they do not share a row name with libc's
 #   clock_gettime; code before its first symbol is <static>@ADDR ([vdso])

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# print_tasknames: issue 10, defect 6: a thread's name is the one of its latest record by
-# time over all cpu.N.rec files, not the last one read
-# (tests/data/exp/names.gen: the older records are in cpu.1.rec, read
-# last).  Before the fix the main thread was named from its START record
-# ("lwprof", its pre-exec name) and the worker from its FORK ("xz-main").
+# A thread's name is the one of its latest record by time over all
+# cpu.N.rec files, not the last one read (tests/data/exp/names.gen: the
+# older records are in cpu.1.rec, read last): the main thread is not
+# named from its START record ("lwprof", its pre-exec name), nor the
+# worker from its FORK ("xz-main").
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 

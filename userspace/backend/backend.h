@@ -61,7 +61,7 @@ struct rec_opts {
 	__u32 ring_pages;	/* -m, or the default */
 	bool ring_pages_set;	/* -m given: that size or none */
 	char **argv;		/* CMD [ARGS], or NULL */
-	/* tracing (docs/tracing.md) */
+	/* tracing (docs/design/tracing.md) */
 	bool clock_set;		/* -p given */
 	bool heap;		/* -H on */
 	bool io;		/* -i on */

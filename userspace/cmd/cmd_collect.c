@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lwprof collect: record an experiment (docs/experiment-format.md) with
+ * lwprof collect: record an experiment (docs/design/experiment-format.md) with
  * the backend --backend names (auto: the module when it answers, else
  * perf), or with none when only tracing (collect/run.c does the rest).
  */
@@ -24,7 +24,7 @@ int cmd_collect(int argc, char **argv)
 		return collect_run(&o, &collect_trace_only);	/* tracing only */
 	b = backend_resolve(o.backend, why, sizeof(why));
 	if (why[0])
-		fprintf(stderr, COLLECT ": %s: recording with the %s backend (--backend %s; docs/perf-backend.md)\n",
+		fprintf(stderr, COLLECT ": %s: recording with the %s backend (--backend %s; docs/design/perf-backend.md)\n",
 			why, b->name, b->name);
 	return collect_run(&o, b->rec);
 }

@@ -200,7 +200,7 @@ enum {
 	UD_SETTLE, UD_CTL, UD_GSAMPLE, UD_TSTART,
 };
 
-/* trace.c: collect -s/-H/-i, collect's side of tracing (docs/tracing.md) */
+/* trace.c: collect -s/-H/-i, collect's side of tracing (docs/design/tracing.md) */
 /*
  * Before the experiment exists: can the command be traced (the library
  * is there, the command is not static or set-user-ID)?  0, or -errno and

@@ -2,7 +2,7 @@
 /*
  * Counters for overflow profiling (-h): the names lwprof knows, what this
  * machine supports (probed with perf_event_open), the lists of
- * `lwprof collect -h` in the format of Oracle's collect (seed 003), and the
+ * `lwprof collect -h` in the format of Oracle's collect, and the
  * parsing of -h name[,interval][,name2[,interval2]...].
  */
 #include <errno.h>

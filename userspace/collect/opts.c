@@ -67,7 +67,7 @@ void collect_usage(FILE *f)
 		"                   descendants; it needs no module: use -p off alone)\n"
 		"      --backend module|perf|auto  record with lwprof.ko, or with\n"
 		"                   perf_event_open (no module needed; some microstates\n"
-		"                   approximate or absent: docs/perf-backend.md);\n"
+		"                   approximate or absent: docs/design/perf-backend.md);\n"
 		"                   auto (default): the module when /dev/lwprof answers,\n"
 		"                   else perf\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
@@ -339,7 +339,7 @@ static int check_signals(struct rec_opts *o, bool flight_sig_set)
 }
 
 /*
- * The whole-machine kernel profiling options (docs/kernel-profiling.md):
+ * The whole-machine kernel profiling options (docs/design/kernel-profiling.md):
  * --kernel-only is -K without user stack copies; --idle needs -a and the
  * clock, --irq -K and the clock; by default both are on where they can be.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lwprof collect's global sample packets (seed 000, "global (sample)
+ * lwprof collect's global sample packets (Oracle's "global (sample)
  * data"; libexp/format.h, EXP_REC_GSAMPLE) and the pause state they
  * mark: each packet carries its time, its kind and name, how long
  * recording has been paused so far, and the target process's statistics

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lwprof collect: record an experiment (docs/experiment-format.md).
+ * lwprof collect: record an experiment (docs/design/experiment-format.md).
  *
  *   lwprof collect [options] CMD [ARGS...]     exit status: CMD's
  *   lwprof collect [options] -P PID [-t DUR]   a running process
@@ -138,7 +138,7 @@ static int put_usage(void *arg, const struct lwprof_thread_usage *tu,
 
 /*
  * Exited threads' totals go to usage.txt as they are read, so that a long
- * run keeps only the live threads (docs/reliability.md).  On an error they
+ * run keeps only the live threads (docs/design/reliability.md).  On an error they
  * stay in the set: if the file could not be made, the final exp_write_usage
  * tries again; if writing it failed, that error ends it (no usage.txt,
  * with a warning), so that no row is written twice.

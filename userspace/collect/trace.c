@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * collect -s/-H/-i (docs/tracing.md): the tracing library
+ * collect -s/-H/-i (docs/design/tracing.md): the tracing library
  * (liblwprof_trace.so) is preloaded into the command, which it follows
  * into its threads and descendants, and writes trace.PID.rec files into
  * the experiment itself.  Here collect's part: find the library, refuse
@@ -26,7 +26,7 @@
 
 #define TRACE_LIB	"liblwprof_trace.so"
 #define CALIB_CALLS	20000		/* uncontended locks timed */
-#define CALIB_FACTOR	6		/* seed 000: the threshold's factor */
+#define CALIB_FACTOR	6		/* the threshold's factor, as Oracle's */
 
 static const char *const lib_dirs[] = { "", "../libexec/lwprof/" };
 
@@ -98,8 +98,9 @@ static __u64 mono_ns(void)
 }
 
 /*
- * Seed 000: the threshold is the mean time of an uncontended call, timed
- * as the library times a wait (a clock read on each side), times 6.
+ * The threshold, as Oracle's collector sets it: the mean time of an
+ * uncontended call, timed as the library times a wait (a clock read on
+ * each side), times 6.
  */
 static __u64 calibrate(struct exp_writer *e)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // lwprof's html report: reads the JSON in #lwprof-data (written by
-// analyzer/export/html.c; its layout is in docs/html-report.md) and draws
+// analyzer/export/html.c; its layout is in docs/design/html-report.md) and draws
 // the thread timeline, the flame graph, the functions table with callers
 // and callees, the header and the statistics.  No library, no network.
 'use strict';

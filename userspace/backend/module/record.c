@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The record part of the module backend (module.h): a sampling session on
- * /dev/lwprof, its per-CPU rings mapped (docs/abi.md), the device's poll
+ * /dev/lwprof, its per-CPU rings mapped (docs/design/abi.md), the device's poll
  * for the rings' watermark, the threads' usage from LWPROF_IOC_READ_USAGE.
  */
 #include <errno.h>
@@ -72,7 +72,7 @@ static void module_close(struct rec_source *s)
 
 /*
  * The ABI 1.4 session flags of whole-machine kernel profiling
- * (docs/kernel-profiling.md) that o asks for, and that the module can do:
+ * (docs/design/kernel-profiling.md) that o asks for, and that the module can do:
  * what the user asked for explicitly and it cannot is an error (-ENOTSUP,
  * msg), a default it cannot do is left out (m->dropped says which).
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The size of collect's rings.  The module refuses rings larger than the
- * caller may lock (EPERM; its rule is in docs/abi.md: 128 data pages per
+ * caller may lock (EPERM; its rule is in docs/design/abi.md: 128 data pages per
  * CPU without CAP_IPC_LOCK or CAP_PERFMON).  As perf sizes its buffer to
  * what the user may lock, collect asks for its default and, refused,
  * halves the size until the module agrees: the limit is learnt from the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf source's converter (perf.h, docs/perf-backend.md): perf's
+ * The perf source's converter (perf.h, docs/design/perf-backend.md): perf's
  * per-CPU mmap rings in, lwprof records out.  A thread's records come from
  * every CPU it ran on, so each pass indexes the new records of all rings,
  * sorts them by time and converts only what is older than PERF_HOLD_NS

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What log.txt says of a perf-backend recording (docs/perf-backend.md):
+ * What log.txt says of a perf-backend recording (docs/design/perf-backend.md):
  * the backend, its setting and, metric by metric, what it gives exactly,
  * approximately or not at all (print -header shows them; an absent one is
  * shown as absent, never 0).

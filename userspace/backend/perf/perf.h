@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The perf backend (docs/perf-backend.md), for machines without
+ * The perf backend (docs/design/perf-backend.md), for machines without
  * lwprof.ko: what its files share.  Its record part: record.c opens the
  * events and implements struct rec_ops; conv.c reads perf's mmap rings,
  * puts the records of all CPUs in time order, thr.c keeps every thread's

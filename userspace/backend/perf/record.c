@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf_event_open record part of the perf backend (perf.h, docs/perf-backend.md),
+ * The perf_event_open record part of the perf backend (perf.h, docs/design/perf-backend.md),
  * for machines without lwprof.ko.  Per CPU, inherited by everything the
  * target creates (as perf record does): the clock (task-clock every -p
  * interval, with user and kernel call chains, the user registers and a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The wake-up tracepoint of the perf backend (docs/perf-backend.md, "Wait
+ * The wake-up tracepoint of the perf backend (docs/design/perf-backend.md, "Wait
  * CPU after a wake-up"): sched:sched_wakeup, opened as a perf event on
  * every CPU for every task, says when each blocked thread was put back on
  * a run queue, so that its time off CPU splits into the blocked state
