@@ -275,7 +275,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (r->stack_size && !(r->hdr.flags & LWPROF_RS_REGS) && !tc)
 		return bad(c, 124, "stack copy without registers");
 	if (e->log->stack_bytes && r->stack_size > e->log->stack_bytes)
-		return bad(c, 124, "stack copy of %u bytes, log.txt says at most %u",
+		return bad(c, 124, "stack copy of %u bytes, " EXP_LOG " says at most %u",
 			   r->stack_size, e->log->stack_bytes);
 	if (e->log->max_depth && (r->nr_user > e->log->max_depth + 1 ||
 			     r->nr_kernel > e->log->max_depth + 1))
@@ -489,7 +489,7 @@ static int tcall_sample(struct rec_ctx *c, const struct lwprof_rec *h,
 			   t->cpu, e->log->cpus_possible);
 	if (e->log->stack_bytes && size > e->log->stack_bytes)
 		return bad(c, (const uint8_t *)t->st - (const uint8_t *)h,
-			   "stack copy of %u bytes, log.txt says at most %u",
+			   "stack copy of %u bytes, " EXP_LOG " says at most %u",
 			   size, e->log->stack_bytes);
 	memset(s, 0, sizeof(*s));
 	s->hdr.type = LWPROF_REC_SAMPLE;

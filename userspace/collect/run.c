@@ -488,14 +488,14 @@ static int setup_files(struct run *r)
 		return say(r, err, "creating the record files");
 	err = exp_create_samples(&r->e, src->abi_major, src->abi_minor);
 	if (err)
-		return say(r, err, "creating samples.rec");
+		return say(r, err, "creating " EXP_SAMPLES);
 	err = drain_create(&r->d, src->rings, src->nr_rings, r->e.fds);
 	if (err)
 		return say(r, err, "setting up the drain");
 	r->ring = drain_ring(r->d);
 	err = archiver_start(&r->e, r->child, &r->arch);
 	if (err)
-		return say(r, err, "creating archives/");
+		return say(r, err, "creating " EXP_ARCHIVES "/");
 	drain_watch(r->d, 1U << LWPROF_REC_MMAP | 1U << LWPROF_REC_TASK, on_rec,
 		    r->arch);
 	return 0;
@@ -584,7 +584,7 @@ static int setup(struct run *r)
 	else if (!err && o->sig_pause && o->start_paused)
 		err = gs_pause(&r->gs, r->e.start_ns, sigabbrev_np(o->sig_pause));
 	if (err)
-		return say(r, err, "writing samples.rec");
+		return say(r, err, "writing " EXP_SAMPLES);
 	err = io_uring_submit(r->ring);
 	return err < 0 ? say(r, err, "io_uring") : 0;
 }
