@@ -71,6 +71,7 @@ static int softirq_action(const struct ks_table *k, uint64_t addr)
 		"net_rx_action", "blk_done_softirq", "irq_poll_softirq",
 		"tasklet_action", "run_rebalance_domains",
 		"hrtimer_run_softirq", "rcu_core_si",
+		"sched_balance_softirq",	/* run_rebalance_domains in 6.12 */
 	};
 	const char *name = ks_name(k, addr);
 
