@@ -25,10 +25,12 @@ struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp)
 
 /*
  * Where a probe may not allocate (!LWPROF_ALLOC_ATOMIC, PREEMPT_RT), the
- * fork probe's entries come from a reserve of zeroed ones, filled at
- * load and topped up by a work item whenever it falls to half.  A fork
- * that finds it empty is counted in its session's lost threads, as a
- * failed allocation is.  The lock is raw: taken with preemption off.
+ * fork probe's entries come from a reserve of zeroed ones, filled when
+ * the first session wakes the probes, topped up by a work item whenever
+ * it falls to half, and freed when the last session has ended (no
+ * memory held without a session).  A fork that finds it empty is counted
+ * in its session's lost threads, as a failed allocation is.  The lock is
+ * raw: taken with preemption off.
  */
 #define LWPROF_RESERVE		256
 static struct lwprof_thread *lwprof_reserve[LWPROF_RESERVE];
@@ -58,6 +60,30 @@ static void lwprof_reserve_fill(struct work_struct *work)
 }
 
 static DECLARE_WORK(lwprof_reserve_work, lwprof_reserve_fill);
+
+/* The first session: fill the reserve (process context). */
+void lwprof_thread_reserve_fill(void)
+{
+	if (!LWPROF_ALLOC_ATOMIC)
+		lwprof_reserve_fill(NULL);
+}
+
+/* The last session has ended and no probe can take an entry: free it. */
+void lwprof_thread_reserve_drain(void)
+{
+	unsigned long flags;
+	struct lwprof_thread *t;
+
+	cancel_work_sync(&lwprof_reserve_work);
+	for (;;) {
+		raw_spin_lock_irqsave(&lwprof_reserve_lock, flags);
+		t = lwprof_reserve_n ? lwprof_reserve[--lwprof_reserve_n] : NULL;
+		raw_spin_unlock_irqrestore(&lwprof_reserve_lock, flags);
+		if (!t)
+			break;
+		kmem_cache_free(lwprof_thread_cache, t);
+	}
+}
 
 /* A new entry for a probe (preemption off), or NULL. */
 struct lwprof_thread *lwprof_thread_alloc_atomic(void)
@@ -233,20 +259,13 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 int lwprof_threads_init(void)
 {
 	lwprof_thread_cache = KMEM_CACHE(lwprof_thread, 0);
-	if (!lwprof_thread_cache)
-		return -ENOMEM;
-	if (!LWPROF_ALLOC_ATOMIC)
-		lwprof_reserve_fill(NULL);
-	return 0;
+	return lwprof_thread_cache ? 0 : -ENOMEM;
 }
 
 /* All sessions are gone: wait for the last call_rcu() frees. */
 void lwprof_threads_exit(void)
 {
-	cancel_work_sync(&lwprof_reserve_work);
-	while (lwprof_reserve_n)
-		kmem_cache_free(lwprof_thread_cache,
-				lwprof_reserve[--lwprof_reserve_n]);
+	lwprof_thread_reserve_drain();
 	rcu_barrier();
 	kmem_cache_destroy(lwprof_thread_cache);
 }
