@@ -51,13 +51,14 @@ pkgs=(
 )
 
 # The kernels of scripts/kernels: each one's headers (the module is built
-# for every one), and the image of those the tests boot.
+# for every one) and image (every one boots, in the guest or from an
+# initramfs alone).
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/scripts/lib/kernels.sh"
 for k in $(kernels_of guest matrix build); do
 	pkgs+=("linux-headers-$k:/lib/modules/$k/build/Makefile")
 done
-for k in $(kernels_of guest matrix); do
+for k in $(kernels_of guest matrix build); do
 	pkgs+=("linux-image-$k:/boot/vmlinuz-$k")
 done
 
@@ -101,7 +102,7 @@ for k in $(kernels_of guest matrix build); do
 	[ -e "/lib/modules/$k/build/Makefile" ] ||
 		{ echo "deps.sh: no headers for $k (linux-headers-$k)" >&2; bad=1; }
 done
-for k in $(kernels_of guest matrix); do
+for k in $(kernels_of guest matrix build); do
 	[ -r "/boot/vmlinuz-$k" ] ||
 		{ echo "deps.sh: no readable /boot/vmlinuz-$k (linux-image-$k)" >&2; bad=1; }
 done

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "lwprof.h"
@@ -102,24 +103,19 @@ static void *ustate_checks(int fd)
 
 /*
  * The gaps this kernel must report, from what it says of itself: a
- * PREEMPT_RT kernel has /sys/kernel/realtime (softirqs and device
- * interrupts in threads, no allocation in probes); threadirqs on the
- * command line threads device interrupts.  Debian's kernels have
- * everything else lwprof looks up.
+ * PREEMPT_RT kernel says so in its version (uname -v: "SMP PREEMPT_RT";
+ * softirqs and device interrupts in threads, no allocation in probes);
+ * threadirqs on the command line threads device interrupts.  Debian's
+ * kernels have everything else lwprof looks up.
  */
 static unsigned long long kernel_gaps(void)
 {
 	unsigned long long gaps = 0;
 	char cmd[4096] = "";
+	struct utsname u;
 	FILE *f;
-	int rt = 0;
 
-	f = fopen("/sys/kernel/realtime", "r");
-	if (f) {
-		rt = fgetc(f) == '1';
-		fclose(f);
-	}
-	if (rt)
+	if (uname(&u) == 0 && strstr(u.version, "PREEMPT_RT"))
 		gaps |= LWPROF_GAP_SOFTIRQ_THREADS | LWPROF_GAP_IRQ_THREADS |
 			LWPROF_GAP_ATOMIC_ALLOC;
 	f = fopen("/proc/cmdline", "r");
@@ -158,6 +154,7 @@ int main(void)
 	memset(&v, 0xff, sizeof(v));
 	v.flags = 0;
 	v.pad0 = 0;
+	v.gaps = 0;
 	memset(v.reserved, 0, sizeof(v.reserved));
 	ret = ioctl(fd, LWPROF_IOC_ABI_VERSION, &v);
 	t_check(ret == 0, "ABI_VERSION succeeds (%s)", ret ? strerror(errno) : "0");

@@ -43,8 +43,9 @@ for kver in "${kvers[@]}"; do
 	check "$(dkms status "${dk[@]}" lwprof/"$version" -k "$kver")" = "lwprof/$version, $kver, x86_64: built" \
 		"dkms status: built for $kver"
 
-	ko=$out/tree/lwprof/$version/$kver/x86_64/module/lwprof.ko
-	check -f "$ko" "the module is in DKMS's tree"
+	# Compressed as the kernel's own modules are (6.12: xz).
+	ko=$(ls "$out/tree/lwprof/$version/$kver/x86_64/module/lwprof.ko"* 2>/dev/null | head -n 1)
+	check -f "$ko" "the module is in DKMS's tree (${ko##*/})"
 	check "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" "built for $kver"
 	check "$(modinfo -F version "$ko")" = "$modversion" "version $modversion"
 	mine=build/kmod/$kver/lwprof.ko
