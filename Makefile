@@ -8,15 +8,20 @@
 #   make install-tools   the command, its man pages and bash completion only
 #   make install-dkms    the module's source and dkms.conf under /usr/src
 #   make deb          the Debian packages lwprof and lwprof-dkms (build/deb/)
-#
-# KDIR is the kernel build tree the module is built against: the running
-# kernel's when its headers are installed, else the newest Debian amd64
-# headers on the machine (the kernel the test guest boots).
+#   make module       lwprof.ko for KDIR, failing when it does not build
+#   make modules-all  lwprof.ko for every installed kernel (build/kmod/RELEASE/)
 
+# The kernel: KDIR is the build tree make's lwprof.ko is built against,
+# the running kernel's when its headers are installed, else the test
+# guest's (scripts/kernels: pinned, never merely the newest installed).
+# Each kernel's build is in build/kmod/RELEASE/ (scripts/build-kmod);
+# lwprof.ko here is a copy of KDIR's.
+GUEST_KVER := $(shell awk '$$1 !~ /^\#/ && $$2 == "guest" { print $$1 }' scripts/kernels)
 KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
-	  if [ -d $$d ]; then echo $$d; \
-	  else ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n 1; fi)
-KVER := $(patsubst /lib/modules/%/build,%,$(KDIR))
+	  if [ -e $$d/Makefile ]; then echo $$d; \
+	  else echo /lib/modules/$(GUEST_KVER)/build; fi)
+KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	  $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -74,11 +79,21 @@ TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c libexp/traceable.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
 TRACE_LIB := $(B)/liblwprof_trace.so
 
-all: module tools tests
+all: kmod tools tests
+
+# The module for KDIR.  In make (all) one that does not build stops
+# nothing: the tools build without it and make check's tests say what
+# failed; make module fails.
+kmod:
+	+@scripts/build-kmod -c lwprof.ko "$(KDIR)" || \
+		echo "make: lwprof.ko did not build for $(KDIR); the tools did" >&2
 
 module:
-	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	+scripts/build-kmod -c lwprof.ko "$(KDIR)"
+
+# Every installed kernel's headers (host/kmod_matrix checks them).
+modules-all:
+	+scripts/build-kmod
 
 tools: $(B)/lwprof $(B)/lwprof-print $(TRACE_LIB) $(B)/liblwprof_collector.so
 
@@ -238,7 +253,9 @@ $(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -shared -fPIC -o $@ \
 		$(filter %.c,$^) -ldl -lpthread
 
+# The guest matrix boots kernels besides KDIR's with their own build.
 check: all
+	+-@scripts/build-kmod -q
 	tests/run
 
 # The unit tier (tests/run -U): what it tests needs no module, so neither
@@ -246,8 +263,8 @@ check: all
 unit: tools tests
 	tests/run -U
 
-install: all install-tools
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+install: all module install-tools
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/kmod/$(KVER) INSTALL_MOD_DIR=extra modules_install
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 install-tools: tools
@@ -290,10 +307,11 @@ uninstall:
 
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(B)/kmod lwprof.ko
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
 		$(B)/lwprof-print $(B)/liblwprof_collector.so $(EXP_LIB) $(B)/deb tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 -include $(TRACE_OBJS:.o=.d)
 
-.PHONY: all module tools tests unit check install install-tools install-dkms deb print-version uninstall clean
+.PHONY: all kmod module modules-all tools tests unit check install install-tools install-dkms deb print-version uninstall clean

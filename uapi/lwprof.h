@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	5
+#define LWPROF_ABI_MINOR	6
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -36,7 +36,9 @@
  *
  * In:  flags and reserved[] zero.
  * Out: major, minor, features (LWPROF_FEAT_* bits the module supports),
- *      module_version (NUL-terminated release string of the module).
+ *      gaps (1.6: LWPROF_GAP_* bits, what the running kernel keeps the
+ *      module from doing as it does elsewhere), module_version
+ *      (NUL-terminated release string of the module).
  */
 struct lwprof_abi_version {
 	__u32 major;
@@ -44,7 +46,8 @@ struct lwprof_abi_version {
 	__u64 features;
 	__u32 flags;
 	__u32 pad0;
-	__u64 reserved[4];
+	__u64 gaps;
+	__u64 reserved[3];
 	char module_version[32];
 };
 
@@ -62,6 +65,24 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_KONLY	_BITULL(6)	/* LWPROF_SS_KONLY (1.4) */
 #define LWPROF_FEAT_IRQ		_BITULL(7)	/* LWPROF_SS_IRQ (1.4) */
 #define LWPROF_FEAT_USTATE	_BITULL(8)	/* LWPROF_IOC_USTATE_* (1.5) */
+
+/*
+ * Bits of lwprof_abi_version.gaps (1.6): what this kernel keeps the
+ * module from doing as it does elsewhere (docs/design/abi.md says what
+ * each changes in the figures).
+ */
+/* ptrace_may_access() not found: only CAP_SYS_PTRACE attaches to others */
+#define LWPROF_GAP_PTRACE		_BITULL(0)
+/* perf_event_paranoid unreadable: kernel stacks need CAP_PERFMON */
+#define LWPROF_GAP_PARANOID		_BITULL(1)
+/* softirq handlers not found: soft interrupt packets name none */
+#define LWPROF_GAP_SOFTIRQ_NAMES	_BITULL(2)
+/* softirqs run in threads (PREEMPT_RT): SYSTEM of their thread, not TRAP */
+#define LWPROF_GAP_SOFTIRQ_THREADS	_BITULL(3)
+/* device interrupts run in irq threads: SYSTEM of the irq thread, not TRAP */
+#define LWPROF_GAP_IRQ_THREADS		_BITULL(4)
+/* no allocation in probes (PREEMPT_RT): no off-CPU frames nor stack deltas */
+#define LWPROF_GAP_ATOMIC_ALLOC		_BITULL(5)
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every

@@ -128,7 +128,17 @@ bad=0 nk=0 kthr=
 while read -r n pid name; do
 	[ "$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)" = 2 ] || continue
 	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
-	case $name in kworker/*) comm=${comm%%[+-]*} ;; esac
+	# A worker's /proc name is its comm, then "+" or "-" and what it
+	# works for; on 6.12 a rescuer's comm holds a "-" itself
+	# (kworker/R-kvfre of /proc's kworker/R-kvfree_rcu_reclaim).
+	case $name in kworker/*)
+		rest=${comm#"$name"}
+		case $rest in
+		"$comm") ;;
+		''|[+-]*) comm=$name ;;
+		*) [ ${#name} -eq 15 ] && comm=$name ;;
+		esac
+	esac
 	comm=${comm:0:15}
 	nk=$((nk + 1))
 	kthr=$kthr${kthr:+,}$n

@@ -12,7 +12,8 @@
 
 _Static_assert(sizeof(struct lwprof_abi_version) % 8 == 0, "size % 8");
 _Static_assert(offsetof(struct lwprof_abi_version, features) == 8, "layout");
-_Static_assert(offsetof(struct lwprof_abi_version, reserved) == 24, "layout");
+_Static_assert(offsetof(struct lwprof_abi_version, gaps) == 24, "layout 1.6");
+_Static_assert(offsetof(struct lwprof_abi_version, reserved) == 32, "layout");
 _Static_assert(sizeof(struct lwprof_abi_version) == 88, "abi 1.0 size");
 _Static_assert(sizeof(struct lwprof_attach) == 56, "abi 1.0 size");
 _Static_assert(sizeof(struct lwprof_thread_usage) == 208, "abi 1.0 size");

@@ -12,6 +12,19 @@
 #include "userspace/backend/module/module.h"
 #include "userspace/cmd/cmds.h"
 
+/* What each LWPROF_GAP_* bit changes, as lwprof version says it. */
+static const struct {
+	unsigned long long bit;
+	const char *what;
+} gaps[] = {
+	{ LWPROF_GAP_PTRACE, "no ptrace_may_access(): only CAP_SYS_PTRACE attaches to other processes" },
+	{ LWPROF_GAP_PARANOID, "perf_event_paranoid unreadable: kernel stacks need CAP_PERFMON" },
+	{ LWPROF_GAP_SOFTIRQ_NAMES, "softirq handlers not found: interrupt packets name none" },
+	{ LWPROF_GAP_SOFTIRQ_THREADS, "softirqs run in threads (PREEMPT_RT): their time is the running thread's System, not Trap" },
+	{ LWPROF_GAP_IRQ_THREADS, "device interrupts run in irq threads: their handlers' time is the irq thread's System, not Trap" },
+	{ LWPROF_GAP_ATOMIC_ALLOC, "no allocation in probes (PREEMPT_RT): no kernel stack where off-CPU time began (-K), full stack copies (no deltas)" },
+};
+
 int cmd_version(int argc, char **argv)
 {
 	struct lwprof_abi_version v;
@@ -41,5 +54,12 @@ int cmd_version(int argc, char **argv)
 	printf("module: lwprof.ko %s (ABI %u.%u, features 0x%llx)\n",
 	       v.module_version, v.major, v.minor,
 	       (unsigned long long)v.features);
+	/* A module before 1.6 reports none (a reserved field, zero). */
+	for (size_t i = 0; i < sizeof(gaps) / sizeof(gaps[0]); i++)
+		if (v.gaps & gaps[i].bit)
+			printf("kernel: %s\n", gaps[i].what);
+	if (v.gaps & ~(unsigned long long)((LWPROF_GAP_ATOMIC_ALLOC << 1) - 1))
+		printf("kernel: gaps 0x%llx unknown to this lwprof\n",
+		       (unsigned long long)v.gaps);
 	return 0;
 }
