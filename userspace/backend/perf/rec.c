@@ -142,12 +142,20 @@ struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m)
 	u->r.dev_major = m->maj;
 	u->r.dev_minor = m->min;
 	u->r.prot = m->prot;
-	if ((n && m->path[0] == '/') || (n == 6 && !memcmp(m->path, "[vdso]", 6))) {
+	/*
+	 * A file's path begins with one '/'; perf names memory of no file
+	 * with two ("//anon", "//toolong"), as the module does anonymous
+	 * memory, or in brackets ("[heap]"): all anonymous, no file to
+	 * archive or read, no file offset.
+	 */
+	if ((n > 1 && m->path[0] == '/' && m->path[1] != '/') ||
+	    (n == 6 && !memcmp(m->path, "[vdso]", 6))) {
 		memcpy(u->r.path, m->path, n);
 	} else {
 		n = 6;
 		memcpy(u->r.path, "//anon", n);
 		u->r.hdr.flags = LWPROF_MMAP_ANON;
+		u->r.pgoff = 0;
 	}
 	u->r.hdr.size = (sizeof(u->r) + n + 1 + 7) & ~7UL;
 	return &u->r;
