@@ -77,6 +77,13 @@ unsigned char *prec_head(struct pconv *c, struct lwprof_rec_sample *r,
 	unsigned int nk, nu, i;
 
 	split_chain(s, &k, &nk, &u, &nu);
+	/*
+	 * perf stops a chain at sample_max_stack frames, kernel and user
+	 * together: a chain that long was cut, its user walk did not end
+	 * at the program's first frame (the module's max_depth rule).
+	 */
+	if (nu && nk + nu >= p->depth)
+		flags |= LWPROF_RS_TRUNC;
 	if (!p->o->kstack)
 		nk = 0;
 	if (nu > p->depth + 1)
