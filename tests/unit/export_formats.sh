@@ -16,6 +16,7 @@ command -v protoc >/dev/null || skip "no protoc (scripts/deps.sh installs protob
 
 seed=$(gen_exp seed)
 filt=$(gen_exp filters)
+pseudo=$(gen_exp pseudo)
 X() { "$LWPROF" export "$@"; }
 total_ns() {	# print's <Total> of metric $1 (seconds, 3 decimals) with the rest
 	local m=$1
@@ -50,6 +51,8 @@ check "$(tr '\n' '|' <<<"$f")" = "kthread_[k];mod_worker_[k] 30000000|main;A;C;E
 	"folded: kernel frames below the user leaf, marked _[k]"
 
 # ---- pprof ----
+# the start as the recorder writes it, to the ns (the generator's has six digits)
+sed -i 's/^start_time = .*/start_time = 2026-11-28T23:14:19.306605272Z/' "$filt/log.txt"
 out=$PRINT_OUT/filters.pb.gz
 X pprof -o "$out" "$filt"
 check $? -eq 0 "pprof: exported"
@@ -64,17 +67,24 @@ types=$(awk '/^sample_type/ { st = 1 } st && /type:/ { t = $2 } st && /unit:/ { 
 	while IFS=: read -r t u; do
 		echo "$(strs | sed -n "$((t + 1))p")/$(strs | sed -n "$((u + 1))p")"
 	done | tr '\n' ' ')
-check "$types" = "total/nanoseconds user/nanoseconds lock/nanoseconds cycles/count " \
-	"pprof: one sample type per default metric, time in ns, cycles as a count"
-sums=$(awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1], s[2], s[3] }' "$P")
-check "$sums" = "2000000000 1600000000 400000000 1000000000" "pprof: totals to the ns (2 s, 1.6 s user, 0.4 s lock, 1e9 cycles)"
-check "$(sec "${sums%% *}")" = "$(total_ns total "$filt")" "pprof: total = print's <Total>"
+check "$types" = "cpu/nanoseconds total/nanoseconds user/nanoseconds lock/nanoseconds cycles/count " \
+	"pprof: cpu, then one sample type per default metric, time in ns, cycles as a count"
+sums=$(awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1], s[2], s[3], s[4] }' "$P")
+check "$sums" = "1600000000 2000000000 1600000000 400000000 1000000000" \
+	"pprof: totals to the ns (1.6 s cpu, 2 s, 1.6 s user, 0.4 s lock, 1e9 cycles)"
+check "$(sec "$(cut -d' ' -f2 <<<"$sums")")" = "$(total_ns total "$filt")" "pprof: total = print's <Total>"
+check "$(sec "${sums%% *}")" = "$(total_ns totalcpu "$filt")" "pprof: cpu = print's Total CPU <Total>"
+dst=$(awk '/^default_sample_type:/ { print $2 }' "$P")
+check "$(strs | sed -n "$((dst + 1))p")" = cpu "pprof: the default sample type is cpu"
+pt=$(awk '/^period_type/ { p = 1 } p && /type:/ { print $2; exit }' "$P")
+check "$(strs | sed -n "$((pt + 1))p")" = cpu "pprof: so is the period type"
 check "$(strs | grep -c '^main$\|^A$\|^C$\|^E$\|^B$\|^F$')" = 6 "pprof: the functions by name"
 bid=$(readelf -n "$DATA/seed_example.bin" | awk '/Build ID/ { print $3 }')
 check "$(strs | grep -c "^$bid\$")" = 1 "pprof: the mapping's build id ($bid)"
 check "$(grep -c '^mapping {' "$P")" -ge 1 "pprof: mappings"
 check "$(awk '/^location/ { l = 1 } l && /line: [1-9]/ { n++ } END { print n + 0 }' "$P")" -ge 6 "pprof: locations have source lines"
-check "$(awk '/^time_nanos:/ { print $2 }' "$P")" = 1767225600000000000 "pprof: time_nanos is the log's start_time (2026-01-01T00:00:00Z)"
+check "$(awk '/^time_nanos:/ { print $2 }' "$P")" = "$(date -d 2026-11-28T23:14:19Z +%s)306605272" \
+	"pprof: time_nanos is the log's start_time to the ns (23:14:19.306605272Z)"
 check "$(grep -c 'has_functions: true' "$P")" = "$(grep -c '^mapping {' "$P")" "pprof: every mapping says it is symbolized"
 # and the real pprof (Go's, golang-go): every type's total, a stack
 if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
@@ -87,13 +97,34 @@ if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
 	done
 	check "$(gp -traces -sample_index=total | awk '/^-+\+/ { if (s) print s; s = "" } /^ / { s = s $NF " " } END { if (s) print s }' | sort | tr '\n' '|')" = \
 		"E C A main |F C B |" "go tool pprof -traces: the two stacks, leaf first"
+	check "$(gp -raw | sed -n 's/^Time: //p')" = "2026-11-28 23:14:19.306605272 +0000 UTC" \
+		"go tool pprof -raw: Time is the start to the ns"
+	check "$(gp -top | sed -n 's/^Type: //p')" = cpu "go tool pprof -top: shows cpu by default"
+	out2=$out
+	out=$PRINT_OUT/pseudo.pb.gz
+	X pprof -o "$out" "$pseudo"
+	check "$(gp -top | sed -n 's/^File: //p')" = seed_example.bin \
+		"go tool pprof: File: is the executable, not <Unknown>"
+	out=$out2
 else
 	echo "note: no go tool pprof (golang-go): the real reader's checks are skipped"
 fi
 X pprof -o "$out" -thread_select 1 "$filt"
 sums=$(zcat "$out" | protoc --decode=perftools.profiles.Profile -I $PPROF_PROTO profile.proto |
-	awk '/^sample_type/ { n++ } /^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print n, s[0], s[1] + 0 }')
-check "$sums" = "2 1000000000 0" "pprof -thread_select 1: user (the one state with data) and cycles: thread 500's 1 s, no cycles"
+	awk '/^sample_type/ { n++ } /^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print n, s[0], s[1], s[2] + 0 }')
+check "$sums" = "3 1000000000 1000000000 0" \
+	"pprof -thread_select 1: cpu, user (the one state with data) and cycles: thread 500's 1 s, no cycles"
+X pprof -o "$out" -metrics e.sleep:e.user "$filt"
+check "$(zcat "$out" | protoc --decode=perftools.profiles.Profile -I $PPROF_PROTO profile.proto | grep -c '^sample_type')" = 2 \
+	"pprof -metrics: the metrics asked for, no cpu added"
+# the main executable is the first mapping, before <Unknown> (a pc in no mapping)
+X pprof -o "$PRINT_OUT/pseudo.pb.gz" "$pseudo"
+PS=$PRINT_OUT/pseudo.pprof.txt
+zcat "$PRINT_OUT/pseudo.pb.gz" | protoc --decode=perftools.profiles.Profile -I $PPROF_PROTO profile.proto >"$PS"
+m1=$(awk '/^mapping \{/ { m = 1 } m && /filename:/ { print $2; exit }' "$PS")
+check "$(awk '/^string_table:/ { sub(/^string_table: /, ""); gsub(/"/, ""); print }' "$PS" | sed -n "$((m1 + 1))p")" = \
+	"$DATA/seed_example.bin" "pprof: mapping 1 is the executable"
+check "$(grep -c '^mapping {' "$PS")" = 3 "  then <Unknown> and <Truncated-stack>"
 
 # ---- perfetto ----
 pf=$PRINT_OUT/filters.pftrace
