@@ -54,6 +54,11 @@
  *                              stacks whole, then sdelta copies) or 1.5's
  *                              (20: whole, then word deltas; ms=1: with
  *                              microstates)
+ *   trace FILE format=20 event=NAME [wait=NS] [calls=N]
+ *                              ... calls of function NAME instead
+ *                              (pthread_mutex_lock, read), each starting
+ *                              NS before its return; only allocations
+ *                              are freed
  *   kallsyms ADDR TYPE NAME [MODULE]   a line of archives/kallsyms
  *   kmodule NAME SIZE ADDR     a line of archives/modules (/proc/modules':
  *                              NAME SIZE 0 - Live ADDR)

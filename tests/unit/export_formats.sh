@@ -171,6 +171,47 @@ names=$(awk -v cs="$cs" '
 	/^    \}/ { c = 0 }
 	END { k = split(fids[cs], a, " "); for (j = 1; j <= k; j++) printf "%s ", f[ff[a[j]]] }' "$T")
 check "$names" = "main A C E " "perfetto: a sample's callstack is main A C E, root first"
+# trace_processor sorts a sequence only within a window: every timestamped
+# packet in time order, and each track's slices nested (an end closes an
+# open begin, none left open)
+order() {
+	awk '/^packet/ { ts = ""; tp = ""; tr = "" }
+	     /^  timestamp:/ { ts = $2 }
+	     /type: TYPE_SLICE_BEGIN/ { tp = "B" } /type: TYPE_SLICE_END/ { tp = "E" }
+	     /track_uuid:/ { tr = $2 }
+	     /^}/ && ts != "" { n++; if (last != "" && ts + 0 < last + 0) inv++; last = ts }
+	     /^}/ && tp == "B" { open[tr]++ }
+	     /^}/ && tp == "E" { if (!open[tr]) bad++; else open[tr]-- }
+	     END { for (t in open) if (open[t]) bad++; print n + 0, "inversions=" inv + 0, "unbalanced=" bad + 0 }' "$1"
+}
+check "$(order "$T" | cut -d' ' -f2-)" = "inversions=0 unbalanced=0" "perfetto: packets in time order ($(order "$T")), slices nested"
+
+# traced calls (tests/progs/qsort_unwind's stack): 5 clock packets and 6
+# mutex waits of 600 ns each, 1 us apart; then 8 allocations, no packet
+cap=$PRINT_OUT/qsort.cap
+"$LWPROF_BUILD/tests/progs/qsort_unwind" "$cap" || { echo "FAIL: qsort_unwind"; exit 1; }
+sync=$(printf 'capture %s n=5\ntrace %s format=20 event=pthread_mutex_lock wait=600 calls=6\nusage auto\n' \
+	"$cap" "$cap" | gen_exp sync -)
+heap=$(printf 'trace %s format=20\nusage auto\n' "$cap" | gen_exp heap -)
+X perfetto -o "$pf" "$sync"
+protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto <"$pf" >"$pf.txt"
+check "$(grep -c 'perf_sample {' "$pf.txt")" = 5 "perfetto, traced waits: a PerfSample per clock packet (5), none per call"
+tid=$(awk '/^ *tid:/ { print $2; exit }' "$pf.txt")
+cu=$(grep -B1 "name: \"$tid traced calls\"" "$pf.txt" | awk '/uuid:/ { print $2 }')
+check "$cu" != "" "  a track \"$tid traced calls\""
+T=$pf.txt
+s=$(slices)
+check "$(awk -v u="$cu" '$1 == "S" && ($2 "") == u { $1 = $2 = ""; print }' <<<"$s" | sed 's/^ *//')" = '"pthread_mutex_lock" 3600' \
+	"  on it 6 pthread_mutex_lock slices of 600 ns: 3600 ns"
+check "$(awk -v u="$cu" '/^packet/ { b = 0 } /TYPE_SLICE_BEGIN/ { b = 1 } b && /track_uuid:/ && ($2 "") == u { n++ } END { print n + 0 }' "$pf.txt")" = 6 \
+	"  ... each call a slice of its own"
+check "$(order "$pf.txt" | cut -d' ' -f2-)" = "inversions=0 unbalanced=0" "  packets in time order, slices nested"
+X perfetto -o "$pf" "$heap"
+protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto <"$pf" >"$pf.txt"
+check "$(grep -c 'perf_sample {\|type: TYPE_SLICE' "$pf.txt")" = 0 \
+	"perfetto, 8 traced allocations and no packet: no PerfSample, no slice (heap calls stay out)"
+T=$PRINT_OUT/filters.pftrace.txt
+
 X perfetto -o "$pf" -thread_select 2 "$filt"
 check "$(protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto <"$pf" | grep -c 'perf_sample {')" = 20 \
 	"perfetto -thread_select 2: thread 501's 20 packets"
