@@ -111,6 +111,7 @@ struct exp_info {
 	char *trace, *sync_calibration;	/* what was traced, how */
 	uint32_t target, cpus, cpus_possible;
 	uint32_t max_depth, stack_bytes, kernel_stacks;
+	uint32_t perf_max_stack;	/* perf's cap of max_depth, or 0 */
 	uint32_t kallsyms_hidden;	/* the recorder saw only zero addresses */
 	uint32_t trace_stack_bytes;
 	double cpu_mhz;

@@ -57,6 +57,7 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 {
 	FILE *o = out->f;
 	size_t i, k;
+	bool capped;
 	int c;
 
 	for (i = 0; i < an->exps.n; i++) {
@@ -83,8 +84,12 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 		for (c = 0; c < (int)e->log->nr_counters; c++)
 			fprintf(o, "  Counter:        %s every %" PRIu64 " events (type %u, config 0x%" PRIx64 ")\n",
 				ctr[c].name, ctr[c].period, ctr[c].type, ctr[c].config);
-		fprintf(o, "  Stacks:         depth %u, %u bytes copied, kernel stacks %s\n",
-			e->log->max_depth, e->log->stack_bytes, e->log->kernel_stacks ? "on" : "off");
+		/* what perf gave when kernel.perf_event_max_stack capped it */
+		capped = e->log->perf_max_stack && e->log->perf_max_stack < e->log->max_depth;
+		fprintf(o, "  Stacks:         depth %u%s, %u bytes copied, kernel stacks %s\n",
+			capped ? e->log->perf_max_stack : e->log->max_depth,
+			capped ? " (kernel.perf_event_max_stack)" : "",
+			e->log->stack_bytes, e->log->kernel_stacks ? "on" : "off");
 		if (e->log->trace)
 			fprintf(o, "  Tracing:        %s; %u bytes of stack copied; %" PRIu64 " calls in %" PRIu64 " files\n",
 				e->log->trace, e->log->trace_stack_bytes, e->log->trace_calls,

@@ -338,10 +338,17 @@ static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 			continue;
 		online++;
 		if (p->wake) {	/* every task's wake-ups on this CPU */
-			pwake_attr(p, &a);
+			pwake_attr(p, &a, p->wake_id);
 			err = open_one(p, &a, -1, c, ROLE_WAKEUP, 0);
 			if (err)
 				return refused(p, err, "sched:sched_wakeup", msg,
+					       len);
+		}
+		if (p->sched_switch) {	/* and its switches */
+			pwake_attr(p, &a, p->sw_id);
+			err = open_one(p, &a, -1, c, ROLE_SCHED_SWITCH, 0);
+			if (err)
+				return refused(p, err, "sched:sched_switch", msg,
 					       len);
 		}
 	}
