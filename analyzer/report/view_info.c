@@ -245,9 +245,15 @@ static void stat_block(FILE *o, const char *indent, const uint64_t *precise,
 			continue;
 		if (have_precise && p)
 			snprintf(ratio, sizeof(ratio), "%.4f", (double)s / p);
-		fprintf(o, "%s%-18s %16.6f %16.6f %8s\n", indent,
-			i < LWPROF_MS_COUNT ? exp_mstate_names[i].label : "Total",
-			have_precise ? p / 1e9 : 0.0, s / 1e9, have_precise ? ratio : "-");
+		/* no precise total: an empty cell, never a 0 beside the sampled */
+		if (have_precise)
+			fprintf(o, "%s%-18s %16.6f %16.6f %8s\n", indent,
+				i < LWPROF_MS_COUNT ? exp_mstate_names[i].label : "Total",
+				p / 1e9, s / 1e9, ratio);
+		else
+			fprintf(o, "%s%-18s %16s %16.6f %8s\n", indent,
+				i < LWPROF_MS_COUNT ? exp_mstate_names[i].label : "Total",
+				"", s / 1e9, "-");
 	}
 }
 
@@ -284,6 +290,9 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 		fprintf(o, "Experiment %s: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64 " lost\n\n",
 			x->name, x->nrecords, x->nsamples,
 			x->log->lost > x->lost_read ? x->log->lost : x->lost_read);
+		if (!x->nusage && x->log->backend && strcmp(x->log->backend, "module"))
+			fprintf(o, "No precise totals: the %s backend keeps none (no " EXP_USAGE "); the sampled totals alone.\n\n",
+				x->log->backend);
 		if (x->pauses.n)
 			fprintf(o, "Recording was paused %.3f s: the sampled totals leave it out, the precise ones include it.\n\n",
 				x->paused_ns / 1e9);

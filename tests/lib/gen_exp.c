@@ -55,6 +55,11 @@
  *                              stacks whole, then sdelta copies) or 1.5's
  *                              (20: whole, then word deltas; ms=1: with
  *                              microstates)
+ *   trace FILE format=20 event=NAME [wait=NS] [calls=N]
+ *                              ... calls of function NAME instead
+ *                              (pthread_mutex_lock, read), each starting
+ *                              NS before its return; only allocations
+ *                              are freed
  *   point KIND [t=NS]          a global sample packet in samples.rec
  *                              (KIND: start pause resume end), what
  *                              collect writes at a pause and a resume
