@@ -57,6 +57,7 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 {
 	FILE *o = out->f;
 	size_t i, k;
+	uint64_t ncalls;
 	bool capped;
 	int c;
 
@@ -100,8 +101,15 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 				e->log->sync_calibration ? e->log->sync_calibration : "",
 				e->log->sync_calibration ? ")" : "");
 		header_backend(o, e);
-		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, %" PRIu64 " lost\n",
-			e->nrecords, e->nsamples,
+		ncalls = 0;	/* a traced call with a stack is read as a sample */
+		for (k = 0; k < an->tev.n; k++)
+			ncalls += AN_VEC(an->tev, struct an_tev, k).exp == i &&
+				  AN_VEC(an->tev, struct an_tev, k).sample != UINT32_MAX;
+		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, ",
+			e->nrecords, e->nsamples - ncalls);
+		if (ncalls)
+			fprintf(o, "%" PRIu64 " traced calls, ", ncalls);
+		fprintf(o, "%" PRIu64 " lost\n",
 			e->log->lost > e->lost_read ? e->log->lost : e->lost_read);
 		fprintf(o, "  Exit:           %s\n", e->log->exit ? e->log->exit : "?");
 		if (e->gs.n)
