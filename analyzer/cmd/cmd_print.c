@@ -14,6 +14,7 @@
 #include "analyzer/cmd/print.h"
 #include "analyzer/export/export.h"
 #include "analyzer/load/load.h"
+#include "libexp/progress.h"
 
 struct prun;
 
@@ -635,6 +636,7 @@ int cmd_print(int argc, char **argv)
 	struct prun pr = { &an, &vs, &out, 0, NULL };
 	struct export_args xa = { NULL };
 	const char *prog = "lwprof print";
+	struct exp_progress progress;
 
 	an_out_mode(&out, AN_PM_TEXT, ',');
 	if (!todo || !exps) {
@@ -711,11 +713,16 @@ int cmd_print(int argc, char **argv)
 	for (i = 0; i < ntodo; i++)
 		if (!strcmp(todo[i].c->name, "inline"))
 			an.inline_funcs = !strcmp(todo[i].arg, "on");
+	/* reading and unwinding: a progress line on a terminal, gone after */
+	exp_progress_init(&progress, 2, prog);
+	ctx.progress = &progress;
 	err = 0;
 	for (i = 0; i < nexp && !err; i++)
 		err = an_load(&an, exps[i]);
 	if (!err)
 		err = an_finish(&an);
+	exp_progress_end(&progress);
+	ctx.progress = NULL;
 	if (err) {
 		fprintf(stderr, "%s: %s\n", prog, ctx.err);
 		status = 1;
