@@ -6,8 +6,9 @@
 # carry its names, -sample_select of a phase gives that phase's CPU time,
 # the paused phase is in no metric and costs the others no caller; -S
 # packets come every interval; -l and -y signals sent from the shell, to
-# the command and to collect, record packets and pause and resume; -t START-END records a window of a
-# command; -L stops at its size while the command runs on.
+# the command and to collect, record packets and pause and resume; -t
+# START-END records a window of a command; -L stops at its size while the
+# command runs on.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"
 
