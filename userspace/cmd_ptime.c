@@ -33,6 +33,7 @@
 #include "dev.h"
 #include "libexp/mstate_names.h"
 #include "proc_files.h"
+#include "libexp/format.h"
 #include "usage.h"
 #include "usage_src.h"
 
@@ -206,6 +207,7 @@ static int collect(struct lwprof_usage_src *src, struct lwprof_usage_set *set,
 	struct timespec tick = { 0, src->backend == LWPROF_BACKEND_PERF ?
 				 PTIME_PROC_POLL_NS : PTIME_POLL_NS };
 	__u64 deadline = mono_ns() + PTIME_SETTLE_NS;
+	size_t i;
 	int err;
 
 	for (;;) {
@@ -227,6 +229,15 @@ static int collect(struct lwprof_usage_src *src, struct lwprof_usage_set *set,
 	if (set->lost)
 		fprintf(stderr, PTIME ": warning: %llu thread%s not accounted (the module ran out of memory)\n",
 			(unsigned long long)set->lost, set->lost == 1 ? " was" : "s were");
+	/* ABI 1.6: threads, or the whole session, the module stopped */
+	if (set->stopped)
+		fprintf(stderr, PTIME ": warning: accounting ended early: %s\n",
+			exp_stop_why(set->stopped));
+	for (i = 0; i < set->n; i++)
+		if (set->tu[i].flags & LWPROF_TU_STOPPED)
+			fprintf(stderr, PTIME ": warning: pid %u tid %u (%.16s) not accounted from then on: %s\n",
+				set->tu[i].pid, set->tu[i].tid, set->tu[i].comm,
+				exp_stop_why(LWPROF_TU_WHY(set->tu[i].flags)));
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "cmds.h"
 #include "dev.h"
 #include "libexp/mstate_names.h"
+#include "libexp/format.h"
 #include "usage.h"
 #include "usage_src.h"
 
@@ -342,6 +343,12 @@ static int run(struct lwprof_usage_src *src, const struct top_opts *o)
 		err = refresh(src, &prev, &cur, o);
 		if (!err && o->pid && !prev.live)
 			break;	/* the process and its children are gone */
+		if (!err && prev.stopped) {
+			/* ABI 1.6: another session took its threads */
+			fprintf(stderr, TOP ": accounting ended: %s\n",
+				exp_stop_why(prev.stopped));
+			break;
+		}
 	}
 	lwprof_usage_free(&prev);
 	lwprof_usage_free(&cur);
