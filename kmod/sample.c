@@ -516,12 +516,15 @@ static void lwprof_smp_halt(struct lwprof_smp *smp)
 long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req)
 {
 	struct lwprof_smp *smp = lwprof_file_smp(file);
-	bool kernel_ok = lwprof_smp_kernel_ok();
 	struct lwprof_session *s;
+	bool kernel_ok;
 	int ret;
 
 	if (!smp)
 		return -EINVAL;		/* no RING_SETUP yet */
+	/* The LSM is asked only for what would use the kernel, as by perf. */
+	kernel_ok = ((req->flags & LWPROF_SS_KSTACK) || req->nr_counters) &&
+		    lwprof_smp_kernel_ok();
 	ret = lwprof_smp_check(smp, req, kernel_ok);
 	if (ret)
 		return ret;

@@ -24,8 +24,8 @@ head -c 32 /dev/urandom >"$tmp/secret" && chmod 644 "$tmp/secret"
 bg_nobody "$LWPROF_BUILD/tests/progs/secret_spin" -n "$tmp/secret" 30 >/dev/null
 nd=$bg_pid
 started "$nd" secret_spin
-for ((i = 0; i < 100; i++)); do
-	[ "$(stat -c %u "/proc/$nd")" = 0 ] && break	# non-dumpable: root's
+for ((i = 0; i < 200; i++)); do	# non-dumpable: its files are root's
+	[ "$(stat -c %u "/proc/$nd/stat")" = 0 ] && break
 	sleep 0.05
 done
 out=$(nobody "$try" "$nd")
