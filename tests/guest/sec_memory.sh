@@ -4,7 +4,8 @@
 # uid 65534, in a memory cgroup of its own, opens sessions with rings on
 # children of its own until the module refuses (EDQUOT: its locked-memory
 # budget, kernel.perf_event_mlock_kb per CPU and then RLIMIT_MEMLOCK),
-# and the cgroup's memory.current holds what they pinned; sessions without
+# and the cgroup's memory.current holds what they pinned (a collect then
+# says why it cannot lock its memory); sessions without
 # rings until EUSERS (the module parameter user_sessions); and a sampling
 # session through which 1500 short threads pass, each leaving 128 KiB of
 # stack-delta buffers in the module before, which now go with the
@@ -50,6 +51,15 @@ echo "# $n sessions with rings of 128 pages on $cpus CPUs: $rings KiB; memory.cu
 check "$why" = EDQUOT "uid 65534's sessions with rings end at its locked-memory budget ($n sessions, then $why)"
 check "$n" -lt 40 "  a bounded number of them ($n)"
 check "$cur" -ge $(( rings * 9 / 10 )) "  and its cgroup holds their rings ($cur KiB charged for $rings KiB)"
+# Meanwhile the user's budget is used up: collect, with ulimit -l 64,
+# finds room for small rings but not for its stacks' scratch space, and
+# says what to do.
+in_cg sh -c 'ulimit -l 64 && exec "$0" collect -o m.er "$1" 0.1' \
+	"$LWPROF" "$progs/spin" >/dev/null 2>err.txt
+rc=$?
+check $rc -eq 1 "collect with the budget used up exits 1"
+grep -q "locked memory" err.txt
+check $? -eq 0 "  and says why: $(cat err.txt)"
 exec {pin[1]}>&-
 wait "$pin_PID"
 
