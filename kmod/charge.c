@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A session's memory, charged to its owner as perf charges its buffers
- * (docs/security.md has the limits):
+ * (docs/design/security.md has the limits):
  *  - what the session pins for its life and user space maps (the rings,
  *    the scratch space packets are built in) is locked memory: charged to
  *    the owner's user->locked_vm up to kernel.perf_event_mlock_kb per

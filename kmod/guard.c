@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Whom a session may go on recording (docs/security.md has the rules and
+ * Whom a session may go on recording (docs/design/security.md has the rules and
  * their tests).
  *
  * The attach checks that its caller may ptrace the process, perf's rule

@@ -188,6 +188,8 @@ lwprof_thread_find(struct task_struct *task)
 }
 
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp);
+void lwprof_thread_reserve_fill(void);
+void lwprof_thread_reserve_drain(void);
 struct lwprof_thread *lwprof_thread_new(struct lwprof_session *s);
 void lwprof_thread_listed(struct lwprof_session *s, struct lwprof_thread *t);
 void lwprof_thread_unlisted(struct lwprof_session *s, struct lwprof_thread *t);
@@ -270,7 +272,7 @@ struct page;
 struct user_struct;
 
 /*
- * guard.c: whom a session may go on recording (docs/security.md).  The
+ * guard.c: whom a session may go on recording (docs/design/security.md).  The
  * hooks that write a packet or a record of a thread ask lwprof_guard()
  * first, on the thread's CPU with interrupts off (lwprof_guard_why() in
  * an NMI, which may not stop it).

@@ -77,11 +77,12 @@ static void lwprof_ms_switch_out(struct lwprof_thread *t,
 		lwprof_us_release(t);
 		t->exited = 1;
 		lwprof_smp_exit(t);
-	} else if (READ_ONCE(prev->on_rq)) {
+	} else if (lwprof_task_runnable(prev)) {
 		/*
 		 * Still runnable (preempted, yielded, or a signal kept it
 		 * awake): on_rq, not prev_state, says so -- __schedule()
-		 * dequeues only a thread that really sleeps.
+		 * dequeues only a thread that really sleeps (6.12 may delay
+		 * the dequeue: compat.h).
 		 */
 		t->ivcsw++;
 		if (t->state != LWPROF_MS_WAIT_CPU)

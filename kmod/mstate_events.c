@@ -112,7 +112,8 @@ static void lwprof_trap_exit(unsigned long fn)
 
 static inline bool lwprof_outer_hardirq(void)
 {
-	return hardirq_count() == HARDIRQ_OFFSET && !in_serving_softirq();
+	return hardirq_count() == HARDIRQ_OFFSET &&
+	       !(LWPROF_SOFTIRQ_TRAP && in_serving_softirq());
 }
 
 void lwprof_tp_irq_entry(void *data, int irq, struct irqaction *action)
@@ -142,13 +143,13 @@ void lwprof_tp_vector_exit(void *data, int vector)
 
 void lwprof_tp_softirq_entry(void *data, unsigned int vec_nr)
 {
-	if (!hardirq_count())
+	if (LWPROF_SOFTIRQ_TRAP && !hardirq_count())
 		lwprof_trap_enter(LWPROF_TRAP_SOFT);
 }
 
 void lwprof_tp_softirq_exit(void *data, unsigned int vec_nr)
 {
-	if (!hardirq_count())
+	if (LWPROF_SOFTIRQ_TRAP && !hardirq_count())
 		lwprof_trap_exit(lwprof_softirq_fn(vec_nr));
 }
 

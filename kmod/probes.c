@@ -143,6 +143,7 @@ void lwprof_probes_get(void)
 {
 	mutex_lock(&lwprof_probes_mutex);
 	if (!lwprof_probe_users++) {
+		lwprof_thread_reserve_fill();	/* PREEMPT_RT: thread.c */
 		/* Per-CPU state may be stale from probes of an earlier round. */
 		on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
 		lwprof_clock_anchor();	/* no live probe: nobody reads it */
@@ -167,6 +168,7 @@ void lwprof_probes_put(void)
 		/* Probes that saw the flag set have returned. */
 		synchronize_rcu();
 		lwprof_ms_urn_disarm();	/* no probe can arm one again */
+		lwprof_thread_reserve_drain();
 	}
 	mutex_unlock(&lwprof_probes_mutex);
 }

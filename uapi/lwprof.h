@@ -3,7 +3,7 @@
  * lwprof user/kernel ABI: the ioctls of /dev/lwprof and the records the
  * module hands to user space.  Shared, unchanged, by kmod/ and the tools.
  *
- * Rules for everything in this header (docs/abi.md says why):
+ * Rules for everything in this header (docs/design/abi.md says why):
  *  - only fixed-width types (__u8 ... __u64), never int/long/pointers;
  *  - every struct is a multiple of 8 bytes and has no implicit padding:
  *    holes are named fields (pad*) that must be zero;
@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	6
+#define LWPROF_ABI_MINOR	7
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -36,7 +36,9 @@
  *
  * In:  flags and reserved[] zero.
  * Out: major, minor, features (LWPROF_FEAT_* bits the module supports),
- *      module_version (NUL-terminated release string of the module).
+ *      gaps (1.6: LWPROF_GAP_* bits, what the running kernel keeps the
+ *      module from doing as it does elsewhere), module_version
+ *      (NUL-terminated release string of the module).
  */
 struct lwprof_abi_version {
 	__u32 major;
@@ -44,7 +46,8 @@ struct lwprof_abi_version {
 	__u64 features;
 	__u32 flags;
 	__u32 pad0;
-	__u64 reserved[4];
+	__u64 gaps;
+	__u64 reserved[3];
 	char module_version[32];
 };
 
@@ -63,12 +66,30 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_IRQ		_BITULL(7)	/* LWPROF_SS_IRQ (1.4) */
 #define LWPROF_FEAT_USTATE	_BITULL(8)	/* LWPROF_IOC_USTATE_* (1.5) */
 /*
- * 1.6: a session stops recording a thread its owner may no longer trace
+ * 1.7: a session stops recording a thread its owner may no longer trace
  * (LWPROF_REC_STOP, LWPROF_TU_STOPPED) and charges its memory to its
  * owner; a privileged attach ends an unprivileged session that has what
  * it needs (LWPROF_STOP_REVOKED) instead of failing with EBUSY.
  */
 #define LWPROF_FEAT_GUARD	_BITULL(9)
+
+/*
+ * Bits of lwprof_abi_version.gaps (1.6): what this kernel keeps the
+ * module from doing as it does elsewhere (docs/design/abi.md says what
+ * each changes in the figures).
+ */
+/* ptrace_may_access() not found: only CAP_SYS_PTRACE attaches to others */
+#define LWPROF_GAP_PTRACE		_BITULL(0)
+/* perf_event_paranoid unreadable: kernel stacks need CAP_PERFMON */
+#define LWPROF_GAP_PARANOID		_BITULL(1)
+/* softirq handlers not found: soft interrupt packets name none */
+#define LWPROF_GAP_SOFTIRQ_NAMES	_BITULL(2)
+/* softirqs run in threads (PREEMPT_RT): SYSTEM of their thread, not TRAP */
+#define LWPROF_GAP_SOFTIRQ_THREADS	_BITULL(3)
+/* device interrupts run in irq threads: SYSTEM of the irq thread, not TRAP */
+#define LWPROF_GAP_IRQ_THREADS		_BITULL(4)
+/* no allocation in probes (PREEMPT_RT): no off-CPU frames nor stack deltas */
+#define LWPROF_GAP_ATOMIC_ALLOC		_BITULL(5)
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -87,7 +108,7 @@ struct lwprof_abi_version {
  *  WAIT_CPU   runnable, waiting for a CPU (woken or preempted)
  *
  * The clock is CLOCK_MONOTONIC in nanoseconds (the TSC scaled and anchored
- * to it, or ktime_get_mono_fast_ns(); docs/mstate.md), so times compare
+ * to it, or ktime_get_mono_fast_ns(); docs/design/mstate.md), so times compare
  * with clock_gettime().
  */
 #define LWPROF_MS_USER		0
@@ -116,17 +137,17 @@ struct lwprof_abi_version {
  * One session per file; -EBUSY if this file already has one.  A thread
  * belongs to at most one session, and a machine session excludes all
  * others: -EBUSY when the attach needs what another session has, unless
- * (1.6) that session's owner had neither CAP_PERFMON nor CAP_SYS_ADMIN
+ * (1.7) that session's owner had neither CAP_PERFMON nor CAP_SYS_ADMIN
  * and the caller has one of them or is another user: then that session
  * ends (LWPROF_STOP_REVOKED: its READ_USAGE says so and its rings get a
  * LWPROF_REC_STOP record with pid 0) and the attach goes on.
- * 1.6: a caller without CAP_PERFMON or CAP_SYS_ADMIN holds a limited
+ * 1.7: a caller without CAP_PERFMON or CAP_SYS_ADMIN holds a limited
  * number of sessions (-EUSERS beyond: the module parameter
  * user_sessions), and the module parameter user_access may refuse it
- * sessions altogether (-EACCES; docs/security.md).  Closing the file ends
+ * sessions altogether (-EACCES; docs/design/security.md).  Closing the file ends
  * the session.
  *
- * 1.6: a thread whose credentials change so that the session's owner
+ * 1.7: a thread whose credentials change so that the session's owner
  * could no longer ptrace it (an exec of a set-user-ID, set-group-ID or
  * file-capability program, or one the kernel runs in secure mode; a
  * setuid() or capset(); prctl(PR_SET_DUMPABLE, 0)) stops being recorded
@@ -166,7 +187,7 @@ struct lwprof_attach {
 #define LWPROF_TU_EXITED	_BITUL(0)	/* final record; not read again */
 #define LWPROF_TU_ATTACHED	_BITUL(1)	/* existed before the attach */
 /*
- * 1.6, with EXITED: not an exit, the session stopped recording the thread
+ * 1.7, with EXITED: not an exit, the session stopped recording the thread
  * (end_ns is when); LWPROF_TU_WHY() of flags is why, a LWPROF_STOP_*.
  */
 #define LWPROF_TU_STOPPED	_BITUL(2)
@@ -200,7 +221,7 @@ struct lwprof_thread_usage {
  *      read began (live, plus exited ones not read before; the exited
  *      records returned by this read are included); live = of those,
  *      still running; lost = threads not accounted for lack of memory
- *      (1.6: or beyond the session's limit of threads); now_ns; 1.6:
+ *      (1.7: or beyond the session's limit of threads); now_ns; 1.7:
  *      stopped = LWPROF_STOP_REVOKED once another session ended this one
  *      (its threads' records are final then), else 0.
  * Live threads are reported with their usage so far; one forked but not
@@ -219,7 +240,7 @@ struct lwprof_usage_read {
 	__u32 live;
 	__u64 lost;
 	__u64 now_ns;
-	__u32 stopped;		/* out, 1.6; in: zero */
+	__u32 stopped;		/* out, 1.7; in: zero */
 	__u32 pad0;
 	__u64 reserved[3];
 };
@@ -355,7 +376,7 @@ struct lwprof_sample_stop {
  *      thread must be accounted by a session (-ESRCH otherwise); -ENOSPC
  *      when every slot is taken; -EINVAL if area is not the start of such
  *      a mapping of this process.  A thread has one slot at a time: a
- *      second claim gives up the first, and (1.6) so does an exec: the
+ *      second claim gives up the first, and (1.7) so does an exec: the
  *      new program claims again.
  *
  * While the thread is accounted, the module writes its slot at every
@@ -364,7 +385,7 @@ struct lwprof_sample_stop {
  * that thread sees a slot whose state is USER, and the thread's
  * microstates at clock time now are mstate_ns[], plus now - last_ns in
  * mstate_ns[state].  The module's clock and clock_gettime(CLOCK_MONOTONIC)
- * may differ by NTP's correction since the session began (docs/mstate.md):
+ * may differ by NTP's correction since the session began (docs/design/mstate.md):
  * in the difference of two readings the offset cancels, and what is left
  * is their rates' difference (parts per million).  tid is the owner's (in
  * its pid namespace); 0 once the slot has no owner (the thread exited,

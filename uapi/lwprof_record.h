@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * lwprof records (ABI 1.1, 1.2: delta stack copies, 1.4: off-CPU kernel
- * stacks, idle and interrupt packets, 1.6: stop records): what the module
+ * stacks, idle and interrupt packets, 1.7: stop records): what the module
  * writes into its per-CPU rings,
  * and what the recorder copies, byte for byte, into an experiment's
  * cpu.N.rec files (after the file header of libexp/format.h; the
  * experiment's format, and how readers treat records of a newer one, is
- * docs/experiment-format.md).  The rules of lwprof.h apply; also:
+ * docs/design/experiment-format.md).  The rules of lwprof.h apply; also:
  *  - every record starts with struct lwprof_rec; size counts the header and
  *    everything after it and is a multiple of 8; a reader skips types it
  *    does not know by size (and, in a file of a newer format minor, fields
  *    appended to a known record and flag bits it does not know: new flags
- *    never change the layout of the known parts; docs/experiment-format.md);
+ *    never change the layout of the known parts; docs/design/experiment-format.md);
  *  - byte order is the machine's; the file header says which;
  *  - times are CLOCK_MONOTONIC nanoseconds, as in lwprof_thread_usage.
  */
@@ -62,7 +62,7 @@ struct lwprof_rec {
 #define LWPROF_REC_TASK		2	/* struct lwprof_rec_task */
 #define LWPROF_REC_MMAP		3	/* struct lwprof_rec_mmap */
 #define LWPROF_REC_LOST		4	/* struct lwprof_rec_lost */
-#define LWPROF_REC_STOP		5	/* 1.6: struct lwprof_rec_stop */
+#define LWPROF_REC_STOP		5	/* 1.7: struct lwprof_rec_stop */
 
 /*
  * The user registers of a sample, in the DWARF register order of x86-64
@@ -244,7 +244,7 @@ struct lwprof_rec_lost {
 };
 
 /*
- * 1.6: the session stopped recording thread tid of pid at time_ns, for
+ * 1.7: the session stopped recording thread tid of pid at time_ns, for
  * reason; pid and tid 0: the whole session (REVOKED).  Nothing of the
  * thread follows (its last clock packet, LWPROF_RS_EXIT, came just
  * before), nor of the threads it creates.  comm is its name then.

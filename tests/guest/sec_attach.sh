@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Attach, then a set-user-ID exec (docs/security.md): uid 65534 attaches
+# Attach, then a set-user-ID exec (docs/design/security.md): uid 65534 attaches
 # (collect -P) to its own program, which then execs a set-user-ID root
 # copy of secret_spin holding a secret only root may read.  The
 # experiment has the program's samples before the exec, none of the

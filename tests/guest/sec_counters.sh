@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Counters obey perf's policy (docs/security.md): the module makes them
+# Counters obey perf's policy (docs/design/security.md): the module makes them
 # with perf_event_create_kernel_counter(), which skips perf_event_open()'s
 # checks, so it applies them itself.  At kernel.perf_event_paranoid 3
 # (Debian's default: no perf for users) uid 65534's collect -h is refused

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A file-capability exec under an ordinary user's recording
-# (docs/security.md): a copy of secret_spin with cap_dac_read_search in
+# (docs/design/security.md): a copy of secret_spin with cap_dac_read_search in
 # its file capabilities reads a secret only root may read, run by uid
 # 65534 from its own program.  Its user IDs do not change and it stays
 # dumpable, but its capabilities are more than the recording user's and

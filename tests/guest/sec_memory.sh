@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# What an ordinary user can make the module hold (docs/security.md):
+# What an ordinary user can make the module hold (docs/design/security.md):
 # uid 65534, in a memory cgroup of its own, opens sessions with rings on
 # children of its own until the module refuses (EDQUOT: its locked-memory
 # budget, kernel.perf_event_mlock_kb per CPU and then RLIMIT_MEMLOCK),

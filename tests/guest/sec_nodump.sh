@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A process that makes itself non-dumpable (docs/security.md), as
+# A process that makes itself non-dumpable (docs/design/security.md), as
 # ssh-agent and gpg-agent do: secret_spin -n runs 0.5 s, calls
 # prctl(PR_SET_DUMPABLE, 0) and then computes on its own secret.  Its
 # user may no longer ptrace it, so its recording stops there, with the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A set-user-ID exec under an ordinary user's recording (docs/security.md):
+# A set-user-ID exec under an ordinary user's recording (docs/design/security.md):
 # uid 65534 records its own program, which execs a set-user-ID root copy
 # of secret_spin; that reads a random secret only root may read and
 # computes on it, in registers and on its stack, for 1.5 s.  The

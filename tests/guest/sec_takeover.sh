@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# No exclusivity across users (docs/security.md): uid 65534 holding a
+# No exclusivity across users (docs/design/security.md): uid 65534 holding a
 # session on its own sleep must not block root's whole-machine session
 # (lwprof top) nor root's attach to that process; the user's session is
 # ended and told why (READ_USAGE's stopped: LWPROF_STOP_REVOKED).  Root's

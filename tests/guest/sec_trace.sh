@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The tracing library in a secure-mode program (docs/security.md): the
+# The tracing library in a secure-mode program (docs/design/security.md): the
 # dynamic linker still preloads a library named without a slash from its
 # own directories if the file is set-user-ID, so a copy installed that
 # way loads into a set-user-ID root program run by uid 65534 with the

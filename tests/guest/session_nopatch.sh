@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Sessions never patch kernel text (issue 10, defect 1).  Registering a
+# Sessions never patch kernel text.  Registering a
 # tracepoint, an ftrace hook or a kprobe, or flipping a static key, writes
 # live kernel code through text_poke(), with an int3 on the site and an
 # IPI to every CPU; done for every session, that hung guests.  lwprof.ko

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The guard under churn (docs/security.md): ROUNDS rounds, on one load
+# The guard under churn (docs/design/security.md): ROUNDS rounds, on one load
 # of the module, of: uid 65534 records a target of its own that keeps
 # forking 64-thread children (collect -P, 1 ms clock, delta stack
 # copies) while another of its recordings watches a program go

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The perf backend keeps the module's rule (docs/security.md): a thread
+# The perf backend keeps the module's rule (docs/design/security.md): a thread
 # the recording user may no longer trace is recorded no further.  perf
 # stops its own events only at an exec that leaves the task non-dumpable;
 # here uid 65534 records secret_spin, which makes itself non-dumpable and

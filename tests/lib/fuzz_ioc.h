@@ -9,7 +9,7 @@
  * numbers with the wrong size or direction is -EINVAL; a pointer the
  * struct cannot be copied from is -EFAULT (before the command runs); a
  * pointer it cannot be copied back to is -EFAULT after the command ran.
- * Each command adds its own (docs/abi.md); SAMPLE_START with counters adds
+ * Each command adds its own (docs/design/abi.md); SAMPLE_START with counters adds
  * what perf_event_create_kernel_counter() may say (no PMU: -ENOENT, ...).
  * -EBADF is always allowed: other threads close and reopen the files.
  */
@@ -59,7 +59,7 @@ static const struct fz_cmd {
 } fz_cmds[] = {
 	{ "ABI_VERSION", LWPROF_IOC_ABI_VERSION, FZ_E(EINVAL) },
 	/*
-	 * 1.6: EACCES (user_access), EUSERS (user_sessions); EDQUOT (the
+	 * 1.7: EACCES (user_access), EUSERS (user_sessions); EDQUOT (the
 	 * locked-memory budget), ESRCH (a session taken over by root's);
 	 * EACCES at SAMPLE_START: counters at perf_event_paranoid 3.
 	 */

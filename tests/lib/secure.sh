@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# For the guest's security tests (docs/security.md); source after test.sh.
+# For the guest's security tests (docs/design/security.md); source after test.sh.
 #
 # sec_setup NAME: collect_setup NAME, a work directory every user may
 # write in, and in it a random 32-byte secret only root may read
 # (secret).  Skips when the module does not stop recording threads it
-# may no longer trace (LWPROF_FEAT_GUARD, ABI 1.6), unless
+# may no longer trace (LWPROF_FEAT_GUARD, ABI 1.7), unless
 # LWPROF_SEC_ANY_MODULE is set (to see a test fail on an older module).
 . "$(dirname "${BASH_SOURCE[0]}")/collect.sh"
 
@@ -12,7 +12,7 @@ sec_setup() {
 	collect_setup "$1"
 	if [ -z "${LWPROF_SEC_ANY_MODULE:-}" ] &&
 	   ! "$LWPROF" version | grep -Eq 'ABI 1\.([6-9]|[1-9][0-9])'; then
-		skip "the module does not guard its sessions (ABI 1.6)"
+		skip "the module does not guard its sessions (ABI 1.7)"
 	fi
 	chmod 1777 "$work"
 	head -c 32 /dev/urandom >secret && chmod 600 secret

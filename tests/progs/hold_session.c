@@ -3,7 +3,7 @@
  * hold_session PID|-m SECS: a session on process PID (or the machine,
  * -m) held for SECS seconds, then read (LWPROF_IOC_READ_USAGE): prints
  * "attached" once it is, then "stopped N" with the read's stopped field
- * (ABI 1.6: LWPROF_STOP_REVOKED once another session took its threads),
+ * (ABI 1.7: LWPROF_STOP_REVOKED once another session took its threads),
  * and a line "thread PID TID FLAGS NAME" per record the read returned,
  * or the errno's name if the attach fails (exit 1).  The security tests'
  * ordinary user holding a session that root's must not be blocked by.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * secret_spin [-w FILE] [-p SECS] [-n] FILE SECS: the victim of the security tests
- * (docs/security.md).  It reads the first 32 bytes of FILE, a secret (a
+ * (docs/design/security.md).  It reads the first 32 bytes of FILE, a secret (a
  * root-only file when this program runs set-user-ID root or with file
  * capabilities), into a buffer in main's frame, and computes on it for
  * SECS seconds of its CPU time: every word of the secret passes through a
