@@ -111,7 +111,7 @@ u64 lwprof_kernel_gaps(void)
 		gaps |= LWPROF_GAP_IRQ_THREADS;
 	if (!LWPROF_ALLOC_ATOMIC)
 		gaps |= LWPROF_GAP_ATOMIC_ALLOC;
-	return gaps;
+	return gaps | lwprof_compat_sec_gaps();
 }
 
 /* The action of softirq nr (its handler, for interrupt packets), or 0. */
@@ -213,6 +213,18 @@ int lwprof_compat_sec_init(unsigned long (*lookup)(const char *name))
 	if (!lwprof_lsm_perf_open)
 		pr_warn("cannot find security_perf_event_open: counters need CAP_PERFMON\n");
 	return 0;
+}
+
+/* The security block's LWPROF_GAP_* bits. */
+u64 lwprof_compat_sec_gaps(void)
+{
+	u64 gaps = 0;
+
+	if (!lwprof_mlock_var)
+		gaps |= LWPROF_GAP_MLOCK;
+	if (IS_ENABLED(CONFIG_SECURITY) && !lwprof_lsm_perf_open)
+		gaps |= LWPROF_GAP_PERF_LSM;
+	return gaps;
 }
 
 int lwprof_perf_mlock_kb(void)

@@ -333,6 +333,7 @@ void lwprof_charge_vunmap(void *mem, size_t size, struct page **pages);
 
 /* compat.c, its security block: what perf_event_open() itself applies */
 int lwprof_compat_sec_init(unsigned long (*lookup)(const char *name));
+u64 lwprof_compat_sec_gaps(void);
 int lwprof_perf_mlock_kb(void);
 int lwprof_perf_lsm(struct perf_event_attr *attr, int type);
 

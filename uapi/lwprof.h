@@ -90,6 +90,10 @@ struct lwprof_abi_version {
 #define LWPROF_GAP_IRQ_THREADS		_BITULL(4)
 /* no allocation in probes (PREEMPT_RT): no off-CPU frames nor stack deltas */
 #define LWPROF_GAP_ATOMIC_ALLOC		_BITULL(5)
+/* 1.7: perf_event_mlock_kb unreadable: the locked-memory budget is 516 KiB */
+#define LWPROF_GAP_MLOCK		_BITULL(6)
+/* 1.7: the LSM's perf hook not found: counters need CAP_PERFMON */
+#define LWPROF_GAP_PERF_LSM		_BITULL(7)
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
