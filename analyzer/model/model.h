@@ -501,6 +501,21 @@ static inline const uint32_t *an_layout(const struct an *an, uint32_t id)
 	       ((const uint32_t *)an->lay.first.p)[id];
 }
 
+/*
+ * Is sample i a traced call's (or a leak's): values of a call, not of a
+ * clock or counter packet?
+ */
+static inline bool an_sample_traced(const struct an *an, size_t i)
+{
+	const uint32_t *l = an_layout(an, an->s.layout[i]);
+	uint32_t j;
+
+	for (j = 1; j <= l[0]; j++)
+		if (((const struct an_base *)an->bases.p)[l[j]].kind == AN_B_TRACE)
+			return true;
+	return false;
+}
+
 /* Task events that shape address spaces: exec (new), fork (inherit). */
 struct an_task_ev {
 	uint32_t exp, pid, ppid, event;

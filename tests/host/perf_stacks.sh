@@ -9,12 +9,19 @@
 #    from the user registers and stack copy by DWARF CFI, the cache and
 #    libdwfl agreeing on every one, and the walks reaching main;
 #  - following fork and exec: sh runs cpu_burn twice (0.3 s, then 2 x
-#    0.2 s of CPU): both processes and all three threads seen, cpu_burn
-#    archived, the threads' CPU time at least the 0.7 s their CPU clocks
-#    reached (no upper bound here: each thread reads its clock only every
-#    million additions, and a stall of the TCG guest's vCPU between two
-#    reads overshoots by the stall; host/perf_mstate bounds CPU time both
-#    ways against ms_cpu's own clock reads);
+#    0.2 s of CPU) beside a spinner on every CPU, so that its threads are
+#    preempted hundreds of times as on a loaded machine, at the default
+#    rate: no record lost (perf's rings and the converter keep up), both
+#    processes and all three threads seen, cpu_burn archived, the threads' CPU time
+#    at least the 0.7 s their CPU clocks reached, less 1 ms (no upper
+#    bound here: each thread reads its clock only every million
+#    additions, and a stall of the TCG guest's vCPU between two reads
+#    overshoots by the stall; host/perf_mstate bounds CPU time both ways
+#    against ms_cpu's own clock reads).  The kernel charges a switch's own
+#    work to the thread that takes the CPU; with sched:sched_switch the
+#    backend does too, without it (no CAP_PERFMON) that work, 10-25 us a
+#    switch on this project's virtual host, is in Wait CPU, and only CPU
+#    and Wait CPU together are held to the 0.7 s;
 #  - delta stack copies: a quarter or less of the bytes, every base found,
 #    the walks reaching main as with gzip;
 #  - attaching (-P) to a running cpu_burn: its threads and mappings
@@ -47,7 +54,15 @@ else
 	echo "# no gzip: its unwinding is not checked"
 fi
 
-pb_collect forkexec -p 1ms -- sh -c "$ms_progs/cpu_burn 0.3 >/dev/null; $ms_progs/cpu_burn 0.2 2 >/dev/null"
+spinners=()
+for _ in $(seq "$(nproc)"); do
+	"$ms_progs/spin" 30 &
+	spinners+=($!)
+done
+pb_collect forkexec -- sh -c "$ms_progs/cpu_burn 0.3 >/dev/null; $ms_progs/cpu_burn 0.2 2 >/dev/null"
+kill "${spinners[@]}"
+wait "${spinners[@]}" 2>/dev/null
+check "$(sed -n 's/^lost = //p' forkexec.er/log.txt)" -eq 0 "fork/exec: no record lost at the default rate beside the spinners"
 tl=$("$LWPROF" print -thread_list forkexec.er)
 echo "$tl" | sed 's/^/# /'
 check "$(awk '$5 == "cpu_burn" { print $3 }' <<<"$tl" | sort -u | wc -l)" -eq 2 "fork/exec: two cpu_burn processes"
@@ -57,11 +72,17 @@ grep -q "/cpu_burn\$" forkexec.er/archives/index.txt
 check $? -eq 0 "fork/exec: cpu_burn archived (from its exec's mappings)"
 "$LWPROF" print -statistics forkexec.er >forkexec.stat
 pb_stat=forkexec.stat
-c=0
+c=0 w=0
 for t in $(awk '$5 == "cpu_burn" { print $4 }' <<<"$tl"); do
 	c=$((c + $(pb_get "$t" "User CPU") + $(pb_get "$t" "System CPU")))
+	w=$((w + $(pb_get "$t" "Wait CPU")))
 done
-check "$c" -ge 699000000 "fork/exec: the cpu_burn threads' CPU $(ms_ms "$c") >= the 0.7 s they burned - 1 ms"
+if grep -q '^offcpu_wakeups = .*sched:sched_switch' forkexec.er/log.txt; then
+	check "$c" -ge 699000000 "fork/exec: the cpu_burn threads' CPU $(ms_ms "$c") >= the 0.7 s they burned - 1 ms (sched:sched_switch)"
+else
+	echo "# no sched:sched_switch: the switches' work is in Wait CPU ($(ms_ms "$w") of it)"
+	check $((c + w)) -ge 699000000 "fork/exec: the cpu_burn threads' CPU and Wait CPU $(ms_ms $((c + w))) >= the 0.7 s they burned - 1 ms"
+fi
 
 # delta stack copies (the default) against full ones: the same profile,
 # and a flat loop's copies differ from the previous in a block or two of
@@ -73,19 +94,18 @@ for m in on off; do
 	check $? -eq 0 "collect --stack-delta $m cpu_burn 0.3"
 	bytes[$m]=$(cat sd-$m.er/cpu.*.rec | wc -c)
 	share[$m]=$("$LWPROF" print -printmode csv -metrics i.totalcpu:e.totalcpu:name \
-		-filters '!inStack("_dl_start")' -functions sd-$m.er 2>sd-$m.err |
+		-filters 'inStack("burn")' -functions sd-$m.er 2>sd-$m.err |
 		awk -F, '$NF == "__libc_start_call_main" { b = $1 } $NF == "<Total>" { t = $1 }
-			$NF == "<Unknown>" { u = $2 }
-			END { if (t > u) printf "%.0f", 100 * b / (t - u) }')
+			END { if (t > 0) printf "%.0f", 100 * b / t }')
 done
 check "$("$LWPROF" dump sd-on.er | grep -c 'flags=[A-Z|]*SDELTA')" -gt 100 "delta copies: more than 100 SDELTA samples"
 check $((bytes[on] * 4)) -le "${bytes[off]}" "delta copies: ${bytes[on]} bytes, at most a quarter of full copies' ${bytes[off]}"
-# (how much reaches main at all is gzip's check above; cpu_burn's start
-# outside main is 4-5% of its 0.3 s in the TCG guest).  Over the CPU whose
-# samples have user frames: the kernel-mode samples of the start and exit
-# with no user stack (<Unknown>) vary from run to run, and under host
-# load in the guest once took 8.4 ms of one run and 0.9 ms of the other.
-check "${share[on]:-0}" -ge $((${share[off]:-0} - 2)) "delta copies: the walks reach main in ${share[on]:-0}% of the CPU outside _dl_start with user frames, as full copies' ${share[off]:-0}% (- 2 points, run to run)"
+# (how much reaches main at all is gzip's check above).  Over the CPU
+# in burn(), which main calls: the rest of the run (the dynamic loader,
+# the exit) varies with the host's load, which in the TCG guest once
+# stalled the vCPU in the loader for 0.2 s of cpu_burn's 0.3 s (its CPU
+# clock counts the stall) and left 8 ms for burn().
+check "${share[on]:-0}" -ge $((${share[off]:-0} - 2)) "delta copies: the walks from burn() reach main in ${share[on]:-0}% of its CPU, as full copies' ${share[off]:-0}% (- 2 points, run to run)"
 check ! -s sd-on.err "delta copies: print finds every base (no warning)"
 
 "$ms_progs/cpu_burn" 30 2 >/dev/null &
