@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 #include "libexp/trace.h"
@@ -70,6 +71,8 @@ static int fill(struct exp_reader *r, size_t need)
 			return sys_err(r, -errno, "read: ");
 		r->eof = !n;
 		r->have += n;
+		if (!r->random)
+			exp_progress_add(r->progress, n);
 	}
 	return 0;
 }

@@ -67,6 +67,7 @@ struct exp_reader {
 	uint64_t base;			/* file offset of buf[0] */
 	bool eof;
 	bool random;			/* exp_reader_at() was used */
+	struct exp_progress *progress;	/* the experiment's (exp_file_open) */
 };
 
 /*

@@ -416,6 +416,7 @@ struct an_run {
 	unsigned long unwind_differ;
 	bool unwind_check;
 	double unwind_secs;	/* CPU time of an_unwind_all */
+	struct exp_progress *progress;	/* a terminal's progress line, or NULL */
 };
 
 /*
