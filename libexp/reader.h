@@ -11,7 +11,8 @@
  *    EXP_REC_MAX), type 0 refused, types it does not know skipped by size;
  *    for the known ones, that the size fits the layout (a sample's frames
  *    and stack, an MMAP's NUL-terminated, NUL-padded path), the flag bits,
- *    a sample's kind and its delta stack copy's layout.
+ *    a sample's kind and its delta stack copy's layout, a stop record's
+ *    reason.
  * Every complaint is "PATH: byte N: what", N the byte offset in the file
  * of the field at fault (PATH as given to exp_reader_open).
  *

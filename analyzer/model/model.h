@@ -191,6 +191,8 @@ struct an_exp {
 	uint64_t paused_ns;
 	uint64_t dropped_paused;	/* packets wholly in paused time */
 	struct exp_untraced_list untraced;	/* 1.5: programs not traced */
+	uint32_t revoked;	/* 1.6: the session was ended by another (why) */
+	uint64_t revoked_ns;
 };
 
 /*
@@ -230,6 +232,8 @@ struct an_thread {
 	uint32_t last_clock;	/* sample index of the latest clock packet */
 	uint64_t last_clock_ns;
 	bool has_last;
+	uint32_t stop_reason;	/* 1.6: LWPROF_STOP_*: not recorded from stop_ns */
+	uint64_t stop_ns;
 };
 
 /* One mapping of an address space. */
