@@ -180,6 +180,13 @@ $(B)/tests/data/cold.bin:
 # call's frame; the unwinding target has no frame pointers; the lines
 # target is DWARF 5 (gcc 12's default, said explicitly) and a DWARF 4 copy.
 $(B)/tests/progs/seed_example $(B)/tests/progs/zero_reader $(B)/tests/progs/spin_nap $(B)/tests/progs/epilogue_spin $(B)/tests/progs/deep_fp: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
+# The worked example also measures its functions' CPU time itself
+# (tests/lib/seed_truth.h), its source untouched: the analyzer's golden
+# tests show that source beside a prebuilt copy's lines.
+$(B)/tests/progs/seed_example: tests/lib/seed_truth.h
+$(B)/tests/progs/seed_example: CFLAGS += -finstrument-functions \
+	-finstrument-functions-exclude-function-list=work \
+	-include tests/lib/seed_truth.h -rdynamic
 $(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse $(B)/tests/progs/unwind_sampler: CFLAGS += -fomit-frame-pointer
 # The PLT unwinding test's second build: IBT PLT entries (.plt.sec, and
 # the .plt's lazy part with endbr64 first), as -fcf-protection toolchains

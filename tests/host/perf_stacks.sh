@@ -3,8 +3,8 @@
 # The perf backend's call stacks, on this host without the module:
 #  - er_print's worked example (tests/progs/seed_example, 50 ms units, 1 ms
 #    clock): each function's inclusive Total CPU as a share of main's
-#    within 3 points of the units it does, the module's own tolerance
-#    (guest/print_seed);
+#    within 3 points of the share of CPU time it took by its own clock
+#    reads, the module's own tolerance (guest/print_seed);
 #  - Debian's gzip (no frame pointers) through libc: every sample unwound
 #    from the user registers and stack copy by DWARF CFI, the cache and
 #    libdwfl agreeing on every one, and the walks reaching main;
@@ -40,7 +40,7 @@ mkdir -p "$ms_dir"
 cd "$ms_dir" || exit 1
 
 pb_collect seed -p 1ms -- "$ms_progs/seed_example" 50
-seed_check_shares seed.er seed
+seed_check_shares seed.er "$ms_dir/prog.out" seed
 
 if command -v gzip >/dev/null; then
 	# 16 MiB: about 0.4 s of gzip -9 on a fast host, 400 samples at 1 ms
