@@ -69,7 +69,7 @@ void pconv_destroy(struct pconv *c)
 void pconv_totals(const struct pconv *c, struct ptotals *t)
 {
 	*t = (struct ptotals){ c->samples, c->switches, c->perf_lost,
-			       c->throttled, c->wakeups };
+			       c->throttled, c->wakeups, c->wake_unseen };
 }
 
 /*

@@ -187,6 +187,7 @@ struct ptotals {
 	__u64 perf_lost;	/* records perf dropped */
 	__u64 throttled;	/* throttle records */
 	__u64 wakeups;		/* wake-ups that ended a blocked state */
+	__u64 wake_unseen;	/* blocked threads back on CPU, no wake-up seen */
 };
 
 void pconv_totals(const struct pconv *c, struct ptotals *t);
@@ -241,6 +242,7 @@ struct pthr {
 	__u64 acc[LWPROF_MS_COUNT];
 	bool on;		/* on a CPU */
 	bool lock_out;		/* the last switch-out was in a futex wait */
+	bool blocked;		/* off CPU blocked, its wake-up not yet seen */
 	bool parked_on;		/* parked holds the switch-out packet */
 	__u8 off_ms;		/* the microstate off CPU */
 	__u8 last_mode;		/* USER or SYSTEM: where the last sample was */
@@ -276,6 +278,7 @@ struct pconv {
 	__u64 written;		/* records put into our rings */
 	__u64 samples, switches, perf_lost, throttled;
 	__u64 wakeups;		/* sched_wakeup ends of blocked states */
+	__u64 wake_unseen;	/* wake-ups no sched_wakeup sample told */
 	unsigned int pass;	/* pconv_pass()es begun */
 	bool guard;		/* the recorder is not root: thr.c's guard */
 };

@@ -631,6 +631,9 @@ static void perf_stop(struct rec_source *s, struct exp_writer *e)
 	if (t.perf_lost)
 		exp_warn(e, "perf lost %llu records (its ring was full): microstates of the threads concerned are approximate; use a longer interval",
 			 (unsigned long long)t.perf_lost);
+	if (t.wake_unseen)
+		exp_warn(e, "%llu wake-ups had no sched:sched_wakeup sample: the waits for a CPU after them are in Sleep or User Lock",
+			 (unsigned long long)t.wake_unseen);
 	if (t.throttled)
 		exp_warn(e, "perf throttled sampling %llu times (kernel.perf_event_max_sample_rate)",
 			 (unsigned long long)t.throttled);

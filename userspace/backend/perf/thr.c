@@ -346,7 +346,25 @@ static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
 		return;
 	advance(t, ns);
 	t->off_ms = LWPROF_MS_WAIT_CPU;
+	t->blocked = false;
 	c->wakeups++;
+}
+
+/*
+ * t takes a CPU at ns.  If it was blocked and no wake-up of it came, the
+ * kernel wrote no sched:sched_wakeup sample for it (on this project's
+ * virtual host it writes no tracepoint sample at all while certain
+ * threads are current, a wake-up from an interrupt there included): its
+ * wait for a CPU stays in the blocked state, and log.txt says how many.
+ */
+static void take_cpu(struct pconv *c, struct pthr *t, __u64 ns)
+{
+	advance(t, ns);
+	if (t->blocked && c->p->wake)
+		c->wake_unseen++;
+	t->blocked = false;
+	t->on = true;
+	put_parked(c, t, ns);
 }
 
 /*
@@ -371,9 +389,7 @@ static void on_sched_switch(struct pconv *c, const struct perf_event_header *h)
 	t = next ? find(c, next) : NULL;
 	if (!t || t->on)
 		return;
-	advance(t, ns);
-	t->on = true;
-	put_parked(c, t, ns);
+	take_cpu(c, t, ns);
 }
 
 static void on_sample(struct pconv *c, const struct perf_event_header *h)
@@ -408,11 +424,8 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 		PERF_RECORD_MISC_KERNEL ? LWPROF_MS_SYSTEM : LWPROF_MS_USER;
 	switch (id->role) {
 	case ROLE_CLOCK:
-		if (!t->on) {	/* its switch-in was lost */
-			advance(t, s.time);
-			t->on = true;
-			put_parked(c, t, s.time);
-		}
+		if (!t->on)	/* its switch-in was lost */
+			take_cpu(c, t, s.time);
 		t->last_mode = mode;
 		advance(t, s.time);
 		r = prec_begin(c, s.cpu);
@@ -467,11 +480,11 @@ static void on_switch(struct pconv *c, const struct perf_event_header *h)
 		else
 			t->off_ms = t->lock_out ? LWPROF_MS_USER_LOCK :
 				    LWPROF_MS_SLEEP;
+		t->blocked = t->off_ms != LWPROF_MS_WAIT_CPU;
 		t->lock_out = false;
 		return;
 	}
-	t->on = true;
-	put_parked(c, t, tr.time);
+	take_cpu(c, t, tr.time);
 }
 
 static void on_task(struct pconv *c, const struct perf_event_header *h,
