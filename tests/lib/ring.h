@@ -57,6 +57,20 @@ static inline int lwr_module_unload(void)
 	return syscall(SYS_delete_module, "lwprof", O_NONBLOCK) ? -errno : 0;
 }
 
+/* The loaded module's kernel gaps (LWPROF_GAP_*, ABI 1.6; none before). */
+static inline uint64_t lwr_gaps(void)
+{
+	struct lwprof_abi_version v = { 0 };
+	int fd = open(LWPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, LWPROF_IOC_ABI_VERSION, &v))
+		v.gaps = 0;
+	close(fd);
+	return v.gaps;
+}
+
 /* A test's first and last steps: load the module; unload it, a check. */
 static inline void lwr_test_begin(void)
 {
