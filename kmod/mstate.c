@@ -205,6 +205,8 @@ static void lwprof_tp_sched_wakeup_new(void *data, struct task_struct *p)
 		return;
 	t = lwprof_thread_find(p);
 	if (!t)
+		t = lwprof_ms_untraced_new(p);
+	if (!t)
 		return;
 	if (!t->newborn) {
 		lwprof_ms_woken(t);
