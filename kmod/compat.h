@@ -101,7 +101,7 @@ static __always_inline bool lwprof_task_runnable(struct task_struct *p)
  * Threads that copy_process() makes outside kernel_clone(), so without
  * the sched_process_fork tracepoint: io_uring's workers
  * (create_io_thread()) and, where the kernel has them, user workers
- * (vhost_task_create()).  lwprof takes them at sched_wakeup_new.
+ * (vhost_task_create()).  lwprof takes them at task_newtask.
  */
 #ifdef PF_USER_WORKER
 #define LWPROF_PF_UNTRACED_FORK	(PF_IO_WORKER | PF_USER_WORKER)

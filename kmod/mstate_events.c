@@ -9,7 +9,6 @@
 #include <asm/trap_pf.h>
 
 #include "mstate.h"
-#include "sample.h"
 
 /*
  * Page faults.  A fault opens a fault context; a sleep while it is the
@@ -212,28 +211,26 @@ void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
  * yet.  Its accounting begins at its first wakeup (sched_wakeup_new), in
  * WAIT_CPU and then SYSTEM: until wake_up_new_task() queues it, it is on
  * no run queue, and its creator may still be delayed (an interrupt, or a
- * vCPU the host stalls: 4.5 ms once in the test guest).  rq_locked: from
- * sched_wakeup_new, where an allocation may not even wake kswapd.
+ * vCPU the host stalls: 4.5 ms once in the test guest).
  */
-static struct lwprof_thread *lwprof_join(struct task_struct *parent,
-					 struct task_struct *child,
-					 bool rq_locked)
+void lwprof_tp_fork(void *data, struct task_struct *parent,
+		    struct task_struct *child)
 {
 	struct lwprof_thread *pt;
 	struct lwprof_session *s;
 	struct lwprof_thread *t;
 	unsigned long flags;
 
+	if (!lwprof_probes_live())
+		return;
 	pt = lwprof_thread_find(parent);
 	s = pt ? pt->session : rcu_dereference_sched(lwprof_machine);
 	if (!s || child->tgid == s->exclude_tgid)
-		return NULL;
-	t = rq_locked && LWPROF_ALLOC_ATOMIC ?
-	    lwprof_thread_alloc(LWPROF_NORECLAIM_GFP) :
-	    lwprof_thread_alloc_atomic();
+		return;
+	t = lwprof_thread_alloc_atomic();
 	if (!t) {
 		atomic64_inc(&s->lost);
-		return NULL;
+		return;
 	}
 	lwprof_thread_init(t, child, s, lwprof_now());
 	if (child->tgid != parent->tgid)
@@ -249,33 +246,24 @@ static struct lwprof_thread *lwprof_join(struct task_struct *parent,
 	if (s->closing || lwprof_thread_hash(t)) {
 		raw_spin_unlock_irqrestore(&s->lock, flags);
 		lwprof_thread_free(t);
-		return NULL;
+		return;
 	}
 	list_add_tail(&t->snode, &s->threads);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	lwprof_smp_fork(t, child);
-	return t;
-}
-
-void lwprof_tp_fork(void *data, struct task_struct *parent,
-		    struct task_struct *child)
-{
-	if (lwprof_probes_live())
-		lwprof_join(parent, child, false);
 }
 
 /*
- * sched_wakeup_new of a thread with no entry: one that copy_process()
- * made without kernel_clone() and so without sched_process_fork
- * (LWPROF_PF_UNTRACED_FORK: io_uring's workers), made by current, whose
- * session it joins as at a fork.  Others without an entry (no memory at
- * their fork) stay lost.
+ * task_newtask of a thread that copy_process() makes outside
+ * kernel_clone(), so without sched_process_fork (LWPROF_PF_UNTRACED_FORK:
+ * io_uring's workers): made by current, it joins current's session as at
+ * a fork.  No lock is held here, and the thread is not woken yet.
  */
-struct lwprof_thread *lwprof_ms_untraced_new(struct task_struct *p)
+void lwprof_tp_newtask(void *data, struct task_struct *task,
+		       unsigned long clone_flags)
 {
-	if (!(p->flags & LWPROF_PF_UNTRACED_FORK))
-		return NULL;
-	return lwprof_join(current, p, true);
+	if (task->flags & LWPROF_PF_UNTRACED_FORK)
+		lwprof_tp_fork(data, current, task);
 }
 
 /*
