@@ -163,7 +163,7 @@ static void idle_machine(int ncpu)
 	 * times as often as without (/proc/schedstat: 230 switches to idle a
 	 * second against 9 to 19 on 6.1 in the guest), each exit of the
 	 * idle loop time the idle task runs and /proc/stat does not count:
-	 * 2.3 to 3.2 points of an idle CPU's time there.  So on PREEMPT_RT
+	 * 2.0 to 3.2 points of an idle CPU's time there.  So on PREEMPT_RT
 	 * (the module says its softirqs run in threads) /proc/stat's idle
 	 * is a lower bound only (two USER_HZ ticks of rounding); every CPU
 	 * at least 95% idle and the machine's identity below bound it above.
