@@ -237,6 +237,9 @@ static void lwprof_on_user_return(struct user_return_notifier *urn)
 	t = lwprof_cur();
 	if (!t)
 		return;
+	/* guard.c: one its session may no longer record stops here. */
+	if (unlikely(!lwprof_guard_current(t)))
+		return;
 	t->depth = 0;
 	if (t->state != LWPROF_MS_USER)
 		lwprof_ms_change(t, LWPROF_MS_USER);

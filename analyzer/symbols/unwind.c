@@ -10,9 +10,10 @@
  * CFI rules (unwcache.c) where it can say it, else libdwfl walks the
  * sample.  libdwfl keeps each module's CFI, and a leaf
  * pc with no CFI is remembered so its samples keep their frame-pointer
- * stack without another try.  A walk that yields less than the frame
- * pointers did keeps the frame-pointer stack, with the frames the walk
- * found that it skipped (fp_splice()).  A stack is cut (<Truncated-stack>)
+ * stack without another try.  A walk that stopped short (one step, or
+ * the copy's end) with fewer frames than the frame pointers goes on with
+ * theirs from the deepest frame both have (fp_splice()); any other walk
+ * wins over the chain.  A stack is cut (<Truncated-stack>)
  * when the one kept is: the walk's, by the end of the copy or UNW_MAX;
  * the frame pointers', by the recorder's depth (LWPROF_RS_TRUNC).
  */
@@ -27,6 +28,7 @@
 
 #include "analyzer/symbols/internal.h"
 #include "libexp/format.h"
+#include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
 #include "libexp/stack.h"
@@ -284,7 +286,7 @@ static double cpu_secs(void)
  * is not set up (its prologue, its epilogue, none) keeps its caller,
  * which the chain skips.  With no frame shared but the pc, a 2-frame
  * walk is exactly that case: its caller, then the chain after the pc.
- * Returns the frames in u->ips; false: keep the frame pointers alone.
+ * Returns the frames in u->ips; false: they share none, keep the walk.
  */
 static bool fp_splice(struct unw *u, const uint64_t *fp, uint32_t nf)
 {
@@ -348,14 +350,17 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 		an->run->unwind_fail++;
 		return an_htab_add(nocfi, h, 0);
 	}
+	/*
+	 * A walk that stopped short (after one step, or at the copy's end)
+	 * with fewer frames than the chain: the chain goes on, where it
+	 * agrees.  Elsewhere the walk wins: code without frame pointers
+	 * leaves rbp to anything, and perf follows it for up to its depth.
+	 */
 	flags = r->flags & ~(AN_RAW_UNKNOWN | AN_RAW_TRUNC);
-	if (u->n < s->nr_user) {
-		if (!fp_splice(u, (const uint64_t *)exp_sample_ips(s, LWPROF_NR_REGS),
-			       s->nr_user)) {
-			an->run->unwind_fail++;
-			return 0;	/* the frame pointers' stack */
-		}
-		flags |= r->flags & AN_RAW_TRUNC;	/* their end */
+	if (u->n < s->nr_user && (u->n == 2 || u->cut) &&
+	    fp_splice(u, (const uint64_t *)exp_sample_ips(s, LWPROF_NR_REGS),
+		      s->nr_user)) {
+		flags |= r->flags & AN_RAW_TRUNC;	/* the chain's end */
 	} else if (u->cut || u->n >= UNW_MAX) {
 		flags |= AN_RAW_TRUNC;
 	}
@@ -396,11 +401,15 @@ int an_unwind_all(struct an *an)
 		return an_errf(an, -ENOMEM, "out of memory");
 	}
 
+	exp_progress_phase(an->run->progress, an->ld->deferred.n,
+			   "unwinding %zu stacks", an->ld->deferred.n);
 	for (i = 0; i < an->ld->deferred.n; i++) {
 		struct an_unw_ref *r = &AN_VEC(an->ld->deferred, struct an_unw_ref, i);
 		const uint8_t *rec = read_record(an, r, f);
 		uint8_t *owned = NULL;
 
+		if (!(i & 1023))
+			exp_progress_add(an->run->progress, i ? 1024 : 0);
 		if (rec)	/* a delta copy rebuilt (libexp/stack.h) */
 			rec = exp_stack_whole(exp_stacks(AN_VEC(an->exps, struct an_exp,
 								r->exp).x),
@@ -414,6 +423,7 @@ int an_unwind_all(struct an *an)
 		if (err)
 			break;
 	}
+	exp_progress_end(an->run->progress);
 	rdfile_close(f);
 	free(f);
 	an_htab_free(&nocfi);
