@@ -71,7 +71,7 @@ struct lwprof_smp {
 	enum lwprof_smp_state state;	/* under mutex */
 	bool active;			/* hooks write records (READ_ONCE) */
 	bool clock_on;			/* clock packets (READ_ONCE) */
-	bool clock_counted;		/* in lwprof_clock_sessions; mutex */
+	bool clock_counted;		/* holds lwprof_clock_key; mutex */
 	wait_queue_head_t wq;		/* poll() on the file */
 	unsigned int nr_rings;
 	u64 mmap_size;

@@ -234,7 +234,12 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	if (flags & LWPROF_ATTACH_EXCLUDE_SELF)
 		s->exclude_tgid = current->tgid;
 	s->attach_exec = flags & LWPROF_ATTACH_EXEC;
-	lwprof_probes_get();
+	ret = lwprof_probes_get();
+	if (ret) {
+		put_pid_ns(s->pid_ns);
+		kfree(s);
+		goto out_unlock;
+	}
 	if (machine)
 		rcu_assign_pointer(lwprof_machine, s);
 	/* Until every CPU has adopted its running thread (below). */

@@ -134,8 +134,8 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 			    struct lwprof_thread_usage *u)
 {
 	unsigned int seq, state;
+	u64 last, sys_in;
 	bool exited;
-	u64 last;
 
 	memset(u, 0, sizeof(*u));
 	do {
@@ -143,6 +143,7 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 		memcpy(u->mstate_ns, t->acc, sizeof(u->mstate_ns));
 		state = t->state;
 		last = t->last_ns;
+		sys_in = lwprof_ms_pending(t);
 		u->start_ns = t->start_ns;
 		u->end_ns = t->end_ns;
 		u->vcsw = t->vcsw;
@@ -163,6 +164,13 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 		u->majflt = t->majflt;
 		memcpy(u->comm, t->comm, sizeof(u->comm));
 		return;
+	}
+	if (sys_in) {	/* in a system call not charged yet (mstate_sys.c) */
+		if (sys_in > last) {
+			u->mstate_ns[state] += sys_in - last;
+			last = sys_in;
+		}
+		state = LWPROF_MS_SYSTEM;
 	}
 	if (now > last)
 		u->mstate_ns[state] += now - last;

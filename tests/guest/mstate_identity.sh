@@ -9,9 +9,9 @@
 # its life (counted from the child's sched_wakeup_new, not its fork:
 # until then it is on no run queue) and its time switched out asleep.
 # Two traces bracket every one of lwprof's clock readings: one whose
-# probes run before lwprof's on each tracepoint (started before the
-# module is loaded), one whose probes run after (started after), so the
-# bounds hold whatever the host does (the module's clock and the traces'
+# probes run before lwprof's on each tracepoint (started before lwprof
+# attaches its probes), one whose probes run after (started after a
+# session holds them attached), so the bounds hold whatever the host does (the module's clock and the traces'
 # CLOCK_MONOTONIC may differ by 100 ppm + 2 us: mstate.sh, ms_clocks).
 # They used to be 1% and 2% around the first trace alone, which a host
 # stall between two probes of one event is not bound by (848 us against
@@ -25,9 +25,11 @@
 st_start ms_ident lwprof_st_before
 trap st_cleanup EXIT
 ms_setup identity
-trap 'st_cleanup; unload_lwprof' EXIT
+trap 'st_cleanup; release_session; unload_lwprof' EXIT
+hold_session
 st_start ms_ident lwprof_st_after
 ms_ptime "$ms_progs/ms_ident"
+release_session
 st_stop "$ms_dir/before.trace" lwprof_st_before
 st_stop "$ms_dir/after.trace" lwprof_st_after
 read -r n m bad < <(st_pair "$ms_dir/before.trace" "$ms_dir/after.trace")

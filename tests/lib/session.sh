@@ -43,3 +43,24 @@ unload_lwprof() {
 nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
 }
+
+# hold_session: open a session that holds lwprof.ko's probes attached
+# (tests/progs/ms_hold) until release_session, and wait until it is open.
+# lwprof attaches its probes when the first session starts and detaches
+# them when the last one ends; a test whose checks depend on the order of
+# its probes against others' (a trace started after them) holds one.
+hold_session() {
+	local line
+
+	coproc LWPROF_HOLD { exec "$LWPROF_BUILD/tests/progs/ms_hold"; }
+	hold_pid=$LWPROF_HOLD_PID
+	read -r line <&"${LWPROF_HOLD[0]}"
+	[ "$line" = attached ] || { echo "FAIL: ms_hold: no session"; exit 1; }
+}
+
+release_session() {
+	[ -n "${hold_pid:-}" ] || return 0
+	kill "$hold_pid" 2>/dev/null
+	wait "$hold_pid" 2>/dev/null
+	hold_pid=
+}
