@@ -219,6 +219,7 @@ void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task);
 void lwprof_ms_cpu_adopt(void *unused);
 void lwprof_ms_cpu_forget(struct lwprof_session *s);
 void lwprof_ms_cpus_reset(void);
+void lwprof_ms_cpus_fast(void);
 u64 lwprof_ms_pending(struct lwprof_thread *t);
 int lwprof_ms_sys_init(void);
 int lwprof_ms_sys_on(void);

@@ -181,17 +181,18 @@ static noinline void lwprof_switch_other(struct lwprof_cpu *c,
  * clock reading for both threads): from the CPU's cur, preempted or
  * asleep in the system call it entered since its last change (not a
  * futex wait: that needs its arguments), to another accounted thread, no
- * notifier to arm or disarm, no clock packets, the TSC the clock.  Everything else, and
+ * notifier to arm or disarm, no clock packets, the TSC the clock
+ * (LWPROF_CPU_NO_FAST otherwise).  Everything else, and
  * the decision is made before anything changes, goes to
  * lwprof_switch_other() (a tail call), which does the same for any case.
+ * notrace, as the wakeup probe: no ftrace call site on every switch.
  */
-static void lwprof_tp_sched_switch(void *data, bool preempt,
-				   struct task_struct *prev,
-				   struct task_struct *next,
-				   unsigned int prev_state)
+static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
+					   struct task_struct *prev,
+					   struct task_struct *next,
+					   unsigned int prev_state)
 {
-	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
-	struct lwprof_thread *out = c->cur, *in;
+	struct lwprof_thread *out = this_cpu_read(lwprof_cpu.cur), *in;
 	unsigned int state;
 	u64 sys_in, now;
 	bool asleep;
@@ -199,23 +200,21 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 
 	if (lwprof_probes_dormant())
 		return;
-	if (lwprof_bench_empty(LWPROF_EMPTY_SWITCH)) {
-		lwprof_urn_arm(c);
-		return;
-	}
 	in = lwprof_thread_find(next);
-	if (lwprof_bench_empty(LWPROF_EMPTY_SWSTATE)) {
-		c->cur = in;
-		lwprof_urn_switch(c, c->cur);
+	/*
+	 * Between two threads nobody accounts, nothing to do: unless an
+	 * attach is adopting running threads, the idle task comes in (idle
+	 * accounting), or a notifier is left to disarm.
+	 */
+	if (!out && !in && !atomic_read(&lwprof_adopting) &&
+	    !is_idle_task(next) &&
+	    !(this_cpu_read(lwprof_cpu.flags) & LWPROF_CPU_URN))
 		return;
-	}
-	sys_in = c->sys_in;
+	sys_in = this_cpu_read(lwprof_cpu.sys_in);
 	asleep = !READ_ONCE(prev->on_rq);
 	if (unlikely(!out || !in || out->task != prev || out->idle ||
-		     (prev_state & TASK_DEAD) || c->urn_armed ||
-		     in->want_urn || !lwprof_clock.tsc ||
-		     static_branch_unlikely(&lwprof_urn_always) ||
-		     static_branch_unlikely(&lwprof_clock_key)))
+		     (prev_state & TASK_DEAD) || this_cpu_read(lwprof_cpu.flags) ||
+		     in->want_urn || static_branch_unlikely(&lwprof_clock_key)))
 		goto other;
 	if (asleep) {
 		if (!sys_in || in_ia32_syscall() ||
@@ -234,7 +233,7 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	state = out->state;
 	if (asleep) {
 		/* As lwprof_ms_commit_at(), then lwprof_ms_sleep_state(). */
-		c->sys_in = 0;
+		this_cpu_write(lwprof_cpu.sys_in, 0);
 		out->syscalls++;
 		out->vcsw++;
 		out->depth = 1;
@@ -258,7 +257,7 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	}
 	write_seqcount_end(&out->seq);
 
-	c->cur = in;
+	this_cpu_write(lwprof_cpu.cur, in);
 	state = in->state;
 	if (state == LWPROF_MS_WAIT_CPU || lwprof_ms_asleep(state)) {
 		write_seqcount_begin(&in->seq);
@@ -267,7 +266,8 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 	}
 	return;
 other:
-	lwprof_switch_other(c, out, in, prev, next, prev_state);
+	lwprof_switch_other(this_cpu_ptr(&lwprof_cpu), out, in, prev, next,
+			    prev_state);
 }
 
 /* Rq lock held, t's thread not running: a wakeup ends its sleep, if any. */
@@ -281,11 +281,11 @@ static void lwprof_ms_woken(struct lwprof_thread *t)
 }
 
 /* Context: rq lock held; p is not running.  Ignore threads not asleep. */
-static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
+static void notrace lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
 
-	if (lwprof_probes_dormant() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(p);
 	if (t)
@@ -301,7 +301,7 @@ static void lwprof_tp_sched_wakeup_new(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
 
-	if (lwprof_probes_dormant() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(p);
 	if (!t)

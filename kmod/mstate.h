@@ -32,25 +32,13 @@ struct lwprof_cpu {
 	bool trapped;		/* cur is in TRAP, trap_resume to restore */
 	u8 trap_resume;
 	u8 trap_kind;		/* LWPROF_TRAP_* of the open trap */
-	bool urn_armed;
+	u8 flags;		/* LWPROF_CPU_*: not 0, sched_switch's slow path */
 };
 
-DECLARE_PER_CPU(struct lwprof_cpu, lwprof_cpu);
+#define LWPROF_CPU_URN		BIT(0)	/* the user-return notifier armed */
+#define LWPROF_CPU_NO_FAST	BIT(1)	/* attached without the fast switch */
 
-/*
- * scripts/bench-probes builds variant modules with -DLWPROF_BENCH_EMPTY=
- * MASK, each bit emptying one probe body, to measure what each costs.
- * A normal build empties nothing (the tests compiled out).
- */
-#ifndef LWPROF_BENCH_EMPTY
-#define LWPROF_BENCH_EMPTY	0
-#endif
-#define LWPROF_EMPTY_SYS	BIT(0)	/* system-call entry: return at once */
-#define LWPROF_EMPTY_URN	BIT(1)	/* user-return notifier: return */
-#define LWPROF_EMPTY_WAKE	BIT(2)	/* sched_wakeup: return */
-#define LWPROF_EMPTY_SWITCH	BIT(3)	/* sched_switch: arm the notifier, return */
-#define LWPROF_EMPTY_SWSTATE	BIT(4)	/* sched_switch: track cur, no states */
-#define lwprof_bench_empty(bit)	((LWPROF_BENCH_EMPTY) & (bit))
+DECLARE_PER_CPU(struct lwprof_cpu, lwprof_cpu);
 
 static inline bool lwprof_ms_asleep(unsigned int state)
 {
@@ -206,6 +194,7 @@ static void __used notrace lwprof_asm_offsets(void)			\
 	".set LWPROF_TASK_WORKS, %c16\n"				\
 	".set LWPROF_T_ACC, %c17\n"					\
 	".set LWPROF_T_DEPTH, %c18\n"					\
+	".set LWPROF_RET_TW_WORK, %c19\n"				\
 	: : "i" (offsetof(struct lwprof_cpu, cur)),			\
 	    "i" (offsetof(struct lwprof_cpu, sys_in)),			\
 	    "i" (offsetof(struct lwprof_clock, mult)),			\
@@ -224,7 +213,8 @@ static void __used notrace lwprof_asm_offsets(void)			\
 	    "i" (offsetof(struct task_struct, thread_info.flags)),	\
 	    "i" (offsetof(struct task_struct, task_works)),		\
 	    "i" (offsetof(struct lwprof_thread, acc)),			\
-	    "i" (offsetof(struct lwprof_thread, depth)));		\
+	    "i" (offsetof(struct lwprof_thread, depth)),		\
+	    "i" (LWPROF_RET_WORK | _TIF_NOTIFY_RESUME));		\
 }
 
 /*
@@ -243,7 +233,7 @@ static void __used notrace lwprof_asm_offsets(void)			\
 #define LWPROF_RET_CHEAP_WORK	(_TIF_NEED_RESCHED | _TIF_NOTIFY_RESUME)
 #endif
 #define LWPROF_RET_WORK		(EXIT_TO_USER_MODE_WORK & ~LWPROF_RET_CHEAP_WORK)
-static_assert(LWPROF_RET_WORK <= 0x7fffffff);	/* a testl immediate */
+static_assert((LWPROF_RET_WORK | _TIF_NOTIFY_RESUME) <= 0x7fffffff); /* testl */
 
 #define LWPROF_ASM_TSC_NOW						\
 "	rdtsc\n"							\
@@ -298,7 +288,7 @@ static __always_inline void lwprof_urn_switch(struct lwprof_cpu *c,
 	bool want = in && (static_branch_unlikely(&lwprof_urn_always) ||
 			   unlikely(in->want_urn));
 
-	if (unlikely(want != c->urn_armed)) {
+	if (unlikely(want != !!(c->flags & LWPROF_CPU_URN))) {
 		if (want)
 			lwprof_urn_arm(c);
 		else

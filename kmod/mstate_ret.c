@@ -76,20 +76,20 @@ void lwprof_urn_arm(struct lwprof_cpu *c)
 {
 	struct user_return_notifier *urn;
 
-	if (c->urn_armed)
+	if (c->flags & LWPROF_CPU_URN)
 		return;
 	urn = this_cpu_ptr(&lwprof_urn);
 	urn->on_user_return = lwprof_on_user_return;
 	user_return_notifier_register(urn);
-	c->urn_armed = true;
+	c->flags |= LWPROF_CPU_URN;
 }
 
 void lwprof_urn_disarm(struct lwprof_cpu *c)
 {
-	if (!c->urn_armed)
+	if (!(c->flags & LWPROF_CPU_URN))
 		return;
 	user_return_notifier_unregister(this_cpu_ptr(&lwprof_urn));
-	c->urn_armed = false;
+	c->flags &= ~LWPROF_CPU_URN;
 }
 
 static void lwprof_on_user_return(struct user_return_notifier *urn)
@@ -162,16 +162,14 @@ asm(
 "lwprof_ret_tramp:\n"
 	ASM_ENDBR
 	CALL_DEPTH_ACCOUNT
-#if !(LWPROF_BENCH_EMPTY & 2)
 "	movq %gs:lwprof_cpu+LWPROF_CPU_CUR(%rip), %r8\n"
 "	testq %r8, %r8\n"
 "	je 9f\n"
 "	movq LWPROF_T_TASK(%r8), %rax\n"
-"	testl $LWPROF_RET_WORK, LWPROF_TASK_FLAGS(%rax)\n"
-"	jne 8f\n"
-"	cmpq $0, LWPROF_TASK_WORKS(%rax)\n"
-"	jne 8f\n"
-"	movq %gs:lwprof_cpu+LWPROF_CPU_SYS_IN(%rip), %rcx\n"
+	/* Task work comes with _TIF_NOTIFY_RESUME (or NOTIFY_SIGNAL). */
+"	testl $LWPROF_RET_TW_WORK, LWPROF_TASK_FLAGS(%rax)\n"
+"	jne 10f\n"
+"11:	movq %gs:lwprof_cpu+LWPROF_CPU_SYS_IN(%rip), %rcx\n"
 "	testq %rcx, %rcx\n"
 "	je 4f\n"
 "	cmpb $LWPROF_MS_USER_ASM, LWPROF_T_STATE(%r8)\n"
@@ -216,10 +214,13 @@ asm(
 "	call lwprof_ret_direct_tail\n"
 "	popq %rdi\n"
 	ASM_RET
+"10:	testl $LWPROF_RET_WORK, LWPROF_TASK_FLAGS(%rax)\n"
+"	jne 8f\n"
+"	cmpq $0, LWPROF_TASK_WORKS(%rax)\n"
+"	je 11b\n"
 "8:	pushq %rdi\n"
 "	call lwprof_ret_direct\n"
 "	popq %rdi\n"
-#endif
 "9:\n"
 	ASM_RET
 "	.size lwprof_ret_tramp, .-lwprof_ret_tramp\n"
@@ -319,10 +320,33 @@ void lwprof_ms_cpus_reset(void)
 		if (cpu_online(cpu))
 			continue;
 		/* Its last switch disarmed it; should it not have: unlink. */
-		if (c->urn_armed)
+		if (c->flags & LWPROF_CPU_URN)
 			hlist_del(&per_cpu_ptr(&lwprof_urn, cpu)->link);
-		c->urn_armed = false;
+		c->flags &= ~LWPROF_CPU_URN;
 		lwprof_cpu_reset(c);
 	}
 	cpus_read_unlock();
+}
+
+/*
+ * When the probes attach, before sched_switch's: may it take its fast
+ * path (mstate.c)?  Only on the TSC clock, and not with the notifier
+ * standing for every return to user mode.  Set before the tracepoints
+ * attach and while no CPU caches a thread (nothing arms a notifier, the
+ * other flag, yet); read only by that probe.
+ */
+void lwprof_ms_cpus_fast(void)
+{
+	bool fast = lwprof_clock.tsc &&
+		    !static_key_enabled(&lwprof_urn_always);
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct lwprof_cpu *c = per_cpu_ptr(&lwprof_cpu, cpu);
+
+		if (fast)
+			c->flags &= ~LWPROF_CPU_NO_FAST;
+		else
+			c->flags |= LWPROF_CPU_NO_FAST;
+	}
 }

@@ -139,8 +139,7 @@ static __always_inline void lwprof_sys_stamp(void)
 /* The sys_enter tracepoint. */
 void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	if (!lwprof_bench_empty(LWPROF_EMPTY_SYS))
-		lwprof_sys_stamp();
+	lwprof_sys_stamp();
 }
 
 /*
@@ -160,8 +159,7 @@ static void notrace lwprof_ft_sys_call(unsigned long ip,
 				       struct ftrace_ops *op,
 				       struct ftrace_regs *fregs)
 {
-	if (!lwprof_bench_empty(LWPROF_EMPTY_SYS))
-		lwprof_sys_stamp();
+	lwprof_sys_stamp();
 }
 
 /*
@@ -181,13 +179,11 @@ asm(
 "lwprof_sys_tramp:\n"
 	ASM_ENDBR
 	CALL_DEPTH_ACCOUNT
-#if !(LWPROF_BENCH_EMPTY & 1)
 "	cmpq $0, %gs:lwprof_cpu+LWPROF_CPU_CUR(%rip)\n"
 "	je 1f\n"
 	LWPROF_ASM_TSC_NOW
 "	movq %rax, %gs:lwprof_cpu+LWPROF_CPU_SYS_IN(%rip)\n"
 "1:\n"
-#endif
 	ASM_RET
 "	.size lwprof_sys_tramp, .-lwprof_sys_tramp\n"
 "	.popsection\n"

@@ -148,6 +148,7 @@ static int lwprof_attach(void)
 	if (ret < 0)
 		goto err_ret;
 	lwprof_sys_tp = ret;
+	lwprof_ms_cpus_fast();
 	ret = lwprof_tps_register();
 	if (ret)
 		goto err_sys;
