@@ -80,20 +80,22 @@ lwprof_thread_objs() {
 }
 
 # lwprof_leftovers WHAT: with no session open, what lwprof.ko still holds,
-# one line each: vmalloc areas (rings, scratch), thread entries (the last
-# go in RCU callbacks: a few seconds allowed), ftrace hooks (tracefs
-# mounted), references to the module.  WHAT names the moment in the lines.
+# one line each: vmalloc areas (rings, scratch), thread entries, ftrace
+# hooks (tracefs mounted), references to the module.  WHAT names the
+# moment in the lines.  The last entries go in RCU callbacks, and the last
+# rings once the recorder's io_uring has let go of its file (a kernel
+# worker): a few seconds are allowed.
 lwprof_leftovers() {
 	local what=$1 m o i h u
 
-	m=$(grep -c '\[lwprof\]' /proc/vmallocinfo)
-	[ "$m" = 0 ] || echo "$what: $m vmalloc areas of lwprof's left"
-	o=$(lwprof_thread_objs)
-	for i in 1 2 3 4 5; do
-		case $o in 0|merged) break ;; esac
-		sleep 1
+	for i in 0 1 2 3 4 5; do
+		[ $i = 0 ] || sleep 1
+		m=$(grep -c '\[lwprof\]' /proc/vmallocinfo)
 		o=$(lwprof_thread_objs)
+		[ "$m" = 0 ] || continue
+		case $o in 0|merged) break ;; esac
 	done
+	[ "$m" = 0 ] || echo "$what: $m vmalloc areas of lwprof's left"
 	case $o in 0|merged) ;; *) echo "$what: $o thread entries left" ;; esac
 	h=$(grep -c lwprof /sys/kernel/tracing/enabled_functions 2>/dev/null)
 	[ "${h:-0}" = 0 ] || echo "$what: $h ftrace hooks of lwprof's left"
