@@ -1,21 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 #   make              build lwprof.ko, the lwprof command and the tests
-#   make check        run every test, host and guest (the README's test command)
+#   make unit         the unit tests alone: seconds, no root, no QEMU
+#   make check        run every test, all tiers (the README's test command)
 #   make install      install the command and the module (PREFIX, DESTDIR)
 #   make uninstall    remove what make install put in place
 #   make install-tools   the command, its man pages and bash completion only
 #   make install-dkms    the module's source and dkms.conf under /usr/src
 #   make deb          the Debian packages lwprof and lwprof-dkms (build/deb/)
-#
-# KDIR is the kernel build tree the module is built against: the running
-# kernel's when its headers are installed, else the newest Debian amd64
-# headers on the machine (the kernel the test guest boots).
+#   make module       lwprof.ko for KDIR, failing when it does not build
+#   make modules-all  lwprof.ko for every installed kernel (build/kmod/RELEASE/)
 
+# The kernel: KDIR is the build tree make's lwprof.ko is built against,
+# the running kernel's when its headers are installed, else the test
+# guest's (scripts/kernels: pinned, never merely the newest installed).
+# Each kernel's build is in build/kmod/RELEASE/ (scripts/build-kmod);
+# lwprof.ko here is a copy of KDIR's.
+GUEST_KVER := $(shell awk '$$1 !~ /^\#/ && $$2 == "guest" { print $$1 }' scripts/kernels)
 KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
-	  if [ -d $$d ]; then echo $$d; \
-	  else ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n 1; fi)
-KVER := $(patsubst /lib/modules/%/build,%,$(KDIR))
+	  if [ -e $$d/Makefile ]; then echo $$d; \
+	  else echo /lib/modules/$(GUEST_KVER)/build; fi)
+KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	  $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -25,7 +31,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # The project's version (lwprof version): the packages' and dkms's too.
-VERSION := $(shell sed -n 's/^\#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)
+VERSION := $(shell sed -n 's/^\#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmd/cmds.h)
 DKMSDIR ?= /usr/src/lwprof-$(VERSION)
 MAN_PAGES := $(sort $(wildcard man/*.1))
 B := build
@@ -43,39 +49,51 @@ EXP_SRCS := $(sort $(wildcard libexp/*.c))
 EXP_OBJS := $(EXP_SRCS:%.c=$(B)/%.o)
 EXP_LIB := $(B)/libexp.a
 
-# lwprof: collect drains the rings with io_uring and reads build-ids with
-# libelf; ptime and top start without the analyzer's libraries.
-USER_SRCS := $(sort $(wildcard userspace/*.c))
+# lwprof, in layers: userspace/{cmd,collect,backend}/, the backends
+# in backend/{module,perf}/ (docs/design/overview.md).  collect drains the
+# rings with io_uring and reads build-ids with libelf; ptime and top start
+# without the analyzer's libraries.
+USER_SRCS := $(sort $(wildcard userspace/*/*.c userspace/*/*/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
-$(USER_OBJS): LWPROF_CFLAGS += -Iuserspace
 LDLIBS := -luring -lelf
 
-# lwprof-print, the analyzer (lwprof print execs it): elfutils for
-# symbols, lines and unwinding, capstone for -disasm, libstdc++ for
-# __cxa_demangle, zlib for pprof's gzip.
-ANA_SRCS := $(sort $(wildcard analyzer/*.c))
+# lwprof-print, the analyzer (lwprof print execs it), in layers:
+# analyzer/{model,symbols,load,report,export,cmd}/ (docs/design/
+# overview.md).  elfutils for symbols, lines and unwinding, capstone for
+# -disasm, libstdc++ for __cxa_demangle, zlib for pprof's gzip.
+ANA_SRCS := $(sort $(wildcard analyzer/*/*.c))
 ANA_OBJS := $(ANA_SRCS:%.c=$(B)/%.o)
 ANA_LDLIBS := -ldw -lelf -lcapstone -lstdc++ -lz
-$(ANA_OBJS): LWPROF_CFLAGS += -Ianalyzer
 
-# Tests written in C: tests/{host,guest}/NAME.c become build/tests/.../NAME.
-# Programs that exist only to be run or profiled by tests: tests/progs/.
-TEST_SRCS := $(sort $(wildcard tests/host/*.c tests/guest/*.c tests/progs/*.c))
+# Tests written in C: tests/{unit,host,guest}/NAME.c become
+# build/tests/.../NAME (tests/run: the tiers).  Programs that exist only to
+# be run or profiled by tests: tests/progs/.
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c tests/host/*.c tests/guest/*.c tests/progs/*.c))
 TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 
 # liblwprof_trace.so, the tracing library collect -s/-H/-i preloads
-# (trace/, docs/tracing.md): position-independent, only the interposed
+# (trace/, docs/design/tracing.md): position-independent, only the interposed
 # functions exported, with the file header code of libexp and its check
 # of the programs it can enter.
 TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c libexp/traceable.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
 TRACE_LIB := $(B)/liblwprof_trace.so
 
-all: module tools tests
+all: kmod tools tests
+
+# The module for KDIR.  In make (all) one that does not build stops
+# nothing: the tools build without it and make check's tests say what
+# failed; make module fails.
+kmod:
+	+@scripts/build-kmod -c lwprof.ko "$(KDIR)" || \
+		echo "make: lwprof.ko did not build for $(KDIR); the tools did" >&2
 
 module:
-	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/deps.sh" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	+scripts/build-kmod -c lwprof.ko "$(KDIR)"
+
+# Every installed kernel's headers (host/kmod_matrix checks them).
+modules-all:
+	+scripts/build-kmod
 
 tools: $(B)/lwprof $(B)/lwprof-print $(TRACE_LIB) $(B)/liblwprof_collector.so
 
@@ -106,13 +124,14 @@ $(B)/lwprof: $(USER_OBJS) $(EXP_LIB)
 $(B)/lwprof-print: $(ANA_OBJS) $(EXP_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ANA_LDLIBS)
 
-# The html export's page (analyzer/html/: script, style, body), built into
-# lwprof-print as C strings by scripts/embed-c.
-HTML_PAGE := analyzer/html/report.js analyzer/html/report.css analyzer/html/report.html
+# The html export's page (analyzer/export/html/: script, style, body),
+# built into lwprof-print as C strings by scripts/embed-c.
+HTML_DIR := analyzer/export/html
+HTML_PAGE := $(HTML_DIR)/report.js $(HTML_DIR)/report.css $(HTML_DIR)/report.html
 $(B)/analyzer-html.c: $(HTML_PAGE) scripts/embed-c
 	@mkdir -p $(@D)
-	scripts/embed-c an_html_js analyzer/html/report.js an_html_css \
-		analyzer/html/report.css an_html_body analyzer/html/report.html >$@.tmp
+	scripts/embed-c an_html_js $(HTML_DIR)/report.js an_html_css \
+		$(HTML_DIR)/report.css an_html_body $(HTML_DIR)/report.html >$@.tmp
 	mv $@.tmp $@
 $(B)/analyzer-html.o: $(B)/analyzer-html.c
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -123,13 +142,13 @@ $(B)/%.o: %.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/mslot.h tests/lib/ring.h tests/lib/ksyms.h \
-		tests/lib/peer.h
+		tests/lib/peer.h tests/lib/sdelta_enc.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)
 
 # trace_tstack includes the tracing library's trace/stack.c (its three
 # comparisons) and reads the copies back with libexp.
-$(B)/tests/host/trace_tstack: tests/host/trace_tstack.c trace/stack.c trace/trace.h \
+$(B)/tests/unit/trace_tstack: tests/unit/trace_tstack.c trace/stack.c trace/trace.h \
 		tests/lib/test.h $(EXP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(EXP_LIB)
@@ -138,12 +157,12 @@ $(B)/tests/host/trace_tstack: tests/host/trace_tstack.c trace/stack.c trace/trac
 # source of its own, perf_convert the perf source's converter on perf
 # rings of its own, flight_window the flight recorder on rings of its own:
 # they link collect's objects.
-COLLECT_OBJS := $(filter-out $(B)/userspace/main.o,$(USER_OBJS))
-$(B)/tests/host/collect_source $(B)/tests/host/perf_convert $(B)/tests/host/flight_window: \
-		$(B)/tests/host/%: \
-		tests/host/%.c tests/lib/test.h $(COLLECT_OBJS) $(EXP_LIB)
+COLLECT_OBJS := $(filter-out $(B)/userspace/cmd/main.o,$(USER_OBJS))
+$(B)/tests/unit/collect_source $(B)/tests/unit/perf_convert $(B)/tests/unit/flight_window: \
+		$(B)/tests/unit/%: \
+		tests/unit/%.c tests/lib/test.h $(COLLECT_OBJS) $(EXP_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) -Iuserspace -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
 		$(COLLECT_OBJS) $(EXP_LIB) -lpthread $(LDLIBS)
 
 # Sampling tests and their workloads know their call chains: frame
@@ -157,7 +176,7 @@ $(B)/tests/data/cold.bin:
 	@mkdir -p $(@D)
 	head -c 32M /dev/urandom >$@.tmp && mv $@.tmp $@
 
-# Workloads of the analyzer's tests: the seed's worked example keeps every
+# Workloads of the analyzer's tests: the worked example keeps every
 # call's frame; the unwinding target has no frame pointers; the lines
 # target is DWARF 5 (gcc 12's default, said explicitly) and a DWARF 4 copy.
 $(B)/tests/progs/seed_example $(B)/tests/progs/zero_reader $(B)/tests/progs/spin_nap: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
@@ -176,17 +195,28 @@ $(B)/tests/progs/phases: tests/progs/phases.c include/lwprof/collector.h \
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Iinclude -o $@ $< \
 		-L$(B) -llwprof_collector -Wl,-rpath,'$$ORIGIN/../..'
-# Tracing's workloads (docs/tracing.md) count their own calls: the
+# Tracing's workloads (docs/design/tracing.md) count their own calls: the
 # compiler must neither drop a malloc/free pair nor turn a call into a jump.
 $(B)/tests/progs/trace_%: CFLAGS += -fno-builtin -fno-optimize-sibling-calls
 $(B)/tests/progs/trace_static: LDFLAGS += -static
-# exp_untraceable's test (tests/host/traceable) against the kernel: a
+# exp_untraceable's test (tests/unit/traceable) against the kernel: a
 # program that prints what its exec gave it, dynamic and static.
 $(B)/tests/progs/at_secure_static: tests/progs/at_secure.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -static -o $@ $<
 tests: $(B)/tests/progs/at_secure_static
-$(B)/tests/host/traceable: $(EXP_LIB)
-$(B)/tests/host/traceable: TEST_LDLIBS = $(EXP_LIB)
+$(B)/tests/unit/traceable: $(EXP_LIB)
+$(B)/tests/unit/traceable: TEST_LDLIBS = $(EXP_LIB)
+# The unit tests of libexp (tests/run -U) link it.
+EXP_UNITS := $(B)/tests/unit/exp_log $(B)/tests/unit/exp_files \
+	$(B)/tests/unit/reader $(B)/tests/unit/stack
+$(EXP_UNITS): $(EXP_LIB)
+$(EXP_UNITS): TEST_LDLIBS = $(EXP_LIB)
+# ... and the analyzer's, its layers but its command.
+ANA_LIB_OBJS := $(filter-out $(B)/analyzer/cmd/%,$(ANA_OBJS)) $(B)/analyzer-html.o
+$(B)/tests/unit/metrics: tests/unit/metrics.c tests/lib/test.h $(ANA_LIB_OBJS) $(EXP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(ANA_LIB_OBJS) $(EXP_LIB) $(ANA_LDLIBS)
 $(B)/tests/progs/lines_example: CFLAGS += -gdwarf-5
 $(B)/tests/progs/lines_example_dw4: tests/progs/lines_example.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -gdwarf-4 -o $@ $<
@@ -201,13 +231,13 @@ tests: $(B)/tests/progs/kdbg_kernel.ko
 
 # The synthetic-experiment generator (tests/lib/gen_*.c).
 GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))
-$(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h $(EXP_LIB)
+$(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h tests/lib/sdelta_enc.h $(EXP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone
 tests: $(B)/tests/lib/gen_exp
 
 # The ABI header must compile on its own with no implicit padding.
-$(B)/tests/host/uapi_layout: LWPROF_CFLAGS += -Wpadded
+$(B)/tests/unit/uapi_layout: LWPROF_CFLAGS += -Wpadded
 
 # A stand-in for the module's microstate ioctls (LD_PRELOAD), for host tests
 # of lwprof ptime and top.
@@ -223,11 +253,18 @@ $(B)/tests/lib/fake_lwprof.so: tests/lib/fake_lwprof.c tests/lib/fake_ring.c \
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -shared -fPIC -o $@ \
 		$(filter %.c,$^) -ldl -lpthread
 
+# The guest matrix boots kernels besides KDIR's with their own build.
 check: all
+	+-@scripts/build-kmod -q
 	tests/run
 
-install: all install-tools
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+# The unit tier (tests/run -U): what it tests needs no module, so neither
+# does it build one.
+unit: tools tests
+	tests/run -U
+
+install: all module install-tools
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/kmod/$(KVER) INSTALL_MOD_DIR=extra modules_install
 	@[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 
 install-tools: tools
@@ -270,10 +307,11 @@ uninstall:
 
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(B)/kmod lwprof.ko
 	rm -rf $(B)/userspace $(B)/analyzer $(B)/libexp $(B)/tests $(B)/lwprof \
 		$(B)/lwprof-print $(B)/liblwprof_collector.so $(EXP_LIB) $(B)/deb tests/out $(B)/analyzer-html.[co]
 
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 -include $(TRACE_OBJS:.o=.d)
 
-.PHONY: all module tools tests check install install-tools install-dkms deb print-version uninstall clean
+.PHONY: all kmod module modules-all tools tests unit check install install-tools install-dkms deb print-version uninstall clean

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The channel between lwprof collect and liblwprof_collector.so in the
- * target (docs/commands.md, "The collector API"): collect makes a
+ * target (docs/guide/commands.md, "The collector API"): collect makes a
  * datagram socket pair, leaves one end open in the command it runs and
  * names it in the environment:
  *

@@ -39,6 +39,7 @@ static bool (*lwprof_ptrace_may_access)(struct task_struct *task,
 					unsigned int mode);
 static const int *lwprof_paranoid_var;
 static const struct softirq_action *lwprof_softirq_vec;
+static struct static_key *lwprof_irqthreads_key;
 
 /*
  * The address of an unexported function, from a kprobe registered
@@ -80,9 +81,37 @@ int lwprof_compat_init(void)
 			(const int *)lookup("sysctl_perf_event_paranoid");
 	if (!lwprof_paranoid_var)
 		pr_warn("cannot read perf_event_paranoid: kernel stacks need CAP_PERFMON\n");
-	if (lookup)
+	if (lookup) {
 		lwprof_softirq_vec = (const void *)lookup("softirq_vec");
+		/* The threadirqs boot option (not exported). */
+		lwprof_irqthreads_key = (void *)lookup("force_irqthreads_key");
+	}
 	return 0;
+}
+
+/*
+ * Where this kernel keeps lwprof from doing all it does elsewhere, as
+ * LWPROF_GAP_* bits: lwprof version lists them, so that a difference is
+ * said, never a silent wrong number (docs/mstate.md, docs/install.md).
+ */
+u64 lwprof_kernel_gaps(void)
+{
+	u64 gaps = 0;
+
+	if (!lwprof_ptrace_may_access)
+		gaps |= LWPROF_GAP_PTRACE;
+	if (!lwprof_paranoid_var)
+		gaps |= LWPROF_GAP_PARANOID;
+	if (!lwprof_softirq_vec)
+		gaps |= LWPROF_GAP_SOFTIRQ_NAMES;
+	if (!LWPROF_SOFTIRQ_TRAP)
+		gaps |= LWPROF_GAP_SOFTIRQ_THREADS;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) ||
+	    (lwprof_irqthreads_key && static_key_enabled(lwprof_irqthreads_key)))
+		gaps |= LWPROF_GAP_IRQ_THREADS;
+	if (!LWPROF_ALLOC_ATOMIC)
+		gaps |= LWPROF_GAP_ATOMIC_ALLOC;
+	return gaps;
 }
 
 /* The action of softirq nr (its handler, for interrupt packets), or 0. */

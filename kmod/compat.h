@@ -118,4 +118,40 @@ static inline int lwprof_direct_unregister(struct ftrace_ops *ops,
 #define CALL_DEPTH_ACCOUNT ""
 #endif
 
+/*
+ * Is a thread that switches out still runnable (preempted, yielded, or
+ * kept awake by a signal), or does it sleep?  EEVDF's delayed dequeue
+ * (6.12) leaves a thread that goes to sleep with its lag unspent on its
+ * run queue, on_rq set, until that lag is spent or it is woken
+ * (se.sched_delayed); task_is_runnable() tells the two apart.  Kbuild
+ * defines LWPROF_HAVE_TASK_IS_RUNNABLE where <linux/sched.h> has it.
+ */
+static __always_inline bool lwprof_task_runnable(struct task_struct *p)
+{
+#ifdef LWPROF_HAVE_TASK_IS_RUNNABLE
+	return READ_ONCE(p->on_rq) && !READ_ONCE(p->se.sched_delayed);
+#else
+	return READ_ONCE(p->on_rq);
+#endif
+}
+
+/*
+ * PREEMPT_RT runs softirqs in threads (ksoftirqd, ktimers, or the thread
+ * that enables bottom halves again), preemptible and able to sleep: that
+ * time is the running thread's own SYSTEM time, not TRAP of a thread
+ * they interrupted, and a hard interrupt inside one is outermost.
+ */
+#define LWPROF_SOFTIRQ_TRAP	(!IS_ENABLED(CONFIG_PREEMPT_RT))
+
+/*
+ * PREEMPT_RT: no memory allocation with preemption or interrupts off (the
+ * slab allocator's locks sleep there), which is how every probe runs: the
+ * fork probe takes its entries from a reserve (thread.c), the optional
+ * buffers (off-CPU frames, stack-delta bases) are done without.
+ */
+#define LWPROF_ALLOC_ATOMIC	(!IS_ENABLED(CONFIG_PREEMPT_RT))
+
+/* compat.c: LWPROF_GAP_* of this kernel (lwprof version lists them). */
+u64 lwprof_kernel_gaps(void);
+
 #endif /* LWPROF_COMPAT_H */

@@ -189,6 +189,9 @@ lwprof_thread_find(struct task_struct *task)
 }
 
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp);
+struct lwprof_thread *lwprof_thread_alloc_atomic(void);
+void lwprof_thread_reserve_fill(void);
+void lwprof_thread_reserve_drain(void);
 void lwprof_thread_free(struct lwprof_thread *t);
 void lwprof_thread_begin(struct lwprof_thread *t, struct task_struct *task,
 			 u64 now);

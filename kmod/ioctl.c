@@ -27,13 +27,15 @@ static long lwprof_ioc_abi_version(struct file *file, void *arg)
 {
 	struct lwprof_abi_version *v = arg;
 
-	if (v->flags || v->pad0 || !lwprof_zeroed(v->reserved, sizeof(v->reserved)))
+	if (v->flags || v->pad0 || v->gaps ||
+	    !lwprof_zeroed(v->reserved, sizeof(v->reserved)))
 		return -EINVAL;
 
 	memset(v, 0, sizeof(*v));
 	v->major = LWPROF_ABI_MAJOR;
 	v->minor = LWPROF_ABI_MINOR;
 	v->features = LWPROF_FEATURES;
+	v->gaps = lwprof_kernel_gaps();
 	strscpy(v->module_version, LWPROF_MODULE_VERSION,
 		sizeof(v->module_version));
 	return 0;

@@ -36,7 +36,6 @@ static const struct file_operations lwprof_fops = {
 	.mmap		= lwprof_smp_mmap,
 	.poll		= lwprof_smp_poll,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
 };
 
 /*

@@ -90,11 +90,12 @@ static __always_inline void lwprof_ms_switch_out(struct lwprof_thread *t,
 		lwprof_ms_commit_at(t, sys_in);
 	if (unlikely(prev_state & TASK_DEAD)) {
 		lwprof_ms_exit(t, prev, now);
-	} else if (READ_ONCE(prev->on_rq)) {
+	} else if (lwprof_task_runnable(prev)) {
 		/*
 		 * Still runnable (preempted, yielded, or a signal kept it
 		 * awake): on_rq, not prev_state, says so -- __schedule()
-		 * dequeues only a thread that really sleeps.
+		 * dequeues only a thread that really sleeps (6.12 may delay
+		 * the dequeue: compat.h).
 		 */
 		t->ivcsw++;
 		if (t->state != LWPROF_MS_WAIT_CPU)
@@ -211,7 +212,7 @@ static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
 	    !(this_cpu_read(lwprof_cpu.flags) & LWPROF_CPU_URN))
 		return;
 	sys_in = this_cpu_read(lwprof_cpu.sys_in);
-	asleep = !READ_ONCE(prev->on_rq);
+	asleep = !lwprof_task_runnable(prev);
 	if (unlikely(!out || !in || out->task != prev || out->idle ||
 		     (prev_state & TASK_DEAD) || this_cpu_read(lwprof_cpu.flags) ||
 		     in->want_urn || static_branch_unlikely(&lwprof_clock_key)))

@@ -119,7 +119,8 @@ static void lwprof_trap_exit(unsigned long fn)
 
 static inline bool lwprof_outer_hardirq(void)
 {
-	return hardirq_count() == HARDIRQ_OFFSET && !in_serving_softirq();
+	return hardirq_count() == HARDIRQ_OFFSET &&
+	       !(LWPROF_SOFTIRQ_TRAP && in_serving_softirq());
 }
 
 void lwprof_tp_irq_entry(void *data, int irq, struct irqaction *action)
@@ -149,13 +150,13 @@ void lwprof_tp_vector_exit(void *data, int vector)
 
 void lwprof_tp_softirq_entry(void *data, unsigned int vec_nr)
 {
-	if (!hardirq_count())
+	if (LWPROF_SOFTIRQ_TRAP && !hardirq_count())
 		lwprof_trap_enter(LWPROF_TRAP_SOFT);
 }
 
 void lwprof_tp_softirq_exit(void *data, unsigned int vec_nr)
 {
-	if (!hardirq_count())
+	if (LWPROF_SOFTIRQ_TRAP && !hardirq_count())
 		lwprof_trap_exit(lwprof_softirq_fn(vec_nr));
 }
 
@@ -233,7 +234,7 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
 	s = pt ? pt->session : rcu_dereference_sched(lwprof_machine);
 	if (!s || child->tgid == s->exclude_tgid)
 		return;
-	t = lwprof_thread_alloc(GFP_ATOMIC);
+	t = lwprof_thread_alloc_atomic();
 	if (!t) {
 		atomic64_inc(&s->lost);
 		return;

@@ -95,7 +95,7 @@ void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task)
 		t->guessed = 1;
 		return;
 	}
-	if (READ_ONCE(task->on_rq)) {
+	if (lwprof_task_runnable(task)) {
 		t->state = LWPROF_MS_WAIT_CPU;
 		t->resume = LWPROF_MS_USER;
 		return;

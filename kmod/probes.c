@@ -209,10 +209,13 @@ int lwprof_probes_get(void)
 
 	mutex_lock(&lwprof_probes_mutex);
 	if (!lwprof_probe_users) {
+		lwprof_thread_reserve_fill();	/* PREEMPT_RT: thread.c */
 		if (!lwprof_attached)
 			ret = lwprof_attach();
 		else	/* resident: per-CPU state may be stale, see below */
 			lwprof_ms_cpus_reset();
+		if (ret)
+			lwprof_thread_reserve_drain();	/* no probe ran */
 		/*
 		 * Release: a probe that sees the flag (acquire, in
 		 * lwprof_probes_live()) sees the reset and the anchor.
@@ -242,6 +245,8 @@ void lwprof_probes_put(void)
 		} else {
 			lwprof_detach();
 		}
+		/* No probe can take an entry any more (thread.c). */
+		lwprof_thread_reserve_drain();
 	}
 	mutex_unlock(&lwprof_probes_mutex);
 }

@@ -24,6 +24,87 @@ struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp)
 }
 
 /*
+ * Where a probe may not allocate (!LWPROF_ALLOC_ATOMIC, PREEMPT_RT), the
+ * fork probe's entries come from a reserve of zeroed ones, filled when
+ * the first session wakes the probes, topped up by a work item whenever
+ * it falls to half, and freed when the last session has ended (no
+ * memory held without a session).  A fork that finds it empty is counted
+ * in its session's lost threads, as a failed allocation is.  The lock is
+ * raw: taken with preemption off.
+ */
+#define LWPROF_RESERVE		256
+static struct lwprof_thread *lwprof_reserve[LWPROF_RESERVE];
+static unsigned int lwprof_reserve_n;
+static DEFINE_RAW_SPINLOCK(lwprof_reserve_lock);
+
+static void lwprof_reserve_fill(struct work_struct *work)
+{
+	struct lwprof_thread *t;
+	unsigned long flags;
+	bool full = false;
+
+	while (!full) {
+		t = lwprof_thread_alloc(GFP_KERNEL);
+		if (!t)
+			return;
+		raw_spin_lock_irqsave(&lwprof_reserve_lock, flags);
+		if (lwprof_reserve_n < LWPROF_RESERVE) {
+			lwprof_reserve[lwprof_reserve_n++] = t;
+			t = NULL;
+		}
+		full = lwprof_reserve_n == LWPROF_RESERVE;
+		raw_spin_unlock_irqrestore(&lwprof_reserve_lock, flags);
+		if (t)
+			kmem_cache_free(lwprof_thread_cache, t);
+	}
+}
+
+static DECLARE_WORK(lwprof_reserve_work, lwprof_reserve_fill);
+
+/* The first session: fill the reserve (process context). */
+void lwprof_thread_reserve_fill(void)
+{
+	if (!LWPROF_ALLOC_ATOMIC)
+		lwprof_reserve_fill(NULL);
+}
+
+/* The last session has ended and no probe can take an entry: free it. */
+void lwprof_thread_reserve_drain(void)
+{
+	unsigned long flags;
+	struct lwprof_thread *t;
+
+	cancel_work_sync(&lwprof_reserve_work);
+	for (;;) {
+		raw_spin_lock_irqsave(&lwprof_reserve_lock, flags);
+		t = lwprof_reserve_n ? lwprof_reserve[--lwprof_reserve_n] : NULL;
+		raw_spin_unlock_irqrestore(&lwprof_reserve_lock, flags);
+		if (!t)
+			break;
+		kmem_cache_free(lwprof_thread_cache, t);
+	}
+}
+
+/* A new entry for a probe (preemption off), or NULL. */
+struct lwprof_thread *lwprof_thread_alloc_atomic(void)
+{
+	struct lwprof_thread *t = NULL;
+	unsigned long flags;
+	bool low;
+
+	if (LWPROF_ALLOC_ATOMIC)
+		return lwprof_thread_alloc(GFP_ATOMIC);
+	raw_spin_lock_irqsave(&lwprof_reserve_lock, flags);
+	if (lwprof_reserve_n)
+		t = lwprof_reserve[--lwprof_reserve_n];
+	low = lwprof_reserve_n < LWPROF_RESERVE / 2;
+	raw_spin_unlock_irqrestore(&lwprof_reserve_lock, flags);
+	if (low)
+		schedule_work(&lwprof_reserve_work);	/* raw locks only */
+	return t;
+}
+
+/*
  * A thread's buffer that the sampling hooks can do without (a stack-delta
  * base, saved off-CPU frames), from a hook: without reclaim, and not at
  * all while the machine's available memory would drop below
@@ -38,6 +119,8 @@ void *lwprof_spare_alloc(size_t size)
 {
 	unsigned long pages = DIV_ROUND_UP(size, PAGE_SIZE);
 
+	if (!LWPROF_ALLOC_ATOMIC)
+		return NULL;
 	if (si_mem_available() < (long)(pages +
 	    (totalram_pages() >> LWPROF_SPARE_FLOOR_SHIFT)))
 		return NULL;
@@ -190,6 +273,7 @@ int lwprof_threads_init(void)
 /* All sessions are gone: wait for the last call_rcu() frees. */
 void lwprof_threads_exit(void)
 {
+	lwprof_thread_reserve_drain();
 	rcu_barrier();
 	kmem_cache_destroy(lwprof_thread_cache);
 }

@@ -247,7 +247,6 @@ static const struct file_operations lwprof_us_fops = {
 	.owner		= THIS_MODULE,
 	.release	= lwprof_us_file_release,
 	.mmap		= lwprof_us_mmap,
-	.llseek		= no_llseek,
 };
 
 /* A new area, as a new descriptor (its number is the ioctl's return). */

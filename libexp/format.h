@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The experiment directory (docs/experiment-format.md): its file names and
+ * The experiment directory (docs/design/experiment-format.md): its file names and
  * the header of its cpu.N.rec files, which carry the module's records
  * (uapi/lwprof_record.h) after it.  The format is the recorder's, not the
  * module's: uapi/ keeps only what the module writes.
@@ -22,7 +22,8 @@
 #define EXP_USAGE		"usage.txt"
 #define EXP_ARCHIVES		"archives"
 #define EXP_INDEX		"archives/index.txt"
-#define EXP_KALLSYMS		"archives/kallsyms"
+#define EXP_KALLSYMS		"archives/kallsyms"	/* /proc/kallsyms (-K) */
+#define EXP_MODULES		"archives/modules"	/* /proc/modules (-K) */
 #define EXP_REC_FMT		"cpu.%u.rec"	/* one per possible CPU */
 #define EXP_SAMPLES		"samples.rec"	/* 1.4: global sample packets */
 #define EXP_TRACE_FMT		"trace.%u.rec"	/* 1.4: a traced process's */
@@ -90,7 +91,7 @@ _Static_assert(__builtin_offsetof(struct exp_file_header, reg_mask) == 40,
 int exp_trace_file_name(const char *name);
 
 /*
- * 1.4: a global sample packet (seed 000, "global (sample) data"), which the
+ * 1.4: a global sample packet (Oracle's "global (sample) data"), which the
  * recorder writes, not the module: a sample point dividing the run into
  * samples, with the target process's statistics at that time (counts since
  * the process began; a sample's data is the difference between the packet

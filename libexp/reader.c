@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading cpu.N.rec files (libexp/reader.h, docs/experiment-format.md). */
+/* Reading cpu.N.rec files (libexp/reader.h, docs/design/experiment-format.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "libexp/reader.h"
-#include "libexp/sdelta.h"
+#include "libexp/stack.h"
 #include "libexp/trace.h"
 
 #define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */

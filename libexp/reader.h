@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * THE reader of cpu.N.rec files (docs/experiment-format.md): lwprof dump,
+ * THE reader of cpu.N.rec files (docs/design/experiment-format.md): lwprof dump,
  * the archiver's rescan and lwprof print read records through it.  It
  * streams the file through a buffer (no mmap: experiments may be larger
  * than memory) and hands out each record whole and checked:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The compact trace record (EXP_REC_TCALL, format 1.5, libexp/trace.h):
- * its checks, the view every reader of traced calls uses (of types 16 and
- * 18 too), and its stack image rebuilt from a delta and its base.
+ * its checks, and the view every reader of traced calls uses (of types 16
+ * and 18 too).  Its stack copy's codec is libexp/stack.c's.
  */
 #include <string.h>
 
@@ -159,94 +159,4 @@ int exp_tcall_view(const struct lwprof_rec *h, struct exp_tcall *v)
 		v->words = (const void *)(v->st + 1);
 	}
 	return 0;
-}
-
-__u64 exp_tstack_sp(const struct exp_tcall *v, __u64 bsp)
-{
-	__u32 i, lit = 0;
-
-	if (!v->delta)
-		return v->words[EXP_TR_RSP];
-	for (i = 0; i < v->st->nr_runs && v->runs[i].pos <= EXP_TR_RSP; i++) {
-		if (EXP_TR_RSP < v->runs[i].pos + v->runs[i].len)
-			return v->words[lit + EXP_TR_RSP - v->runs[i].pos];
-		lit += v->runs[i].len;
-	}
-	return bsp;
-}
-
-/* Do the stack words [from, to) of v's image (sp its rsp) lie in the base? */
-static int gap_fits(__u64 sp, __u32 from, __u32 to, __u64 bsp, __u32 bsize)
-{
-	__u64 lo, hi;
-
-	if (from < NR)
-		from = NR;
-	if (from >= to)
-		return 1;
-	lo = sp + 8ULL * (from - NR);
-	hi = sp + 8ULL * (to - NR);
-	return !((lo - bsp) % 8) && lo >= bsp && hi <= bsp + bsize;
-}
-
-int exp_tstack_fits(const struct exp_tcall *v, __u64 bsp, __u32 bsize)
-{
-	const __u64 sp = exp_tstack_sp(v, bsp);
-	__u32 i, next = 0, words = NR + v->st->size / 8;
-
-	if (!v->delta)
-		return 1;
-	for (i = 0; i < v->st->nr_runs; i++) {
-		if (!gap_fits(sp, next, v->runs[i].pos, bsp, bsize))
-			return 0;
-		next = v->runs[i].pos + v->runs[i].len;
-	}
-	return gap_fits(sp, next, words, bsp, bsize);
-}
-
-/* Word w of the image (sp its rsp) from the base. */
-static void from_base(__u32 w, __u64 sp, const __u64 *bregs, const __u8 *bstack,
-		      __u64 *regs, __u8 *stack)
-{
-	if (w < NR)
-		regs[w] = bregs[w];
-	else
-		memcpy(stack + 8 * (w - NR),
-		       bstack + (sp + 8 * (w - NR) - bregs[EXP_TR_RSP]), 8);
-}
-
-static void put_word(__u32 w, const __u64 *src, __u64 *regs, __u8 *stack)
-{
-	if (w < NR)
-		regs[w] = *src;
-	else
-		memcpy(stack + 8 * (w - NR), src, 8);
-}
-
-int exp_tstack_apply(const struct exp_tcall *v, const __u64 *bregs,
-		     const __u8 *bstack, __u32 bsize, __u64 *regs, __u8 *stack)
-{
-	const __u32 words = NR + v->st->size / 8;
-	const __u64 *lit = v->words;
-	__u32 i, w = 0, end;
-	__u64 sp;
-
-	if (!v->delta) {
-		memcpy(regs, v->words, 8 * NR);
-		memcpy(stack, v->words + NR, v->st->size);
-		return 1;
-	}
-	if (!exp_tstack_fits(v, bregs[EXP_TR_RSP], bsize))
-		return 0;
-	sp = exp_tstack_sp(v, bregs[EXP_TR_RSP]);
-	for (i = 0; i <= v->st->nr_runs; i++) {
-		end = i < v->st->nr_runs ? v->runs[i].pos : words;
-		for (; w < end; w++)
-			from_base(w, sp, bregs, bstack, regs, stack);
-		if (i == v->st->nr_runs)
-			break;
-		for (; w < end + v->runs[i].len; w++)
-			put_word(w, lit++, regs, stack);
-	}
-	return 1;
 }

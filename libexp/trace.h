@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace records (format 1.4 and 1.5, docs/experiment-format.md,
- * docs/tracing.md):
+ * Trace records (format 1.4 and 1.5, docs/design/experiment-format.md,
+ * docs/design/tracing.md):
  * what the tracing library (trace/, LD_PRELOAD'ed into the target by
  * collect -s/-H/-i) writes into trace.PID.rec files of the experiment.
  * The files have the cpu.N.rec header (format.h) and hold records of the
@@ -299,22 +299,7 @@ int exp_tcall_view(const struct lwprof_rec *h, struct exp_tcall *v);
 const char *exp_tcall_check(const struct exp_rec_tcall *t, __u32 size,
 			    __u32 *known, unsigned int *at);
 
-/* A delta's rsp: its literal one, or its base's (bsp). */
-__u64 exp_tstack_sp(const struct exp_tcall *v, __u64 bsp);
-
-/*
- * Does every stack word a delta reuses lie in its base's copy (bsize
- * bytes from bsp, the base's rsp)?
- */
-int exp_tstack_fits(const struct exp_tcall *v, __u64 bsp, __u32 bsize);
-
-/*
- * The whole image of v into regs (EXP_TR_NR_REGS) and stack (its size
- * bytes): copied, or a delta rebuilt from its base's (bregs, bstack,
- * bsize); 0 if the base does not hold a reused word.
- */
-int exp_tstack_apply(const struct exp_tcall *v, const __u64 *bregs,
-		     const __u8 *bstack, __u32 bsize, __u64 *regs, __u8 *stack);
+/* Its stack copy (whole or delta): libexp/stack.h. */
 
 /*
  * The sample of a record the reader handed out: a SAMPLE itself, a trace

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The experiment writer (writer.h, docs/experiment-format.md): the
- * directory's name, the cpu.N.rec files and their headers, log.txt and
- * usage.txt.
+ * The experiment writer (writer.h, docs/design/experiment-format.md): the
+ * directory's name, the cpu.N.rec files and their headers, log.txt,
+ * usage.txt and archives/index.txt (their lines: log.c, usage.c,
+ * archives.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "libexp/format.h"
+#include "libexp/internal.h"
 #include "libexp/writer.h"
 
 #define TEST_MAX	100000	/* test.1.er ... */
@@ -69,8 +71,8 @@ int exp_create(struct exp_writer *e, const char *dir, const char *name,
 	return err;
 }
 
-int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
-		   __u32 abi_minor)
+int exp_create_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
+		     __u32 abi_minor)
 {
 	struct exp_file_header h;
 	unsigned int i;
@@ -84,7 +86,7 @@ int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
 		e->fds[i] = -1;
 	e->nr_files = nr;
 	for (i = 0; i < nr; i++) {
-		snprintf(name, sizeof(name), "cpu.%u.rec", i);
+		snprintf(name, sizeof(name), EXP_REC_FMT, i);
 		e->fds[i] = openat(e->dirfd, name,
 				   O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (e->fds[i] < 0)
@@ -96,7 +98,7 @@ int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
 	return 0;
 }
 
-int exp_open_samples(struct exp_writer *e, __u32 abi_major, __u32 abi_minor)
+int exp_create_samples(struct exp_writer *e, __u32 abi_major, __u32 abi_minor)
 {
 	struct exp_file_header h;
 
@@ -164,18 +166,23 @@ static char *vformat(const char *fmt, va_list ap)
 	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
 }
 
-int exp_note(struct exp_writer *e, const char *key, const char *fmt, ...)
+int exp_note(struct exp_writer *e, enum exp_key key, const char *fmt, ...)
 {
-	char *v, *s = NULL;
+	struct exp_note *w;
 	va_list ap;
+	char *v;
 
 	va_start(ap, fmt);
 	v = vformat(fmt, ap);
 	va_end(ap);
-	if (v && asprintf(&s, "%s = %s", key, v) < 0)
-		s = NULL;
-	free(v);
-	return s ? push(&e->notes, &e->nr_notes, s) : -ENOMEM;
+	w = v ? realloc(e->notes, (e->nr_notes + 1) * sizeof(*w)) : NULL;
+	if (!w) {
+		free(v);
+		return -ENOMEM;
+	}
+	e->notes = w;
+	w[e->nr_notes++] = (struct exp_note){ key, v };
+	return 0;
 }
 
 void exp_warn(struct exp_writer *e, const char *fmt, ...)
@@ -234,14 +241,14 @@ static double cpu_mhz(void)
 	return n ? n / inv : 0;
 }
 
-static void put_time(FILE *f, const char *key, const struct timespec *ts)
+static void put_time(FILE *f, enum exp_key key, const struct timespec *ts)
 {
 	struct tm tm;
 	char b[32];
 
 	gmtime_r(&ts->tv_sec, &tm);
 	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(f, "%s = %s.%09ldZ\n", key, b, ts->tv_nsec);
+	exp_log_put(f, key, "%s.%09ldZ", b, ts->tv_nsec);
 }
 
 static void put_exit(FILE *f, const struct exp_writer *e)
@@ -249,15 +256,15 @@ static void put_exit(FILE *f, const struct exp_writer *e)
 	int st = e->exit_status;
 
 	if (st < 0) {
-		fprintf(f, "exit = %s\n", e->exited ? "exited" : "running");
+		exp_log_put(f, EXP_K_EXIT, "%s", e->exited ? "exited" : "running");
 	} else if (WIFEXITED(st)) {
-		fprintf(f, "exit = status %d\n", WEXITSTATUS(st));
+		exp_log_put(f, EXP_K_EXIT, "status %d", WEXITSTATUS(st));
 	} else if (WIFSIGNALED(st)) {
 		const char *abbrev = sigabbrev_np(WTERMSIG(st));
 
-		fprintf(f, "exit = signal %d SIG%s%s\n", WTERMSIG(st),
-			abbrev ? abbrev : "UNKNOWN",
-			WCOREDUMP(st) ? " core" : "");
+		exp_log_put(f, EXP_K_EXIT, "signal %d SIG%s%s", WTERMSIG(st),
+			    abbrev ? abbrev : "UNKNOWN",
+			    WCOREDUMP(st) ? " core" : "");
 	}
 }
 
@@ -273,52 +280,56 @@ static void put_log(FILE *f, const struct exp_writer *e)
 	if (!e->finished)
 		fprintf(f, "# still recording, or the recorder was stopped: no end_ns yet\n");
 	if (o->argv) {
-		fputs("command =", f);
+		fprintf(f, "%s =", exp_keys[EXP_K_COMMAND].name);
 		for (a = o->argv; *a; a++) {
 			fputc(' ', f);
 			put_word(f, *a);
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "mode = %s\n", o->mode);
+	exp_log_put(f, EXP_K_MODE, "%s", o->mode);
 	if (e->target)
-		fprintf(f, "target = %d\n", e->target);
-	if (!uname(&u))
-		fprintf(f, "host = %s\nkernel = %s\narch = %s\n", u.nodename,
-			u.release, u.machine);
-	fprintf(f, "cpus = %ld\ncpus_possible = %u\n",
-		sysconf(_SC_NPROCESSORS_ONLN), e->nr_files);
-	fprintf(f, "cpu_mhz = %.3f\n", cpu_mhz());
-	fprintf(f, "clock = CLOCK_MONOTONIC\n");
-	fprintf(f, "start_ns = %llu\n", (unsigned long long)e->start_ns);
-	put_time(f, "start_time", &e->start_rt);
-	if (e->finished) {
-		fprintf(f, "end_ns = %llu\n", (unsigned long long)e->end_ns);
-		put_time(f, "end_time", &e->end_rt);
+		exp_log_put(f, EXP_K_TARGET, "%d", e->target);
+	if (!uname(&u)) {
+		exp_log_put(f, EXP_K_HOST, "%s", u.nodename);
+		exp_log_put(f, EXP_K_KERNEL, "%s", u.release);
+		exp_log_put(f, EXP_K_ARCH, "%s", u.machine);
 	}
-	fprintf(f, "clock_interval_ns = %llu\n",
-		(unsigned long long)o->clock_ns);
-	for (i = 0; i < o->nr_counters; i++)
-		fprintf(f, "counter = %s,%llu,%u,0x%llx\n", o->counters[i].name,
-			(unsigned long long)o->counters[i].period,
-			o->counters[i].type,
-			(unsigned long long)o->counters[i].config);
-	fprintf(f, "max_depth = %u\nstack_bytes = %u\nkernel_stacks = %d\n",
-		o->depth, o->stack_bytes, o->kstack);
-	for (i = 0; i < e->nr_notes; i++)
-		fprintf(f, "%s\n", e->notes[i]);
+	exp_log_put(f, EXP_K_CPUS, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	exp_log_put(f, EXP_K_CPUS_POSSIBLE, "%u", e->nr_files);
+	exp_log_put(f, EXP_K_CPU_MHZ, "%.3f", cpu_mhz());
+	exp_log_put(f, EXP_K_CLOCK, "CLOCK_MONOTONIC");
+	exp_log_put(f, EXP_K_START_NS, "%llu", (unsigned long long)e->start_ns);
+	put_time(f, EXP_K_START_TIME, &e->start_rt);
 	if (e->finished) {
-		fprintf(f, "records = %llu\nlost = %llu\n",
-			(unsigned long long)e->records,
-			(unsigned long long)e->lost);
+		exp_log_put(f, EXP_K_END_NS, "%llu", (unsigned long long)e->end_ns);
+		put_time(f, EXP_K_END_TIME, &e->end_rt);
+	}
+	exp_log_put(f, EXP_K_CLOCK_INTERVAL_NS, "%llu",
+		    (unsigned long long)o->clock_ns);
+	for (i = 0; i < o->nr_counters; i++)
+		exp_log_put(f, EXP_K_COUNTER, "%s,%llu,%u,0x%llx",
+			    o->counters[i].name,
+			    (unsigned long long)o->counters[i].period,
+			    o->counters[i].type,
+			    (unsigned long long)o->counters[i].config);
+	exp_log_put(f, EXP_K_MAX_DEPTH, "%u", o->depth);
+	exp_log_put(f, EXP_K_STACK_BYTES, "%u", o->stack_bytes);
+	exp_log_put(f, EXP_K_KERNEL_STACKS, "%d", o->kstack);
+	for (i = 0; i < e->nr_notes; i++)
+		exp_log_put(f, e->notes[i].key, "%s", e->notes[i].value);
+	if (e->finished) {
+		exp_log_put(f, EXP_K_RECORDS, "%llu", (unsigned long long)e->records);
+		exp_log_put(f, EXP_K_LOST, "%llu", (unsigned long long)e->lost);
 		for (i = 0; i < e->nr_files; i++)
 			if (e->lost_file[i])
-				fprintf(f, "lost.cpu%u = %llu\n", i,
+				fprintf(f, "%s%u = %llu\n",
+					exp_keys[EXP_K_LOST_CPU].name, i,
 					(unsigned long long)e->lost_file[i]);
 		put_exit(f, e);
 	}
 	for (i = 0; i < e->nr_warnings; i++)
-		fprintf(f, "warning = %s\n", e->warnings[i]);
+		exp_log_put(f, EXP_K_WARNING, "%s", e->warnings[i]);
 }
 
 /* Write name through a temporary file, so a reader never sees half. */
@@ -326,11 +337,14 @@ static int write_file(struct exp_writer *e, const char *name,
 		      void (*fill)(FILE *, const struct exp_writer *,
 				   const void *), const void *arg)
 {
+	const char *base = strrchr(name, '/');
 	char tmp[64];
 	FILE *f;
 	int fd, err = 0;
 
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	/* dir/name: dir/.name.tmp */
+	base = base ? base + 1 : name;
+	snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp", (int)(base - name), name, base);
 	fd = openat(e->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		    0644);
 	if (fd < 0)
@@ -360,45 +374,10 @@ static void fill_log(FILE *f, const struct exp_writer *e, const void *arg)
 
 int exp_write_log(struct exp_writer *e)
 {
-	return write_file(e, "log.txt", fill_log, NULL);
+	return write_file(e, EXP_LOG, fill_log, NULL);
 }
 
-#define USAGE_SPILL	".usage.txt.tmp"
-
-static void put_usage_head(FILE *f)
-{
-	fprintf(f, "# pid tid ppid flags start_ns end_ns user system trap tflt dflt kflt lock sleep stop wait vcsw ivcsw minflt majflt syscalls signals comm\n");
-}
-
-static void put_usage(FILE *f, const struct lwprof_thread_usage *tu, size_t n)
-{
-	size_t i;
-	int j;
-
-	for (i = 0; i < n; i++) {
-		const struct lwprof_thread_usage *t = &tu[i];
-		char comm[sizeof(t->comm) + 1];
-
-		fprintf(f, "%u %u %u 0x%x %llu %llu", t->pid, t->tid, t->ppid,
-			t->flags, (unsigned long long)t->start_ns,
-			(unsigned long long)t->end_ns);
-		for (j = 0; j < LWPROF_MS_COUNT; j++)
-			fprintf(f, " %llu", (unsigned long long)t->mstate_ns[j]);
-		fprintf(f, " %llu %llu %llu %llu %llu %llu",
-			(unsigned long long)t->vcsw,
-			(unsigned long long)t->ivcsw,
-			(unsigned long long)t->minflt,
-			(unsigned long long)t->majflt,
-			(unsigned long long)t->syscalls,
-			(unsigned long long)t->signals);
-		memcpy(comm, t->comm, sizeof(t->comm));
-		comm[sizeof(t->comm)] = 0;
-		for (j = 0; comm[j]; j++)
-			if ((unsigned char)comm[j] < 0x20 || comm[j] == 0x7f)
-				comm[j] = '?';
-		fprintf(f, " %s\n", comm);
-	}
-}
+#define USAGE_SPILL	"." EXP_USAGE ".tmp"
 
 /*
  * usage.txt is made in USAGE_SPILL: the rows of exited threads are
@@ -422,9 +401,9 @@ int exp_append_usage(struct exp_writer *e,
 			unlinkat(e->dirfd, USAGE_SPILL, 0);
 			return -ENOMEM;
 		}
-		put_usage_head(e->usage_spill);
+		exp_usage_put_head(e->usage_spill);
 	}
-	put_usage(e->usage_spill, tu, n);
+	exp_usage_put(e->usage_spill, tu, n);
 	return ferror(e->usage_spill) ? -EIO : 0;
 }
 
@@ -447,6 +426,38 @@ int exp_write_usage(struct exp_writer *e,
 	return err;
 }
 
+int exp_archives_dir(struct exp_writer *e)
+{
+	int fd;
+
+	if (mkdirat(e->dirfd, EXP_ARCHIVES, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(e->dirfd, EXP_ARCHIVES, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+struct index_arg {
+	const struct exp_archive *v;
+	size_t n;
+};
+
+static void fill_index(FILE *f, const struct exp_writer *e, const void *arg)
+{
+	const struct index_arg *x = arg;
+	size_t i;
+
+	for (i = 0; i < x->n; i++)
+		exp_index_put(f, &x->v[i]);
+}
+
+int exp_write_index(struct exp_writer *e, const struct exp_archive *v,
+		    size_t n)
+{
+	struct index_arg x = { v, n };
+
+	return write_file(e, EXP_INDEX, fill_index, &x);
+}
+
 void exp_remove(struct exp_writer *e)
 {
 	unsigned int i;
@@ -455,12 +466,12 @@ void exp_remove(struct exp_writer *e)
 	if (e->dirfd < 0)
 		return;
 	for (i = 0; i < e->nr_files; i++) {
-		snprintf(name, sizeof(name), "cpu.%u.rec", i);
+		snprintf(name, sizeof(name), EXP_REC_FMT, i);
 		unlinkat(e->dirfd, name, 0);
 	}
 	if (e->has_samples)
 		unlinkat(e->dirfd, EXP_SAMPLES, 0);
-	unlinkat(e->dirfd, "log.txt", 0);
+	unlinkat(e->dirfd, EXP_LOG, 0);
 	if (e->usage_spill) {
 		fclose(e->usage_spill);
 		e->usage_spill = NULL;
@@ -484,7 +495,7 @@ void exp_free(struct exp_writer *e)
 	if (e->usage_spill)	/* a run that never finished: no usage.txt */
 		fclose(e->usage_spill);
 	for (i = 0; i < e->nr_notes; i++)
-		free(e->notes[i]);
+		free(e->notes[i].value);
 	for (i = 0; i < e->nr_warnings; i++)
 		free(e->warnings[i]);
 	free(e->notes);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The experiment writer (docs/experiment-format.md): the directory, the
- * cpu.N.rec files with their headers, log.txt and usage.txt.  A text file
- * is written to a temporary name and renamed, so a reader never sees half
- * of one.  It knows what a recording asked for and what came of it (the
- * fields below, filled in by the recorder), not which recorder or source
- * made the records.  Every function returns 0 or a negative errno; none
- * exits.
+ * The experiment writer (docs/design/experiment-format.md): the directory, the
+ * cpu.N.rec files with their headers, log.txt (through the key table
+ * exp_open() reads it with, libexp/exp.h), usage.txt and archives/
+ * index.txt.  A text file is written to a temporary name and renamed, so
+ * a reader never sees half of one.  It knows what a recording asked for
+ * and what came of it (the fields below, filled in by the recorder), not
+ * which recorder or source made the records.  Every function returns 0
+ * or a negative errno; none exits.
  */
 #ifndef LIBEXP_WRITER_H
 #define LIBEXP_WRITER_H
@@ -16,15 +17,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "libexp/exp.h"
 #include "lwprof.h"
-
-/* One counter profiled: log.txt's "counter = NAME,PERIOD,TYPE,CONFIG". */
-struct exp_counter {
-	char name[32];		/* as given (alias, perf name or r<hex>) */
-	__u32 type;		/* PERF_TYPE_* */
-	__u64 config;
-	__u64 period;
-};
 
 /* What the recording asked for, as log.txt says it. */
 struct exp_settings {
@@ -36,6 +30,12 @@ struct exp_settings {
 	__u32 depth;
 	__u32 stack_bytes;
 	bool kstack;
+};
+
+/* A line of log.txt the recorder added (exp_note()). */
+struct exp_note {
+	enum exp_key key;
+	char *value;
 };
 
 struct exp_writer {
@@ -53,12 +53,12 @@ struct exp_writer {
 	__u64 *lost_file;	/* per cpu.N.rec */
 	int exit_status;	/* waitpid status, or -1 */
 	bool exited;		/* the target ended (attach mode) */
-	char **notes;		/* "key = value" lines exp_note() added */
+	struct exp_note *notes;	/* exp_note()'s, in order */
 	size_t nr_notes;
 	char **warnings;
 	size_t nr_warnings;
 	bool finished;
-	/* 1.4: samples.rec, the global sample packets (exp_open_samples) */
+	/* 1.4: samples.rec, the global sample packets (exp_create_samples) */
 	int samples_fd;		/* valid when has_samples */
 	bool has_samples;
 	__u64 samples_bytes;	/* written to it, its header included */
@@ -78,13 +78,13 @@ int exp_create(struct exp_writer *e, const char *dir, const char *name,
  * Create cpu.0.rec ... cpu.(nr - 1).rec, each with its file header: the
  * records' ABI (abi_major.abi_minor) and its number.
  */
-int exp_open_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
-		   __u32 abi_minor);
+int exp_create_files(struct exp_writer *e, unsigned int nr, __u32 abi_major,
+		     __u32 abi_minor);
 /*
  * 1.4: samples.rec, for the global sample packets, with a header like the
  * cpu files' (its cpu EXP_CPU_NONE).
  */
-int exp_open_samples(struct exp_writer *e, __u32 abi_major, __u32 abi_minor);
+int exp_create_samples(struct exp_writer *e, __u32 abi_major, __u32 abi_minor);
 struct exp_rec_gsample;
 /*
  * The packet g (its fields but hdr and name_len) with name (NULL: none;
@@ -96,7 +96,7 @@ size_t exp_gsample_encode(void *buf, size_t cap,
 /* Append record rec (size bytes, encoded) to samples.rec. */
 int exp_write_gsample(struct exp_writer *e, const void *rec, size_t size);
 /* Add a line "key = value" to log.txt, after the settings. */
-int exp_note(struct exp_writer *e, const char *key, const char *fmt, ...)
+int exp_note(struct exp_writer *e, enum exp_key key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void exp_warn(struct exp_writer *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -113,6 +113,17 @@ int exp_write_usage(struct exp_writer *e,
  */
 int exp_append_usage(struct exp_writer *e,
 		     const struct lwprof_thread_usage *tu, size_t n);
+/*
+ * archives/, made if need be: a descriptor of it (the caller closes it)
+ * for the copies (names: exp_archive_name()), or a negative errno.
+ */
+int exp_archives_dir(struct exp_writer *e);
+/*
+ * archives/index.txt: the n copies of v (their file: ARCHIVED_NAME),
+ * renamed into place whole.
+ */
+int exp_write_index(struct exp_writer *e, const struct exp_archive *v,
+		    size_t n);
 /* Remove a just-created experiment that never started. */
 void exp_remove(struct exp_writer *e);
 void exp_free(struct exp_writer *e);

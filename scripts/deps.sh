@@ -18,8 +18,6 @@ pkgs=(
 	"make:/usr/bin/make"
 	"pkg-config:/usr/bin/pkg-config"
 	"kmod:/usr/sbin/modinfo"
-	"linux-image-amd64:/boot/vmlinuz-*-amd64"
-	"linux-headers-amd64:/lib/modules/*-amd64/build/Makefile"
 	"qemu-system-x86:/usr/bin/qemu-system-x86_64"
 	"busybox-static:/bin/busybox"
 	"cpio:/usr/bin/cpio"
@@ -51,6 +49,18 @@ pkgs=(
 	"fakeroot:/usr/bin/fakeroot"
 	"openssl:/usr/bin/openssl"
 )
+
+# The kernels of scripts/kernels: each one's headers (the module is built
+# for every one) and image (every one boots, in the guest or from an
+# initramfs alone).
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/scripts/lib/kernels.sh"
+for k in $(kernels_of guest matrix build); do
+	pkgs+=("linux-headers-$k:/lib/modules/$k/build/Makefile")
+done
+for k in $(kernels_of guest matrix build); do
+	pkgs+=("linux-image-$k:/boot/vmlinuz-$k")
+done
 
 missing=()
 for entry in "${pkgs[@]}"; do
@@ -85,13 +95,17 @@ if [ $need_lint = 1 ]; then
 	rm -rf "$tmp"
 fi
 
-# The module is built against the newest headers and the guest boots the
-# newest kernel: they must be the same release.
-kimg=$(cd /boot && ls vmlinuz-*-amd64 | sed 's/^vmlinuz-//' | sort -V | tail -n 1)
-khdr=$(cd /lib/modules && ls -d *-amd64/build | sed 's|/build$||' | sort -V | tail -n 1)
-if [ "$kimg" != "$khdr" ]; then
-	echo "deps.sh: newest kernel image $kimg but newest headers $khdr;" \
-		"install linux-headers-$kimg" >&2
-	exit 1
-fi
-echo "deps.sh: ready (guest kernel $kimg)"
+# Every kernel of scripts/kernels is here, whatever else is installed
+# (which kernel is tested is never "the newest": see scripts/kernels).
+bad=0
+for k in $(kernels_of guest matrix build); do
+	[ -e "/lib/modules/$k/build/Makefile" ] ||
+		{ echo "deps.sh: no headers for $k (linux-headers-$k)" >&2; bad=1; }
+done
+for k in $(kernels_of guest matrix build); do
+	[ -r "/boot/vmlinuz-$k" ] ||
+		{ echo "deps.sh: no readable /boot/vmlinuz-$k (linux-image-$k)" >&2; bad=1; }
+done
+[ $bad = 0 ] || exit 1
+echo "deps.sh: ready (guest kernel $(kernels_of guest); matrix $(kernels_of matrix | xargs);" \
+	"built for $(kernels_of build | xargs))"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tracing library's per-thread buffers and the records written into
- * them (trace.h, docs/tracing.md): the hot path of every traced call.
+ * them (trace.h, docs/design/tracing.md): the hot path of every traced call.
  *
  * Each thread appends to its own buffer (mmap'd when the thread first
  * traces a call, TR_BUF bytes) and writes it out with one write() to the

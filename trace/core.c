@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tracing library's core (trace.h, docs/tracing.md): its settings,
+ * The tracing library's core (trace.h, docs/design/tracing.md): its settings,
  * the process's trace.PID.rec file and its life (start, fork, exec,
  * threads), and what the analyzer needs besides the traced calls (TASK
  * and MMAP records, the names of inherited descriptors).  The per-thread

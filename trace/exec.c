@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The programs a traced process starts (docs/tracing.md): exec*,
+ * The programs a traced process starts (docs/design/tracing.md): exec*,
  * posix_spawn, posix_spawnp, system and popen.  The new program is
  * traced through its environment, the library loaded again by LD_PRELOAD
  * and set by LWPROF_TRACE and LWPROF_TRACE_DIR, so before it starts:

@@ -3,9 +3,9 @@
  * Heap tracing (collect -H on): the allocator's calls, each an
  * allocation (its block, the bytes asked, its stack) or a free (the
  * block; no stack).  mmap counts as an allocation and munmap as its free
- * (seed 000).  The real functions come from dlsym(RTLD_NEXT); while dlsym
- * itself allocates (before they are known) glibc's own entry points
- * (__libc_malloc ...) serve.
+ * (as Oracle's collector counts them).  The real functions come from
+ * dlsym(RTLD_NEXT); while dlsym itself allocates (before they are known)
+ * glibc's own entry points (__libc_malloc ...) serve.
  */
 #include <errno.h>
 #include <malloc.h>

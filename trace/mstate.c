@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's microstates over a traced call (trace.h, docs/tracing.md):
+ * The module's microstates over a traced call (trace.h, docs/design/tracing.md):
  * where lwprof.ko accounts the process, each thread reads its own ten
  * accumulators from a slot the module writes at every return to user
  * mode (uapi/lwprof.h, LWPROF_IOC_USTATE_*), at the call's start and end,

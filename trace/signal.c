@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A traced process killed by a signal keeps what its buffers held
- * (docs/tracing.md).  At load, every catchable signal whose default
+ * (docs/design/tracing.md).  At load, every catchable signal whose default
  * action ends the process (terminate or core) and whose action is still
  * the default gets the library's handler: it writes out every thread's
  * buffer (tr_flush_dying: system calls, no lock the interrupted code

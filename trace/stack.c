@@ -7,7 +7,7 @@
  * malloc from one place writes the words of its frames that changed (a
  * counter, a saved register) and nothing else, so a record stays small
  * however deep the copy reaches.  The analyzer rebuilds the image from
- * its base (analyzer/exp_stack.c).
+ * its base (libexp/stack.h).
  *
  * The cost is comparing the copy with the base: vector compares, 8, 4 or
  * 2 words at a time (AVX-512, AVX2 or SSE2, chosen once by the dynamic

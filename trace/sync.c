@@ -242,7 +242,7 @@ TR_API pid_t fork(void)
  * file).  Oracle's collector replaces vfork the same way (by fork1), as
  * does Quantify; POSIX leaves everything a vfork child does but exec
  * and _exit undefined, so a correct program behaves the same, only the
- * copy of the page tables costs more (docs/tracing.md).  Untraced, the
+ * copy of the page tables costs more (docs/design/tracing.md).  Untraced, the
  * real vfork: a jump to it, as a C function cannot return into a vfork
  * child.  tr_real_vfork is found at load (tr_sync_init).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * liblwprof_trace.so, the tracing library collect -s/-H/-i preloads into
- * the target (docs/tracing.md).  core.c: the configuration, the
+ * the target (docs/design/tracing.md).  core.c: the configuration, the
  * per-thread buffers, the records and the process's life (threads, fork,
  * exec, exit); heap.c, sync.c, io.c: the interposed calls.
  *

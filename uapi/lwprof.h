@@ -3,7 +3,7 @@
  * lwprof user/kernel ABI: the ioctls of /dev/lwprof and the records the
  * module hands to user space.  Shared, unchanged, by kmod/ and the tools.
  *
- * Rules for everything in this header (docs/abi.md says why):
+ * Rules for everything in this header (docs/design/abi.md says why):
  *  - only fixed-width types (__u8 ... __u64), never int/long/pointers;
  *  - every struct is a multiple of 8 bytes and has no implicit padding:
  *    holes are named fields (pad*) that must be zero;
@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	5
+#define LWPROF_ABI_MINOR	6
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -36,7 +36,9 @@
  *
  * In:  flags and reserved[] zero.
  * Out: major, minor, features (LWPROF_FEAT_* bits the module supports),
- *      module_version (NUL-terminated release string of the module).
+ *      gaps (1.6: LWPROF_GAP_* bits, what the running kernel keeps the
+ *      module from doing as it does elsewhere), module_version
+ *      (NUL-terminated release string of the module).
  */
 struct lwprof_abi_version {
 	__u32 major;
@@ -44,7 +46,8 @@ struct lwprof_abi_version {
 	__u64 features;
 	__u32 flags;
 	__u32 pad0;
-	__u64 reserved[4];
+	__u64 gaps;
+	__u64 reserved[3];
 	char module_version[32];
 };
 
@@ -64,6 +67,24 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_USTATE	_BITULL(8)	/* LWPROF_IOC_USTATE_* (1.5) */
 
 /*
+ * Bits of lwprof_abi_version.gaps (1.6): what this kernel keeps the
+ * module from doing as it does elsewhere (docs/design/abi.md says what
+ * each changes in the figures).
+ */
+/* ptrace_may_access() not found: only CAP_SYS_PTRACE attaches to others */
+#define LWPROF_GAP_PTRACE		_BITULL(0)
+/* perf_event_paranoid unreadable: kernel stacks need CAP_PERFMON */
+#define LWPROF_GAP_PARANOID		_BITULL(1)
+/* softirq handlers not found: soft interrupt packets name none */
+#define LWPROF_GAP_SOFTIRQ_NAMES	_BITULL(2)
+/* softirqs run in threads (PREEMPT_RT): SYSTEM of their thread, not TRAP */
+#define LWPROF_GAP_SOFTIRQ_THREADS	_BITULL(3)
+/* device interrupts run in irq threads: SYSTEM of the irq thread, not TRAP */
+#define LWPROF_GAP_IRQ_THREADS		_BITULL(4)
+/* no allocation in probes (PREEMPT_RT): no off-CPU frames nor stack deltas */
+#define LWPROF_GAP_ATOMIC_ALLOC		_BITULL(5)
+
+/*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
  * nanosecond of a tracked thread's life is in exactly one of them.
  *
@@ -80,7 +101,7 @@ struct lwprof_abi_version {
  *  WAIT_CPU   runnable, waiting for a CPU (woken or preempted)
  *
  * The clock is CLOCK_MONOTONIC in nanoseconds (the TSC scaled and anchored
- * to it, or ktime_get_mono_fast_ns(); docs/mstate.md), so times compare
+ * to it, or ktime_get_mono_fast_ns(); docs/design/mstate.md), so times compare
  * with clock_gettime().
  */
 #define LWPROF_MS_USER		0
@@ -328,7 +349,7 @@ struct lwprof_sample_stop {
  * that thread sees a slot whose state is USER, and the thread's
  * microstates at clock time now are mstate_ns[], plus now - last_ns in
  * mstate_ns[state].  The module's clock and clock_gettime(CLOCK_MONOTONIC)
- * may differ by NTP's correction since the session began (docs/mstate.md):
+ * may differ by NTP's correction since the session began (docs/design/mstate.md):
  * in the difference of two readings the offset cancels, and what is left
  * is their rates' difference (parts per million).  tid is the owner's (in
  * its pid namespace); 0 once the slot has no owner (the thread exited,

@@ -5,12 +5,12 @@
  * and what the recorder copies, byte for byte, into an experiment's
  * cpu.N.rec files (after the file header of libexp/format.h; the
  * experiment's format, and how readers treat records of a newer one, is
- * docs/experiment-format.md).  The rules of lwprof.h apply; also:
+ * docs/design/experiment-format.md).  The rules of lwprof.h apply; also:
  *  - every record starts with struct lwprof_rec; size counts the header and
  *    everything after it and is a multiple of 8; a reader skips types it
  *    does not know by size (and, in a file of a newer format minor, fields
  *    appended to a known record and flag bits it does not know: new flags
- *    never change the layout of the known parts; docs/experiment-format.md);
+ *    never change the layout of the known parts; docs/design/experiment-format.md);
  *  - byte order is the machine's; the file header says which;
  *  - times are CLOCK_MONOTONIC nanoseconds, as in lwprof_thread_usage.
  */

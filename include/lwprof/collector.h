@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The collector API of lwprof, under the names of Oracle's libcollector
- * (docs/commands.md, "The collector API").  Link with -llwprof_collector.
+ * (docs/guide/commands.md, "The collector API").  Link with -llwprof_collector.
  * Under lwprof collect, each call reaches the recorder; without it, each
  * call does nothing and returns at once.  The calls are async-signal-safe
  * and never block on the recorder.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the benchmark scripts: each owns a section of
-# docs/benchmarks.md between two marker lines and rewrites only that.
+# docs/results/benchmarks.md between two marker lines and rewrites only that.
 #
 # doc_section DOC BEGIN END FILE: replace the lines from the first one that
 # starts with BEGIN to the next one that starts with END (both included)

@@ -10,7 +10,7 @@
 # libc on the 9p root or the last close of a file there at exit, moves
 # the guest's clock to its next timer deadline each time the vCPU idles:
 # 170 s of one thread's Sleep once, where a run of `cpu_burn 1 2` has
-# 4 s (docs/testbed.md).  The rest is counted instructions, whatever the
+# 4 s (docs/design/testbed.md).  The rest is counted instructions, whatever the
 # host did.  Both backends give the three metrics.
 thread_seconds() {
 	"$1" print -printmode csv -metrics e.totalcpu:e.wait:e.total:name \

@@ -27,10 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "an.h"
-#include "compute.h"
-#include "collect.h"
-#include "cmds.h"
+#include "analyzer/load/load.h"
+#include "analyzer/report/report.h"
+#include "userspace/cmd/cmds.h"
+#include "userspace/collect/collect.h"
 
 /* Sanitizer reports go to the real stderr while a reader's is captured. */
 void __sanitizer_set_report_fd(void *fd) __attribute__((weak));

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The flight recorder on the real module (collect --flight, issue 15): the
+# The flight recorder on the real module (collect --flight): the
 # snapshot holds the last window of records and nothing older, on the
 # snapshot signal and at the end; by size, the records fit the size and
 # are the newest ones.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Idle time and CPU hotplug (issue 16): collect -a of an idle guest,
+# Idle time and CPU hotplug: collect -a of an idle guest,
 # twice, the run covering a script that does the hotplug.  First CPU 1 is
 # offline when the run starts and comes online 1 s in: its idle time
 # counts from then (the start's IPI cannot reach an offline CPU: it had

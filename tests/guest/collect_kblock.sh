@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Where threads block, through collect -a -K and print (issue 16):
+# Where threads block, through collect -a -K and print:
 # tests/progs/kblock's threads block 1 s each, at once: "napper" in
 # nanosleep(), "piper" in read() of an empty pipe, "futexer" in
 # FUTEX_WAIT; each prints its blocking call's wall time.  In the functions
@@ -21,7 +21,14 @@ cd "$work" || exit 1
 check $? -eq 0 "collect -a -K kblock 1000"
 cat out
 tl=$("$LWPROF" print -thread_list b.er)
-for t in napper:sleep:do_nanosleep piper:sleep:pipe_read futexer:lock:futex_wait; do
+kb=(napper:sleep:do_nanosleep piper:sleep:pipe_read futexer:lock:futex_wait)
+if module_gap "no allocation in probes"; then
+	# No kernel stack where off-CPU time began on this kernel (lwprof
+	# version says so, PREEMPT_RT): the time is the blocking call's.
+	echo "# the module keeps no kernel frames where threads block here"
+	kb=(napper:sleep:clock_nanosleep piper:sleep:read futexer:lock:syscall)
+fi
+for t in "${kb[@]}"; do
 	IFS=: read -r name metric fn <<<"$t"
 	n=$(awk -v t="$name" '$5 == t { print $1 }' <<<"$tl")
 	check -n "$n" "thread $name in -thread_list"
@@ -36,9 +43,11 @@ for t in napper:sleep:do_nanosleep piper:sleep:pipe_read futexer:lock:futex_wait
 	case $top in "$fn"*) r=0 ;; *) r=1 ;; esac
 	check $r -eq 0 "$name: $fn heads the thread's $metric ($top)"
 done
-c=$("$LWPROF" print -csingle pipe_read b.er)
-grep -q 'vfs_read' <<<"$c"
-check $? -eq 0 "callers-callees: vfs_read calls pipe_read"
+if [ "${kb[1]}" = piper:sleep:pipe_read ]; then
+	c=$("$LWPROF" print -csingle pipe_read b.er)
+	grep -q 'vfs_read' <<<"$c"
+	check $? -eq 0 "callers-callees: vfs_read calls pipe_read"
+fi
 rm -rf "$LWPROF_OUT/collect_kblock.er"; cp -r b.er "$LWPROF_OUT/collect_kblock.er" 2>/dev/null
 cd / && rm -rf "$work"
 done_testing

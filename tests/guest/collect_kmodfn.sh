@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A kernel module's function named under its module on real sampled
-# stacks (issue 16): the guest's root is 9p, so a first read of a file
+# stacks: the guest's root is 9p, so a first read of a file
 # there waits in 9pnet's p9_client_rpc() for the host's answer.  collect
 # -K -p 1ms of dd reading files not read before in this boot: the Sleep
 # of those waits lands on p9_client_rpc, whose load object is [9pnet]

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Every CPU's time, through collect and print (issue 16): lwprof collect
+# Every CPU's time, through collect and print: lwprof collect
 # -a -K -t 7 of an idle guest; this script reads /proc/stat and
 # /proc/uptime inside the run, waits 5 s and reads them again.
 #  - -cpu_list: each CPU's Sum (user + system + interrupt + idle) is at
@@ -10,7 +10,7 @@
 #    on, with any time its thread had on another), and so is the
 #    machine's, CPUs times those.  The threads that existed at the attach
 #    are accounted from it, and their first packets hold that time
-#    (docs/sampling.md), while idle time counts from SAMPLE_START: what
+#    (docs/design/sampling.md), while idle time counts from SAMPLE_START: what
 #    they ran during the recorder's setup is in the Sum (7.399 s of a
 #    7.132 s run on a CPU, with the host's load at 6, when the check asked
 #    for the elapsed time on both sides);
@@ -128,7 +128,17 @@ bad=0 nk=0 kthr=
 while read -r n pid name; do
 	[ "$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)" = 2 ] || continue
 	comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
-	case $name in kworker/*) comm=${comm%%[+-]*} ;; esac
+	# A worker's /proc name is its comm, then "+" or "-" and what it
+	# works for; on 6.12 a rescuer's comm holds a "-" itself
+	# (kworker/R-kvfre of /proc's kworker/R-kvfree_rcu_reclaim).
+	case $name in kworker/*)
+		rest=${comm#"$name"}
+		case $rest in
+		"$comm") ;;
+		''|[+-]*) comm=$name ;;
+		*) [ ${#name} -eq 15 ] && comm=$name ;;
+		esac
+	esac
 	comm=${comm:0:15}
 	nk=$((nk + 1))
 	kthr=$kthr${kthr:+,}$n

@@ -4,7 +4,7 @@
 # defaults it records (its rings are the largest the module lets it lock,
 # named in log.txt), and an -m above that is refused with a message that
 # names the option, the size it may use and the capability for more.
-# Root keeps the default rings.  The module's rule (docs/abi.md): more
+# Root keeps the default rings.  The module's rule (docs/design/abi.md): more
 # than 128 data pages per CPU need CAP_IPC_LOCK or CAP_PERFMON.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A kernel-heavy loop pinned to one CPU, through collect -a -K and print
-# (issue 16): tests/progs/zero_reader (read() of /dev/zero, almost all of
+# tests/progs/zero_reader (read() of /dev/zero, almost all of
 # it in the kernel) and tests/progs/spin_nap (2 ms of user spin, then an
 # 8 ms nanosleep) both under taskset -c 1, recorded with collect -a -K -t 3
 # while they run.  Ground truth: what runs where is pinned.

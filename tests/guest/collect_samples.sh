@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Global sample packets, pause/resume and data limits on the real module
-# (issue 15): tests/progs/phases calls the collector API around three CPU
+# tests/progs/phases calls the collector API around three CPU
 # phases of known thread CPU time (it prints what each took): the packets
 # carry its names, -sample_select of a phase gives that phase's CPU time,
 # the paused phase is in no metric; -S packets come every interval; -l and

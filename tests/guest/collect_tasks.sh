@@ -100,7 +100,7 @@ grep -q '^  kip' dl.dump; check $? -ne 0 "without -K: no kernel frames"
 
 # The whole machine for 1 s, with a busy program: it is recorded, and so
 # is the recorder, as perf record -a's is (the machine's time adds up:
-# docs/kernel-profiling.md); it wakes at least every 250 ms to flush.
+# docs/design/kernel-profiling.md); it wakes at least every 250 ms to flush.
 "$progs/spin" 60 & spid=$!
 "$LWPROF" collect -o all.er -a -t 1 2>err.txt & cpid=$!
 wait $cpid; rc=$?

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Tracing beside the module's clock profiling (docs/tracing.md):
+# Tracing beside the module's clock profiling (docs/design/tracing.md):
 # collect -s on -H on records tests/progs/trace_sync with both; the
 # experiment has the module's cpu.N.rec files and the library's trace
 # file (and no task or mapping records of its own: the module's say it),
 # print shows both kinds of metric, and -statistics puts the traced Sync
-# Wait Time beside User Lock time (seed 000).  A traced wait is spent
+# Wait Time beside User Lock time, as Oracle's collector does.  A traced wait is spent
 # blocked on a futex (User Lock) or, once woken, waiting for a CPU (Wait
 # CPU): precise User Lock plus Wait CPU hold at least 90% of it.  At the
 # mutex waiter (a 300 ms wait), the clock's sampled User Lock and Wait CPU

@@ -21,7 +21,7 @@
  * -n: rounds until CALLS calls were made (default 8000, for make check);
  * -T: or until SECS seconds passed; -r: ops per thread and round (500);
  * -k 0: no kills.  $LWPROF_FUZZ_CALLS, _SECS and _SEED set -n, -T and -s.  The long run is
- * scripts/stress ioctl (docs/reliability.md).
+ * scripts/stress ioctl (docs/design/reliability.md).
  */
 #include <fcntl.h>
 #include <grp.h>

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "lwprof.h"
@@ -100,6 +101,34 @@ static void *ustate_checks(int fd)
 	return p;
 }
 
+/*
+ * The gaps this kernel must report, from what it says of itself: a
+ * PREEMPT_RT kernel says so in its version (uname -v: "SMP PREEMPT_RT";
+ * softirqs and device interrupts in threads, no allocation in probes);
+ * threadirqs on the command line threads device interrupts.  Debian's
+ * kernels have everything else lwprof looks up.
+ */
+static unsigned long long kernel_gaps(void)
+{
+	unsigned long long gaps = 0;
+	char cmd[4096] = "";
+	struct utsname u;
+	FILE *f;
+
+	if (uname(&u) == 0 && strstr(u.version, "PREEMPT_RT"))
+		gaps |= LWPROF_GAP_SOFTIRQ_THREADS | LWPROF_GAP_IRQ_THREADS |
+			LWPROF_GAP_ATOMIC_ALLOC;
+	f = fopen("/proc/cmdline", "r");
+	if (f) {
+		if (!fgets(cmd, sizeof(cmd), f))
+			cmd[0] = 0;
+		fclose(f);
+	}
+	if (strstr(cmd, "threadirqs"))
+		gaps |= LWPROF_GAP_IRQ_THREADS;
+	return gaps;
+}
+
 int main(void)
 {
 	const char *ko = getenv("LWPROF_KO");
@@ -125,6 +154,7 @@ int main(void)
 	memset(&v, 0xff, sizeof(v));
 	v.flags = 0;
 	v.pad0 = 0;
+	v.gaps = 0;
 	memset(v.reserved, 0, sizeof(v.reserved));
 	ret = ioctl(fd, LWPROF_IOC_ABI_VERSION, &v);
 	t_check(ret == 0, "ABI_VERSION succeeds (%s)", ret ? strerror(errno) : "0");
@@ -135,10 +165,17 @@ int main(void)
 		v.module_version[0], "module version string '%.32s'",
 		v.module_version);
 
+	t_check(v.gaps == kernel_gaps(), "gaps 0x%llx: this kernel's 0x%llx",
+		(unsigned long long)v.gaps, (unsigned long long)kernel_gaps());
+
 	memset(&v, 0, sizeof(v));
-	v.reserved[3] = 1;
+	v.reserved[2] = 1;
 	t_errno(ioctl(fd, LWPROF_IOC_ABI_VERSION, &v), EINVAL,
 		"non-zero reserved field");
+	memset(&v, 0, sizeof(v));
+	v.gaps = 1;
+	t_errno(ioctl(fd, LWPROF_IOC_ABI_VERSION, &v), EINVAL,
+		"non-zero gaps in (reserved before 1.6)");
 	memset(&v, 0, sizeof(v));
 	v.flags = 1;
 	t_errno(ioctl(fd, LWPROF_IOC_ABI_VERSION, &v), EINVAL, "unknown flag");

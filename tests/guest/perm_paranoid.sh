@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kernel.perf_event_paranoid is taken from the kernel, never through a path
-# the caller controls (issue 10, defect 2).  The attack: root makes a
+# the caller controls.  The attack: root makes a
 # private mount namespace and binds a file holding -1 over
 # /proc/sys/kernel/perf_event_paranoid, then drops to uid 65534 and runs
 # collect -K; an unprivileged user gets the same namespace with unshare
@@ -29,7 +29,7 @@ kframes() {
 	"$LWPROF" dump "$1" 2>/dev/null | grep -c 'kip\['
 }
 
-# as_nobody_in_fake_ns EXP: the attack, the way the issue found it.
+# as_nobody_in_fake_ns EXP: the attack, as an unprivileged user would make it.
 as_nobody_in_fake_ns() {
 	unshare -m --propagation private sh -c '
 		mount --bind "$1/fake" /proc/sys/kernel/perf_event_paranoid &&

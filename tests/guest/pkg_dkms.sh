@@ -19,10 +19,12 @@ command -v dkms >/dev/null || skip "dkms not installed (scripts/deps.sh)"
 
 version=$pkg_version
 kver=$(uname -r)
-out=$LWPROF_OUT/dkms
-tool=$LWPROF_OUT/deb/lwprof_${version}_amd64.deb
+# host/pkg_deb's and host/pkg_dkms's results: in the matrix's guests the
+# main run's (read through the overlay, so what DKMS writes stays here).
+out=${LWPROF_PKG_OUT:-$LWPROF_OUT}/dkms
+tool=${LWPROF_PKG_OUT:-$LWPROF_OUT}/deb/lwprof_${version}_amd64.deb
 dk=(--sourcetree "$out/root/usr/src" --dkmstree "$out/tree")
-[ -f "$out/tree/lwprof/$version/$kver/x86_64/module/lwprof.ko" ] ||
+compgen -G "$out/tree/lwprof/$version/$kver/x86_64/module/lwprof.ko*" >/dev/null ||
 	skip "no DKMS build for $kver in $out: host/pkg_dkms makes it (tests/run runs it first)"
 [ -f "$tool" ] || skip "no $tool: host/pkg_deb builds it"
 pkg_guest_prepare 'dkms uninstall "${dk[@]}" -m lwprof -v "$version" -k "$kver"; dpkg -P lwprof'

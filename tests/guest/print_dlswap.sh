@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 10, defect 5, on a real program: tests/progs/dl_swap dlopens a copy
-# of libz (libA.so), spends 1 s of CPU in its crc32, dlcloses it, dlopens
-# another copy (libB.so, the same size: the loader puts it at A's address)
-# and spends 2 s in it.  Each library's exclusive CPU time is its phase's
-# CPU time as the program measured it, within 5% (a 10 ms clock packet
-# that straddles a phase's start or end goes to one side: 2% of A's 1 s;
-# the program's clock reads and loop are the rest).  Before the fix every
-# sample went to B, the mapping at that address at the end: A 0 s.
+# A sample is resolved against the mapping in place at its time, on a
+# real program: tests/progs/dl_swap dlopens a copy of libz (libA.so),
+# spends 1 s of CPU in its crc32, dlcloses it, dlopens another copy
+# (libB.so, the same size: the loader puts it at A's address) and spends
+# 2 s in it.  Each library's exclusive CPU time is its phase's CPU time as
+# the program measured it, within 5% (a 10 ms clock packet that straddles
+# a phase's start or end goes to one side: 2% of A's 1 s; the program's
+# clock reads and loop are the rest), not all of it B's, the mapping at
+# that address at the end.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"
 

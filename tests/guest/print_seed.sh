@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The seed's worked example as a real program under lwprof collect (1 ms
+# er_print's worked example as a real program under lwprof collect (1 ms
 # clock profiling): tests/progs/seed_example does its units of work as
 # measured thread CPU time (user + system), so its truth is known: 40
 # units (main 2, A -> C(10), B 5 + 2 x C(7.5), R 4, P/Q 4).  Each

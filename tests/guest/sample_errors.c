@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sampling ioctls, mmap() and poll() refuse what they must, with the
- * documented errors (docs/abi.md), and the session stays usable after each
+ * documented errors (docs/design/abi.md), and the session stays usable after each
  * refusal; then one good run, a second SAMPLE_START, SAMPLE_STOP twice.
  */
 #include <poll.h>

@@ -5,7 +5,7 @@
 # system's close) has no user stack.  Without -K it goes into the thread's
 # EXIT packet, which the analyzer charges where the thread's previous
 # packet went, and no tick takes a packet without a stack before it
-# (docs/sampling.md).  mem_hog writes 256 MiB and exits at once: freeing
+# (docs/design/sampling.md).  mem_hog writes 256 MiB and exits at once: freeing
 # them after exit_mm() takes many 1 ms intervals in the guest.  Every clock
 # packet of it but the EXIT one has a user stack, the EXIT packet carries
 # system time, and print charges nothing to <Unknown>.

@@ -21,7 +21,7 @@
  *    copies nor the 1 KiB of kernel frames it keeps with -K and copies);
  *  - SAMPLE_START refuses KONLY without -K or with a stack copy, IDLE
  *    outside a machine session, IRQ without -K (EINVAL).
- * The numbers of all three modes are printed for docs/benchmarks.md.
+ * The numbers of all three modes are printed for docs/results/benchmarks.md.
  */
 #include <pthread.h>
 

@@ -1,20 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A tick in the kernel that finds saved off-CPU frames (issue 16): the
+# A tick in the kernel that finds saved off-CPU frames: the
 # reader of tests/progs/pipe_burst blocks in read() of an empty pipe and,
 # woken, copies 8 MiB in the kernel before it returns, so with
 # collect -K -p 1ms a tick lands in that copy while the frames of where it
 # blocked (pipe_read's __schedule) wait for its return to user mode.  The
-# packet of that tick used to carry those frames, with the copy's system
-# time since the switch-in (half a tick on average) charged to where the
-# thread slept.  Now the off-CPU time goes in a packet of its own, up to
-# the switch-in: the tick-taken packets with the saved frames (KMODE and
-# KBLOCK) are stamped there, before their tick, and the packet after each
-# is the tick's, with the copy's system time.  (An earlier version of this
-# test took the gap between such a packet's time and its span's end for
-# the switch-in-to-tick time and wanted it over 1 us; it is the interrupt
-# time B settles, 0 when none came, as after a DEFERRED packet: no module
-# bug.  The switch-in is now the scheduler's own trace.)
+# off-CPU time goes in a packet of its own, up to the switch-in (the
+# scheduler's own trace says when): the tick-taken packets with the saved
+# frames (KMODE and KBLOCK) are stamped there, before their tick, and the
+# packet after each is the tick's, with the copy's system time, so that
+# none of it is charged to where the thread slept.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"
 . "$(dirname "$0")/../lib/schedtrace.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The production soak (issue 15; scripts/soak runs it, make check skips
+# The production soak (scripts/soak runs it, make check skips
 # it): a machine-wide session (collect -a -S 10) of $LWPROF_SOAK_SECS
 # seconds over a mixed workload (a CPU loop, process churn, file writes,
 # sleepers), then a flight recorder (--flight 16M) for $LWPROF_SOAK_FLIGHT

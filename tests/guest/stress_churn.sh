@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Load/unload churn with sessions open and closing (issue 10, defect 1 and
-# the reliability battery).  First the sequence that hung guests: short
+# Load/unload churn with sessions open and closing (the reliability
+# battery).  First the sequence that hung guests: short
 # collects, one by uid 65534 with -K, a collect of a 64-thread program.
 # Then CYCLES rounds of: insmod; one to three sessions at once (collect -p
 # 1ms of a target that forks 64-thread children, also traced with -s all

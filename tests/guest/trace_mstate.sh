@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The module's microstates over each traced call (ABI 1.5, docs/tracing.md):
+# The module's microstates over each traced call (ABI 1.5, docs/design/tracing.md):
 # collect -s all -i on of tests/progs/trace_ms, each of whose calls is the
 # one thing a thread of its own does.  The thread blocks nowhere but in
 # its call, so each of the record's blocked states (User Lock, Sleep, the

@@ -3,7 +3,7 @@
 # Every command of lwprof --help answers -h and --help the same way: its
 # usage on stdout, nothing on stderr, exit 0; an unknown option is still
 # a usage error (exit 2).  collect -h is Oracle's: with no other argument
-# it lists this machine's counters (docs/commands.md), also exit 0.
+# it lists this machine's counters (docs/guide/commands.md), also exit 0.
 . "$(dirname "$0")/../lib/test.sh"
 [ -x "$LWPROF" ] || { echo "FAIL: $LWPROF not built"; exit 1; }
 

@@ -24,7 +24,7 @@ grep -q '^Software counters available for profiling:$' <<<"$out"
 check $? -eq 0 "it lists the software counters"
 for c in cpu-clock task-clock page-faults minor-faults major-faults context-switches cpu-migrations; do
 	grep -Eq "^$c,[0-9]+ \('[^']+'; (events|nanoseconds)\)$" <<<"$out"
-	check $? -eq 0 "  $c, in seed 003's format"
+	check $? -eq 0 "  $c, in Oracle collect's format"
 done
 if grep -q '^No HW counters' <<<"$out"; then
 	grep -q 'this machine has no PMU' <<<"$out"; check $? -eq 0 "no PMU: says so"
@@ -35,7 +35,7 @@ else
 	grep -q '^Aliased HW counters available for profiling:$' <<<"$out"
 	check $? -eq 0 "a PMU: the aliased list"
 	grep -Eq "^cycles,[0-9]+ \('CPU Cycles', alias for cpu-cycles; CPU-cycles\)$" <<<"$out"
-	check $? -eq 0 "cycles in seed 003's format"
+	check $? -eq 0 "cycles in Oracle collect's format"
 	grep -q '^Raw HW counters available for profiling:$' <<<"$out"
 	check $? -eq 0 "and the raw list"
 fi

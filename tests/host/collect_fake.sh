@@ -229,7 +229,7 @@ check "$(sed -n 's/^mode = //p' all.er/log.txt)" = machine "log: mode machine"
 grep -q "^warning = the loaded lwprof module (ABI [0-9.]*) cannot record idle time (--idle): it has no LWPROF_FEAT_IDLE (ABI 1.4's): left out$" all.er/log.txt
 check $? -eq 0 "-a on a module without LWPROF_FEAT_IDLE: a warning, no idle packets asked"
 
-# Whole-machine kernel profiling (docs/kernel-profiling.md): the session
+# Whole-machine kernel profiling (docs/design/kernel-profiling.md): the session
 # flags SAMPLE_START gets (KSTACK 1, IDLE 4, KONLY 8, IRQ 16, OFFCPU 32)
 # and log.txt's keys, on a module with ABI 1.4's features.
 kflags() {	# kflags NAME OPTIONS...: "FLAGS STACK_BYTES KEYS"

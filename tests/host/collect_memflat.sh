@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # collect's own memory stays flat however many short processes a long run
-# sees (issue 15's soak; docs/reliability.md).  The fake module scripts N
+# sees (docs/design/reliability.md).  The fake module scripts N
 # exited single-thread processes ($FAKE_LWPROF_EXITS: their final usage
 # records, 2000 per read) and each one's TASK and MMAP records (the same
 # two files, $FAKE_LWPROF_MMAPS); collect's peak resident memory (VmHWM,
@@ -10,8 +10,8 @@
 #
 # Ground truth: keeping a thread's totals costs at least one struct
 # lwprof_thread_usage (200 bytes), so a recorder that keeps them grows by
-# at least 3N x 200 bytes between the runs (2.9 MB for N = 5000; the code
-# before the fix grew 1.7 MB for N = 2500).  The bound is a quarter of that, 3N x 50
+# at least 3N x 200 bytes between the runs (2.9 MB for N = 5000).  The
+# bound is a quarter of that, 3N x 50
 # bytes: far above the noise of VmHWM between runs (about 100 KB: the
 # kernel counts resident pages per thread in batches) and far below any
 # per-process state.  usage.txt must still hold every thread exactly once.

@@ -68,8 +68,13 @@ fresh; rm bad.er/log.txt; dump_bad
 check $rc -eq 1 "no log.txt: exit 1"
 grep -q '^lwprof dump: bad.er/log.txt: No such file or directory$' err.txt; check $? -eq 0 "says so"
 fresh; sed -i '1s/.*/lwprof experiment 2.0/' bad.er/log.txt; dump_bad
-grep -q '^lwprof dump: bad.er/log.txt: offset 0: experiment format 2.0; this lwprof reads 1.x$' err.txt
+grep -q '^lwprof dump: bad.er/log.txt: byte 18: experiment format 2.0; this lwprof reads 1.x$' err.txt
 check $? -eq 0 "a log of another major version"
+fresh; echo 'no equals sign' >>bad.er/log.txt; dump_bad
+check $rc -eq 1 "a bad log line: exit 1"
+grep -q '^lwprof dump: bad.er/log.txt: line [0-9]* (byte [0-9]*): bad key = value line$' err.txt
+check $? -eq 0 "  says which line, as print does (the one log reader)"
+grep -q '^total: ' out.txt; check $? -eq 0 "  the records are still dumped"
 
 # Random damage: any byte of the records may be anything; dump must not
 # crash (exit 0 or 1) and anything it reports names a file and offset.

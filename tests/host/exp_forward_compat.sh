@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Forward compatibility of the record files (docs/experiment-format.md):
-# gen_exp's "grow" writes seed 002's example and tests/progs/qsort_unwind's
+# Forward compatibility of the record files (docs/design/experiment-format.md):
+# gen_exp's "grow" writes er_print's worked example and tests/progs/qsort_unwind's
 # delta stack copies as a newer minor (this lwprof's + 1) would, with 16
 # bytes after the known part of every SAMPLE, TASK and MMAP record and an
 # unknown flag bit (0x8000) in each.  lwprof dump and lwprof print read it with one warning
@@ -60,7 +60,7 @@ cmp -s "$PRINT_OUT/plain.views" "$PRINT_OUT/grown.views"
 check $? -eq 0 "  functions, callers-callees and calltree as without the extras"
 check "$("$LWPROF" print -printmode csv -metrics i.user:name -functions "$grown" 2>/dev/null |
 	awk -F, '$2 == "main" { print $1 }' | sort -n | tr '\n' ' ')" = "0.030 22.000 " \
-	"  the deltas still unwind to qsort_unwind's main (0.030 s user; seed's 22 s)"
+	"  the deltas still unwind to qsort_unwind's main (0.030 s user; the worked example's 22 s)"
 
 # The same bytes claiming this lwprof's minor: damage, where the first one is.
 mmap_size=$(u32 68 "$plain/cpu.0.rec")

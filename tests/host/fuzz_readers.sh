@@ -6,7 +6,7 @@
 # and UBSan (scripts/fuzz-reader -m): no crash, no sanitizer report, and
 # every complaint names the damaged file (and the offset in a cpu.N.rec);
 # then the inputs it once crashed on (tests/data/fuzz).
-# The long run is scripts/fuzz-reader (docs/reliability.md).  The seed is
+# The long run is scripts/fuzz-reader (docs/design/reliability.md).  The seed is
 # the day's, printed, so a failure is reproducible with -s.
 . "$(dirname "$0")/../lib/test.sh"
 

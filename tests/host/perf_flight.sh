@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The flight recorder on the perf backend (collect --backend perf
 # --flight): its converter turns perf's records into lwprof's once a
-# second (docs/perf-backend.md), so a snapshot first asks it for a pass
+# second (docs/design/perf-backend.md), so a snapshot first asks it for a pass
 # (the recording source's sync).  Two snapshots on SIGUSR2, 1.2 s and
 # 1.7 s into cpu_burn, must each hold every sample up to 0.1 s before
 # their end (the converter's 20 ms hold, a 10 ms interval, the wait for

@@ -1,29 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The perf backend's microstates (docs/perf-backend.md) against the
-# ground-truth workloads of tests/progs, recorded on this host without the
-# module.  Off-CPU times come from PERF_RECORD_SWITCH, at the scheduler's
-# own switch instants, so a blocked thread's Sleep or User Lock within its
-# blocking call lies between the time the scheduler's trace has it blocked
-# in the call (tracefs: its switch-out not runnable to its sched_wakeup,
-# read in the same tracepoints as ours, a trace started before collect
-# reading first) and the call's wall time (which also holds the call's own
-# CPU time and the run-queue wait after the wake-up, which our off-CPU
-# interval holds too where there is no sched:sched_wakeup:
-# host/perf_wakewait checks that split): those bounds, +- 1 ms, are the
-# tolerance.  (Not schedstat's sleep time: it starts at the dequeue, and a
-# loaded host stalled the TCG guest's vCPU between that and the switch for
-# 1.1 ms, System CPU for the switch records.)  Lock and sleep are told
-# apart by the kernel stack at switch-out (a futex system call is User
-# Lock): each thread must show the one it did and (less than 1 ms of) not
-# the other.  On-CPU time is exact (switch records) but its split into
-# User and System is by where the clock samples landed: the spinning
-# thread, which makes no system calls, must be User CPU, the /dev/zero
-# reader mostly System.  Their sum is at least the thread's CPU clock over
-# its phase (- 1% for the clock reads' places) and at most its time on CPU
-# by the scheduler's trace (+ 1%), which counts interrupts and, on a
-# virtual machine, the hypervisor's steal, as the switch records do and
-# the CPU clock does not.
+# The perf backend's microstates against the workloads of tests/progs,
+# recorded on this host without the module.  Truth: the scheduler's own
+# trace of each blocking call (tracefs, started before collect) and each
+# thread's CPU clock over its phase.  A blocked thread's Sleep or User
+# Lock lies between its time blocked by that trace and the call's wall
+# time (+- 1 ms), and it shows the state it was in and (under 1 ms of)
+# not the other; the spinner is User CPU, the /dev/zero reader mostly
+# System; User + System is at least the CPU clock (- 1%) and at most the
+# time on CPU by the trace (+ 1%: it counts interrupts and a
+# hypervisor's steal, as the switch records do).  Why these truths and
+# bounds: docs/design/perf-backend.md, "Tests".
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"

@@ -3,7 +3,7 @@
 # collect -a on the perf backend names the threads that existed before it
 # started and resolves their code: perf reports forks, execs, renames and
 # mappings only as they happen, so the recorder reads /proc for the rest
-# (userspace/perf_proc.c).  Ground truth: named_spin names its two threads
+# (userspace/backend/perf/proc.c).  Ground truth: named_spin names its two threads
 # (prctl) and spins in nspin_outer() -> nspin_inner() before collect
 # starts; the names are read back from /proc/PID/task/*/comm, the
 # functions from the binary's symbol table.  Also: a rename during the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The perf backend's call stacks, on this host without the module:
-#  - the seed's worked example (tests/progs/seed_example, 50 ms units, 1 ms
+#  - er_print's worked example (tests/progs/seed_example, 50 ms units, 1 ms
 #    clock): each function's inclusive Total CPU as a share of main's
 #    within 3 points of the units it does, the module's own tolerance
 #    (guest/print_seed);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The perf backend's Wait CPU after a wake-up (docs/perf-backend.md): with
+# The perf backend's Wait CPU after a wake-up (docs/design/perf-backend.md): with
 # the sched:sched_wakeup tracepoint (root here: tracefs, mounted or not,
 # and CAP_PERFMON), a blocked thread's time off CPU is split at its
 # wake-up, and Wait CPU is exact; without it, approximate.  The workload

@@ -14,7 +14,7 @@ command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null ||
 
 out=$LWPROF_OUT/deb
 version=$(make -s --no-print-directory print-version)
-check "$version" = "$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)" \
+check "$version" = "$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmd/cmds.h)" \
 	"make print-version is lwprof's version ($version)"
 check "$(dpkg-parsechangelog -l debian/changelog -S Version)" = "$version" \
 	"debian/changelog's version is lwprof's"
@@ -49,8 +49,14 @@ want=$( {
 	echo "-rw-r--r-- /usr/include/lwprof/collector.h"
 	echo "-rw-r--r-- /usr/share/bash-completion/completions/lwprof"
 	for p in man/*.1; do echo "-rw-r--r-- /usr/share/man/man1/$(basename "$p").gz"; done
-	for d in README.md.gz changelog.gz copyright install.md.gz; do
+	for d in changelog.gz copyright; do
 		echo "-rw-r--r-- /usr/share/doc/lwprof/$d"
+	done
+	# dh_compress leaves a document of 4 KiB or less as it is
+	for d in README.md docs/guide/install.md; do
+		n=$(basename "$d")
+		[ "$(stat -c %s "$LWPROF_TOP/$d")" -gt 4096 ] && n=$n.gz
+		echo "-rw-r--r-- /usr/share/doc/lwprof/$n"
 	done
 } | sort)
 check "$(contents "$tool")" = "$want" "lwprof holds the command, analyzer, tracing and collector libraries, man pages, completion, docs"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Separate debug files (issue 10, defect 8).  tests/progs/seed_example is
+# Separate debug files.  tests/progs/seed_example is
 # copied twice: as built (-g, with .symtab) and stripped (strip -s: no
 # symbols, no DWARF), its debug part split off with objcopy
 # --only-keep-debug and put where a Debian -dbgsym package puts it,

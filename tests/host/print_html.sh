@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The html report (docs/html-report.md) loaded in headless Chromium: no
+# The html report (docs/design/html-report.md) loaded in headless Chromium: no
 # script error, the threads with their time on the timeline, the functions
 # with print's values, callers and callees, the flame graph's search share
 # for a microstate and a counter and in a time range, a selection applied, text that would end

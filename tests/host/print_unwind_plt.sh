@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Samples in a PLT stub keep their real caller (issue 10, defect 4).
+# Samples in a PLT stub keep their real caller.
 # tests/progs/unwind_sampler in "plt" mode (-O2 -fomit-frame-pointer):
 # first its lazy strlen@plt call single-stepped (a snapshot at each
 # instruction in the executable: the entry's jmp, push and jmp, the .plt

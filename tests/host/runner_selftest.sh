@@ -5,7 +5,7 @@
 # though it exits 0, as does one that leaves tracefs's tracing_on changed
 # (one that changes it and puts it back passes) or leaves a process running
 # (killed: the next test passes), and the summary line and exit status say
-# so.
+# so.  A tier runs alone when asked to (-U, -T TIER).
 . "$(dirname "$0")/../lib/test.sh"
 
 dir=$LWPROF_OUT/runner_selftest
@@ -49,5 +49,20 @@ check $? -eq 0 "a guest test that exited 0 but left a process running fails"
 grep -q '^#   [0-9]* sleep 1000 $' <<<"$out"; check $? -eq 0 "the process is shown"
 grep -q '^ok [0-9]* - guest/tracefs_restored' <<<"$out"
 check $? -eq 0 "one that changed tracing_on and trace_clock and put them back passes"
+
+# One tier alone: -U (make unit) and -T host run that tier's tests and no
+# other's; -H runs the unit tier, then the host tier.
+mkdir -p "$dir/tests/unit"
+printf '#!/bin/sh\necho quick\n' >"$dir/tests/unit/quick.sh"
+run_tiers() { LWPROF_TESTS_DIR=$dir/tests LWPROF_OUT=$dir/out "$LWPROF_TOP/tests/run" -t 60 "$@"; }
+out=$(run_tiers -U)
+check "$(grep -c '^ok\|^not ok' <<<"$out") $(tail -n 1 <<<"$out")" = "1 1 passed, 0 failed, 0 skipped" \
+	"-U: the unit test alone"
+out=$(run_tiers -T host)
+check "$(grep -c 'unit/' <<<"$out") $(tail -n 1 <<<"$out")" = "0 1 passed, 1 failed, 1 skipped" \
+	"-T host: the host tests alone"
+out=$(run_tiers -H 'host/passes' 'unit/*')
+check "$(grep -o '^ok [0-9]* - [a-z]*/[a-z]*' <<<"$out" | tr '\n' ' ')" = "ok 1 - unit/quick ok 2 - host/passes " \
+	"-H: the unit tier first, then the host tier"
 rm -rf "$dir"
 done_testing

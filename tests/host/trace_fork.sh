@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Tracing follows the command's descendants (docs/tracing.md):
+# Tracing follows the command's descendants (docs/design/tracing.md):
 # tests/progs/trace_fork forks while a second thread allocates, the child
 # execs the program again, posix_spawn and vfork + exec start two more;
 # each process leaks known blocks in a function of its own, and print
@@ -80,7 +80,7 @@ check "$("$LWPROF" dump "$PRINT_OUT/both.er" 2>/dev/null | grep -c 'trace\.[0-9]
 	"  the library wrote no TASK or MMAP records: the module's say it"
 if [ ! -e /dev/lwprof ]; then
 	# as gprofng's collect: clock profiling stays on unless -p off, here
-	# through the perf backend (docs/perf-backend.md)
+	# through the perf backend (docs/design/perf-backend.md)
 	msg=$("$LWPROF" collect -H on -o "$PRINT_OUT/nomod.er" "$LWPROF_BUILD/tests/progs/trace_heap" 2>&1); rc=$?
 	check $rc -eq 0 "no module, -H on without -p: exits 0"
 	grep -q '^lwprof collect: .*: recording with the perf backend' <<<"$msg"

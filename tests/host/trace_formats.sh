@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The trace records of both formats (docs/experiment-format.md): gen_exp
+# The trace records of both formats (docs/design/experiment-format.md): gen_exp
 # writes the same 8 allocations (4 freed) at a real stack
 # (tests/progs/qsort_unwind's capture) as format 1.4's records (16 with
 # whole and sdelta sample copies, 18 for frees) and as 1.5's compact ones

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Heap tracing end to end without the module (docs/tracing.md):
+# Heap tracing end to end without the module (docs/design/tracing.md):
 # collect -p off -H on runs tests/progs/trace_heap, which prints what each
 # of its functions allocated, freed and leaked; lwprof print must show
 # exactly that inclusive at each function, -leaks the leaks at their call

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# I/O tracing without the module (docs/tracing.md): tests/progs/trace_io
+# I/O tracing without the module (docs/design/tracing.md): tests/progs/trace_io
 # reads, writes, seeks, syncs, dups and fails on files of its own with
 # counts and bytes it prints; lwprof print must show them exactly per
 # function (the io* metrics), per file name (-ioactivity, the dup'd

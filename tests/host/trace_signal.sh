@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A traced process killed by a signal keeps what its buffers held
-# (docs/tracing.md): tests/progs/trace_signal leaks known blocks in its
+# (docs/design/tracing.md): tests/progs/trace_signal leaks known blocks in its
 # main thread and in a second one, then dies of SIGTERM, a segfault, a
 # stack overflow, abort() or SIGPIPE; each death must be the signal's
 # (collect exits 128 + it) and print must show both threads' leaks

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Sync wait tracing without the module (docs/tracing.md): collect -s on
-# calibrates the threshold (seed 000: mean uncontended lock times 6, in
+# Sync wait tracing without the module (docs/design/tracing.md): collect -s on
+# calibrates the threshold (as Oracle's: mean uncontended lock times 6, in
 # log.txt); tests/progs/trace_sync times its own waits (mutex, condition,
 # semaphore, rwlock, barrier, join, a semaphore's clock wait that times
 # out) around each call, and the traced wait

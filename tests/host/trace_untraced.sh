@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Descendants the tracing library cannot enter are named, never lost
-# silently (docs/tracing.md): tests/progs/trace_untraced starts a
+# silently (docs/design/tracing.md): tests/progs/trace_untraced starts a
 # statically linked program by fork + exec, posix_spawn, an exec that
 # fails (an argument over the kernel's limit) before one that succeeds,
 # a script whose interpreter is it, and popen's shell exec'ing it; a

@@ -9,7 +9,7 @@
  * numbers with the wrong size or direction is -EINVAL; a pointer the
  * struct cannot be copied from is -EFAULT (before the command runs); a
  * pointer it cannot be copied back to is -EFAULT after the command ran.
- * Each command adds its own (docs/abi.md); SAMPLE_START with counters adds
+ * Each command adds its own (docs/design/abi.md); SAMPLE_START with counters adds
  * what perf_event_create_kernel_counter() may say (no PMU: -ENOENT, ...).
  * -EBADF is always allowed: other threads close and reopen the files.
  */

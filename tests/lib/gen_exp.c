@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gen_exp: write a synthetic lwprof experiment, exactly in the committed
- * format (docs/experiment-format.md, uapi/lwprof_record.h), with known
+ * format (docs/design/experiment-format.md, uapi/lwprof_record.h), with known
  * stacks and microstate times, for the analyzer's tests and benchmark.
  *
  *   gen_exp SCRIPT        (or - for standard input)

@@ -7,6 +7,7 @@
  */
 #include "gen_exp.h"
 #include "capture.h"
+#include "sdelta_enc.h"
 
 #define BS LWPROF_SDELTA_BLOCK
 
@@ -19,31 +20,7 @@ size_t gen_sdelta_encode(uint8_t *out, uint64_t sp, uint32_t size,
 			 const uint8_t *cur, const uint8_t *base, uint64_t base_t,
 			 uint64_t force)
 {
-	uint64_t first = sp & ~(uint64_t)(BS - 1), lo, hi;
-	uint32_t nr = (sp + size + BS - 1 - first) / BS, words = (nr + 63) / 64;
-	struct lwprof_sdelta h = { sp, base_t, size, nr, 0 };
-	uint64_t *bm = calloc(words, 8);
-	size_t n = sizeof(h) + 8 * words;
-
-	if (!bm)
-		return 0;
-	for (uint32_t i = 0; i < nr; i++) {
-		lo = first + (uint64_t)i * BS;
-		hi = lo + BS;
-		lo = lo < sp ? sp : lo;
-		hi = hi > sp + size ? sp + size : hi;
-		if (!(i < 64 && (force >> i & 1)) &&
-		    !memcmp(cur + (lo - sp), base + (lo - sp), hi - lo))
-			continue;
-		bm[i / 64] |= 1ULL << (i % 64);
-		memcpy(out + n, cur + (lo - sp), hi - lo);
-		n += hi - lo;
-		h.nr_literal++;
-	}
-	memcpy(out, &h, sizeof(h));
-	memcpy(out + sizeof(h), bm, 8 * words);
-	free(bm);
-	return n;
+	return sdelta_encode(out, sp, size, cur, sp, size, base, base_t, force);
 }
 
 int gen_capture_delta(struct gen *g, char **kv, int nkv)

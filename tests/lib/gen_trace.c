@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gen_exp: "trace FILE format=16|20 [calls=N] [ms=1]": a trace file
- * (trace.PID.rec, docs/experiment-format.md) of N allocations whose stack
+ * (trace.PID.rec, docs/design/experiment-format.md) of N allocations whose stack
  * is a capture's first snapshot (a real stack the analyzer unwinds to
  * main), encoded here independently of the tracing library and the
  * reader.  Call i allocates 32 + i bytes at 0x100000 + 0x100 i, 1 us

@@ -116,7 +116,7 @@ static inline bool ms_read(const struct lwprof_ustate *us, struct ms_reading *r)
 /*
  * State s from reading a to reading b.  USER runs on since the slot's last
  * change: the module's clock and CLOCK_MONOTONIC may differ by an offset
- * (docs/mstate.md), which cancels here.
+ * (docs/design/mstate.md), which cancels here.
  */
 static inline int64_t ms_delta(const struct ms_reading *a,
 			       const struct ms_reading *b, int s)

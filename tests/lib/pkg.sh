@@ -4,7 +4,7 @@
 #
 # pkg_version, pkg_modversion: lwprof's version (the packages' and DKMS's)
 # and the module's own (MODULE_VERSION).
-pkg_version=$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmds.h)
+pkg_version=$(sed -n 's/^#define LWPROF_VERSION "\(.*\)"/\1/p' userspace/cmd/cmds.h)
 pkg_modversion=$(sed -n 's/^#define LWPROF_MODULE_VERSION\t*"\(.*\)"/\1/p' kmod/internal.h)
 
 # check_mok_signed MODULE CERT KDIR: MODULE (a name or a .ko) carries
@@ -42,7 +42,9 @@ check_installed_tools() {
 	(cd "$dir" && nobody /usr/bin/lwprof collect -p 1ms -o burn.er \
 		"$LWPROF_BUILD/tests/progs/cpu_burn" 0.3 >/dev/null 2>"$dir/collect.err")
 	check $? -eq 0 "nobody: lwprof collect -p 1ms cpu_burn 0.3"
-	out=$(cd "$dir" && nobody /usr/bin/lwprof print -limit 3 -functions burn.er 2>&1)
+	# Anywhere in the list: cpu_burn's 0.3 s of CPU include its start,
+	# which a loaded host's TCG guest can make most of it (ld.so over 9p).
+	out=$(cd "$dir" && nobody /usr/bin/lwprof print -functions burn.er 2>&1)
 	check $? -eq 0 "lwprof print runs /usr/libexec/lwprof/lwprof-print"
 	grep -q ' burn$' <<<"$out" || check 0 = 1 "print -functions shows cpu_burn's burn: $out"
 	for p in man/*.1; do

@@ -19,7 +19,9 @@
 # Even so, two probes' readings of one event differ by whatever the host
 # does between them: a TCG vCPU stalled by a loaded host gave one event
 # 20.6 ms between the trace's reading and lwprof's.  So st_bounds takes two
-# traces: one started before lwprof.ko is loaded and one after.  A
+# traces: one started before lwprof.ko attaches its probes (at its first
+# session) and one after (a session holding them: tests/lib/session.sh's
+# hold_session; mstate.sh sources it).  A
 # tracepoint calls its probes in the order they were registered, so for
 # every event the first trace's reading comes before lwprof's and the
 # second's after it: together they bracket lwprof's reading exactly,
@@ -49,6 +51,8 @@
 #                          a lock, a fault or a stop), at least and at
 #                          most; and the first trace's times of its
 #                          sched_wakeup_new and its fork
+#   st_ptime COMM NAME PROG...  ptime of PROG between two such traces
+#   st_check NAME TID      lwprof's figures of TID within those bounds
 #   st_cleanup             remove what st_start left (for an EXIT trap;
 #                          keeps $?)
 
@@ -207,6 +211,52 @@ st_bounds() {
 			wait_lo, wait_hi, pos(end_lo - birth_hi), end_hi - birth_lo,
 			block_lo, block_hi, woken, forked
 	}'
+}
+
+# st_ptime COMM NAME PROG ARGS...: ms_setup NAME (tests/lib/mstate.sh)
+# and ms_ptime PROG ARGS... between two traces of the tasks named COMM,
+# one started before lwprof.ko's probes attach and one after (a session
+# holds them meanwhile), saved as $ms_dir/before.trace and after.trace;
+# they must hold the same events.
+st_ptime() {
+	local comm=$1 name=$2 n m bad
+
+	shift 2
+	st_start "$comm" lwprof_st_before
+	trap st_cleanup EXIT
+	ms_setup "$name"
+	trap 'st_cleanup; release_session; unload_lwprof' EXIT
+	hold_session
+	st_start "$comm" lwprof_st_after
+	ms_ptime "$@"
+	release_session
+	st_stop "$ms_dir/before.trace" lwprof_st_before
+	st_stop "$ms_dir/after.trace" lwprof_st_after
+	read -r n m bad < <(st_pair "$ms_dir/before.trace" "$ms_dir/after.trace")
+	check "${bad:-1}" -eq 0 -a "${n:-0}" -gt 0 "the two traces hold the same events ($n and $m)"
+}
+
+# st_check NAME TID: after st_ptime (tests/lib/mstate.sh) and st_stop of
+# $ms_dir/before.trace and after.trace: TID's USER+SYS+TRAP, WAIT_CPU,
+# REAL and blocked states within what the traces make of its run time,
+# run-queue wait, life from sched_wakeup_new and time blocked (st_bounds);
+# st_run_width and st_block_width then hold those two brackets' widths.
+st_check() {
+	local name=$1 tid=$2 rlo rhi wlo whi llo lhi blo bhi woken forked
+
+	read -r rlo rhi wlo whi llo lhi blo bhi woken forked < \
+		<(st_bounds "$ms_dir/before.trace" "$ms_dir/after.trace" "$tid")
+	echo "# $name ($tid): forked $(ms_ms $((woken - forked))) before its sched_wakeup_new; brackets: run $(ms_ms $((rhi - rlo))), wait $(ms_ms $((whi - wlo))), life $(ms_ms $((lhi - llo))), blocked $(ms_ms $((bhi - blo)))"
+	ms_between "$name: USER+SYS+TRAP within its run time in the traces" \
+		"$(ms_cpu "$tid")" "$rlo" "$rhi" "$(ms_clocks "$rhi")"
+	ms_between "$name: WAIT_CPU within its run-queue wait in the traces" \
+		"$(ms_get "$tid" lat)" "$wlo" "$whi" "$(ms_clocks "$whi")"
+	ms_between "$name: REAL within its life from sched_wakeup_new in the traces" \
+		"$(ms_get "$tid" real)" "$llo" "$lhi" "$(ms_clocks "$lhi")"
+	ms_between "$name: its blocked states within its time blocked in the traces" \
+		"$(ms_blocked "$tid")" "$blo" "$bhi" "$(ms_clocks "$bhi")"
+	st_run_width=$((rhi - rlo))
+	st_block_width=$((bhi - blo))
 }
 
 st_cleanup() {

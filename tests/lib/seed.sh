@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# The seed's worked example recorded for real (tests/progs/seed_example):
+# er_print's worked example recorded for real (tests/progs/seed_example):
 # its truth is 40 units of thread CPU time (main 2, A -> C(10), B 5 +
 # 2 x C(7.5), R 4, P/Q 4).  Source tests/lib/test.sh first.
 

@@ -27,6 +27,12 @@ need_kprof() {
 		skip "the module has no whole-machine kernel profiling (ABI 1.4)"
 }
 
+# module_gap TEXT: does the loaded module say the kernel keeps it from
+# something (a "kernel: ..." line of lwprof version holding TEXT)?
+module_gap() {
+	"$LWPROF" version 2>/dev/null | grep -q "^kernel: .*$1"
+}
+
 unload_lwprof() {
 	local rc=$?
 

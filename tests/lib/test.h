@@ -55,6 +55,26 @@ static inline void t_fatal(const char *what)
 	exit(1);
 }
 
+/*
+ * A fresh, empty directory for the test's files: $LWPROF_OUT/tmp/NAME
+ * (tests/run sets LWPROF_OUT), else /tmp/lwprof-NAME; exits if it cannot.
+ */
+static inline const char *t_dir(const char *name)
+{
+	static char dir[4096];
+	const char *out = getenv("LWPROF_OUT");
+	char cmd[8300];
+
+	if (out && *out)
+		snprintf(dir, sizeof(dir), "%s/tmp/%s", out, name);
+	else
+		snprintf(dir, sizeof(dir), "/tmp/lwprof-%s", name);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	if (system(cmd))
+		t_fatal(dir);
+	return dir;
+}
+
 static inline int t_done(void)
 {
 	return t_failed ? 1 : 0;

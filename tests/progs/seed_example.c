@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * seed_example [UNIT_MS]: the program of seed 002's worked example (figure
- * 2-1), one unit of work = UNIT_MS ms of user CPU (default 10):
+ * seed_example [UNIT_MS]: er_print's worked example of metrics on program
+ * structure, one unit of work = UNIT_MS ms of user CPU (default 10):
  *
  *   main() { A(); 2 units; B(); }      A() { C(10); }
  *   B() { C(7.5); 5 units; C(7.5); }   C(u) { 20% here, 40% via E, 40% via F }

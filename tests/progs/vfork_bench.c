@@ -3,7 +3,7 @@
  * What vfork costs against fork (scripts/bench-vfork): touch MIB MiB of
  * heap, then N times vfork (or fork) and exec /bin/true, waiting for
  * each; prints "MODE MIB us_per_spawn" (elapsed).  Under tracing the
- * library makes vfork a fork (docs/tracing.md): this is its price.
+ * library makes vfork a fork (docs/design/tracing.md): this is its price.
  */
 #include <stdio.h>
 #include <stdlib.h>

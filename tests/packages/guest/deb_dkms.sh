@@ -44,7 +44,7 @@ check "${ko%.ko*}" = "/lib/modules/$kver/updates/dkms/lwprof" "modinfo finds DKM
 check "$(modinfo -F version lwprof)" = "$modversion" "its version is kmod's ($modversion)"
 check "$(modinfo -F vermagic lwprof | cut -d' ' -f1)" = "$kver" "built for the running kernel"
 
-# DKMS signed it with the MOK key it made (docs/install.md).
+# DKMS signed it with the MOK key it made (docs/guide/install.md).
 check_mok_signed lwprof /var/lib/dkms/mok.pub "/lib/modules/$kver/build"
 
 modprobe lwprof

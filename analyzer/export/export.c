@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lwprof export: the table of formats (export.h), the settings export
+ * takes, the output file (written to a temporary name beside it, renamed
+ * over it when the format succeeded), and the metrics an export writes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "analyzer/export/export.h"
+
+const struct an_export_ops an_export_fmts[] = {
+	{ "folded", "FlameGraph collapsed stacks of the first metric: root;...;leaf VALUE",
+	  an_export_folded, false },
+	{ "pprof", "pprof profile.proto, gzipped: one sample type per metric",
+	  an_export_pprof, true },
+	{ "perfetto", "Perfetto trace: per-thread microstate slices and samples with stacks",
+	  an_export_perfetto, true },
+	{ "html", "a self-contained HTML report: thread timeline, flame graph, tables",
+	  an_export_html, false },
+};
+
+const size_t an_export_nfmts = sizeof(an_export_fmts) / sizeof(an_export_fmts[0]);
+
+const struct an_export_ops *an_export_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < an_export_nfmts; i++)
+		if (!strcmp(an_export_fmts[i].name, name))
+			return &an_export_fmts[i];
+	return NULL;
+}
+
+bool an_export_setting(const char *name)
+{
+	static const char *const settings[] = {
+		"metrics", "thread_select", "cpu_select", "filters", "name",
+		"inline",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(name, settings[i]))
+			return true;
+	return false;
+}
+
+/* Write x's output to f, then close it (unless stdout); name for messages. */
+static int export_to(struct an *an, const struct an_settings *vs,
+		     const struct an_export_ops *x, FILE *f, const char *name)
+{
+	int err = x->write(an, vs, f);
+
+	if (!err && (fflush(f) || ferror(f)))
+		err = an_errf(an, errno ? -errno : -EIO, "%s: %s", name,
+			      errno ? strerror(errno) : "write error");
+	if (f != stdout && fclose(f) && !err)
+		err = an_errf(an, -errno, "%s: %s", name, strerror(errno));
+	return err;
+}
+
+int an_export_run(struct an *an, const struct an_settings *vs,
+		  const struct an_export_ops *x, const char *path)
+{
+	struct stat st;
+	char *tmp = NULL;
+	FILE *f;
+	int err;
+
+	if (!strcmp(path, "-")) {
+		if (x->binary && isatty(1))
+			return an_errf(an, -EINVAL, "%s output is binary: give -o FILE",
+				       x->name);
+		return export_to(an, vs, x, stdout, "standard output");
+	}
+	/*
+	 * A device or a fifo (/dev/null, /dev/stdout, a pipe) is written as
+	 * it is: a temporary file renamed over it would replace the node.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			return an_errf(an, -errno, "%s: %s", path, strerror(errno));
+		return export_to(an, vs, x, f, path);
+	}
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		return an_errf(an, -ENOMEM, "out of memory");
+	f = fopen(tmp, "w");
+	if (!f) {
+		err = an_errf(an, -errno, "%s: %s", path, strerror(errno));
+		free(tmp);
+		return err;
+	}
+	err = export_to(an, vs, x, f, tmp);
+	if (!err && rename(tmp, path))
+		err = an_errf(an, -errno, "%s: %s", path, strerror(errno));
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+int an_export_metrics(struct an *an, const struct an_settings *vs,
+		      const struct an_agg *g, int **ms)
+{
+	struct an_mlist ml = { 0 };
+	int i, j, n = 0, err;
+
+	*ms = NULL;
+	err = an_cols_effective(an, vs, g, &ml, true);
+	if (err)
+		return err;
+	*ms = malloc((ml.n + 1) * sizeof(**ms));
+	if (!*ms) {
+		an_mlist_free(&ml);
+		return an_errf(an, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < ml.n; i++) {
+		if (ml.c[i].flavor == 's')
+			continue;
+		for (j = 0; j < n && (*ms)[j] != ml.c[i].m; j++)
+			;
+		if (j == n)
+			(*ms)[n++] = ml.c[i].m;
+	}
+	an_mlist_free(&ml);
+	if (!n) {
+		free(*ms);
+		*ms = NULL;
+		return an_errf(an, -EINVAL, "no metric to export (-metrics names none)");
+	}
+	return n;
+}
+
+bool an_export_buildid(struct an *an, uint32_t obj, char *buf, size_t len)
+{
+	const char *key = AN_VEC(an->obj_keys, char *, obj), *end;
+
+	/* an archived object's key is "b:BUILDID:name" (symbols/obj.c) */
+	if (!key || strncmp(key, "b:", 2) || !(end = strchr(key + 2, ':')))
+		return false;
+	snprintf(buf, len, "%.*s", (int)(end - key - 2), key + 2);
+	return true;
+}
+
+uint64_t an_export_start_wall(const struct an_exp *e)
+{
+	struct tm tm = { 0 };
+	const char *p;
+	unsigned long us = 0;
+	time_t t;
+
+	/* "2026-01-01T00:00:00.000000Z" (UTC) */
+	p = e->log->start_time ? strptime(e->log->start_time, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	if (!p)
+		return 0;
+	if (*p == '.')
+		us = strtoul(p + 1, NULL, 10);
+	t = timegm(&tm);
+	return t > 0 ? (uint64_t)t * 1000000000 + us * 1000 : 0;
+}
+
+bool an_export_obj_range(struct an *an, uint32_t obj, uint64_t *lo,
+			 uint64_t *hi)
+{
+	const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, obj);
+	size_t k;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (k = 0; k < o->phdrs.n; k++) {
+		const struct an_seg *s = &AN_VEC(o->phdrs, struct an_seg, k);
+
+		*lo = s->vaddr < *lo ? s->vaddr : *lo;
+		*hi = s->vaddr + s->memsz > *hi ? s->vaddr + s->memsz : *hi;
+	}
+	return *lo < *hi;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Loading: the layer of lwprof print that reads experiments into the
+ * model (docs/design/analyzer.md).  Each experiment is opened whole by
+ * libexp (exp_open()) and its record files read through libexp's reader
+ * (records.c): samples decoded into base values (decode.c) with their raw
+ * stacks, tasks and mappings, traced calls (trace.c), the sample points
+ * (points.c).  an_finish() then shapes the address spaces (execs, forks,
+ * remaps: remap.c), has symbols/ unwind and resolve the stacks, and frees
+ * what loading alone needed.
+ */
+#ifndef LWPROF_ANALYZER_LOAD_H
+#define LWPROF_ANALYZER_LOAD_H
+
+#include "analyzer/model/model.h"
+#include "analyzer/symbols/symbols.h"
+
+/* load.c: what the command calls, in this order */
+int an_init(struct an *an, struct an_run *run);
+int an_load(struct an *an, const char *dir);	/* each experiment */
+int an_finish(struct an *an);	/* after the last an_load */
+void an_free(struct an *an);
+
+/* the rest is load/'s own */
+
+/* records.c: one record file of experiment exp (its id: libexp/exp.h) */
+int an_read_rec(struct an *an, uint32_t exp, uint32_t file);
+
+/* points.c: samples.rec's packets into e->gs, and its paused windows */
+int an_read_gsamples(struct an *an, struct an_exp *e);
+
+/* remap.c: a sample resolved against the mappings of its time */
+int an_split_remaps(struct an *an);
+
+/*
+ * decode.c: the decoders' bases and layouts (then the traced calls',
+ * an_trace_init(), then the registry's metrics, an_metrics_init());
+ * counter k's (before its metric); a sample
+ * record's base values, in its layout's order, and the layout
+ * (*layout): their count; -EINVAL with the reason in msg and the
+ * offending field's offset in *at; or -ENOMEM.
+ */
+int an_decode_init(struct an *an);
+uint32_t an_decode_counter(struct an *an, uint32_t k);
+int an_decode_sample(struct an *an, const struct an_exp *e,
+		     const struct lwprof_rec_sample *r, uint32_t *layout,
+		     uint64_t *vals, char *msg, size_t len, uint64_t *at);
+
+/* trace.c: traced calls (any record type: libexp/trace.h's view) */
+struct exp_rec_trace_file;
+int an_trace_init(struct an *an);
+/* a traced call's values for its sample: their count (0: no sample) */
+int an_trace_decode(struct an *an, const struct exp_tcall *t,
+		    uint32_t *layout, uint64_t *vals);
+int an_trace_add(struct an *an, uint32_t exp, const struct exp_tcall *t,
+		 uint32_t sample, uint32_t unw);
+int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f);
+/* an experiment's files are read: leaks, descriptors' names */
+int an_trace_exp_done(struct an *an, uint32_t exp);
+void an_trace_release(struct an *an);
+
+#endif
