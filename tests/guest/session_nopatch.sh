@@ -29,12 +29,20 @@ progs=$LWPROF_BUILD/tests/progs
 work=$(mktemp -d /tmp/session_nopatch.XXXXXX) || exit 1
 cd "$work" || exit 1
 
-# The ring buffer's switch as found, put back at exit (tests/run fails a
-# test that leaves tracefs changed).
+# The ring buffer's switch and size as found, put back at exit (tests/run
+# fails a test that leaves tracefs changed).  A step's trace must keep
+# every call (the first session alone is over 150): 6.1 sizes the top
+# buffer only at its first use, and a tracefs instance made by an earlier
+# test marks it sized, at a page per CPU (about 200 events), so it gets
+# 1408 KiB per CPU here if it has less.
 was_on=$(cat $tr/tracing_on)
+was_kb=$(awk '{ print $1; exit }' $tr/buffer_size_kb)
+[ "${was_kb:-0}" -ge 1408 ] 2>/dev/null || echo 1408 >$tr/buffer_size_kb
 tracer_off() {
 	echo nop >$tr/current_tracer
 	echo >$tr/set_ftrace_filter
+	[ "$(awk '{ print $1; exit }' $tr/buffer_size_kb)" = "$was_kb" ] ||
+		echo "$was_kb" >$tr/buffer_size_kb
 	echo "$was_on" >$tr/tracing_on
 }
 trap 'r=$?; tracer_off; release_session; (exit $r); unload_lwprof' EXIT
@@ -48,9 +56,12 @@ count() {
 # text_poke_bp_batch() calls (">0" for some) and REGS and UNREGS tracepoint
 # probe (un)registrations; then clear it.
 step() {
-	local name=$1 p r u
+	local name=$1 n p r u
 
 	sleep 0.3	# a recorder's end: its file released
+	# "# entries-in-buffer/entries-written: 174/174   #P:2"
+	n=$(awk '/entries-in-buffer\/entries-written:/ { print $3; exit }' $tr/trace)
+	check "${n%/*}" = "${n#*/}" "$name: the trace kept every call ($n)"
 	p=$(count text_poke_bp_batch)
 	r=$(count tracepoint_probe_register)
 	u=$(count tracepoint_probe_unregister)
