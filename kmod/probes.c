@@ -11,8 +11,8 @@
  * resident keeps everything attached from load to unload instead, the
  * probes then dormant between sessions (they test lwprof_live first, or
  * find the CPU's cached entry empty), for a machine that must not have
- * its text patched while it runs (docs/reliability.md: a multi-threaded
- * emulator can livelock on text patching).
+ * its text patched while it runs (docs/design/reliability.md: a
+ * multi-threaded emulator can livelock on text patching).
  *
  * What attaches (lwprof_attach()):
  *  1. every CPU's cached state reset, CPU hotplug held off;
@@ -23,6 +23,8 @@
  *     ftrace callback, or the sys_enter tracepoint registered in 5);
  *  5. the tracepoints;
  *  6. the kprobe on perf_event_mmap (records.c).
+ * Before it, the thread-entry reserve is filled (thread.c: where probes
+ * cannot allocate, PREEMPT_RT, the fork probe takes its entries there).
  * Until lwprof_live is set, after all of it (release), the probes find no
  * thread: the table is empty until the session adds its threads, and
  * those that would look one up test the flag.  Should a step fail, the
@@ -40,6 +42,9 @@
  *     preemptible, for an RCU-tasks grace period (a thread preempted in a
  *     trampoline);
  *  5. every CPU's notifier disarmed and its state reset.
+ * Resident, the probes stay and go dormant instead: a grace period for
+ * those that saw the flag set, every CPU's state reset.  Either way the
+ * reserve is drained last: no fork probe can take from it any more.
  * Then nothing of the module's can run any more: unloading needs nothing
  * else (main.c).  A session that starts while the last one ends waits
  * for the detaching to finish (the probes' mutex; session.c serializes
