@@ -179,7 +179,7 @@ $(B)/tests/data/cold.bin:
 # Workloads of the analyzer's tests: the worked example keeps every
 # call's frame; the unwinding target has no frame pointers; the lines
 # target is DWARF 5 (gcc 12's default, said explicitly) and a DWARF 4 copy.
-$(B)/tests/progs/seed_example $(B)/tests/progs/zero_reader $(B)/tests/progs/spin_nap: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
+$(B)/tests/progs/seed_example $(B)/tests/progs/zero_reader $(B)/tests/progs/spin_nap $(B)/tests/progs/epilogue_spin $(B)/tests/progs/deep_fp: CFLAGS += -fno-omit-frame-pointer -fno-optimize-sibling-calls
 $(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse $(B)/tests/progs/unwind_sampler: CFLAGS += -fomit-frame-pointer
 # The PLT unwinding test's second build: IBT PLT entries (.plt.sec, and
 # the .plt's lazy part with endbr64 first), as -fcf-protection toolchains

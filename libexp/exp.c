@@ -98,6 +98,25 @@ int exp_files_list(int dirfd, const char *path, struct exp_file **vp,
 
 /* ---- the experiment ---- */
 
+/*
+ * Is dir an experiment: a log, or (a damaged one, which lost it) record
+ * files?  An experiment without its log is damage to name; a directory
+ * with neither is not one.
+ */
+static bool is_experiment(int dirfd, const char *dir)
+{
+	struct exp_file *v;
+	size_t n = 0;
+
+	if (!faccessat(dirfd, EXP_LOG, F_OK, 0) || errno != ENOENT ||
+	    !faccessat(dirfd, EXP_SAMPLES, F_OK, 0))
+		return true;
+	if (exp_files_list(dirfd, dir, &v, &n))
+		return true;	/* not known: let the log's error speak */
+	exp_files_free(v, n);
+	return n > 0;
+}
+
 int exp_open(struct exp **xp, const char *dir, unsigned int flags,
 	     exp_warn_fn *warn, void *warn_arg)
 {
@@ -115,9 +134,18 @@ int exp_open(struct exp **xp, const char *dir, unsigned int flags,
 	if (!x->dir)
 		return exp_complain(x, -ENOMEM, "out of memory");
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0 && errno == ENOTDIR) {
+		x->flags &= ~EXP_OPEN_DAMAGED;
+		return exp_complain(x, -ENOTDIR, "%s: not an experiment directory", dir);
+	}
 	if (dirfd < 0) {
 		x->flags &= ~EXP_OPEN_DAMAGED;	/* nothing to read */
 		return exp_complain(x, -errno, "%s: %s", dir, strerror(errno));
+	}
+	if (!is_experiment(dirfd, dir)) {
+		close(dirfd);
+		x->flags &= ~EXP_OPEN_DAMAGED;
+		return exp_complain(x, -ENOENT, "%s: not an experiment directory", dir);
 	}
 	err = exp_log_read(x);
 	if (!err)

@@ -111,6 +111,7 @@ struct exp_info {
 	char *trace, *sync_calibration;	/* what was traced, how */
 	uint32_t target, cpus, cpus_possible;
 	uint32_t max_depth, stack_bytes, kernel_stacks;
+	uint32_t perf_max_stack;	/* perf's cap of max_depth, or 0 */
 	uint32_t kallsyms_hidden;	/* the recorder saw only zero addresses */
 	uint32_t trace_stack_bytes;
 	double cpu_mhz;
@@ -205,6 +206,13 @@ const char *exp_dir(const struct exp *x);
 const struct exp_info *exp_info(const struct exp *x);
 /* usage.txt's rows; false (no rows) when there is no usage.txt */
 bool exp_usage(const struct exp *x, const struct exp_usage **v, size_t *n);
+/*
+ * Should the experiment have a usage.txt?  Only the module keeps precise
+ * totals, and only of the threads it profiled (clock or counters); a
+ * flight recorder's window has none (they would be the whole run's);
+ * the perf backend's and a tracing-only run's have none.
+ */
+bool exp_usage_expected(const struct exp_info *log);
 void exp_archives(const struct exp *x, const struct exp_archive **v,
 		  size_t *n);
 void exp_files(const struct exp *x, const struct exp_file **v, size_t *n);

@@ -56,7 +56,7 @@ const struct exp_key_def exp_keys[EXP_K_COUNT] = {
 	NOTE(PERF_EVENT_PARANOID, "perf_event_paranoid"),
 	NOTE(OFFCPU_STACKS, "offcpu_stacks"),
 	NOTE(OFFCPU_WAKEUPS, "offcpu_wakeups"),
-	NOTE(PERF_MAX_STACK, "perf_max_stack"),
+	KEY(PERF_MAX_STACK, "perf_max_stack", U32, perf_max_stack),
 	NOTE(PERF_SAMPLES, "perf_samples"),
 	NOTE(PERF_SWITCHES, "perf_switches"),
 	NOTE(PERF_WAKEUPS, "perf_wakeups"),

@@ -12,6 +12,13 @@
 #include "libexp/format.h"
 #include "libexp/internal.h"
 
+bool exp_usage_expected(const struct exp_info *log)
+{
+	return (log->clock_interval_ns || log->nr_counters) &&
+	       (!log->backend || !strcmp(log->backend, "module")) &&
+	       !log->flight;
+}
+
 void exp_usage_put_head(FILE *f)
 {
 	fprintf(f, "# pid tid ppid flags start_ns end_ns user system trap tflt dflt kflt lock sleep stop wait vcsw ivcsw minflt majflt syscalls signals comm\n");

@@ -472,6 +472,7 @@ void exp_remove(struct exp_writer *e)
 	if (e->has_samples)
 		unlinkat(e->dirfd, EXP_SAMPLES, 0);
 	unlinkat(e->dirfd, EXP_LOG, 0);
+	unlinkat(e->dirfd, EXP_ARCHIVES, AT_REMOVEDIR);	/* when empty */
 	if (e->usage_spill) {
 		fclose(e->usage_spill);
 		e->usage_spill = NULL;

@@ -341,16 +341,141 @@ static const struct pcmd pcmds[] = {
 
 #define NPCMDS (sizeof(pcmds) / sizeof(pcmds[0]))
 
-static const struct pcmd *find_cmd(const char *name)
+/*
+ * Edit distance of a and b (insertions, deletions, substitutions and
+ * swaps of two neighbours, each 1), 99 for names too long to be ours:
+ * how far a mistyped name is from a known one.
+ */
+static int distance(const char *a, const char *b)
 {
+	int la = strlen(a), lb = strlen(b), i, j;
+	int d[3][64], *prev2 = d[0], *prev = d[1], *cur = d[2], *t;
+
+	if (la > 62 || lb > 62)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			int c = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < c)
+				c = prev[j] + 1;
+			if (cur[j - 1] + 1 < c)
+				c = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < c)
+				c = prev2[j - 2] + 1;
+			cur[j] = c;
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb];
+}
+
+/*
+ * The nearest of n names (each stride bytes after the one before, the
+ * first at names) that ok takes (NULL: all) to a mistyped name, if near
+ * enough to be what was meant: at most a third of its letters off;
+ * else NULL.
+ */
+static const char *nearest(const char *name, const void *names, size_t n,
+			   size_t stride, bool (*ok)(const char *))
+{
+	const char *best = NULL;
+	int bd = 99;
 	size_t i;
 
 	while (*name == '-')
 		name++;
+	for (i = 0; i < n; i++) {
+		const char *c = *(const char *const *)((const char *)names + i * stride);
+		int d;
+
+		if (ok && !ok(c))
+			continue;
+		d = distance(name, c);
+		if (d < bd) {
+			bd = d;
+			best = c;
+		}
+	}
+	return best && bd * 3 <= (int)strlen(best) ? best : NULL;
+}
+
+/*
+ * A command by its name or, as er_print takes them, by a prefix of one
+ * name alone ("func" is functions; "f" could be functions, fsingle or
+ * filters: none, *amb set).
+ */
+static const struct pcmd *find_cmd_amb(const char *name, bool *amb)
+{
+	const struct pcmd *found = NULL;
+	size_t i, len;
+
+	while (*name == '-')
+		name++;
+	*amb = false;
+	len = strlen(name);
+	if (!len)
+		return NULL;
 	for (i = 0; i < NPCMDS; i++)
 		if (!strcmp(name, pcmds[i].name))
 			return &pcmds[i];
-	return NULL;
+	for (i = 0; i < NPCMDS; i++) {
+		if (strncmp(name, pcmds[i].name, len))
+			continue;
+		/* quit and exit: one command under two names */
+		if (found && found->run != pcmds[i].run) {
+			*amb = true;
+			return NULL;
+		}
+		if (!found)
+			found = &pcmds[i];
+	}
+	return found;
+}
+
+static const struct pcmd *find_cmd(const char *name)
+{
+	bool amb;
+
+	return find_cmd_amb(name, &amb);
+}
+
+/*
+ * Say that name is not a command (or, with ok, a setting): the commands
+ * an ambiguous prefix could be, or the nearest name; hint: where the
+ * list is.
+ */
+static void no_cmd(const char *prog, const char *name, const char *what,
+		   bool (*ok)(const char *), const char *hint)
+{
+	const char *n = name, *best;
+	size_t i, len;
+	bool amb;
+
+	while (*n == '-')
+		n++;
+	if (!find_cmd_amb(name, &amb) && amb) {
+		fprintf(stderr, "%s: '%s' is ambiguous:", prog, name);
+		len = strlen(n);
+		for (i = 0; i < NPCMDS; i++)
+			if (!strncmp(n, pcmds[i].name, len) && (!ok || ok(pcmds[i].name)))
+				fprintf(stderr, " -%s", pcmds[i].name);
+		fprintf(stderr, " (%s)\n", hint);
+		return;
+	}
+	best = nearest(name, &pcmds[0].name, NPCMDS, sizeof(pcmds[0]), ok);
+	if (best)
+		fprintf(stderr, "%s: '%s' is not a %s; did you mean -%s? (%s)\n",
+			prog, name, what, best, hint);
+	else
+		fprintf(stderr, "%s: '%s' is not a %s (%s)\n", prog, name, what, hint);
 }
 
 static void help(FILE *f)
@@ -410,8 +535,7 @@ static int run_script(struct prun *pr, FILE *in, bool prompt)
 		arg = p;
 		c = find_cmd(name);
 		if (!c) {
-			fprintf(stderr, "lwprof print: '%s' is not a command (help lists them)\n",
-				name);
+			no_cmd("lwprof print", name, "command", NULL, "help lists them");
 			failed = 1;
 			continue;
 		}
@@ -475,8 +599,13 @@ static int export_args(int argc, char **argv, struct export_args *xa, int *next)
 		} else if (!xa->x && argv[i][0] != '-') {
 			xa->x = an_export_find(argv[i]);
 			if (!xa->x) {
-				fprintf(stderr, "lwprof export: '%s' is not a format (lwprof export -h)\n",
-					argv[i]);
+				const char *best = nearest(argv[i], &an_export_fmts[0].name,
+							   an_export_nfmts,
+							   sizeof(an_export_fmts[0]), NULL);
+
+				fprintf(stderr, "lwprof export: '%s' is not a format%s%s%s (lwprof export -h)\n",
+					argv[i], best ? "; did you mean " : "",
+					best ? best : "", best ? "?" : "");
 				return 2;
 			}
 		} else {
@@ -505,6 +634,7 @@ int cmd_print(int argc, char **argv)
 	struct an_out out = { .f = stdout };
 	struct prun pr = { &an, &vs, &out, 0, NULL };
 	struct export_args xa = { NULL };
+	const char *prog = "lwprof print";
 
 	an_out_mode(&out, AN_PM_TEXT, ',');
 	if (!todo || !exps) {
@@ -513,6 +643,7 @@ int cmd_print(int argc, char **argv)
 	}
 	i = 1;
 	if (argc > 1 && !strcmp(argv[1], "--export")) {
+		prog = "lwprof export";
 		status = export_args(argc, argv, &xa, &i);
 		if (status) {
 			free(todo);
@@ -539,15 +670,17 @@ int cmd_print(int argc, char **argv)
 		}
 		c = find_cmd(argv[i]);
 		if (!c || (xa.x && !an_export_setting(c->name))) {
-			fprintf(stderr, xa.x ? "lwprof export: '%s' is not a setting (lwprof export -h)\n" :
-				"lwprof print: '%s' is not a command (lwprof print -help)\n",
-				argv[i]);
+			if (xa.x)
+				no_cmd(prog, argv[i], "setting", an_export_setting,
+				       "lwprof export -h");
+			else
+				no_cmd(prog, argv[i], "command", NULL, "lwprof print -help");
 			free(todo);
 			free(exps);
 			return 2;
 		}
 		if (c->nargs && i + 1 >= argc) {
-			fprintf(stderr, "lwprof print: %s needs an argument\n", argv[i]);
+			fprintf(stderr, "%s: %s needs an argument\n", prog, argv[i]);
 			free(todo);
 			free(exps);
 			return 2;
@@ -570,7 +703,7 @@ int cmd_print(int argc, char **argv)
 		return 2;
 	}
 	if (an_init(&an, &ctx)) {
-		fprintf(stderr, "lwprof print: out of memory\n");
+		fprintf(stderr, "%s: out of memory\n", prog);
 		free(todo);
 		free(exps);
 		return 1;
@@ -584,7 +717,7 @@ int cmd_print(int argc, char **argv)
 	if (!err)
 		err = an_finish(&an);
 	if (err) {
-		fprintf(stderr, "lwprof print: %s\n", ctx.err);
+		fprintf(stderr, "%s: %s\n", prog, ctx.err);
 		status = 1;
 		goto out;
 	}
@@ -595,7 +728,7 @@ int cmd_print(int argc, char **argv)
 		if (r == 1)
 			break;
 		if (r < 0) {
-			fprintf(stderr, "lwprof print: %s\n", ctx.err);
+			fprintf(stderr, "%s: %s\n", prog, ctx.err);
 			status = 1;
 		}
 	}

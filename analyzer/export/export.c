@@ -152,17 +152,22 @@ uint64_t an_export_start_wall(const struct an_exp *e)
 {
 	struct tm tm = { 0 };
 	const char *p;
-	unsigned long us = 0;
+	uint64_t ns = 0, scale = 100000000;
 	time_t t;
 
-	/* "2026-01-01T00:00:00.000000Z" (UTC) */
+	/*
+	 * "2026-01-01T00:00:00.123456789Z" (UTC): the fraction is of a
+	 * second, whatever its number of digits (the writer's nine, older
+	 * experiments' six); digits past the nanosecond are dropped.
+	 */
 	p = e->log->start_time ? strptime(e->log->start_time, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
 	if (!p)
 		return 0;
 	if (*p == '.')
-		us = strtoul(p + 1, NULL, 10);
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			ns += (uint64_t)(*p - '0') * scale;
 	t = timegm(&tm);
-	return t > 0 ? (uint64_t)t * 1000000000 + us * 1000 : 0;
+	return t > 0 ? (uint64_t)t * 1000000000 + ns : 0;
 }
 
 bool an_export_obj_range(struct an *an, uint32_t obj, uint64_t *lo,

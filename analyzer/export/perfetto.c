@@ -14,16 +14,27 @@
  *    states first, then faults, system and user time, which is how a
  *    tick taken at the return to user mode sees them; a slice that
  *    continues one of the same state is one with it);
- *  - a PerfSample per packet (pid, tid, cpu) with its call stack: the
- *    stacks, frames, function names and mappings interned (InternedData:
- *    a callstack per pc-trie node, root frame first, as trace_processor
- *    builds callsites from depth 0; a frame per pc, at its object's
- *    virtual address; a mapping per object with its address range, path
- *    and build id, the raw bytes).
+ *  - a PerfSample per clock or counter packet (pid, tid, cpu) with its
+ *    call stack: the stacks, frames, function names and mappings interned
+ *    (InternedData: a callstack per pc-trie node, root frame first, as
+ *    trace_processor builds callsites from depth 0; a frame per pc, at
+ *    its object's virtual address; a mapping per object with its address
+ *    range, path and build id, the raw bytes).  A traced call is not a
+ *    packet: it is no PerfSample;
+ *  - the traced sync waits and I/O calls as slices (named by the call:
+ *    "pthread_mutex_lock", "read") on a track of their own per thread,
+ *    "TID traced calls", under the process (they overlap the microstate
+ *    slices, which a track's slices may not); a call that outlasts the
+ *    one it started in is cut at that one's end, as slices must nest.
+ *    Heap calls stay out: they take no time to show, and their counts
+ *    and bytes are the other exports' metrics.
  * The samples that pass the filters are the ones written; timestamps
  * are the experiment's (nanoseconds), moved later when a first packet's
  * interval would start before zero.  One packet sequence, its
- * incremental state cleared by the first packet.
+ * incremental state cleared by the first packet; the descriptors and
+ * interned data first, then every timestamped packet in time order
+ * (trace_processor sorts a sequence only within a window), each track's
+ * in the order its slices open and close.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,7 +66,9 @@ enum {
 /* track uuids: a thread's is small (it is in every slice), under 2^53 */
 #define UUID_THREAD(i)		((uint64_t)(i) + 1)
 #define UUID_PROC(exp, pid)	((uint64_t)((exp) + 1) << 32 | (pid))
+#define UUID_CALLS(i)		((uint64_t)1 << 48 | (i))	/* thread i's calls */
 #define NSTATES		(LWPROF_MS_COUNT + 1)	/* the microstates and idle */
+#define IID_CALL(ev)	(NSTATES + 1 + (ev))	/* a traced call's name */
 #define FLUSH_AT	(1u << 20)
 
 /* The order of a packet's states within its interval; NSTATES - 1: idle */
@@ -64,6 +77,22 @@ static const int state_order[NSTATES] = {
 	LWPROF_MS_WAIT_CPU, LWPROF_MS_TFAULT, LWPROF_MS_DFAULT,
 	LWPROF_MS_KFAULT, LWPROF_MS_TRAP, LWPROF_MS_SYSTEM, LWPROF_MS_USER,
 	NSTATES - 1,
+};
+
+/* A timestamped packet to write, in time order (then gen: as made). */
+enum { E_BEGIN, E_END, E_CALL_BEGIN, E_CALL_END, E_SAMPLE };
+struct pev {
+	uint64_t ts;		/* shifted */
+	uint32_t gen;		/* the order it was made in */
+	uint32_t a;		/* thread (E_*BEGIN, E_*END), sample (E_SAMPLE) */
+	uint32_t b;		/* E_BEGIN: state; E_CALL_BEGIN: event */
+	uint32_t kind;
+};
+
+/* A traced call to show: its thread and interval, its event. */
+struct pcall {
+	uint32_t thr, event;
+	uint64_t t0, t1;
 };
 
 /* A thread's slice not written yet: the next may continue it. */
@@ -81,6 +110,10 @@ struct pf {
 	int8_t *state;		/* per base: its state (0..NSTATES-1), or -1 */
 	uint64_t shift;		/* added to every timestamp */
 	struct open_slice os;
+	struct an_vec evs;	/* struct pev */
+	struct an_vec calls;	/* struct pcall, by thread and start */
+	uint8_t *has_calls;	/* per thread */
+	uint8_t ev_used[EXP_TR_MAX];
 	int err;
 };
 
@@ -152,10 +185,22 @@ static void descriptors(struct pf *p)
 		pb_close(&p->b);
 		pb_close(&p->b);
 		packet_close(p);
+		if (p->has_calls[i]) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%u traced calls", t->tid);
+			packet_open(p, 0);
+			pb_open(&p->b, TP_TRACK_DESC);
+			pb_uint(&p->b, 1, UUID_CALLS(i));
+			pb_str(&p->b, 2, name);
+			pb_uint(&p->b, 5, UUID_PROC(t->exp, t->pid));
+			pb_close(&p->b);
+			packet_close(p);
+		}
 	}
 }
 
-/* The states' names, interned (EventName iid: the state + 1). */
+/* The states' names, interned (EventName iid: the state + 1), the calls'. */
 static void state_names(struct pf *p)
 {
 	int s;
@@ -168,22 +213,40 @@ static void state_names(struct pf *p)
 		pb_str(&p->b, 2, state_title(s));
 		pb_close(&p->b);
 	}
+	for (s = 0; s < EXP_TR_MAX; s++) {
+		if (!p->ev_used[s])
+			continue;
+		pb_open(&p->b, ID_EVENT_NAMES);
+		pb_uint(&p->b, 1, IID_CALL(s));
+		pb_str(&p->b, 2, exp_trace_event(s)->name);
+		pb_close(&p->b);
+	}
 	pb_close(&p->b);
 	packet_close(p);
+}
+
+/* A packet to write at ts (unshifted), in the order made among its time's. */
+static void event(struct pf *p, uint64_t ts, uint32_t kind, uint32_t a,
+		  uint32_t b)
+{
+	struct pev *e;
+
+	if (p->evs.n >= UINT32_MAX) {
+		p->err = p->err ? p->err : -EFBIG;
+		return;
+	}
+	e = an_vec_push(&p->evs);
+	if (!e) {
+		p->err = p->err ? p->err : -ENOMEM;
+		return;
+	}
+	*e = (struct pev){ ts + p->shift, p->evs.n - 1, a, b, kind };
 }
 
 /* A slice's begin (state s) or end (s < 0) on thread thr's track. */
 static void slice(struct pf *p, uint32_t thr, uint64_t ts, int type, int s)
 {
-	packet_open(p, SEQ_NEEDS);
-	pb_uint(&p->b, TP_TIMESTAMP, ts + p->shift);
-	pb_open(&p->b, TP_TRACK_EVENT);
-	pb_uint(&p->b, 9, type);
-	pb_uint(&p->b, 11, UUID_THREAD(thr));
-	if (s >= 0)
-		pb_uint(&p->b, 10, s + 1);	/* name_iid */
-	pb_close(&p->b);
-	packet_close(p);
+	event(p, ts, type == SLICE_BEGIN ? E_BEGIN : E_END, thr, s);
 }
 
 static void slice_flush(struct pf *p)
@@ -300,7 +363,7 @@ static int slices(struct pf *p, const size_t *idx, const size_t *voff,
 		cursor = at + p->shift;
 	}
 	slice_flush(p);
-	return pb_err(&p->b);
+	return p->err;
 }
 
 static void interned_str(struct pb *b, uint32_t field, uint64_t iid,
@@ -407,63 +470,170 @@ static int interned(struct pf *p, const uint8_t *node_used)
 	return pb_err(&p->b);
 }
 
-static int by_time(const void *a, const void *b, void *ctx)
+static int by_ts(const void *a, const void *b)
 {
-	const struct an_samples *s = &((struct an *)ctx)->s;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const struct pev *x = a, *y = b;
 
-	if (s->time[x] != s->time[y])
-		return s->time[x] < s->time[y] ? -1 : 1;
-	return x < y ? -1 : x > y;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
-/* A PerfSample per packet: a split packet's whole-stack part (CONT). */
-static int samples(struct pf *p, size_t *idx, size_t n)
+/* Is sample i a traced call's (its values are a call's, not a packet's)? */
+static bool traced(struct an *an, size_t i)
+{
+	const uint32_t *l = an_layout(an, an->s.layout[i]);
+	uint32_t j;
+
+	for (j = 1; j <= l[0]; j++)
+		if (AN_VEC(an->bases, struct an_base, l[j]).kind == AN_B_TRACE)
+			return true;
+	return false;
+}
+
+/*
+ * The PerfSamples: a packet's (of a split one, its whole-stack part,
+ * CONT), not a traced call's; their stacks marked in node_used.
+ */
+static void samples(struct pf *p, const size_t *idx, size_t n,
+		    uint8_t *node_used)
 {
 	struct an *an = p->an;
-	uint8_t *node_used = calloc(an->nodes.n + 1, 1);
-	size_t i, k = 0;
-	int err;
+	size_t i;
 
-	if (!node_used)
-		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		if (!(an->s.part[idx[i]] & AN_PART_USER)) {
-			idx[k++] = idx[i];
+		if (!(an->s.part[idx[i]] & AN_PART_USER) && !traced(an, idx[i])) {
 			node_used[an->s.stack[idx[i]]] = 1;
+			event(p, an->s.time[idx[i]], E_SAMPLE, idx[i], 0);
 		}
-	qsort_r(idx, k, sizeof(*idx), by_time, an);
-	err = interned(p, node_used);
-	free(node_used);
-	for (i = 0; i < k && !err && !p->err; i++) {
-		const struct an_thread *t = &AN_VEC(an->threads, struct an_thread,
-						    an->s.thr[idx[i]]);
+}
+
+static int by_thread_start(const void *a, const void *b)
+{
+	const struct pcall *x = a, *y = b;
+
+	if (x->thr != y->thr)
+		return x->thr < y->thr ? -1 : 1;
+	if (x->t0 != y->t0)
+		return x->t0 < y->t0 ? -1 : 1;
+	/* of two starting together, the longer encloses the other */
+	return x->t1 > y->t1 ? -1 : x->t1 < y->t1;
+}
+
+/* The sync waits and I/O calls whose samples pass the filters, by thread. */
+static int calls_find(struct pf *p)
+{
+	struct an *an = p->an;
+	size_t i;
+
+	p->calls.esz = sizeof(struct pcall);
+	for (i = 0; i < an->tev.n; i++) {
+		const struct an_tev *v = &AN_VEC(an->tev, struct an_tev, i);
+		const struct exp_trace_event_info *e = exp_trace_event(v->event);
+		struct pcall *c;
+
+		if (!e || e->cls == EXP_TC_ALLOC || e->cls == EXP_TC_FREE ||
+		    e->cls == EXP_TC_NONE || v->sample == UINT32_MAX ||
+		    (p->vs->filter && !an_filter_pass(an, p->vs->filter, v->sample)))
+			continue;
+		c = an_vec_push(&p->calls);
+		if (!c)
+			return -ENOMEM;
+		*c = (struct pcall){ an->s.thr[v->sample], v->event, v->t0,
+				     v->t1 > v->t0 ? v->t1 : v->t0 };
+		p->has_calls[c->thr] = 1;
+		p->ev_used[v->event] = 1;
+	}
+	an_vec_sort(&p->calls, by_thread_start);
+	return 0;
+}
+
+/*
+ * The calls' slices, per thread: a call begins after the ends of those
+ * that ended before it; one still open when it starts encloses it, and
+ * its end is cut to that one's if it outlasts it.
+ */
+static int calls(struct pf *p)
+{
+	size_t i, top = 0;
+	uint64_t *end = malloc((p->calls.n + 1) * sizeof(*end));
+	uint32_t thr = UINT32_MAX;
+
+	if (!end)
+		return -ENOMEM;
+	for (i = 0; i <= p->calls.n; i++) {
+		const struct pcall *c = i < p->calls.n ?
+			&AN_VEC(p->calls, struct pcall, i) : NULL;
+		uint64_t t1;
+
+		/* close what ended before c starts (all, at a new thread) */
+		while (top && (!c || c->thr != thr || end[top - 1] <= c->t0)) {
+			top--;
+			event(p, end[top], E_CALL_END, thr, 0);
+		}
+		if (!c)
+			break;
+		thr = c->thr;
+		t1 = top && c->t1 > end[top - 1] ? end[top - 1] : c->t1;
+		event(p, c->t0, E_CALL_BEGIN, thr, c->event);
+		end[top++] = t1;
+	}
+	free(end);
+	return p->err;
+}
+
+/* Every timestamped packet, in time order. */
+static int emit(struct pf *p)
+{
+	struct an *an = p->an;
+	size_t i;
+
+	an_vec_sort(&p->evs, by_ts);
+	for (i = 0; i < p->evs.n && !p->err && !pb_err(&p->b); i++) {
+		const struct pev *e = &AN_VEC(p->evs, struct pev, i);
+		const struct an_thread *t;
 
 		packet_open(p, SEQ_NEEDS);
-		pb_uint(&p->b, TP_TIMESTAMP, an->s.time[idx[i]] + p->shift);
-		pb_open(&p->b, TP_PERF_SAMPLE);
-		pb_uint(&p->b, 1, an->s.cpu[idx[i]]);
-		pb_uint(&p->b, 2, t->pid);
-		pb_uint(&p->b, 3, t->tid);
-		pb_uint(&p->b, 4, an->s.stack[idx[i]] + 1);
-		pb_close(&p->b);
+		pb_uint(&p->b, TP_TIMESTAMP, e->ts);
+		if (e->kind == E_SAMPLE) {
+			t = &AN_VEC(an->threads, struct an_thread, an->s.thr[e->a]);
+			pb_open(&p->b, TP_PERF_SAMPLE);
+			pb_uint(&p->b, 1, an->s.cpu[e->a]);
+			pb_uint(&p->b, 2, t->pid);
+			pb_uint(&p->b, 3, t->tid);
+			pb_uint(&p->b, 4, an->s.stack[e->a] + 1);
+			pb_close(&p->b);
+		} else {
+			bool call = e->kind == E_CALL_BEGIN || e->kind == E_CALL_END;
+			bool begin = e->kind == E_BEGIN || e->kind == E_CALL_BEGIN;
+
+			pb_open(&p->b, TP_TRACK_EVENT);
+			pb_uint(&p->b, 9, begin ? SLICE_BEGIN : SLICE_END);
+			pb_uint(&p->b, 11, call ? UUID_CALLS(e->a) : UUID_THREAD(e->a));
+			if (begin)	/* name_iid */
+				pb_uint(&p->b, 10, call ? IID_CALL(e->b) : e->b + 1);
+			pb_close(&p->b);
+		}
 		packet_close(p);
-		err = pb_err(&p->b);
 	}
-	return err;
+	return p->err ? p->err : pb_err(&p->b);
 }
 
 int an_export_perfetto(struct an *an, const struct an_settings *vs, FILE *f)
 {
 	struct pf p = { .an = an, .vs = vs, .f = f, .os.state = -1 };
 	size_t *idx = NULL, *voff = NULL, n = 0, i, v = 0;
+	uint8_t *node_used = NULL;
 	int err = -ENOMEM;
 
 	pb_init(&p.b);
+	p.evs.esz = sizeof(struct pev);
 	p.state = malloc(an->bases.n + 1);
 	idx = malloc((an->s.n + 1) * sizeof(*idx));
 	voff = malloc((an->s.n + 1) * sizeof(*voff));
-	if (!p.state || !idx || !voff)
+	node_used = calloc(an->nodes.n + 1, 1);
+	p.has_calls = calloc(an->threads.n + 1, 1);
+	if (!p.state || !idx || !voff || !node_used || !p.has_calls)
 		goto out;
 	for (i = 0; i < an->bases.n; i++) {
 		const struct an_base *b = &AN_VEC(an->bases, struct an_base, i);
@@ -478,14 +648,23 @@ int an_export_perfetto(struct an *an, const struct an_settings *vs, FILE *f)
 			idx[n++] = i;
 	}
 	qsort_r(idx, n, sizeof(*idx), by_thread_time, an);
+	err = calls_find(&p);
+	if (!err)
+		err = slices(&p, idx, voff, n);
+	if (!err) {
+		samples(&p, idx, n, node_used);
+		err = calls(&p);
+	}
+	if (err)
+		goto out;
 	packet_open(&p, SEQ_CLEARED);
 	pb_uint(&p.b, TP_FIRST_ON_SEQ, 1);
 	packet_close(&p);
 	descriptors(&p);
 	state_names(&p);
-	err = slices(&p, idx, voff, n);
+	err = interned(&p, node_used);
 	if (!err)
-		err = samples(&p, idx, n);
+		err = emit(&p);
 	if (!err)
 		err = p.err;
 	if (!err)
@@ -495,7 +674,11 @@ out:
 		err = an_errf(an, err, "perfetto: %s", strerror(-err));
 	pb_free(&p.b);
 	free(p.state);
+	free(p.has_calls);
+	free(node_used);
 	free(idx);
 	free(voff);
+	free(p.evs.p);
+	free(p.calls.p);
 	return err;
 }

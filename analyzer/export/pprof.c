@@ -13,7 +13,13 @@
  * (name per -name, the long name as system name, its source file and
  * first line); a mapping per load object with its build id when the
  * experiment archived it.  Everything is symbolized: has_functions etc.
- * are set, so pprof does not look for binaries.  time_nanos is the first
+ * are set, so pprof does not look for binaries.  The first mapping is
+ * the main executable (pprof names the profile after it: "File:"), the
+ * others follow in the analyzer's order.  Without -metrics, the first
+ * sample type is "cpu" (User + System + Trap CPU, print's totalcpu), the
+ * default_sample_type and period_type, as Go's CPU profiles have it, so
+ * that pprof, Pyroscope and Parca show CPU time and not thread time
+ * including sleep; the default columns follow.  time_nanos is the first
  * experiment's start (log.txt's start_time), duration_nanos the span of
  * the experiments' records.
  */
@@ -57,10 +63,18 @@ static const char *unit_name(struct an *an, int m)
 	       x->unit == AN_U_BYTES ? "bytes" : "count";
 }
 
+/* A metric's sample type: its keyword; totalcpu is pprof's "cpu". */
+static const char *type_name(struct an *an, int m)
+{
+	const char *kw = an_metric_kw(an, m);
+
+	return !strcmp(kw, "totalcpu") ? "cpu" : kw;
+}
+
 static void value_type(struct pp *p, uint32_t field, int m)
 {
 	pb_open(&p->b, field);
-	pb_uint(&p->b, 1, str(p, an_metric_kw(p->an, m)));
+	pb_uint(&p->b, 1, str(p, type_name(p->an, m)));
 	pb_uint(&p->b, 2, str(p, unit_name(p->an, m)));
 	pb_close(&p->b);
 }
@@ -157,33 +171,104 @@ static void functions(struct pp *p)
 	}
 }
 
-static void mappings(struct pp *p)
+/*
+ * The main executable: of the first experiment's target process (its
+ * latest exec), the file-backed object mapped lowest, as a program's
+ * text is mapped below its libraries, the loader's and the vDSO's;
+ * UINT32_MAX when the target left no mapping (a whole-machine run).
+ */
+static uint32_t main_obj(struct an *an)
+{
+	const struct an_exp *e0 = &AN_VEC(an->exps, struct an_exp, 0);
+	uint32_t best = UINT32_MAX, gen = 0;
+	uint64_t lo = UINT64_MAX;
+	size_t i, k;
+
+	for (i = 0; i < an->as.n; i++) {
+		const struct an_as *a = &AN_VEC(an->as, struct an_as, i);
+
+		if (a->exp || a->pid != e0->log->target || !a->maps.n)
+			continue;
+		if (best != UINT32_MAX && a->gen < gen)
+			continue;
+		if (a->gen > gen)
+			lo = UINT64_MAX;
+		gen = a->gen;
+		for (k = 0; k < a->maps.n; k++) {
+			const struct an_map *m = &AN_VEC(a->maps, struct an_map, k);
+			const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, m->obj);
+
+			if (o->pseudo || o->kernel || m->start >= lo)
+				continue;
+			lo = m->start;
+			best = m->obj;
+		}
+	}
+	return best;
+}
+
+static void mapping(struct pp *p, uint32_t i)
 {
 	struct an *an = p->an;
+	const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, i);
+	uint64_t lo, hi;
+	char id[80];
+
+	pb_open(&p->b, P_MAPPING);
+	pb_uint(&p->b, 1, i + 1);
+	if (an_export_obj_range(an, i, &lo, &hi)) {
+		pb_uint(&p->b, 2, lo);
+		pb_uint(&p->b, 3, hi);
+	}
+	pb_uint(&p->b, 5, str(p, o->path));
+	if (an_export_buildid(an, i, id, sizeof(id)))
+		pb_uint(&p->b, 6, str(p, id));
+	pb_uint(&p->b, 7, 1);	/* has_functions */
+	pb_uint(&p->b, 8, 1);	/* has_filenames */
+	pb_uint(&p->b, 9, 1);	/* has_line_numbers */
+	pb_uint(&p->b, 10, an->inline_funcs);	/* has_inline_frames */
+	pb_close(&p->b);
+}
+
+/* The mappings: the main executable's first (written even if unused). */
+static void mappings(struct pp *p)
+{
+	uint32_t first = main_obj(p->an);
 	size_t i;
 
-	for (i = 0; i < an->objs.n; i++) {
-		const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, i);
-		uint64_t lo, hi;
-		char id[80];
+	if (first != UINT32_MAX)
+		mapping(p, first);
+	for (i = 0; i < p->an->objs.n; i++)
+		if (p->obj_used[i] && i != first)
+			mapping(p, i);
+}
 
-		if (!p->obj_used[i])
-			continue;
-		pb_open(&p->b, P_MAPPING);
-		pb_uint(&p->b, 1, i + 1);
-		if (an_export_obj_range(an, i, &lo, &hi)) {
-			pb_uint(&p->b, 2, lo);
-			pb_uint(&p->b, 3, hi);
-		}
-		pb_uint(&p->b, 5, str(p, o->path));
-		if (an_export_buildid(an, i, id, sizeof(id)))
-			pb_uint(&p->b, 6, str(p, id));
-		pb_uint(&p->b, 7, 1);	/* has_functions */
-		pb_uint(&p->b, 8, 1);	/* has_filenames */
-		pb_uint(&p->b, 9, 1);	/* has_line_numbers */
-		pb_uint(&p->b, 10, an->inline_funcs);	/* has_inline_frames */
-		pb_close(&p->b);
-	}
+/*
+ * The sample types: without -metrics, "cpu" (totalcpu) first when the
+ * experiments have CPU time, then the default columns.  *ms is
+ * malloc'd; the count, or a negative errno.
+ */
+static int types(struct an *an, const struct an_settings *vs,
+		 const struct an_agg *g, int **ms)
+{
+	int n = an_export_metrics(an, vs, g, ms), cpu, k;
+	int *v;
+
+	if (n <= 0 || vs->ml.n)
+		return n;
+	cpu = an_metric_find(an, "totalcpu");
+	for (k = 0; k < n; k++)
+		if ((*ms)[k] == cpu)
+			return n;
+	if (cpu < 0 || !an_metric_raw(an, cpu, g->total))
+		return n;
+	v = realloc(*ms, (n + 1) * sizeof(*v));
+	if (!v)
+		return an_errf(an, -ENOMEM, "out of memory");
+	memmove(v + 1, v, n * sizeof(*v));
+	v[0] = cpu;
+	*ms = v;
+	return n + 1;
 }
 
 int an_export_pprof(struct an *an, const struct an_settings *vs, FILE *f)
@@ -198,7 +283,7 @@ int an_export_pprof(struct an *an, const struct an_settings *vs, FILE *f)
 	err = an_aggregate(an, vs->filter, &g);
 	if (err)
 		return err;
-	nm = an_export_metrics(an, vs, &g, &ms);
+	nm = types(an, vs, &g, &ms);
 	if (nm < 0) {
 		err = nm;
 		goto out;
@@ -232,7 +317,7 @@ int an_export_pprof(struct an *an, const struct an_settings *vs, FILE *f)
 			 e->log->command ? e->log->command : "");
 		pb_uint(&p.b, P_COMMENT, str(&p, c));
 	}
-	pb_uint(&p.b, P_DEFAULT_SAMPLE_TYPE, str(&p, an_metric_kw(an, ms[0])));
+	pb_uint(&p.b, P_DEFAULT_SAMPLE_TYPE, str(&p, type_name(an, ms[0])));
 	for (i = 0; i < p.st.s.n; i++)
 		pb_str(&p.b, P_STRING_TABLE, an_str(&p.st, i));
 	err = pb_write(&p.b, f, 1);

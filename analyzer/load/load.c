@@ -169,14 +169,7 @@ int an_load(struct an *an, const char *dir)
 		return an_errf(an, err, "%s", e->x ? exp_msg(e->x) : "out of memory");
 	e->log = exp_info(e->x);
 	if (!exp_usage(e->x, &e->usage, &e->nusage) &&
-	    (e->log->clock_interval_ns || e->log->nr_counters) &&
-	    (!e->log->backend || !strcmp(e->log->backend, "module")) &&
-	    !e->log->flight)
-		/*
-		 * only the module keeps precise totals; a flight recorder's
-		 * window has none: they are the run's; tracing only: no thread
-		 * was accounted
-		 */
+	    exp_usage_expected(e->log))
 		an_warn(an, "%s/" EXP_USAGE ": missing: no precise totals for -statistics",
 			dir);
 	/* counters the experiments read before know must be in their places */

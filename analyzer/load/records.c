@@ -249,6 +249,30 @@ static int unpaused(const struct an_exp *e, const struct lwprof_rec_sample *r,
 }
 
 /*
+ * A sample left out (paused time) still hands its stack copy to the
+ * scan: it may be the base the next delta copies of its thread need
+ * (LWPROF_RS_SBASE); dropping it would cost those samples their callers.
+ */
+static int keep_base(struct rec_ctx *c, const struct lwprof_rec_sample *r)
+{
+	const uint64_t *ips = raw_ips(r);
+	const char *why = NULL;
+	uint64_t at;
+	int ok;
+
+	if (!r->stack_size || (r->hdr.flags & LWPROF_RS_EXIT))
+		return 0;
+	ok = exp_stack_sample(&c->sd, c->off, r,
+			      (const uint8_t *)(ips + r->nr_user + r->nr_kernel),
+			      c->e->log->stack_bytes, &why, &at);
+	if (ok == -ENOMEM)
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	if (ok < 0)
+		return bad(c, at, "%s", why);
+	return 0;
+}
+
+/*
  * A sample record, or (t) a traced call's: its values are the call's
  * (trace.c), with no microstates and no parts.  A type-16 record's is its
  * own sample; a trace call record's (type 20) is made of its fields
@@ -296,7 +320,7 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 			k = unpaused(e, r, &cut);
 			if (!k) {
 				e->dropped_paused++;
-				return 0;
+				return keep_base(c, r);
 			}
 			if (k == 1)
 				v = &cut;

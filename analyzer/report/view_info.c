@@ -57,6 +57,7 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 {
 	FILE *o = out->f;
 	size_t i, k;
+	bool capped;
 	int c;
 
 	for (i = 0; i < an->exps.n; i++) {
@@ -83,8 +84,12 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 		for (c = 0; c < (int)e->log->nr_counters; c++)
 			fprintf(o, "  Counter:        %s every %" PRIu64 " events (type %u, config 0x%" PRIx64 ")\n",
 				ctr[c].name, ctr[c].period, ctr[c].type, ctr[c].config);
-		fprintf(o, "  Stacks:         depth %u, %u bytes copied, kernel stacks %s\n",
-			e->log->max_depth, e->log->stack_bytes, e->log->kernel_stacks ? "on" : "off");
+		/* what perf gave when kernel.perf_event_max_stack capped it */
+		capped = e->log->perf_max_stack && e->log->perf_max_stack < e->log->max_depth;
+		fprintf(o, "  Stacks:         depth %u%s, %u bytes copied, kernel stacks %s\n",
+			capped ? e->log->perf_max_stack : e->log->max_depth,
+			capped ? " (kernel.perf_event_max_stack)" : "",
+			e->log->stack_bytes, e->log->kernel_stacks ? "on" : "off");
 		if (e->log->trace)
 			fprintf(o, "  Tracing:        %s; %u bytes of stack copied; %" PRIu64 " calls in %" PRIu64 " files\n",
 				e->log->trace, e->log->trace_stack_bytes, e->log->trace_calls,
@@ -240,9 +245,15 @@ static void stat_block(FILE *o, const char *indent, const uint64_t *precise,
 			continue;
 		if (have_precise && p)
 			snprintf(ratio, sizeof(ratio), "%.4f", (double)s / p);
-		fprintf(o, "%s%-18s %16.6f %16.6f %8s\n", indent,
-			i < LWPROF_MS_COUNT ? exp_mstate_names[i].label : "Total",
-			have_precise ? p / 1e9 : 0.0, s / 1e9, have_precise ? ratio : "-");
+		/* no precise total: an empty cell, never a 0 beside the sampled */
+		if (have_precise)
+			fprintf(o, "%s%-18s %16.6f %16.6f %8s\n", indent,
+				i < LWPROF_MS_COUNT ? exp_mstate_names[i].label : "Total",
+				p / 1e9, s / 1e9, ratio);
+		else
+			fprintf(o, "%s%-18s %16s %16.6f %8s\n", indent,
+				i < LWPROF_MS_COUNT ? exp_mstate_names[i].label : "Total",
+				"", s / 1e9, "-");
 	}
 }
 
@@ -279,6 +290,9 @@ int an_view_statistics(struct an *an, const struct an_settings *vs,
 		fprintf(o, "Experiment %s: %" PRIu64 " records, %" PRIu64 " samples, %" PRIu64 " lost\n\n",
 			x->name, x->nrecords, x->nsamples,
 			x->log->lost > x->lost_read ? x->log->lost : x->lost_read);
+		if (!x->nusage && x->log->backend && strcmp(x->log->backend, "module"))
+			fprintf(o, "No precise totals: the %s backend keeps none (no " EXP_USAGE "); the sampled totals alone.\n\n",
+				x->log->backend);
 		if (x->pauses.n)
 			fprintf(o, "Recording was paused %.3f s: the sampled totals leave it out, the precise ones include it.\n\n",
 				x->paused_ns / 1e9);

@@ -29,6 +29,8 @@ struct unw {
 	uint32_t n;
 	pid_t tid;
 	bool given;
+	bool cut;		/* a read past the copy's end failed */
+	bool copy_full;		/* the copy is as long as asked: more above */
 	struct an_htab sessions;	/* address spaces by their mappings */
 };
 

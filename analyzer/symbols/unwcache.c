@@ -57,7 +57,12 @@ bool unw_read(struct unw *u, uint64_t addr, uint64_t *val)
 		memcpy(val, u->stack + (addr - u->sp), 8);
 		return true;
 	}
-	return file_read(u, addr, val);
+	if (file_read(u, addr, val))
+		return true;
+	/* the stack goes on above a whole copy: the walk is cut, not done */
+	if (u->copy_full && addr >= u->sp && addr - u->sp >= u->stack_size)
+		u->cut = true;
+	return false;
 }
 
 /* ---- the cache ---- */

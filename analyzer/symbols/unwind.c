@@ -10,8 +10,12 @@
  * CFI rules (unwcache.c) where it can say it, else libdwfl walks the
  * sample.  libdwfl keeps each module's CFI, and a leaf
  * pc with no CFI is remembered so its samples keep their frame-pointer
- * stack without another try.  A walk that yields less than the frame
- * pointers did keeps the frame-pointer stack.
+ * stack without another try.  A walk that stopped short (one step, or
+ * the copy's end) with fewer frames than the frame pointers goes on with
+ * theirs from the deepest frame both have (fp_splice()); any other walk
+ * wins over the chain.  A stack is cut (<Truncated-stack>)
+ * when the one kept is: the walk's, by the end of the copy or UNW_MAX;
+ * the frame pointers', by the recorder's depth (LWPROF_RS_TRUNC).
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -272,6 +276,37 @@ static double cpu_secs(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * The walk found n frames, fewer than the frame pointers' nf (fp): it
+ * stopped early, as where the CFI of an epilogue places a register
+ * already popped below sp.  The frame pointers go on: keep them, with
+ * the walk's frames down to the deepest one they share (a frame-pointer
+ * chain only skips frames, never adds one), so that a leaf whose frame
+ * is not set up (its prologue, its epilogue, none) keeps its caller,
+ * which the chain skips.  With no frame shared but the pc, a 2-frame
+ * walk is exactly that case: its caller, then the chain after the pc.
+ * Returns the frames in u->ips; false: they share none, keep the walk.
+ */
+static bool fp_splice(struct unw *u, const uint64_t *fp, uint32_t nf)
+{
+	uint32_t k, j, n = u->n;
+
+	for (k = n - 1; k >= 1; k--)
+		for (j = k < nf - 1 ? k : nf - 1; j >= 1; j--)
+			if (fp[j] == u->ips[k])
+				goto found;
+	if (n != 2 || fp[0] != u->ips[0])
+		return false;
+	k = 1;
+	j = 0;
+found:
+	if (k + 1 + (nf - j - 1) > UNW_MAX)
+		return false;
+	memcpy(u->ips + k + 1, fp + j + 1, 8 * (size_t)(nf - j - 1));
+	u->n = k + 1 + (nf - j - 1);
+	return true;
+}
+
 /* Unwind the sample of r from rec, its record whole. */
 static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 		      struct an_htab *nocfi, const struct an_unw_ref *r,
@@ -280,7 +315,7 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 	struct an_as *a = &AN_VEC(an->as, struct an_as, r->as);
 	const struct lwprof_rec_sample *s;
 	struct timespec w0, w1;
-	uint32_t raw, nk;
+	uint32_t raw, nk, flags;
 	uint64_t h;
 	int err;
 
@@ -293,6 +328,10 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 	u->stack = exp_sample_stack(s, LWPROF_NR_REGS);
 	u->sp = u->regs[LWPROF_REG_SP];
 	u->stack_size = s->stack_size;
+	u->copy_full = s->stack_size &&
+		       s->stack_size >= AN_VEC(an->exps, struct an_exp,
+					       r->exp).log->stack_bytes;
+	u->cut = false;
 	u->tid = s->tid;
 	h = an_mix(r->as, u->regs[LWPROF_REG_IP]);
 	if (an_htab_find(nocfi, h, noframes_eq, NULL, NULL) != UINT32_MAX) {
@@ -310,11 +349,24 @@ static int unwind_rec(struct an *an, struct an_ucache *c, struct unw *u,
 		an->run->unwind_fail++;
 		return an_htab_add(nocfi, h, 0);
 	}
+	/*
+	 * A walk that stopped short (after one step, or at the copy's end)
+	 * with fewer frames than the chain: the chain goes on, where it
+	 * agrees.  Elsewhere the walk wins: code without frame pointers
+	 * leaves rbp to anything, and perf follows it for up to its depth.
+	 */
+	flags = r->flags & ~(AN_RAW_UNKNOWN | AN_RAW_TRUNC);
+	if (u->n < s->nr_user && (u->n == 2 || u->cut) &&
+	    fp_splice(u, (const uint64_t *)exp_sample_ips(s, LWPROF_NR_REGS),
+		      s->nr_user)) {
+		flags |= r->flags & AN_RAW_TRUNC;	/* the chain's end */
+	} else if (u->cut || u->n >= UNW_MAX) {
+		flags |= AN_RAW_TRUNC;
+	}
 	/* -K: the record's kernel frames stay below the user leaf */
 	nk = r->flags >> AN_RAW_KSHIFT;
 	memcpy(u->ips + u->n, exp_sample_kips(s, LWPROF_NR_REGS), 8 * nk);
-	raw = an_raw_intern(an, r->as, u->ips, u->n + nk,
-			    r->flags & ~AN_RAW_UNKNOWN);
+	raw = an_raw_intern(an, r->as, u->ips, u->n + nk, flags);
 	if (raw == UINT32_MAX)
 		return -ENOMEM;
 	an->s.stack[r->sample] = raw;

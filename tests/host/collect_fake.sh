@@ -176,7 +176,14 @@ err=$(lw collect -o nx.er /nonexistent/cmd 2>&1); rc=$?
 check $rc -eq 127 "exec failure -> 127"
 grep -q '^lwprof collect: /nonexistent/cmd: No such file or directory$' <<<"$err"
 check $? -eq 0 "exec failure names the command"
-check "$(sed -n 's/^exit = //p' nx.er/log.txt)" = "status 127" "and the log has status 127"
+check ! -e nx.er "and leaves no experiment (nothing of it was recorded)"
+grep -q '^lwprof collect: nothing recorded: no experiment written$' <<<"$err"
+check $? -eq 0 "and says so"
+mkdir -p nxd
+lw collect -d nxd /nonexistent/cmd 2>/dev/null
+check "$?/$(ls -A nxd 2>/dev/null | wc -l)" = 127/0 "-d DIR: nor any test.N.er in DIR"
+lw collect -o nx.er /etc/passwd 2>/dev/null
+check "$?/$(ls -d nx.er 2>/dev/null | wc -l)" = 126/0 "a file that cannot be run: 126, as the shell's, and no experiment"
 
 # SIGTERM to the recorder: the command is asked to end, the experiment is
 # finished, the command's status passed through.

@@ -7,7 +7,8 @@
 # absent ones as "absent".  As an ordinary user at perf_event_paranoid 2
 # (no kernel samples) System CPU and User Lock are absent too, and the
 # refusals (-K, -a, -P of another user's process) name the setting or
-# the right that is missing and leave no experiment behind.
+# the right that is missing and leave no experiment behind.  dump reads
+# the experiment, and -statistics shows its sampled totals alone.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
@@ -33,6 +34,13 @@ for m in "Trap CPU" "Text Page Fault" "Data Page Fault" "Kernel Page Fault" "Sto
 	grep -Eq "^  Metric: +$m +absent:" <<<"$h"
 	check $? -eq 0 "-header: $m absent"
 done
+"$LWPROF" dump auto.er >auto.dump 2>auto.derr
+check "$?/$(cat auto.derr)" = "0/" "dump reads it (no usage.txt is no error for this backend)"
+check "$(grep -c ': SAMPLE ' auto.dump)" -gt 0 "  its samples"
+st=$("$LWPROF" print -statistics auto.er 2>&1)
+grep -q '^No precise totals: the perf backend keeps none' <<<"$st"
+check $? -eq 0 "-statistics: no precise totals, said"
+check "$(grep -cE '(^| )0\.000000( |$)' <<<"$st")" -eq 0 "  no Precise column of 0.000000"
 o=$("$LWPROF" print -overview auto.er 2>&1)
 echo "$o" | sed 's/^/# /'
 for m in "Trap CPU Time" "Text Page Fault Time" "Stopped Time"; do

@@ -36,7 +36,7 @@ for f in nspin_inner nspin_outer; do
 	check $? -eq 0 "truth: $f is in named_spin's symbol table"
 done
 
-start_spin 8
+start_spin 60
 declare -A comm
 for t in /proc/"$sp"/task/*; do
 	comm[${t##*/}]=$(cat "$t/comm")
@@ -93,7 +93,7 @@ wait "$sp" 2>/dev/null
 
 # A rename while recording: the perf record is later than the scan's
 # time, whether it lands before, during or after the scan.
-start_spin 8
+start_spin 60
 "$LWPROF" collect -a --backend perf -o ren.er -- sh -c "kill -USR1 $sp; sleep 0.5" 2>ren.err
 check $? -eq 0 "collect -a --backend perf -- (rename named_spin's main thread)"
 sed 's/^/# /' ren.err

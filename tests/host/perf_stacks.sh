@@ -9,12 +9,19 @@
 #    from the user registers and stack copy by DWARF CFI, the cache and
 #    libdwfl agreeing on every one, and the walks reaching main;
 #  - following fork and exec: sh runs cpu_burn twice (0.3 s, then 2 x
-#    0.2 s of CPU): both processes and all three threads seen, cpu_burn
-#    archived, the threads' CPU time at least the 0.7 s their CPU clocks
-#    reached (no upper bound here: each thread reads its clock only every
-#    million additions, and a stall of the TCG guest's vCPU between two
-#    reads overshoots by the stall; host/perf_mstate bounds CPU time both
-#    ways against ms_cpu's own clock reads);
+#    0.2 s of CPU) beside a spinner on every CPU, so that its threads are
+#    preempted hundreds of times as on a loaded machine, at the default
+#    rate: no record lost (perf's rings and the converter keep up), both
+#    processes and all three threads seen, cpu_burn archived, the threads' CPU time
+#    at least the 0.7 s their CPU clocks reached, less 1 ms (no upper
+#    bound here: each thread reads its clock only every million
+#    additions, and a stall of the TCG guest's vCPU between two reads
+#    overshoots by the stall; host/perf_mstate bounds CPU time both ways
+#    against ms_cpu's own clock reads).  The kernel charges a switch's own
+#    work to the thread that takes the CPU; with sched:sched_switch the
+#    backend does too, without it (no CAP_PERFMON) that work, 10-25 us a
+#    switch on this project's virtual host, is in Wait CPU, and only CPU
+#    and Wait CPU together are held to the 0.7 s;
 #  - delta stack copies: a quarter or less of the bytes, every base found,
 #    the walks reaching main as with gzip;
 #  - attaching (-P) to a running cpu_burn: its threads and mappings
@@ -47,7 +54,15 @@ else
 	echo "# no gzip: its unwinding is not checked"
 fi
 
-pb_collect forkexec -p 1ms -- sh -c "$ms_progs/cpu_burn 0.3 >/dev/null; $ms_progs/cpu_burn 0.2 2 >/dev/null"
+spinners=()
+for _ in $(seq "$(nproc)"); do
+	"$ms_progs/spin" 30 &
+	spinners+=($!)
+done
+pb_collect forkexec -- sh -c "$ms_progs/cpu_burn 0.3 >/dev/null; $ms_progs/cpu_burn 0.2 2 >/dev/null"
+kill "${spinners[@]}"
+wait "${spinners[@]}" 2>/dev/null
+check "$(sed -n 's/^lost = //p' forkexec.er/log.txt)" -eq 0 "fork/exec: no record lost at the default rate beside the spinners"
 tl=$("$LWPROF" print -thread_list forkexec.er)
 echo "$tl" | sed 's/^/# /'
 check "$(awk '$5 == "cpu_burn" { print $3 }' <<<"$tl" | sort -u | wc -l)" -eq 2 "fork/exec: two cpu_burn processes"
@@ -57,11 +72,17 @@ grep -q "/cpu_burn\$" forkexec.er/archives/index.txt
 check $? -eq 0 "fork/exec: cpu_burn archived (from its exec's mappings)"
 "$LWPROF" print -statistics forkexec.er >forkexec.stat
 pb_stat=forkexec.stat
-c=0
+c=0 w=0
 for t in $(awk '$5 == "cpu_burn" { print $4 }' <<<"$tl"); do
 	c=$((c + $(pb_get "$t" "User CPU") + $(pb_get "$t" "System CPU")))
+	w=$((w + $(pb_get "$t" "Wait CPU")))
 done
-check "$c" -ge 699000000 "fork/exec: the cpu_burn threads' CPU $(ms_ms "$c") >= the 0.7 s they burned - 1 ms"
+if grep -q '^offcpu_wakeups = .*sched:sched_switch' forkexec.er/log.txt; then
+	check "$c" -ge 699000000 "fork/exec: the cpu_burn threads' CPU $(ms_ms "$c") >= the 0.7 s they burned - 1 ms (sched:sched_switch)"
+else
+	echo "# no sched:sched_switch: the switches' work is in Wait CPU ($(ms_ms "$w") of it)"
+	check $((c + w)) -ge 699000000 "fork/exec: the cpu_burn threads' CPU and Wait CPU $(ms_ms $((c + w))) >= the 0.7 s they burned - 1 ms"
+fi
 
 # delta stack copies (the default) against full ones: the same profile,
 # and a flat loop's copies differ from the previous in a block or two of

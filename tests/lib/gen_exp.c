@@ -34,7 +34,7 @@
  *                              with registers and the stack copy (no
  *                              frame-pointer frames); n=N: N samples
  *                              cycling through the snapshots, 1 ms apart
- *   capture FILE deltas=N [base=ok|lost|stale] [damage=1]
+ *   capture FILE deltas=N [base=ok|lost|stale] [damage=1] [t=NS]
  *                              the first snapshot as delta stack copies: a
  *                              full copy with its odd 64-byte blocks
  *                              spoiled (in sleep time: no user time), then
@@ -45,7 +45,8 @@
  *                              their first block.  base=lost leaves the
  *                              full copy out, base=stale gives it another
  *                              time; damage=1 miscounts the first delta's
- *                              literal blocks
+ *                              literal blocks; t=NS: the full copy's time
+ *                              (default 1 ms), the deltas' 10 ms apart
  *   trace FILE format=16|20 [calls=N] [ms=1]
  *                              a trace file (trace.PID.rec) of N (8)
  *                              allocations at capture FILE's first
@@ -54,6 +55,14 @@
  *                              stacks whole, then sdelta copies) or 1.5's
  *                              (20: whole, then word deltas; ms=1: with
  *                              microstates)
+ *   trace FILE format=20 event=NAME [wait=NS] [calls=N]
+ *                              ... calls of function NAME instead
+ *                              (pthread_mutex_lock, read), each starting
+ *                              NS before its return; only allocations
+ *                              are freed
+ *   point KIND [t=NS]          a global sample packet in samples.rec
+ *                              (KIND: start pause resume end), what
+ *                              collect writes at a pause and a resume
  *   kallsyms ADDR TYPE NAME [MODULE]   a line of archives/kallsyms
  *   kmodule NAME SIZE ADDR     a line of archives/modules (/proc/modules':
  *                              NAME SIZE 0 - Live ADDR)

@@ -79,6 +79,9 @@ struct gen {
 	uint32_t minor;		/* the file headers' (EXP_FILE_MINOR) */
 	uint32_t extra_bytes;	/* appended to each known record */
 	uint16_t extra_flags;	/* flag bits set in each known record */
+	/* "point": samples.rec's global sample packets */
+	struct gen_buf points;
+	uint64_t paused_ns, paused_at;
 };
 
 void gen_init(struct gen *g);

@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "gen_exp.h"
+#include "libexp/writer.h"
 
 #define START_NS 1000000000000ULL
 
@@ -416,6 +417,46 @@ static int map(struct gen *g, char **w, int n)
 		   -ENOENT;
 }
 
+/* "point KIND [t=NS]": a packet of samples.rec (written by gen_finish) */
+static int point(struct gen *g, char **w, int n)
+{
+	static const char *const kinds[] = {
+		[EXP_GS_START] = "start", [EXP_GS_PAUSE] = "pause",
+		[EXP_GS_RESUME] = "resume", [EXP_GS_END] = "end",
+	};
+	uint8_t buf[sizeof(struct exp_rec_gsample) + EXP_GS_NAME_MAX];
+	struct exp_rec_gsample r = { 0 };
+	struct gen_buf *b = &g->points;
+	size_t size;
+	uint64_t t;
+	int cpu, k;
+
+	for (k = 1; k <= EXP_GS_KIND_MAX; k++)
+		if (kinds[k] && !strcmp(w[1], kinds[k]))
+			break;
+	if (k > EXP_GS_KIND_MAX || at_words(g, w + 2, n - 2, &t, &cpu))
+		return -EINVAL;
+	r.time_ns = g->start_ns + t;
+	r.kind = k;
+	if (k == EXP_GS_PAUSE)
+		g->paused_at = r.time_ns;
+	else if (k == EXP_GS_RESUME && g->paused_at)
+		g->paused_ns += r.time_ns - g->paused_at;
+	r.paused_ns = g->paused_ns;
+	size = exp_gsample_encode(buf, sizeof(buf), &r, NULL);
+	if (b->n + size > b->cap) {
+		uint8_t *p = realloc(b->p, b->cap + 65536);
+
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap += 65536;
+	}
+	memcpy(b->p + b->n, buf, size);
+	b->n += size;
+	return 0;
+}
+
 static int statement(struct gen *g, char **w, int n)
 {
 	if (!strcmp(w[0], "out") && n == 2) {
@@ -460,6 +501,8 @@ static int statement(struct gen *g, char **w, int n)
 	}
 	if (!strcmp(w[0], "task"))
 		return task(g, w, n);
+	if (!strcmp(w[0], "point") && n >= 2)
+		return point(g, w, n);
 	if (!strcmp(w[0], "sample"))
 		return sample(g, w, n);
 	if (!strcmp(w[0], "usage"))
@@ -527,6 +570,15 @@ int gen_finish(struct gen *g)
 		if (!f || fwrite(&fh, sizeof(fh), 1, f) != 1 ||
 		    (g->cpu[i].n && fwrite(g->cpu[i].p, g->cpu[i].n, 1, f) != 1) ||
 		    fclose(f))
+			return -EIO;
+	}
+	if (g->points.n) {
+		snprintf(path, sizeof(path), "%s/" EXP_SAMPLES, g->out);
+		f = fopen(path, "w");
+		fh.cpu = EXP_CPU_NONE;
+		fh.minor = g->minor;
+		if (!f || fwrite(&fh, sizeof(fh), 1, f) != 1 ||
+		    fwrite(g->points.p, g->points.n, 1, f) != 1 || fclose(f))
 			return -EIO;
 	}
 	iso(t0, sizeof(t0), 0);

@@ -41,6 +41,8 @@ int gen_capture_delta(struct gen *g, char **kv, int nkv)
 			base = kv[i] + 5;
 		else if (!strcmp(kv[i], "damage=1"))
 			damage = 1;
+		else if (!strncmp(kv[i], "t=", 2))
+			t = base_t = g->start_ns + strtoull(kv[i] + 2, NULL, 0);
 		else
 			return -EINVAL;
 	}

@@ -15,7 +15,9 @@
  * whole, the others word deltas against it (odd calls with two runs of
  * literal words, rsp and the first two of the stack; even ones with
  * none), frees without a stack; ms=1 (20 only) adds microstates,
- * ms[k] = 1000 (k + 1) + i.
+ * ms[k] = 1000 (k + 1) + i.  event=NAME (20 only) makes every call that
+ * function's ("pthread_mutex_lock", "read"), freed only if it allocates,
+ * and wait=NS gives each call a start NS before its return.
  */
 #include "gen_exp.h"
 #include "capture.h"
@@ -25,6 +27,8 @@ struct tfile {
 	FILE *f;
 	uint32_t pid, tid;
 	uint64_t records;
+	uint16_t event;		/* the calls' (format 20) */
+	uint64_t wait;		/* their start before their return, ns */
 };
 
 static const int dwarf8[EXP_TR_NR_REGS] = { 3, 6, 7, 12, 13, 14, 15, 16 };
@@ -87,11 +91,15 @@ static int rec20(struct tfile *tf, uint16_t event, uint64_t t, uint64_t addr,
 	struct exp_rec_tcall r = { .hdr.type = EXP_REC_TCALL, .event = event,
 				   .pid = tf->pid, .tid = tf->tid, .fd = -1,
 				   .time_ns = t };
-	uint64_t f[2];
+	uint64_t f[3];
 	int n = 0, err;
 
+	if (tf->wait && event != EXP_TR_FREE) {
+		f[n++] = t - tf->wait;
+		r.hdr.flags = EXP_TCF_START;
+	}
 	f[n++] = addr;
-	r.hdr.flags = EXP_TCF_ADDR;
+	r.hdr.flags |= EXP_TCF_ADDR;
 	if (bytes) {
 		f[n++] = bytes;
 		r.hdr.flags |= EXP_TCF_BYTES;
@@ -132,27 +140,38 @@ static int alloc20(struct tfile *tf, uint32_t i, uint64_t t, bool with_ms,
 			return -ENOMEM;
 		memcpy(img, regs, sizeof(regs));
 		memcpy(img + sizeof(regs), stack, size);
-		err = rec20(tf, EXP_TR_MALLOC, t, 0x100000 + 0x100 * i, 32 + i,
+		err = rec20(tf, tf->event, t, 0x100000 + 0x100 * i, 32 + i,
 			    with_ms ? ms : NULL, &st, img, sizeof(regs) + size, false);
 		free(img);
 		return err;
 	}
 	if (!(i % 2) || size < 16)	/* the base's words, all of them */
-		return rec20(tf, EXP_TR_MALLOC, t, 0x100000 + 0x100 * i, 32 + i,
+		return rec20(tf, tf->event, t, 0x100000 + 0x100 * i, 32 + i,
 			     with_ms ? ms : NULL, &st, NULL, 0, true);
 	st.nr_runs = 2;
 	memcpy(buf, runs, sizeof(runs));	/* 8 bytes: no padding */
 	buf[1] = regs[EXP_TR_RSP];
 	memcpy(&buf[2], stack, 16);
-	return rec20(tf, EXP_TR_MALLOC, t, 0x100000 + 0x100 * i, 32 + i,
+	return rec20(tf, tf->event, t, 0x100000 + 0x100 * i, 32 + i,
 		     with_ms ? ms : NULL, &st, buf, 32, true);
+}
+
+/* The traced function called name, or 0. */
+static uint16_t trace_event(const char *name)
+{
+	uint16_t ev;
+
+	for (ev = 1; ev < EXP_TR_MAX; ev++)
+		if (exp_trace_event(ev) && !strcmp(exp_trace_event(ev)->name, name))
+			return ev;
+	return 0;
 }
 
 int gen_trace(struct gen *g, char **kv, int nkv)
 {
 	struct exp_file_header fh;
 	struct lwprof_capture c;
-	struct tfile tf = { 0 };
+	struct tfile tf = { .event = EXP_TR_MALLOC };
 	uint32_t calls = 8, format = 0, i, size;
 	uint64_t t = g->start_ns + 1000000, t0 = t;
 	uint8_t *stack = NULL, *area = NULL;
@@ -168,10 +187,15 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 			calls = atoi(kv[i] + 6);
 		else if (!strcmp(kv[i], "ms=1"))
 			ms = true;
+		else if (!strncmp(kv[i], "event=", 6))
+			tf.event = trace_event(kv[i] + 6);
+		else if (!strncmp(kv[i], "wait=", 5))
+			tf.wait = strtoull(kv[i] + 5, NULL, 0);
 		else
 			return -EINVAL;
 	}
-	if (format != 16 && format != 20)
+	if ((format != 16 && format != 20) || !tf.event ||
+	    (format == 16 && (tf.event != EXP_TR_MALLOC || tf.wait)))
 		return -EINVAL;
 	err = gen_capture_read(g, kv[0], &c, &stack);
 	if (err)
@@ -200,7 +224,7 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 			err = n ? rec16(&tf, t, 0x100000 + 0x100 * i, 32 + i, c.regs,
 					LWPROF_RS_SDELTA, area, n) : -ENOMEM;
 		}
-		if (err || i % 2)
+		if (err || i % 2 || exp_trace_event(tf.event)->cls != EXP_TC_ALLOC)
 			continue;
 		err = format == 20 ?
 			rec20(&tf, EXP_TR_FREE, t + 500, 0x100000 + 0x100 * i, 0,

@@ -290,8 +290,13 @@ static void damage(void)
 	snprintf(want, sizeof(want), "%s/nolog.er", top);
 	mkdir(want, 0755);
 	err = open_log(want, msg, sizeof(msg));
+	t_check(err == -ENOENT && strstr(msg, "/nolog.er: not an experiment directory"),
+		"no log.txt, no record file: %s", msg);
+	/* an experiment that lost its log: damage, named at the log */
+	put_file(want, "cpu.0.rec", "", 0);
+	err = open_log(want, msg, sizeof(msg));
 	t_check(err == -ENOENT && strstr(msg, "/nolog.er/log.txt: No such file or directory"),
-		"no log.txt: %s", msg);
+		"no log.txt beside a record file: %s", msg);
 
 	/* lwprof dump's way: each complaint a warning, the rest read */
 	d = exp_with_log("damaged.er",

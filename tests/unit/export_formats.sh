@@ -16,6 +16,7 @@ command -v protoc >/dev/null || skip "no protoc (scripts/deps.sh installs protob
 
 seed=$(gen_exp seed)
 filt=$(gen_exp filters)
+pseudo=$(gen_exp pseudo)
 X() { "$LWPROF" export "$@"; }
 total_ns() {	# print's <Total> of metric $1 (seconds, 3 decimals) with the rest
 	local m=$1
@@ -50,6 +51,8 @@ check "$(tr '\n' '|' <<<"$f")" = "kthread_[k];mod_worker_[k] 30000000|main;A;C;E
 	"folded: kernel frames below the user leaf, marked _[k]"
 
 # ---- pprof ----
+# the start as the recorder writes it, to the ns (the generator's has six digits)
+sed -i 's/^start_time = .*/start_time = 2026-11-28T23:14:19.306605272Z/' "$filt/log.txt"
 out=$PRINT_OUT/filters.pb.gz
 X pprof -o "$out" "$filt"
 check $? -eq 0 "pprof: exported"
@@ -64,17 +67,24 @@ types=$(awk '/^sample_type/ { st = 1 } st && /type:/ { t = $2 } st && /unit:/ { 
 	while IFS=: read -r t u; do
 		echo "$(strs | sed -n "$((t + 1))p")/$(strs | sed -n "$((u + 1))p")"
 	done | tr '\n' ' ')
-check "$types" = "total/nanoseconds user/nanoseconds lock/nanoseconds cycles/count " \
-	"pprof: one sample type per default metric, time in ns, cycles as a count"
-sums=$(awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1], s[2], s[3] }' "$P")
-check "$sums" = "2000000000 1600000000 400000000 1000000000" "pprof: totals to the ns (2 s, 1.6 s user, 0.4 s lock, 1e9 cycles)"
-check "$(sec "${sums%% *}")" = "$(total_ns total "$filt")" "pprof: total = print's <Total>"
+check "$types" = "cpu/nanoseconds total/nanoseconds user/nanoseconds lock/nanoseconds cycles/count " \
+	"pprof: cpu, then one sample type per default metric, time in ns, cycles as a count"
+sums=$(awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1], s[2], s[3], s[4] }' "$P")
+check "$sums" = "1600000000 2000000000 1600000000 400000000 1000000000" \
+	"pprof: totals to the ns (1.6 s cpu, 2 s, 1.6 s user, 0.4 s lock, 1e9 cycles)"
+check "$(sec "$(cut -d' ' -f2 <<<"$sums")")" = "$(total_ns total "$filt")" "pprof: total = print's <Total>"
+check "$(sec "${sums%% *}")" = "$(total_ns totalcpu "$filt")" "pprof: cpu = print's Total CPU <Total>"
+dst=$(awk '/^default_sample_type:/ { print $2 }' "$P")
+check "$(strs | sed -n "$((dst + 1))p")" = cpu "pprof: the default sample type is cpu"
+pt=$(awk '/^period_type/ { p = 1 } p && /type:/ { print $2; exit }' "$P")
+check "$(strs | sed -n "$((pt + 1))p")" = cpu "pprof: so is the period type"
 check "$(strs | grep -c '^main$\|^A$\|^C$\|^E$\|^B$\|^F$')" = 6 "pprof: the functions by name"
 bid=$(readelf -n "$DATA/seed_example.bin" | awk '/Build ID/ { print $3 }')
 check "$(strs | grep -c "^$bid\$")" = 1 "pprof: the mapping's build id ($bid)"
 check "$(grep -c '^mapping {' "$P")" -ge 1 "pprof: mappings"
 check "$(awk '/^location/ { l = 1 } l && /line: [1-9]/ { n++ } END { print n + 0 }' "$P")" -ge 6 "pprof: locations have source lines"
-check "$(awk '/^time_nanos:/ { print $2 }' "$P")" = 1767225600000000000 "pprof: time_nanos is the log's start_time (2026-01-01T00:00:00Z)"
+check "$(awk '/^time_nanos:/ { print $2 }' "$P")" = "$(date -d 2026-11-28T23:14:19Z +%s)306605272" \
+	"pprof: time_nanos is the log's start_time to the ns (23:14:19.306605272Z)"
 check "$(grep -c 'has_functions: true' "$P")" = "$(grep -c '^mapping {' "$P")" "pprof: every mapping says it is symbolized"
 # and the real pprof (Go's, golang-go): every type's total, a stack
 if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
@@ -87,13 +97,34 @@ if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
 	done
 	check "$(gp -traces -sample_index=total | awk '/^-+\+/ { if (s) print s; s = "" } /^ / { s = s $NF " " } END { if (s) print s }' | sort | tr '\n' '|')" = \
 		"E C A main |F C B |" "go tool pprof -traces: the two stacks, leaf first"
+	check "$(gp -raw | sed -n 's/^Time: //p')" = "2026-11-28 23:14:19.306605272 +0000 UTC" \
+		"go tool pprof -raw: Time is the start to the ns"
+	check "$(gp -top | sed -n 's/^Type: //p')" = cpu "go tool pprof -top: shows cpu by default"
+	out2=$out
+	out=$PRINT_OUT/pseudo.pb.gz
+	X pprof -o "$out" "$pseudo"
+	check "$(gp -top | sed -n 's/^File: //p')" = seed_example.bin \
+		"go tool pprof: File: is the executable, not <Unknown>"
+	out=$out2
 else
 	echo "note: no go tool pprof (golang-go): the real reader's checks are skipped"
 fi
 X pprof -o "$out" -thread_select 1 "$filt"
 sums=$(zcat "$out" | protoc --decode=perftools.profiles.Profile -I $PPROF_PROTO profile.proto |
-	awk '/^sample_type/ { n++ } /^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print n, s[0], s[1] + 0 }')
-check "$sums" = "2 1000000000 0" "pprof -thread_select 1: user (the one state with data) and cycles: thread 500's 1 s, no cycles"
+	awk '/^sample_type/ { n++ } /^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print n, s[0], s[1], s[2] + 0 }')
+check "$sums" = "3 1000000000 1000000000 0" \
+	"pprof -thread_select 1: cpu, user (the one state with data) and cycles: thread 500's 1 s, no cycles"
+X pprof -o "$out" -metrics e.sleep:e.user "$filt"
+check "$(zcat "$out" | protoc --decode=perftools.profiles.Profile -I $PPROF_PROTO profile.proto | grep -c '^sample_type')" = 2 \
+	"pprof -metrics: the metrics asked for, no cpu added"
+# the main executable is the first mapping, before <Unknown> (a pc in no mapping)
+X pprof -o "$PRINT_OUT/pseudo.pb.gz" "$pseudo"
+PS=$PRINT_OUT/pseudo.pprof.txt
+zcat "$PRINT_OUT/pseudo.pb.gz" | protoc --decode=perftools.profiles.Profile -I $PPROF_PROTO profile.proto >"$PS"
+m1=$(awk '/^mapping \{/ { m = 1 } m && /filename:/ { print $2; exit }' "$PS")
+check "$(awk '/^string_table:/ { sub(/^string_table: /, ""); gsub(/"/, ""); print }' "$PS" | sed -n "$((m1 + 1))p")" = \
+	"$DATA/seed_example.bin" "pprof: mapping 1 is the executable"
+check "$(grep -c '^mapping {' "$PS")" = 3 "  then <Unknown> and <Truncated-stack>"
 
 # ---- perfetto ----
 pf=$PRINT_OUT/filters.pftrace
@@ -140,6 +171,47 @@ names=$(awk -v cs="$cs" '
 	/^    \}/ { c = 0 }
 	END { k = split(fids[cs], a, " "); for (j = 1; j <= k; j++) printf "%s ", f[ff[a[j]]] }' "$T")
 check "$names" = "main A C E " "perfetto: a sample's callstack is main A C E, root first"
+# trace_processor sorts a sequence only within a window: every timestamped
+# packet in time order, and each track's slices nested (an end closes an
+# open begin, none left open)
+order() {
+	awk '/^packet/ { ts = ""; tp = ""; tr = "" }
+	     /^  timestamp:/ { ts = $2 }
+	     /type: TYPE_SLICE_BEGIN/ { tp = "B" } /type: TYPE_SLICE_END/ { tp = "E" }
+	     /track_uuid:/ { tr = $2 }
+	     /^}/ && ts != "" { n++; if (last != "" && ts + 0 < last + 0) inv++; last = ts }
+	     /^}/ && tp == "B" { open[tr]++ }
+	     /^}/ && tp == "E" { if (!open[tr]) bad++; else open[tr]-- }
+	     END { for (t in open) if (open[t]) bad++; print n + 0, "inversions=" inv + 0, "unbalanced=" bad + 0 }' "$1"
+}
+check "$(order "$T" | cut -d' ' -f2-)" = "inversions=0 unbalanced=0" "perfetto: packets in time order ($(order "$T")), slices nested"
+
+# traced calls (tests/progs/qsort_unwind's stack): 5 clock packets and 6
+# mutex waits of 600 ns each, 1 us apart; then 8 allocations, no packet
+cap=$PRINT_OUT/qsort.cap
+"$LWPROF_BUILD/tests/progs/qsort_unwind" "$cap" || { echo "FAIL: qsort_unwind"; exit 1; }
+sync=$(printf 'capture %s n=5\ntrace %s format=20 event=pthread_mutex_lock wait=600 calls=6\nusage auto\n' \
+	"$cap" "$cap" | gen_exp sync -)
+heap=$(printf 'trace %s format=20\nusage auto\n' "$cap" | gen_exp heap -)
+X perfetto -o "$pf" "$sync"
+protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto <"$pf" >"$pf.txt"
+check "$(grep -c 'perf_sample {' "$pf.txt")" = 5 "perfetto, traced waits: a PerfSample per clock packet (5), none per call"
+tid=$(awk '/^ *tid:/ { print $2; exit }' "$pf.txt")
+cu=$(grep -B1 "name: \"$tid traced calls\"" "$pf.txt" | awk '/uuid:/ { print $2 }')
+check "$cu" != "" "  a track \"$tid traced calls\""
+T=$pf.txt
+s=$(slices)
+check "$(awk -v u="$cu" '$1 == "S" && ($2 "") == u { $1 = $2 = ""; print }' <<<"$s" | sed 's/^ *//')" = '"pthread_mutex_lock" 3600' \
+	"  on it 6 pthread_mutex_lock slices of 600 ns: 3600 ns"
+check "$(awk -v u="$cu" '/^packet/ { b = 0 } /TYPE_SLICE_BEGIN/ { b = 1 } b && /track_uuid:/ && ($2 "") == u { n++ } END { print n + 0 }' "$pf.txt")" = 6 \
+	"  ... each call a slice of its own"
+check "$(order "$pf.txt" | cut -d' ' -f2-)" = "inversions=0 unbalanced=0" "  packets in time order, slices nested"
+X perfetto -o "$pf" "$heap"
+protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto <"$pf" >"$pf.txt"
+check "$(grep -c 'perf_sample {\|type: TYPE_SLICE' "$pf.txt")" = 0 \
+	"perfetto, 8 traced allocations and no packet: no PerfSample, no slice (heap calls stay out)"
+T=$PRINT_OUT/filters.pftrace.txt
+
 X perfetto -o "$pf" -thread_select 2 "$filt"
 check "$(protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto <"$pf" | grep -c 'perf_sample {')" = 20 \
 	"perfetto -thread_select 2: thread 501's 20 packets"

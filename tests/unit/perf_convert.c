@@ -6,8 +6,10 @@
  * threads of a simulated process run, are preempted, block, migrate
  * between two CPUs and exit, with clock samples and context-switch
  * samples whose stack copies change a little (near sp), a lot (a whole
- * rewrite), or move (sp jumps out of the base window), and wake-ups
- * (sched:sched_wakeup) of blocked threads, and of others; the records are
+ * rewrite), or move (sp jumps out of the base window), wake-ups
+ * (sched:sched_wakeup) of blocked threads, and of others, and, for half
+ * the switches, the scheduler's own switch (sched:sched_switch) a few
+ * microseconds before perf's switch records; the records are
  * converted in passes, some wrap around the end of perf's ring, and the
  * converted records are read back as the analyzer reads them:
  *  - every stack copy, full or delta, rebuilt from its base (the
@@ -15,7 +17,8 @@
  *    equals the bytes perf copied, at the same sp; and every sample and
  *    switch-out packet that should go out did, once;
  *  - every nanosecond from each thread's fork to its exit in exactly one
- *    microstate: on CPU (User + System) = switch-in to switch-out, Wait
+ *    microstate: on CPU (User + System) = switch-in to switch-out (the
+ *    scheduler's switch where there is one, else perf's records), Wait
  *    CPU = fork to first run, every preemption and every wake-up to the
  *    switch-in, Sleep = every block to its wake-up (or switch-in);
  *  - records younger than the hold stay in perf's ring (its data_tail at
@@ -44,6 +47,9 @@
 #define ID_SWITCH	12
 #define ID_WAKE		13
 #define WAKE_PID	24	/* the woken pid in sched_wakeup's raw data */
+#define ID_SCHED	14
+#define SW_PREV		24	/* sched_switch's prev_pid, next_pid */
+#define SW_NEXT		56
 #define PID	4000
 
 struct thr {
@@ -55,6 +61,7 @@ struct thr {
 	unsigned char prev[MEM];	/* ... and one */
 	__u64 sp;
 	__u64 born, gone, last;	/* fork, exit, last state change */
+	__u64 sampled;		/* its last sample */
 	__u64 on_ns, wait_ns, sleep_ns;
 	bool preempted;
 	bool woken;		/* blocked, and woken since */
@@ -141,8 +148,9 @@ static void put_task(int cpu, const struct thr *t, __u32 type)
 	emit(cpu, &r, sizeof(r));
 }
 
-/* A sched_wakeup of tid on CPU cpu (by whichever task). */
-static void put_wake(int cpu, __u32 tid)
+/* A tracepoint's sample on CPU cpu at time t: n bytes of raw data. */
+static void put_tp(int cpu, __u64 id, __u32 pid, __u64 t, const void *raw,
+		   __u32 n)
 {
 	struct {
 		struct perf_event_header h;
@@ -152,13 +160,46 @@ static void put_wake(int cpu, __u32 tid)
 		__u32 cpu, res;
 		__u64 period;
 		__u32 size;
-		unsigned char raw[36];	/* common, comm, pid, prio, cpu */
-	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(r) },
-		ID_WAKE, 0xffffffff81002000ULL, 1, 1, now_t, cpu, 0, 1, 36,
-		{ 0 } };
+		unsigned char raw[68];
+	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, 0 },
+		id, 0xffffffff81002000ULL, pid, pid, t, cpu, 0, 1, n, { 0 } };
 
-	memcpy(r.raw + WAKE_PID, &tid, 4);
-	emit(cpu, &r, sizeof(r));
+	memcpy(r.raw, raw, n);
+	r.h.size = offsetof(typeof(r), raw) + n;	/* 36, 68: 8-aligned */
+	emit(cpu, &r, r.h.size);
+}
+
+/* A sched_wakeup of tid on CPU cpu (by whichever task). */
+static void put_wake(int cpu, __u32 tid)
+{
+	unsigned char raw[36] = { 0 };	/* common, comm, pid, prio, cpu */
+
+	memcpy(raw + WAKE_PID, &tid, 4);
+	put_tp(cpu, ID_WAKE, 1, now_t, raw, sizeof(raw));
+}
+
+/* A sched_switch on CPU cpu at time t from prev to next. */
+static void put_sched_switch(int cpu, __u32 prev, __u32 next, __u64 t)
+{
+	unsigned char raw[68] = { 0 };	/* common, comms, pids, prios, state */
+
+	memcpy(raw + SW_PREV, &prev, 4);
+	memcpy(raw + SW_NEXT, &next, 4);
+	put_tp(cpu, ID_SCHED, prev, t, raw, sizeof(raw));
+}
+
+/*
+ * Half the time, how long before now the scheduler switched: after the
+ * thread's last state change and its last sample.
+ */
+static __u64 sched_lead(const struct thr *t)
+{
+	__u64 after = t->last > t->sampled ? t->last : t->sampled;
+	__u64 room = now_t - after - 1;
+
+	if (rnd(2))
+		return 0;
+	return 1 + rnd(room < 20000 ? room : 20000);
 }
 
 /* The stack changes between two samples: a little, a lot, or it moves. */
@@ -205,6 +246,7 @@ static int put_sample(struct thr *t, __u64 id)
 	unsigned int i, nch = kernel ? 5 : 3;
 	__u32 dyn = rnd(10) ? STACK : STACK - 8 * rnd(60);
 
+	t->sampled = now_t;
 	if (nr_truth == MAXS) {
 		printf("FAIL: more samples than the test remembers\n");
 		exit(1);
@@ -270,22 +312,30 @@ static void step(struct thr *t, bool may_exit)
 		t->woken = true;
 		put_wake(rnd(NCPU), t->tid);
 	} else if (t->cpu < 0) {		/* back on a CPU */
+		__u64 in = now_t - sched_lead(t);
+
 		t->cpu = rnd(NCPU);
+		if (in != now_t)	/* on CPU from the scheduler's switch */
+			put_sched_switch(t->cpu, 77, t->tid, in);
 		*(t->preempted || t->woken ? &t->wait_ns : &t->sleep_ns) +=
-			now_t - t->last;
+			in - t->last;
 		t->woken = false;
-		if (t->parked >= 0 && now_t > t->last) {
-			truth[t->parked].time = now_t;
+		if (t->parked >= 0 && in > t->last) {
+			truth[t->parked].time = in;
 			truth[t->parked].out = true;
 		}
 		t->parked = -1;
-		t->last = now_t;
+		t->last = in;
 		put_switch(t->cpu, t, 0);
 	} else if (k < 65 && !may_exit) {
 		put_sample(t, ID_CLOCK);
 	} else if (!may_exit) {			/* off: preempted or blocked */
-		t->on_ns += now_t - t->last;
-		t->last = now_t;
+		__u64 out = now_t - sched_lead(t);
+
+		if (out != now_t)	/* off CPU from the scheduler's switch */
+			put_sched_switch(t->cpu, t->tid, 77, out);
+		t->on_ns += out - t->last;
+		t->last = out;
 		t->preempted = rnd(2);
 		t->parked = put_sample(t, ID_SWITCH);
 		put_switch(t->cpu, t, PERF_RECORD_MISC_SWITCH_OUT |
@@ -469,7 +519,8 @@ int main(void)
 				  .stack_bytes = STACK, .depth = 64 };
 	struct pev_id ids[] = { { ID_CLOCK, ROLE_CLOCK, 0 },
 				{ ID_SWITCH, ROLE_SWITCH, 0 },
-				{ ID_WAKE, ROLE_WAKEUP, 0 } };
+				{ ID_WAKE, ROLE_WAKEUP, 0 },
+				{ ID_SCHED, ROLE_SCHED_SWITCH, 0 } };
 	struct psrc *p = calloc(1, sizeof(*p));
 	struct tally *y = calloc(1, sizeof(*y));
 	unsigned int i, expect = 0, held_pos;
@@ -489,9 +540,12 @@ int main(void)
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	p->ids = ids;
-	p->nr_ids = 3;
+	p->nr_ids = 4;
 	p->wake = true;
 	p->wake_pid_off = WAKE_PID;
+	p->sched_switch = true;
+	p->sw_prev_off = SW_PREV;
+	p->sw_next_off = SW_NEXT;
 	for (i = 0; i < NCPU; i++) {
 		mp[i] = aligned_alloc(4096, 4096 + PRING);
 		if (!mp[i] || pout_init(&p->cpu[i].out, ORING))

@@ -53,6 +53,17 @@ for b in lost stale; do
 	check "$(incl "$exp" main)" = "" "  and nothing is made up above it"
 done
 
+# A pause over the full copy's span (collector_pause(), -y: 5 to 20 ms,
+# the copy at 20 ms with 10 ms of sleep): the sample is in no metric, but its copy is the base of the deltas after the resume,
+# which must still unwind to main, with no warning.
+exp=$(printf 'capture %s deltas=3 t=20000000\npoint start t=0\npoint pause t=5000000\npoint resume t=20000000\nusage auto\n' "$cap" |
+	gen_exp paused -)
+err=$("$LWPROF" print -metrics i.user:name:e.sleep -functions "$exp" 2>&1 >/dev/null)
+check "$err" = "" "paused base: no warnings ($err)"
+check "$(incl "$exp" main)" = 0.030 "paused base: all three deltas unwind to main (0.030 s)"
+check "$("$LWPROF" print -printmode csv -metrics e.sleep:name -functions "$exp" |
+	awk -F, '$NF == "<Total>" { print $1 }')" = 0.000 "  and the paused sample is in no metric (its 10 ms of sleep left out)"
+
 # Format 1.0 (no deltas) still reads: minor 0, and zeros where 1.2 has
 # the register set.
 exp=$(printf 'capture %s\nusage auto\n' "$cap" | gen_exp old -)

@@ -490,7 +490,7 @@ static int dump_dir(const char *path)
 	const struct exp_file *files, **order;
 	const struct exp_info *log;
 	struct counts tot = { 0 };
-	int dirfd, bad = 0, finished, flight, err;
+	int dirfd, bad = 0, finished, err;
 	struct exp *x;
 	size_t n, i;
 
@@ -510,7 +510,6 @@ static int dump_dir(const char *path)
 	log = exp_info(x);
 	/* without a log (said) it is not known: as if finished */
 	finished = log->end_ns || faccessat(dirfd, EXP_LOG, F_OK, 0);
-	flight = !!log->flight;
 	if (!finished) {
 		fprintf(stderr, DUMP ": %s/" EXP_LOG ": the recording did not finish (no end_ns): the records end at the recorder's last flush\n",
 			exp_path);
@@ -543,8 +542,7 @@ static int dump_dir(const char *path)
 		if (!finished)
 			cut_at(exp_file_path(x, EXP_FILE_SAMPLES));
 	}
-	/* a flight recorder's window has no totals: they are the run's */
-	bad |= cat(dirfd, EXP_USAGE, finished && !flight);
+	bad |= cat(dirfd, EXP_USAGE, finished && exp_usage_expected(log));
 	bad |= cat(dirfd, EXP_INDEX, 0);
 	printf("total: %llu records: %llu SAMPLE, %llu TASK, %llu MMAP, %llu LOST (%llu lost), %llu other",
 	       tot.rec, tot.type[LWPROF_REC_SAMPLE], tot.type[LWPROF_REC_TASK],

@@ -15,7 +15,7 @@ static const struct lwprof_cmd lwprof_cmds[] = {
 	{ "collect", cmd_collect, "record an experiment: clock and counter profiles" },
 	{ "dump", cmd_dump, "print an experiment's records" },
 	{ "print", cmd_print, "analyze experiments (er_print)" },
-	{ "export", cmd_export, "write experiments as pprof, Perfetto or folded stacks" },
+	{ "export", cmd_export, "write experiments as pprof, Perfetto, folded stacks or an html report" },
 };
 
 #define NCMDS (sizeof(lwprof_cmds) / sizeof(lwprof_cmds[0]))

@@ -64,6 +64,7 @@ struct run {
 	__u64 gs_next;		/* when the next -S packet is due */
 	struct ctl ctl;		/* the collector API's channel */
 	bool halted;		/* recording stopped, the command runs on */
+	bool no_exec;		/* the command could not be run */
 	struct flight *fl;	/* --flight: the records in memory */
 };
 
@@ -452,9 +453,14 @@ static void loop(struct run *r)
 	}
 }
 
-/* The child: wait for the go, then become CMD. */
-static void child_main(int gate, char **argv, const sigset_t *mask)
+/*
+ * The child: wait for the go, then become CMD; if it cannot, errno to
+ * xerr (close-on-exec: the parent reads nothing when the exec worked).
+ */
+static void child_main(int gate, int xerr, char **argv, const sigset_t *mask)
 {
+	int e;
+
 	ssize_t n;
 	char c;
 
@@ -465,7 +471,10 @@ static void child_main(int gate, char **argv, const sigset_t *mask)
 	if (n != 1)
 		_exit(126);	/* the recorder failed; it says why */
 	execvp(argv[0], argv);
-	fprintf(stderr, COLLECT ": %s: %s\n", argv[0], strerror(errno));
+	e = errno;
+	fprintf(stderr, COLLECT ": %s: %s\n", argv[0], strerror(e));
+	if (write(xerr, &e, sizeof(e)) != sizeof(e))
+		_exit(127);
 	_exit(127);
 }
 
@@ -637,7 +646,7 @@ static int exit_code(const struct run *r)
 static int run(struct run *r)
 {
 	sigset_t mask, old;
-	int gate[2] = { -1, -1 }, err, st;
+	int gate[2] = { -1, -1 }, xerr[2] = { -1, -1 }, err, st;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -658,7 +667,7 @@ static int run(struct run *r)
 	}
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	if (r->o->argv) {
-		if (pipe2(gate, O_CLOEXEC) < 0)
+		if (pipe2(gate, O_CLOEXEC) < 0 || pipe2(xerr, O_CLOEXEC) < 0)
 			return -errno;
 		err = ctl_open(&r->ctl, r->o);
 		if (err)
@@ -672,10 +681,12 @@ static int run(struct run *r)
 			return -errno;
 		if (!r->child) {
 			close(gate[1]);
+			close(xerr[0]);
 			ctl_child(&r->ctl, r->o);
-			child_main(gate[0], r->o->argv, &old);
+			child_main(gate[0], xerr[1], r->o->argv, &old);
 		}
 		close(gate[0]);
+		close(xerr[1]);
 		close(r->ctl.child_fd);
 		r->ctl.child_fd = -1;
 	}
@@ -694,7 +705,31 @@ static int run(struct run *r)
 		fprintf(stderr, COLLECT ": %s\n", r->msg);
 		if (r->child > 0)
 			waitpid(r->child, &st, 0);
+		if (xerr[0] >= 0)
+			close(xerr[0]);
 		return 1;
+	}
+	/*
+	 * The command could not be run (it said why): nothing was recorded
+	 * of it, and no experiment is left.  The exit status is the shell's:
+	 * 127 for a command not found, 126 for one that cannot be run.
+	 */
+	if (xerr[0] >= 0) {
+		int e;
+		ssize_t n;
+
+		do
+			n = read(xerr[0], &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		close(xerr[0]);
+		if (n == sizeof(e)) {
+			r->no_exec = true;
+			waitpid(r->child, &st, 0);
+			r->child = 0;
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			fprintf(stderr, COLLECT ": nothing recorded: no experiment written\n");
+			return e == ENOENT ? 127 : 126;
+		}
 	}
 	loop(r);
 	finish(r);
@@ -779,7 +814,7 @@ int collect_run(const struct rec_opts *o, const struct rec_ops *ops)
 	if (ops == &collect_trace_only)
 		r.e.set.clock_ns = 0;	/* what was recorded: no clock */
 	ret = run(&r);
-	if (ret == 1 && !r.e.finished)
+	if ((ret == 1 || r.no_exec) && !r.e.finished)
 		exp_remove(&r.e);
 	exp_free(&r.e);
 	archiver_cancel(r.arch);

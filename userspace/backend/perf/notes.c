@@ -11,8 +11,10 @@
 static int metric_notes(struct psrc *p, struct exp_writer *e)
 {
 	const char *split = p->kernel ?
-		"approximate: on-CPU time exact (switch records), user vs system by the mode each clock sample landed in" :
-		"approximate: on-CPU time exact (switch records), system CPU included (no kernel samples at this perf_event_paranoid)";
+		(p->sched_switch ?
+		 "approximate: on-CPU time exact (sched:sched_switch), user vs system by the mode each clock sample landed in" :
+		 "approximate: on-CPU time from switch records, short of the switches' own work (in Wait CPU), user vs system by the mode each clock sample landed in") :
+		"approximate: on-CPU time from switch records, short of the switches' own work (in Wait CPU), system CPU included (no kernel samples at this perf_event_paranoid)";
 	const char *lock = !p->futex ?
 		"absent: no kernel stack at switch-out to tell a futex wait; in Sleep" :
 		p->wake ?
@@ -68,7 +70,9 @@ int perf_notes(struct psrc *p, struct exp_writer *e)
 			       "none (no kernel sampling): off-CPU time lands on the thread's next sample");
 	if (!err && p->o->clock_ns)
 		err = exp_note(e, EXP_K_OFFCPU_WAKEUPS, "%s", p->wake ?
-			       "sched:sched_wakeup on every CPU" : p->wake_why);
+			       (p->sched_switch ?
+				"sched:sched_wakeup and sched:sched_switch on every CPU" :
+				"sched:sched_wakeup on every CPU") : p->wake_why);
 	if (!err)
 		err = metric_notes(p, e);
 	if (!err && p->depth < p->o->depth)	/* kernel.perf_event_max_stack */

@@ -27,7 +27,9 @@ extern const struct rec_ops perf_rec_ops;
 extern const struct usage_ops perf_usage_ops;
 
 /* What an event's samples are (by its id). */
-enum pev_role { ROLE_CLOCK, ROLE_SWITCH, ROLE_COUNTER, ROLE_WAKEUP };
+enum pev_role {
+	ROLE_CLOCK, ROLE_SWITCH, ROLE_COUNTER, ROLE_WAKEUP, ROLE_SCHED_SWITCH
+};
 
 struct pev_id {
 	__u64 id;
@@ -93,6 +95,10 @@ struct psrc {
 	__u32 wake_pid_off;	/* the woken task's pid in its raw data */
 	__u64 wake_id;		/* the tracepoint's */
 	char wake_why[160];
+	/* and sched:sched_switch with it, where the kernel has it: */
+	bool sched_switch;
+	__u32 sw_prev_off, sw_next_off;	/* prev_pid, next_pid */
+	__u64 sw_id;
 	struct krange futex_fn[PERF_FUTEX_FNS];
 	unsigned int nr_futex_fn;
 	__u64 start_ns;
@@ -113,13 +119,17 @@ struct psrc {
 
 /*
  * wake.c: can sched:sched_wakeup be sampled on every CPU?  p->wake,
- * or p->wake_why.  Its attr for pwake_setup()'s p, and one of its
- * samples: the time and the woken thread.
+ * or p->wake_why; and sched:sched_switch with it (p->sched_switch).  The
+ * attr of tracepoint id (p->wake_id, p->sw_id); a wake-up's sample: the
+ * time and the woken thread; a switch's: the time, the threads that
+ * leave and take the CPU.
  */
 void pwake_setup(struct psrc *p);
-void pwake_attr(const struct psrc *p, struct perf_event_attr *a);
+void pwake_attr(const struct psrc *p, struct perf_event_attr *a, __u64 id);
 int pwake_sample(const struct psrc *p, const struct perf_event_header *h,
 		 __u64 *time, __u32 *tid);
+int psw_sample(const struct psrc *p, const struct perf_event_header *h,
+	       __u64 *time, __u32 *prev, __u32 *next);
 
 /* notes.c: the backend and its metrics into log.txt. */
 int perf_notes(struct psrc *p, struct exp_writer *e);
@@ -227,6 +237,7 @@ struct pthr {
 	__u32 pid, tid;
 	__u64 last_ns;		/* accounted up to here */
 	__u64 out_ns;		/* its switch-out sample's time, or 0 */
+	__u64 sw_out_ns;	/* its sched_switch away, or 0 */
 	__u64 acc[LWPROF_MS_COUNT];
 	bool on;		/* on a CPU */
 	bool lock_out;		/* the last switch-out was in a futex wait */

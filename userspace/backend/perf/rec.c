@@ -77,6 +77,13 @@ unsigned char *prec_head(struct pconv *c, struct lwprof_rec_sample *r,
 	unsigned int nk, nu, i;
 
 	split_chain(s, &k, &nk, &u, &nu);
+	/*
+	 * perf stops a chain at sample_max_stack frames, kernel and user
+	 * together: a chain that long was cut, its user walk did not end
+	 * at the program's first frame (the module's max_depth rule).
+	 */
+	if (nu && nk + nu >= p->depth)
+		flags |= LWPROF_RS_TRUNC;
 	if (!p->o->kstack)
 		nk = 0;
 	if (nu > p->depth + 1)
@@ -142,12 +149,20 @@ struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m)
 	u->r.dev_major = m->maj;
 	u->r.dev_minor = m->min;
 	u->r.prot = m->prot;
-	if ((n && m->path[0] == '/') || (n == 6 && !memcmp(m->path, "[vdso]", 6))) {
+	/*
+	 * A file's path begins with one '/'; perf names memory of no file
+	 * with two ("//anon", "//toolong"), as the module does anonymous
+	 * memory, or in brackets ("[heap]"): all anonymous, no file to
+	 * archive or read, no file offset.
+	 */
+	if ((n > 1 && m->path[0] == '/' && m->path[1] != '/') ||
+	    (n == 6 && !memcmp(m->path, "[vdso]", 6))) {
 		memcpy(u->r.path, m->path, n);
 	} else {
 		n = 6;
 		memcpy(u->r.path, "//anon", n);
 		u->r.hdr.flags = LWPROF_MMAP_ANON;
+		u->r.pgoff = 0;
 	}
 	u->r.hdr.size = (sizeof(u->r) + n + 1 + 7) & ~7UL;
 	return &u->r;

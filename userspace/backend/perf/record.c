@@ -21,14 +21,20 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "libexp/format.h"
 #include "userspace/backend/perf/perf.h"
 
-#define PERF_DATA_PAGES	512	/* per CPU: 2 MiB, halved while refused */
-#define PERF_PASS_MS	1000	/* the converter's passes, or at half a ring */
+#define PERF_DATA_PAGES	1024	/* per CPU: 4 MiB, halved while refused */
+/* The converter is woken when a ring holds this much: a quarter of it. */
+#define PERF_WAKE_BYTES	(PERF_DATA_PAGES * 4096 / 4)
+/* Its nice value where it may (CAP_SYS_NICE): runs soon when woken. */
+#define PERF_CONV_NICE	(-10)
+#define PERF_PASS_MS	1000	/* the converter's passes, or at a quarter ring */
+#define PERF_HUP_MS	50	/* ... once a ring's owner has hung up */
 #define PERF_STACK_MAX	65528	/* the most perf copies (below 64 KiB) */
 
 static struct psrc *psrc(struct rec_source *s)
@@ -289,7 +295,14 @@ static int open_cpu(struct psrc *p, int pid, unsigned int cpu, char *msg,
 		a.config = PERF_COUNT_SW_CPU_CLOCK;
 	/* mmap too: the kernel counts mmap (not mmap2) events to send any */
 	a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.context_switch = 1;
-	/* No watermark: perf wakes the converter at half the ring. */
+	/*
+	 * This event owns the CPU's ring: perf wakes the converter when a
+	 * quarter of it is full, so that three quarters are left for the
+	 * time it takes to run on a loaded machine (half a ring, perf's
+	 * default, lost records at load 8 on two CPUs).
+	 */
+	a.watermark = 1;
+	a.wakeup_watermark = PERF_WAKE_BYTES;
 	err = open_one(p, &a, pid, cpu, ROLE_CLOCK, 0);
 	if (err)
 		return err == -ENODEV ? err :
@@ -338,10 +351,17 @@ static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 			continue;
 		online++;
 		if (p->wake) {	/* every task's wake-ups on this CPU */
-			pwake_attr(p, &a);
+			pwake_attr(p, &a, p->wake_id);
 			err = open_one(p, &a, -1, c, ROLE_WAKEUP, 0);
 			if (err)
 				return refused(p, err, "sched:sched_wakeup", msg,
+					       len);
+		}
+		if (p->sched_switch) {	/* and its switches */
+			pwake_attr(p, &a, p->sw_id);
+			err = open_one(p, &a, -1, c, ROLE_SCHED_SWITCH, 0);
+			if (err)
+				return refused(p, err, "sched:sched_switch", msg,
 					       len);
 		}
 	}
@@ -440,20 +460,27 @@ static void synth(struct psrc *p)
 }
 
 /*
- * The converter: wake when a perf ring is half full, on stop (wakefd) or
- * every PERF_PASS_MS.  Every wake-up of ours or of the loop takes the
- * workload's CPU (and a context-switch sample, with its stack) on a busy
- * machine: so passes are rare, and each one that wrote records wakes the
- * drain right away, which then runs in the same gap (the loop's own
- * timed flush, every PERF_PASS_MS too, is only a fallback).
+ * The converter: wake when a perf ring is a quarter full, on stop
+ * (wakefd) or every PERF_PASS_MS.  Every wake-up of ours or of the loop
+ * takes the workload's CPU (and a context-switch sample, with its stack)
+ * on a busy machine: so passes are rare, and each one that wrote records
+ * wakes the drain right away, which then runs in the same gap (the
+ * loop's own timed flush, every PERF_PASS_MS too, is only a fallback).
+ * Once woken it must run before perf's rings fill: at load 8 on two CPUs
+ * a thread of nice 0 waited up to 130 ms, so it raises its priority
+ * where it may (PERF_CONV_NICE); a pass takes about a millisecond.  A
+ * ring whose first event is gone (its task exited: POLLHUP) is left out
+ * of the poll, which would otherwise return at once, again and again; the
+ * threads it inherited to may still write there, so from then on passes
+ * are every PERF_HUP_MS.
  */
 static void *converter(void *arg)
 {
 	struct psrc *p = arg;
 	struct pollfd *pfd = calloc(p->nr_cpus + 1, sizeof(*pfd));
 	unsigned int i, n = 0;
+	int req, timeout = PERF_PASS_MS;
 	eventfd_t v;
-	int req;
 
 	for (i = 0; pfd && i < p->nr_cpus; i++)
 		if (p->cpu[i].fd >= 0)
@@ -461,12 +488,19 @@ static void *converter(void *arg)
 						    .events = POLLIN };
 	if (pfd)
 		pfd[n++] = (struct pollfd){ .fd = p->wakefd, .events = POLLIN };
+	setpriority(PRIO_PROCESS, syscall(SYS_gettid), PERF_CONV_NICE);
 	synth(p);
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
-		if (pfd)
-			poll(pfd, n, PERF_PASS_MS);
-		else
+		if (pfd && poll(pfd, n, timeout) > 0) {
+			for (i = 0; i + 1 < n; i++) {
+				if (pfd[i].revents & (POLLHUP | POLLERR)) {
+					pfd[i].fd = -1;
+					timeout = PERF_HUP_MS;
+				}
+			}
+		} else if (!pfd) {
 			usleep(PERF_PASS_MS * 1000);
+		}
 		eventfd_read(p->wakefd, &v);	/* stop, or perf_sync() */
 		/* A pass that begins after the request answers it. */
 		req = __atomic_exchange_n(&p->sync_req, 0, __ATOMIC_ACQ_REL);

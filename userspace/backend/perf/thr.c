@@ -226,6 +226,33 @@ static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
 	c->wakeups++;
 }
 
+/*
+ * sched:sched_switch (wake.c): the scheduler's own instant of a switch,
+ * before the switch and perf's work at it (the switch-out sample, the
+ * events' schedule-out and -in), which the kernel charges to the thread
+ * that takes the CPU: that thread is on CPU from here, and the one that
+ * leaves it off from here.  The switch records that follow find it so:
+ * the switch-out takes this time, the switch-in has no time off left.
+ */
+static void on_sched_switch(struct pconv *c, const struct perf_event_header *h)
+{
+	struct pthr *t;
+	__u32 prev, next;
+	__u64 ns;
+
+	if (psw_sample(c->p, h, &ns, &prev, &next))
+		return;
+	t = prev ? find(c, prev) : NULL;
+	if (t && t->on)
+		t->sw_out_ns = ns;
+	t = next ? find(c, next) : NULL;
+	if (!t || t->on)
+		return;
+	advance(t, ns);
+	t->on = true;
+	put_parked(c, t, ns);
+}
+
 static void on_sample(struct pconv *c, const struct perf_event_header *h)
 {
 	const struct psrc *p = c->p;
@@ -241,6 +268,10 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 	     NULL;
 	if (id && id->role == ROLE_WAKEUP) {
 		on_wakeup(c, h);
+		return;
+	}
+	if (id && id->role == ROLE_SCHED_SWITCH) {
+		on_sched_switch(c, h);
 		return;
 	}
 	/* The idle task (-a): not a thread of ours, as in on_switch(). */
@@ -297,14 +328,15 @@ static void on_switch(struct pconv *c, const struct perf_event_header *h)
 	if (!t)
 		return;
 	/*
-	 * A switch-out ends the time on CPU at its context-switch sample,
-	 * read at the same switch before the sample copies the stack: the
-	 * record comes after that copy, the profiler's own work (in a TCG
-	 * guest under host load a vCPU stall there made 4.9 ms of a sleep
-	 * System CPU).
+	 * A switch-out ends the time on CPU at the scheduler's switch
+	 * (sched_switch), else at its context-switch sample, read at the
+	 * same switch before the sample copies the stack: the record comes
+	 * after that copy, the profiler's own work (in a TCG guest under
+	 * host load a vCPU stall there made 4.9 ms of a sleep System CPU).
 	 */
-	advance(t, out && t->out_ns ? t->out_ns : tr.time);
-	t->out_ns = 0;
+	advance(t, !out ? tr.time : t->sw_out_ns ? t->sw_out_ns :
+		   t->out_ns ? t->out_ns : tr.time);
+	t->out_ns = t->sw_out_ns = 0;
 	if (out) {
 		t->on = false;
 		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)

@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The wake-up tracepoint of the perf backend (docs/design/perf-backend.md, "Wait
- * CPU after a wake-up"): sched:sched_wakeup, opened as a perf event on
- * every CPU for every task, says when each blocked thread was put back on
- * a run queue, so that its time off CPU splits into the blocked state
- * (switch-out to wake-up) and Wait CPU (wake-up to switch-in), as the
- * module counts them.  Its id and where the woken task's pid lies in its
- * raw data come from tracefs: where it is mounted, or, for root where it
- * is not, from a tracefs mounted for the moment in a mount namespace of a
- * child process (the machine's mounts do not change).  The event, raw
- * tracepoint data on every CPU, needs CAP_PERFMON (or
- * kernel.perf_event_paranoid at -1): without it, or without tracefs, the
- * wait after a wake-up stays in the state before it, and log.txt says
- * why.
+ * The scheduler's tracepoints in the perf backend (docs/design/perf-backend.md,
+ * "Wait CPU after a wake-up", "On CPU from the switch"), opened as perf
+ * events on every CPU for every task:
+ *  - sched:sched_wakeup says when each blocked thread was put back on a
+ *    run queue, so that its time off CPU splits into the blocked state
+ *    (switch-out to wake-up) and Wait CPU (wake-up to switch-in), as the
+ *    module counts them;
+ *  - sched:sched_switch says when the scheduler switched: it fires before
+ *    the switch itself and before perf's own work at it (the switch-out
+ *    sample's stack copy, the events' schedule-out and -in), which the
+ *    kernel charges to the incoming thread's CPU time; PERF_RECORD_SWITCH
+ *    comes after all of it, tens of microseconds later on a virtual
+ *    machine, and would count them as its Wait CPU.
+ * Their ids and where the pids lie in their raw data come from tracefs:
+ * where it is mounted, or, for root where it is not, from a tracefs
+ * mounted for the moment in a mount namespace of a child process (the
+ * machine's mounts do not change).  The events, raw tracepoint data on
+ * every CPU, need CAP_PERFMON (or kernel.perf_event_paranoid at -1):
+ * without them, or without tracefs, the wait after a wake-up stays in the
+ * state before it, the switch's work in Wait CPU, and log.txt says why.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,89 +34,118 @@
 
 #include "userspace/backend/perf/perf.h"
 
-#define TP	"events/sched/sched_wakeup/"
+#define TP_WAKEUP	"events/sched/sched_wakeup/"
+#define TP_SWITCH	"events/sched/sched_switch/"
 
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/tracing/", "/sys/kernel/debug/tracing/",
 };
 
-/* The tracepoint's id and the offset of its "pid" field, from dir. */
-static int read_tp(const char *dir, __u64 *id, __u32 *off)
-{
-	char path[128], line[256];
-	unsigned long long v;
-	unsigned int o, sz;
-	FILE *f;
-	int found = 0;
+/* What the two tracepoints' format files say, or why they could not. */
+struct ptp {
+	int err;		/* sched_wakeup's (without it, neither is used) */
+	int sw_err;		/* sched_switch's */
+	__u64 wake_id, sw_id;
+	__u32 wake_pid, sw_prev, sw_next;
+};
 
-	snprintf(path, sizeof(path), "%s" TP "id", dir);
+/*
+ * Tracepoint tp's id, and the offsets of its n 4-byte fields names[]
+ * (pid_t) in its raw data, from dir.
+ */
+static int read_tp(const char *dir, const char *tp, __u64 *id,
+		   const char *const *names, __u32 *offs, unsigned int n)
+{
+	char path[160], line[256], fmt[96];
+	unsigned long long v;
+	unsigned int o, sz, i, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%sid", dir, tp);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	found = fscanf(f, "%llu", &v) == 1;
+	i = fscanf(f, "%llu", &v) == 1;
 	fclose(f);
-	if (!found)
+	if (!i)
 		return -EINVAL;
 	*id = v;
-	snprintf(path, sizeof(path), "%s" TP "format", dir);
+	snprintf(path, sizeof(path), "%s%sformat", dir, tp);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	found = 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, " field:pid_t pid; offset:%u; size:%u;",
-			       &o, &sz) == 2 && sz == 4;
+	while (found != (1u << n) - 1 && fgets(line, sizeof(line), f)) {
+		for (i = 0; i < n; i++) {
+			snprintf(fmt, sizeof(fmt),
+				 " field:pid_t %s; offset:%%u; size:%%u;", names[i]);
+			if (sscanf(line, fmt, &o, &sz) == 2 && sz == 4) {
+				offs[i] = o;
+				found |= 1u << i;
+			}
+		}
+	}
 	fclose(f);
-	if (!found)
-		return -EINVAL;
-	*off = o;
-	return 0;
+	return found == (1u << n) - 1 ? 0 : -EINVAL;
+}
+
+static void read_tps(const char *dir, struct ptp *t)
+{
+	static const char *const wake[] = { "pid" };
+	static const char *const sw[] = { "prev_pid", "next_pid" };
+	__u32 off[2];
+
+	t->err = read_tp(dir, TP_WAKEUP, &t->wake_id, wake, &t->wake_pid, 1);
+	if (t->err)
+		return;
+	t->sw_err = read_tp(dir, TP_SWITCH, &t->sw_id, sw, off, 2);
+	t->sw_prev = off[0];
+	t->sw_next = off[1];
 }
 
 /*
  * Root without tracefs mounted: a child mounts one in a mount namespace
- * of its own, reads the two numbers and tells them through a pipe.
+ * of its own, reads the numbers and tells them through a pipe.
  */
-static int read_tp_ns(__u64 *id, __u32 *off)
+static void read_tps_ns(struct ptp *t)
 {
-	struct { int err; __u32 off; __u64 id; } m = { -ENOENT, 0, 0 };
 	int fd[2], st;
 	pid_t pid;
 
-	if (pipe2(fd, O_CLOEXEC))
-		return -errno;
+	t->err = -ENOENT;
+	if (pipe2(fd, O_CLOEXEC)) {
+		t->err = -errno;
+		return;
+	}
 	pid = fork();
 	if (pid < 0) {
+		t->err = -errno;
 		close(fd[0]);
 		close(fd[1]);
-		return -errno;
+		return;
 	}
 	if (!pid) {
 		close(fd[0]);
 		if (unshare(CLONE_NEWNS) ||
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 		    mount("tracefs", tracefs_dirs[0], "tracefs", 0, NULL))
-			m.err = -errno;
+			t->err = -errno;
 		else
-			m.err = read_tp(tracefs_dirs[0], &m.id, &m.off);
-		_exit(write(fd[1], &m, sizeof(m)) != sizeof(m));
+			read_tps(tracefs_dirs[0], t);
+		_exit(write(fd[1], t, sizeof(*t)) != sizeof(*t));
 	}
 	close(fd[1]);
-	if (read(fd[0], &m, sizeof(m)) != sizeof(m))
-		m.err = -EIO;
+	if (read(fd[0], t, sizeof(*t)) != sizeof(*t))
+		t->err = -EIO;
 	close(fd[0]);
 	waitpid(pid, &st, 0);
-	*id = m.id;
-	*off = m.off;
-	return m.err;
 }
 
-void pwake_attr(const struct psrc *p, struct perf_event_attr *a)
+void pwake_attr(const struct psrc *p, struct perf_event_attr *a, __u64 id)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_TRACEPOINT;
-	a->config = p->wake_id;
+	a->config = id;
 	a->sample_period = 1;
 	/* The clock's first six words (conv.c reads the time there). */
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
@@ -119,31 +155,34 @@ void pwake_attr(const struct psrc *p, struct perf_event_attr *a)
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->exclude_hv = 1;
-	/* On from the start: wake-ups of threads not ours are passed over. */
+	/* On from the start: the records of threads not ours are passed over. */
 }
 
 void pwake_setup(struct psrc *p)
 {
 	struct perf_event_attr a;
+	struct ptp t = { .err = -ENOENT };
 	unsigned int i;
-	int err = -ENOENT, fd;
+	int fd;
 
-	for (i = 0; err && i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++)
-		err = read_tp(tracefs_dirs[i], &p->wake_id, &p->wake_pid_off);
-	if (err && !geteuid())
-		err = read_tp_ns(&p->wake_id, &p->wake_pid_off);
-	if (err && geteuid()) {
+	for (i = 0; t.err && i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++)
+		read_tps(tracefs_dirs[i], &t);
+	if (t.err && !geteuid())
+		read_tps_ns(&t);
+	if (t.err && geteuid()) {
 		snprintf(p->wake_why, sizeof(p->wake_why),
 			 "sched:sched_wakeup needs root, or CAP_PERFMON and a tracefs it can read (%s)",
-			 strerror(-err));
+			 strerror(-t.err));
 		return;
 	}
-	if (err) {
+	if (t.err) {
 		snprintf(p->wake_why, sizeof(p->wake_why),
-			 "no tracefs for sched:sched_wakeup (%s)", strerror(-err));
+			 "no tracefs for sched:sched_wakeup (%s)", strerror(-t.err));
 		return;
 	}
-	pwake_attr(p, &a);
+	p->wake_id = t.wake_id;
+	p->wake_pid_off = t.wake_pid;
+	pwake_attr(p, &a, p->wake_id);
 	fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 		snprintf(p->wake_why, sizeof(p->wake_why),
@@ -158,23 +197,55 @@ void pwake_setup(struct psrc *p)
 	}
 	close(fd);
 	p->wake = true;
+	/* The same rights open sched_switch; a kernel without it keeps perf's. */
+	if (!t.sw_err) {
+		p->sw_id = t.sw_id;
+		p->sw_prev_off = t.sw_prev;
+		p->sw_next_off = t.sw_next;
+		p->sched_switch = true;
+	}
+}
+
+/* The raw data of a tracepoint's sample h, and its time; NULL if cut. */
+static const unsigned char *tp_raw(const struct perf_event_header *h,
+				   __u64 *time, __u32 *len)
+{
+	const __u64 *q = (const __u64 *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+
+	/* IDENTIFIER IP TID TIME CPU PERIOD, then RAW: u32 size, data. */
+	if (h->size < sizeof(*h) + 6 * 8 + 4)
+		return NULL;
+	*time = q[3];
+	memcpy(len, q + 6, 4);
+	if (*len > (__u64)(end - (const unsigned char *)(q + 6)) - 4)
+		return NULL;
+	return (const unsigned char *)(q + 6) + 4;
 }
 
 int pwake_sample(const struct psrc *p, const struct perf_event_header *h,
 		 __u64 *time, __u32 *tid)
 {
-	const __u64 *q = (const __u64 *)(h + 1);
-	const unsigned char *end = (const unsigned char *)h + h->size;
+	const unsigned char *raw;
 	__u32 n;
 
-	/* IDENTIFIER IP TID TIME CPU PERIOD, then RAW: u32 size, data. */
-	if (h->size < sizeof(*h) + 6 * 8 + 4)
+	raw = tp_raw(h, time, &n);
+	if (!raw || p->wake_pid_off + 4 > n)
 		return -EINVAL;
-	*time = q[3];
-	memcpy(&n, q + 6, 4);
-	if (n > (__u64)(end - (const unsigned char *)(q + 6)) - 4 ||
-	    p->wake_pid_off + 4 > n)
+	memcpy(tid, raw + p->wake_pid_off, 4);
+	return 0;
+}
+
+int psw_sample(const struct psrc *p, const struct perf_event_header *h,
+	       __u64 *time, __u32 *prev, __u32 *next)
+{
+	const unsigned char *raw;
+	__u32 n;
+
+	raw = tp_raw(h, time, &n);
+	if (!raw || p->sw_prev_off + 4 > n || p->sw_next_off + 4 > n)
 		return -EINVAL;
-	memcpy(tid, (const unsigned char *)(q + 6) + 4 + p->wake_pid_off, 4);
+	memcpy(prev, raw + p->sw_prev_off, 4);
+	memcpy(next, raw + p->sw_next_off, 4);
 	return 0;
 }
