@@ -86,7 +86,7 @@ int lwprof_compat_init(void)
 		/* The threadirqs boot option (not exported). */
 		lwprof_irqthreads_key = (void *)lookup("force_irqthreads_key");
 	}
-	return 0;
+	return lwprof_compat_sec_init(lookup);
 }
 
 /*
@@ -111,7 +111,7 @@ u64 lwprof_kernel_gaps(void)
 		gaps |= LWPROF_GAP_IRQ_THREADS;
 	if (!LWPROF_ALLOC_ATOMIC)
 		gaps |= LWPROF_GAP_ATOMIC_ALLOC;
-	return gaps;
+	return gaps | lwprof_compat_sec_gaps();
 }
 
 /* The action of softirq nr (its handler, for interrupt packets), or 0. */
@@ -122,21 +122,18 @@ unsigned long lwprof_softirq_fn(unsigned int nr)
 	return (unsigned long)READ_ONCE(lwprof_softirq_vec[nr].action);
 }
 
-/* May the caller account for task's process?  (perf's rule.) */
+/*
+ * May the caller account for task's process?  (perf's rule.)  The caller
+ * holds task's exec_update_lock: no setuid exec slips in during the
+ * check, nor before the session has the threads (session.c).
+ */
 bool lwprof_may_trace(struct task_struct *task)
 {
-	bool ok;
-
 	if (same_thread_group(task, current))
 		return true;
 	if (!lwprof_ptrace_may_access)
 		return capable(CAP_SYS_PTRACE);
-	/* exec_update_lock: no setuid exec may slip in during the check. */
-	if (down_read_killable(&task->signal->exec_update_lock))
-		return false;
-	ok = lwprof_ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS);
-	up_read(&task->signal->exec_update_lock);
-	return ok;
+	return lwprof_ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS);
 }
 
 /*
@@ -182,4 +179,72 @@ int lwprof_compat_sys_filter(struct ftrace_ops *ops)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Security: what perf_event_open() applies that a module's in-kernel
+ * counters and buffers would otherwise escape (guard.c, charge.c).
+ *
+ * kernel.perf_event_mlock_kb (sysctl_perf_event_mlock, not exported) is
+ * read from the kernel's variable, as the paranoid level is; without it,
+ * perf's default of 512 KiB and a page.
+ *
+ * security_perf_event_open(), the LSM hook perf_event_open() asks, is not
+ * exported: its address comes from a disabled kprobe like
+ * ptrace_may_access()'s.  Its prototype lost the attr argument after 6.1;
+ * the kernel's own declaration says which one this kernel has.  Without
+ * the address only CAP_PERFMON callers get counters.
+ */
+#include <linux/perf_event.h>
+#include <linux/security.h>
+
+static const int *lwprof_mlock_var;
+static unsigned long lwprof_lsm_perf_open;
+
+int lwprof_compat_sec_init(unsigned long (*lookup)(const char *name))
+{
+	if (lookup)
+		lwprof_mlock_var = (const int *)lookup("sysctl_perf_event_mlock");
+	if (!lwprof_mlock_var)
+		pr_warn("cannot read perf_event_mlock_kb: taking 516 KiB\n");
+	if (!IS_ENABLED(CONFIG_SECURITY))
+		return 0;
+	lwprof_lsm_perf_open = lwprof_fn_addr("security_perf_event_open");
+	if (!lwprof_lsm_perf_open)
+		pr_warn("cannot find security_perf_event_open: counters need CAP_PERFMON\n");
+	return 0;
+}
+
+/* The security block's LWPROF_GAP_* bits. */
+u64 lwprof_compat_sec_gaps(void)
+{
+	u64 gaps = 0;
+
+	if (!lwprof_mlock_var)
+		gaps |= LWPROF_GAP_MLOCK;
+	if (IS_ENABLED(CONFIG_SECURITY) && !lwprof_lsm_perf_open)
+		gaps |= LWPROF_GAP_PERF_LSM;
+	return gaps;
+}
+
+int lwprof_perf_mlock_kb(void)
+{
+	return lwprof_mlock_var ? READ_ONCE(*lwprof_mlock_var) :
+				  512 + (PAGE_SIZE >> 10);
+}
+
+typedef int lwprof_lsm_attr_fn(struct perf_event_attr *attr, int type);
+typedef int lwprof_lsm_type_fn(int type);
+
+/* The LSM's word on a perf event of type PERF_SECURITY_*: 0 or -errno. */
+int lwprof_perf_lsm(struct perf_event_attr *attr, int type)
+{
+	if (!IS_ENABLED(CONFIG_SECURITY))
+		return 0;
+	if (!lwprof_lsm_perf_open)
+		return perfmon_capable() ? 0 : -EACCES;
+	if (__builtin_types_compatible_p(typeof(security_perf_event_open),
+					 lwprof_lsm_attr_fn))
+		return ((lwprof_lsm_attr_fn *)lwprof_lsm_perf_open)(attr, type);
+	return ((lwprof_lsm_type_fn *)lwprof_lsm_perf_open)(type);
 }

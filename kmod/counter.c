@@ -11,9 +11,12 @@
  * software events), in an NMI (hardware counters).  It only writes into
  * the current CPU's ring, which is safe in all of them (ring.c).
  *
- * perf_event_create_kernel_counter() does not apply perf_event_paranoid;
- * we do: a caller who may not profile the kernel (perf's rule: CAP_PERFMON,
- * or paranoid <= 1) counts user-mode events only.
+ * perf_event_create_kernel_counter() applies none of perf_event_open()'s
+ * rules; we do (guard.c): at perf_event_paranoid 3 only CAP_SYS_ADMIN gets
+ * counters, as perf_event_open() refuses everyone else; the LSM hook is
+ * asked for the open, the kernel and the CPUs as perf_event_open() asks
+ * it; and a caller who may not profile the kernel (perf_allow_kernel():
+ * CAP_PERFMON, or paranoid <= 1) counts user-mode events only.
  */
 #include <linux/slab.h>
 
@@ -87,7 +90,7 @@ static void lwprof_counter_overflow(struct perf_event *event,
 	rcu_read_lock();
 	t = lwprof_thread_find(current);
 	if (t && t->session == smp->session && !t->exited &&
-	    !READ_ONCE(t->pre_exec)) {
+	    !READ_ONCE(t->pre_exec) && lwprof_guard(t)) {
 		pkt.value = data->period;
 		pkt.time_ns = lwprof_now();
 		pkt.pid = t->pid;
@@ -144,6 +147,9 @@ int lwprof_counters_start(struct lwprof_smp *smp,
 		c->attr.exclude_kernel = !kernel_ok;
 		c->attr.exclude_hv = 1;
 		c->attr.inherit = !smp->session->machine;
+		ret = lwprof_guard_counter(&c->attr, smp->session->machine);
+		if (ret)
+			return ret;
 	}
 	if (smp->session->machine) {
 		max = nr_cpu_ids;
@@ -154,7 +160,7 @@ int lwprof_counters_start(struct lwprof_smp *smp,
 		max = n;
 	}
 	smp->events = kvcalloc(max * smp->nr_counters, sizeof(*smp->events),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	if (!smp->events) {
 		ret = -ENOMEM;
 		goto out;

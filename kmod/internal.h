@@ -12,6 +12,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -29,7 +30,7 @@
 				 LWPROF_FEAT_SDELTA | LWPROF_FEAT_EXEC | \
 				 LWPROF_FEAT_KBLOCK | LWPROF_FEAT_IDLE | \
 				 LWPROF_FEAT_KONLY | LWPROF_FEAT_IRQ | \
-				 LWPROF_FEAT_USTATE)
+				 LWPROF_FEAT_USTATE | LWPROF_FEAT_GUARD)
 
 /*
  * The one clock (clock.c): ns on CLOCK_MONOTONIC's time line, NMI-safe.
@@ -124,6 +125,8 @@ struct lwprof_thread {
 	u8 pre_exec;			/* ATTACH_EXEC: no exec yet, no samples */
 	u8 newborn;			/* forked, not yet woken: nothing counted */
 	u8 want_urn;			/* its return to user mode: the notifier */
+	u8 stopped;			/* guard.c: LWPROF_STOP_*, not recorded */
+	u8 taking;			/* guard.c: being taken out; session lock */
 	u64 fault_cnt;			/* faults done at last fault start */
 	u32 flags;			/* LWPROF_T_*; session->lock */
 	u64 last_ns;
@@ -149,6 +152,8 @@ struct lwprof_thread {
 	struct lwprof_ustate *us;	/* NULL: none */
 	struct lwprof_us_area *us_area;	/* holds a reference; NULL: none */
 	u32 us_slot;
+	/* guard.c: credentials last found traceable (compared, not held) */
+	const struct cred *cred_ok;
 };
 
 struct lwprof_session {
@@ -162,6 +167,17 @@ struct lwprof_session {
 	pid_t exclude_tgid;		/* machine session without this process */
 	bool attach_exec;		/* LWPROF_ATTACH_EXEC */
 	struct lwprof_smp *smp;		/* sample.c: rings and sampling */
+	/* guard.c: the owner's rights, as the attach found them */
+	const struct cred *owner;	/* the attacher's credentials */
+	bool priv;			/* may record any thread (no guard) */
+	u8 stopped;			/* LWPROF_STOP_REVOKED: ended by another */
+	bool revoke;			/* marked by an attach; sessions mutex */
+	struct list_head link;		/* every session; sessions mutex */
+	/* charge.c: its memory, charged to its owner */
+	struct user_struct *user;	/* its locked_vm, its count of sessions */
+	struct mem_cgroup *memcg;	/* what probes allocate for it */
+	unsigned int nthreads;		/* entries on threads; lock */
+	unsigned int max_threads;	/* beyond: lost (counted); 0: no limit */
 };
 
 /* sdelta.c, offcpu.c */
@@ -189,9 +205,12 @@ lwprof_thread_find(struct task_struct *task)
 }
 
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp);
-struct lwprof_thread *lwprof_thread_alloc_atomic(void);
 void lwprof_thread_reserve_fill(void);
 void lwprof_thread_reserve_drain(void);
+struct lwprof_thread *lwprof_thread_new(struct lwprof_session *s);
+void lwprof_thread_listed(struct lwprof_session *s, struct lwprof_thread *t);
+void lwprof_thread_unlisted(struct lwprof_session *s, struct lwprof_thread *t);
+void lwprof_thread_spares_free(struct lwprof_thread *t);
 void lwprof_thread_free(struct lwprof_thread *t);
 void lwprof_thread_begin(struct lwprof_thread *t, struct task_struct *task,
 			 u64 now);
@@ -281,6 +300,79 @@ bool lwprof_may_trace(struct task_struct *task);
 int lwprof_perf_paranoid(void);
 unsigned long lwprof_softirq_fn(unsigned int nr);
 
+struct cred;
+struct linux_binprm;
+struct perf_event_attr;
+struct mem_cgroup;
+struct page;
+struct user_struct;
+
+/*
+ * guard.c: whom a session may go on recording (docs/design/security.md).  The
+ * hooks that write a packet or a record of a thread ask lwprof_guard()
+ * first, on the thread's CPU with interrupts off (lwprof_guard_why() in
+ * an NMI, which may not stop it).
+ */
+int lwprof_guard_open(struct lwprof_session *s);
+void lwprof_guard_close(struct lwprof_session *s);
+int lwprof_guard_user(void);
+bool lwprof_guard_task(struct lwprof_session *s, struct task_struct *task);
+unsigned int lwprof_guard_why(struct lwprof_thread *t);
+bool __lwprof_guard(struct lwprof_thread *t);
+bool lwprof_guard_exec(struct lwprof_thread *t, struct linux_binprm *bprm);
+bool lwprof_guard_fork(struct lwprof_thread *pt, struct task_struct *child);
+void lwprof_guard_sweep(struct lwprof_session *s);
+void lwprof_guard_take(struct lwprof_session *s, unsigned int why);
+bool lwprof_guard_caller_priv(void);
+int lwprof_guard_counter(struct perf_event_attr *attr, bool cpu);
+int lwprof_guard_kernel(void);
+
+static __always_inline bool lwprof_guard(struct lwprof_thread *t)
+{
+	return likely(t->session->priv) || __lwprof_guard(t);
+}
+
+/*
+ * The same at t's return to user mode (t's task is current): where a
+ * setuid() or a prctl(PR_SET_DUMPABLE) shows first.  A pointer and two
+ * bits before the call.
+ */
+static __always_inline bool lwprof_guard_current(struct lwprof_thread *t)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (likely(t->session->priv))
+		return true;
+	if (likely(rcu_access_pointer(current->real_cred) ==
+		   READ_ONCE(t->cred_ok) &&
+		   (!mm || __get_dumpable(mm->flags) == SUID_DUMP_USER)))
+		return true;
+	return __lwprof_guard(t);
+}
+
+/* charge.c: a session's memory, charged to its owner */
+struct lwprof_locked {
+	unsigned long user_pages;	/* on the owner's user->locked_vm */
+	unsigned long mm_pages;		/* on mm->pinned_vm (RLIMIT_MEMLOCK) */
+	struct mm_struct *mm;		/* held (mmgrab) while mm_pages */
+};
+
+int lwprof_charge_open(struct lwprof_session *s);
+void lwprof_charge_close(struct lwprof_session *s);
+unsigned int lwprof_charge_max_sessions(void);
+int lwprof_charge_lock(struct lwprof_session *s, struct lwprof_locked *l,
+		       unsigned long pages);
+void lwprof_charge_unlock(struct lwprof_session *s, struct lwprof_locked *l);
+void *lwprof_charge_alloc(struct lwprof_session *s, size_t size, gfp_t gfp);
+void *lwprof_charge_vmap(size_t size, struct page ***pages);
+void lwprof_charge_vunmap(void *mem, size_t size, struct page **pages);
+
+/* compat.c, its security block: what perf_event_open() itself applies */
+int lwprof_compat_sec_init(unsigned long (*lookup)(const char *name));
+u64 lwprof_compat_sec_gaps(void);
+int lwprof_perf_mlock_kb(void);
+int lwprof_perf_lsm(struct perf_event_attr *attr, int type);
+
 /*
  * Sampling (sample.c, ring.c, packet.c, records.c, counter.c): the hooks
  * the state machine calls, and the file operations and ioctls.
@@ -337,6 +429,7 @@ static __always_inline void lwprof_smp_signal(struct lwprof_thread *t)
 }
 
 void lwprof_smp_exit(struct lwprof_thread *t);
+void lwprof_smp_stopped(struct lwprof_thread *t);
 void lwprof_smp_fork(struct lwprof_thread *t, struct task_struct *child);
 void lwprof_smp_exec(struct lwprof_thread *t, struct task_struct *p);
 void lwprof_smp_tp_rename(void *data, struct task_struct *task,
@@ -347,6 +440,7 @@ long lwprof_smp_stop(struct file *file, struct lwprof_sample_stop *req);
 int lwprof_smp_mmap(struct file *file, struct vm_area_struct *vma);
 __poll_t lwprof_smp_poll(struct file *file, struct poll_table_struct *pt);
 void lwprof_smp_release(struct lwprof_session *s);
+void lwprof_smp_revoke(struct lwprof_session *s);
 void lwprof_smp_free(struct lwprof_session *s);
 
 long lwprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

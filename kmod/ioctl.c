@@ -54,7 +54,8 @@ static long lwprof_ioc_read_usage(struct file *file, void *arg)
 {
 	struct lwprof_usage_read *r = arg;
 
-	if (r->flags || !lwprof_zeroed(r->reserved, sizeof(r->reserved)))
+	if (r->flags || r->stopped || r->pad0 ||
+	    !lwprof_zeroed(r->reserved, sizeof(r->reserved)))
 		return -EINVAL;
 	return lwprof_session_read(file, r);
 }

@@ -44,6 +44,8 @@ void __lwprof_smp_irq(struct lwprof_thread *t, unsigned int kind, u64 dur,
 	t->irq_pend[kind] += dur;
 	if (!lwprof_grid_reached(smp, &t->irq_next[kind], t->start_ns, now))
 		return;
+	if (!lwprof_guard(t))
+		return;	/* no longer recorded */
 	pkt.flags = kind == LWPROF_TRAP_SOFT ? LWPROF_RS_SOFTIRQ :
 					       LWPROF_RS_HARDIRQ;
 	if (t->idle)

@@ -195,6 +195,8 @@ static void __used notrace lwprof_asm_offsets(void)			\
 	".set LWPROF_T_ACC, %c17\n"					\
 	".set LWPROF_T_DEPTH, %c18\n"					\
 	".set LWPROF_RET_TW_WORK, %c19\n"				\
+	".set LWPROF_T_SESSION, %c20\n"					\
+	".set LWPROF_S_PRIV, %c21\n"					\
 	: : "i" (offsetof(struct lwprof_cpu, cur)),			\
 	    "i" (offsetof(struct lwprof_cpu, sys_in)),			\
 	    "i" (offsetof(struct lwprof_clock, mult)),			\
@@ -214,7 +216,10 @@ static void __used notrace lwprof_asm_offsets(void)			\
 	    "i" (offsetof(struct task_struct, task_works)),		\
 	    "i" (offsetof(struct lwprof_thread, acc)),			\
 	    "i" (offsetof(struct lwprof_thread, depth)),		\
-	    "i" (LWPROF_RET_WORK | _TIF_NOTIFY_RESUME));		\
+	    "i" (LWPROF_RET_WORK | _TIF_NOTIFY_RESUME),		\
+	    "i" (offsetof(struct lwprof_thread, session)),		\
+	    "i" (offsetof(struct lwprof_session, priv)));		\
+	static_assert(sizeof_field(struct lwprof_session, priv) == 1);	\
 }
 
 /*

@@ -209,6 +209,9 @@ void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 	if (t->pre_exec)
 		lwprof_exec_restart(t, p);
 	lwprof_cur_write_end(t, flags);
+	/* New credentials the session's owner may not trace: guard.c. */
+	if (!lwprof_guard_exec(t, bprm))
+		return;
 	lwprof_smp_exec(t, p);
 }
 
@@ -234,7 +237,10 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
 	s = pt ? pt->session : rcu_dereference_sched(lwprof_machine);
 	if (!s || child->tgid == s->exclude_tgid)
 		return;
-	t = lwprof_thread_alloc_atomic();
+	/* Not followed where the session's owner may not trace: guard.c. */
+	if (!lwprof_guard_fork(pt, child))
+		return;
+	t = lwprof_thread_new(s);	/* charged to the owner: thread.c */
 	if (!t) {
 		atomic64_inc(&s->lost);
 		return;
@@ -255,7 +261,7 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
 		lwprof_thread_free(t);
 		return;
 	}
-	list_add_tail(&t->snode, &s->threads);
+	lwprof_thread_listed(s, t);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	lwprof_smp_fork(t, child);
 }
@@ -269,7 +275,7 @@ void lwprof_tp_free(void *data, struct task_struct *p)
 	struct lwprof_thread *t;
 	struct lwprof_session *s;
 	unsigned long flags;
-	bool gone = false;
+	bool gone = false, spares = false;
 
 	if (lwprof_probes_dormant())
 		return;
@@ -279,6 +285,7 @@ void lwprof_tp_free(void *data, struct task_struct *p)
 	s = t->session;
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (!s->closing) {
+		spares = true;
 		lwprof_thread_unhash(t);
 		if (!t->exited) {	/* never switched out dead: close now */
 			write_seqcount_begin(&t->seq);
@@ -289,11 +296,13 @@ void lwprof_tp_free(void *data, struct task_struct *p)
 		}
 		t->flags |= LWPROF_T_FREED;
 		if (t->flags & LWPROF_T_REPORTED) {
-			list_del(&t->snode);
+			lwprof_thread_unlisted(s, t);
 			gone = true;
 		}
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (gone)
 		lwprof_thread_free(t);
+	else if (spares)
+		lwprof_thread_spares_free(t);	/* only its totals wait */
 }

@@ -57,6 +57,15 @@ void lwprof_ms_user_return(struct lwprof_thread *t)
 {
 	u64 sys_in = this_cpu_read(lwprof_cpu.sys_in);
 
+	/*
+	 * guard.c: where a setuid() or a PR_SET_DUMPABLE shows first; a
+	 * thread its session may no longer record is stopped (and is not
+	 * the CPU's cur any more: its stamp goes too).
+	 */
+	if (unlikely(!lwprof_guard_current(t))) {
+		this_cpu_write(lwprof_cpu.sys_in, 0);
+		return;
+	}
 	t->depth = 0;
 	if (sys_in || t->state != LWPROF_MS_USER) {
 		write_seqcount_begin(&t->seq);
@@ -165,6 +174,10 @@ asm(
 "	movq %gs:lwprof_cpu+LWPROF_CPU_CUR(%rip), %r8\n"
 "	testq %r8, %r8\n"
 "	je 9f\n"
+"	movq LWPROF_T_SESSION(%r8), %rax\n"
+	/* A session that must guard its threads (guard.c): in C. */
+"	cmpb $0, LWPROF_S_PRIV(%rax)\n"
+"	je 8f\n"
 "	movq LWPROF_T_TASK(%r8), %rax\n"
 	/* Task work comes with _TIF_NOTIFY_RESUME (or NOTIFY_SIGNAL). */
 "	testl $LWPROF_RET_TW_WORK, LWPROF_TASK_FLAGS(%rax)\n"

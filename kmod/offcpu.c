@@ -56,7 +56,7 @@ static struct lwprof_kblock *lwprof_kb_get(struct lwprof_smp *smp,
 
 	if (kb)
 		return kb->cap >= cap ? kb : NULL;
-	kb = lwprof_spare_alloc(struct_size(kb, ips, cap));
+	kb = lwprof_spare_alloc(smp->session, struct_size(kb, ips, cap));
 	if (!kb)
 		return NULL;
 	kb->nr = 0;
@@ -160,7 +160,7 @@ void __lwprof_smp_signal(struct lwprof_thread *t)
 	if (smp->offcpu)
 		pkt.flags |= LWPROF_RS_SIGNAL;	/* a reader of 1.4 asked */
 	local_irq_save(flags);
-	if (t->smp_due) {
+	if (t->smp_due && lwprof_guard(t)) {
 		now = lwprof_now();
 		pkt.uregs = task_pt_regs(current);
 		lwprof_clock_packet(smp, t, &pkt, now, now);

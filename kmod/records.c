@@ -45,6 +45,29 @@ void lwprof_rec_task(struct lwprof_smp *smp, struct lwprof_thread *t,
 	preempt_enable();
 }
 
+/*
+ * The session stopped recording t (guard.c), or, t NULL, ended (revoked):
+ * why, at t's end (its final totals) or now.
+ */
+void lwprof_rec_stop(struct lwprof_smp *smp, struct lwprof_thread *t,
+		     u32 reason)
+{
+	struct lwprof_rec_stop rec = {
+		.hdr.type = LWPROF_REC_STOP,
+		.hdr.size = sizeof(rec),
+		.time_ns = t ? t->end_ns : lwprof_now(),
+		.pid = t ? t->pid : 0,
+		.tid = t ? t->tid : 0,
+		.reason = reason,
+	};
+
+	if (t)
+		strscpy_pad(rec.comm, t->comm, sizeof(rec.comm));
+	preempt_disable();
+	lwprof_ring_write(smp, &rec, sizeof(rec));
+	preempt_enable();
+}
+
 /* Room to build a MMAP record: the record, then d_path()'s buffer. */
 size_t lwprof_rec_mmap_max(void)
 {
@@ -152,7 +175,9 @@ void lwprof_rec_initial(struct lwprof_smp *smp)
 		return;
 	seen = kvcalloc(n, sizeof(*seen), GFP_KERNEL);
 	for (i = 0; seen && i < n; i++) {
-		if (!lwprof_user_task(refs[i].task))
+		/* Maps are what ptrace keeps from those who may not trace. */
+		if (!lwprof_user_task(refs[i].task) ||
+		    !lwprof_guard_task(s, refs[i].task))
 			continue;
 		mm = get_task_mm(refs[i].task);
 		if (!mm)
@@ -226,7 +251,7 @@ static int lwprof_mmap_pre(struct kprobe *kp, struct pt_regs *regs)
 	rcu_read_lock();
 	t = lwprof_thread_find(current);
 	smp = t ? lwprof_smp_of(t) : NULL;
-	if (smp)
+	if (smp && lwprof_guard(t))
 		lwprof_rec_mmap(smp, vma, t->pid, t->tid);
 	rcu_read_unlock();
 	return 0;

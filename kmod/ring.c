@@ -22,6 +22,7 @@
  *
  * The memory is freed with the session, when the file is released: every
  * mapping holds a reference to the file, so that is after the last munmap.
+ * It is the owner's locked memory, in its memory cgroup (charge.c).
  */
 #include <linux/mm.h>
 #include <linux/poll.h>
@@ -44,12 +45,14 @@ int lwprof_rings_alloc(struct lwprof_smp *smp, u32 data_pages, u32 watermark)
 
 	smp->nr_rings = nr_cpu_ids;
 	smp->mmap_size = PAGE_SIZE + size;
-	smp->rings = kcalloc(smp->nr_rings, sizeof(*smp->rings), GFP_KERNEL);
+	smp->rings = kcalloc(smp->nr_rings, sizeof(*smp->rings),
+			     GFP_KERNEL_ACCOUNT);
 	if (!smp->rings)
 		return -ENOMEM;
 	for (i = 0; i < smp->nr_rings; i++) {
 		struct lwprof_ring *r = &smp->rings[i];
-		u8 *mem = vmalloc_user(smp->mmap_size);	/* zeroed */
+		/* Zeroed, mappable, charged to the owner's cgroup. */
+		u8 *mem = lwprof_charge_vmap(smp->mmap_size, &r->pages);
 
 		if (!mem) {
 			lwprof_rings_free(smp);
@@ -92,7 +95,7 @@ void lwprof_rings_free(struct lwprof_smp *smp)
 		if (!r->ctl)
 			continue;
 		irq_work_sync(&r->work);
-		vfree(r->ctl);
+		lwprof_charge_vunmap(r->ctl, smp->mmap_size, r->pages);
 	}
 	kfree(smp->rings);
 	smp->rings = NULL;

@@ -170,6 +170,8 @@ static bool lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 		return false;
 	if (t->exited || t->pre_exec || !lwprof_clock_due(smp, t, ref))
 		return true;
+	if (!lwprof_guard(t))
+		return false;	/* no longer recorded */
 	/*
 	 * Exiting, its memory gone (exit_mm()): without kernel stacks there is
 	 * no stack to take.  Its EXIT packet carries the time, and is charged
@@ -250,9 +252,12 @@ void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now)
 
 	if (!smp || !READ_ONCE(smp->clock_on))
 		return;
-	if (!t->pre_exec && (t->smp_due || lwprof_clock_due(smp, t, now)) &&
-	    !lwprof_offcpu_switch_in(smp, t, now))
-		t->smp_due = 1;
+	if (!t->pre_exec && (t->smp_due || lwprof_clock_due(smp, t, now))) {
+		if (!lwprof_guard(t))
+			return;	/* no longer recorded */
+		if (!lwprof_offcpu_switch_in(smp, t, now))
+			t->smp_due = 1;
+	}
 	lwprof_clock_arm(smp);	/* also before an exec: it may not switch */
 }
 
@@ -268,11 +273,35 @@ void __lwprof_smp_user_return(struct lwprof_thread *t)
 	u64 now;
 
 	smp = lwprof_smp_of(t);
-	if (!smp || !READ_ONCE(smp->clock_on))
+	if (!smp || !READ_ONCE(smp->clock_on) || !lwprof_guard(t))
 		return;
 	now = lwprof_now();
 	pkt.uregs = task_pt_regs(current);
 	lwprof_clock_packet(smp, t, &pkt, now, now);
+}
+
+/* t's totals are final: its last clock packet, without a stack. */
+static void lwprof_smp_last(struct lwprof_smp *smp, struct lwprof_thread *t)
+{
+	struct lwprof_pkt pkt = {
+		.kind = LWPROF_SK_CLOCK,
+		.flags = LWPROF_RS_EXIT,
+	};
+	u64 delta[LWPROF_MS_COUNT];
+	int i;
+
+	if (!READ_ONCE(smp->clock_on) || t->pre_exec)
+		return;
+	for (i = 0; i < LWPROF_MS_COUNT; i++) {
+		delta[i] = t->acc[i] - t->smp_base[i];
+		pkt.value += delta[i];
+	}
+	pkt.mstate = delta;
+	pkt.time_ns = t->end_ns;
+	pkt.pid = t->pid;
+	pkt.tid = t->tid;
+	if (lwprof_pkt_emit(smp, &pkt))
+		memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
 }
 
 /*
@@ -282,28 +311,26 @@ void __lwprof_smp_user_return(struct lwprof_thread *t)
 void lwprof_smp_exit(struct lwprof_thread *t)
 {
 	struct lwprof_smp *smp = lwprof_smp_of(t);
-	struct lwprof_pkt pkt = {
-		.kind = LWPROF_SK_CLOCK,
-		.flags = LWPROF_RS_EXIT,
-	};
-	u64 delta[LWPROF_MS_COUNT];
-	int i;
 
 	if (!smp)
 		return;
-	if (READ_ONCE(smp->clock_on) && !t->pre_exec) {
-		for (i = 0; i < LWPROF_MS_COUNT; i++) {
-			delta[i] = t->acc[i] - t->smp_base[i];
-			pkt.value += delta[i];
-		}
-		pkt.mstate = delta;
-		pkt.time_ns = t->end_ns;
-		pkt.pid = t->pid;
-		pkt.tid = t->tid;
-		if (lwprof_pkt_emit(smp, &pkt))
-			memcpy(t->smp_base, t->acc, sizeof(t->smp_base));
-	}
+	lwprof_smp_last(smp, t);
 	lwprof_rec_task(smp, t, LWPROF_TASK_EXIT, t->comm);
+}
+
+/*
+ * guard.c stopped recording t, its totals final (on its CPU with
+ * interrupts off, or where no hook can reach it): its last clock packet
+ * and the STOP record, which stands for its EXIT.
+ */
+void lwprof_smp_stopped(struct lwprof_thread *t)
+{
+	struct lwprof_smp *smp = lwprof_smp_of(t);
+
+	if (!smp)
+		return;
+	lwprof_smp_last(smp, t);
+	lwprof_rec_stop(smp, t, t->stopped);
 }
 
 long lwprof_smp_ring_setup(struct file *file, struct lwprof_ring_setup *req)
@@ -322,19 +349,28 @@ long lwprof_smp_ring_setup(struct file *file, struct lwprof_ring_setup *req)
 	if (pages > LWPROF_RING_USER_PAGES && !capable(CAP_IPC_LOCK) &&
 	    !perfmon_capable())
 		return -EPERM;
+	if (READ_ONCE(s->stopped))
+		return -ESRCH;	/* revoked: nothing left to record */
 
 	mutex_lock(&lwprof_smp_setup_mutex);
 	ret = -EBUSY;
 	if (s->smp)
 		goto out;
 	ret = -ENOMEM;
-	smp = kzalloc(sizeof(*smp), GFP_KERNEL);
+	smp = kzalloc(sizeof(*smp), GFP_KERNEL_ACCOUNT);
 	if (!smp)
 		goto out;
 	smp->session = s;
 	mutex_init(&smp->mutex);
 	init_waitqueue_head(&smp->wq);
-	ret = lwprof_rings_alloc(smp, pages, watermark);
+	/* The rings are locked memory of the owner's (charge.c). */
+	ret = lwprof_charge_lock(s, &smp->rings_locked,
+				 (unsigned long)nr_cpu_ids * (pages + 1));
+	if (!ret) {
+		ret = lwprof_rings_alloc(smp, pages, watermark);
+		if (ret)
+			lwprof_charge_unlock(s, &smp->rings_locked);
+	}
 	if (ret) {
 		kfree(smp);
 		goto out;
@@ -354,7 +390,7 @@ static int lwprof_smp_config(struct lwprof_smp *smp,
 			     const struct lwprof_sample_start *req)
 {
 	size_t size;
-	int cpu;
+	int cpu, ret;
 
 	smp->clock_ns = req->clock_ns;
 	smp->max_depth = req->max_depth ? : LWPROF_DEPTH_DEFAULT;
@@ -369,10 +405,17 @@ static int lwprof_smp_config(struct lwprof_smp *smp,
 	size = lwprof_pkt_max(smp->max_depth, smp->kdepth, smp->stack_bytes);
 	smp->scratch_size = ALIGN(max(size, lwprof_rec_mmap_max()),
 				  SMP_CACHE_BYTES);
-	smp->scratch = vmalloc(array_size(nr_cpu_ids * 2, smp->scratch_size));
+	size = array_size(nr_cpu_ids * 2, smp->scratch_size);
+	/* Pinned for the run, as the rings: locked memory (charge.c). */
+	ret = lwprof_charge_lock(smp->session, &smp->scratch_locked,
+				 DIV_ROUND_UP(size, PAGE_SIZE));
+	if (ret)
+		return ret;
+	smp->scratch = __vmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!smp->scratch)
 		return -ENOMEM;
-	smp->timers = alloc_percpu(struct lwprof_smp_timer);
+	smp->timers = alloc_percpu_gfp(struct lwprof_smp_timer,
+				       GFP_KERNEL_ACCOUNT);
 	if (!smp->timers)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
@@ -394,6 +437,7 @@ static void lwprof_smp_unconfig(struct lwprof_smp *smp)
 	smp->timers = NULL;
 	vfree(smp->scratch);
 	smp->scratch = NULL;
+	lwprof_charge_unlock(smp->session, &smp->scratch_locked);
 }
 
 static int lwprof_smp_check(struct lwprof_smp *smp,
@@ -434,6 +478,15 @@ static int lwprof_smp_check(struct lwprof_smp *smp,
 	return lwprof_counters_check(req);
 }
 
+/*
+ * Kernel stacks and kernel-mode counting: perf_allow_kernel()'s rule
+ * (CAP_PERFMON, or perf_event_paranoid at most 1) and the LSM hook.
+ */
+static bool lwprof_smp_kernel_ok(void)
+{
+	return !lwprof_guard_kernel();
+}
+
 /* Stop everything that writes records; the mutex is held. */
 static void lwprof_smp_halt(struct lwprof_smp *smp)
 {
@@ -461,18 +514,30 @@ static void lwprof_smp_halt(struct lwprof_smp *smp)
 long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req)
 {
 	struct lwprof_smp *smp = lwprof_file_smp(file);
-	bool kernel_ok = perfmon_capable() || lwprof_perf_paranoid() <= 1;
+	struct lwprof_session *s;
+	bool kernel_ok;
 	int ret;
 
 	if (!smp)
 		return -EINVAL;		/* no RING_SETUP yet */
+	/* The LSM is asked only for what would use the kernel, as by perf. */
+	kernel_ok = ((req->flags & LWPROF_SS_KSTACK) || req->nr_counters) &&
+		    lwprof_smp_kernel_ok();
 	ret = lwprof_smp_check(smp, req, kernel_ok);
 	if (ret)
 		return ret;
+	s = smp->session;
+	/* Threads changed since the attach are not recorded at all. */
+	mutex_lock(&s->read_mutex);
+	lwprof_guard_sweep(s);
+	mutex_unlock(&s->read_mutex);
 	mutex_lock(&smp->mutex);
 	ret = -EINVAL;
 	if (smp->state != LWPROF_SMP_SETUP)
 		goto out;		/* started already: one run per session */
+	ret = -ESRCH;
+	if (READ_ONCE(s->stopped))
+		goto out;		/* revoked: nothing left to record */
 	ret = lwprof_smp_config(smp, req);
 	if (!ret)
 		ret = lwprof_counters_start(smp, req, kernel_ok);
@@ -531,13 +596,36 @@ __poll_t lwprof_smp_poll(struct file *file, struct poll_table_struct *pt)
 {
 	struct lwprof_smp *smp = lwprof_file_smp(file);
 
+	__poll_t hup;
+
 	if (!smp)
 		return EPOLLERR;
 	poll_wait(file, &smp->wq, pt);
+	/* Revoked: sampling ended for good (the rings may still hold data). */
+	hup = READ_ONCE(smp->session->stopped) ? EPOLLHUP : 0;
 	if (lwprof_rings_ready(smp, READ_ONCE(smp->state) ==
 			       LWPROF_SMP_STOPPED))
-		return EPOLLIN | EPOLLRDNORM;
-	return 0;
+		return hup | EPOLLIN | EPOLLRDNORM;
+	return hup;
+}
+
+/*
+ * Another session took s's threads (session.c, s->stopped set): sampling
+ * stops, and its rings end with a STOP record of pid 0 saying why.
+ */
+void lwprof_smp_revoke(struct lwprof_session *s)
+{
+	struct lwprof_smp *smp = s->smp;
+
+	if (!smp)
+		return;
+	mutex_lock(&smp->mutex);
+	if (smp->state == LWPROF_SMP_RUNNING) {
+		lwprof_smp_halt(smp);
+		lwprof_rec_stop(smp, NULL, LWPROF_STOP_REVOKED);
+		wake_up_interruptible_poll(&smp->wq, EPOLLIN | EPOLLHUP);
+	}
+	mutex_unlock(&smp->mutex);
 }
 
 /* The session ends: stop sampling (its threads are still in the table). */
@@ -608,6 +696,7 @@ void lwprof_smp_free(struct lwprof_session *s)
 	if (!smp)
 		return;
 	lwprof_rings_free(smp);
+	lwprof_charge_unlock(s, &smp->rings_locked);
 	lwprof_smp_unconfig(smp);
 	kfree(smp);
 	s->smp = NULL;

@@ -36,6 +36,7 @@ struct lwprof_ring {
 	u32 cpu;
 	struct irq_work work;		/* wakes the reader outside the writer */
 	wait_queue_head_t *wq;
+	struct page **pages;		/* ctl's, for lwprof_charge_vunmap() */
 };
 
 /* One counter of lwprof_sample_start.counters[]: the handler's context. */
@@ -98,6 +99,10 @@ struct lwprof_smp {
 	struct perf_event **events;
 	unsigned int nr_events;
 
+	/* charge.c: the rings' and the scratch space's locked memory */
+	struct lwprof_locked rings_locked;
+	struct lwprof_locked scratch_locked;
+
 	/* LWPROF_SS_IDLE: each CPU's idle task as a pseudo-thread (idle.c). */
 	struct lwprof_thread **idle_thr;
 	bool idle_live;			/* a CPU coming online takes its own */
@@ -116,7 +121,7 @@ struct lwprof_smp {
  * buffers nothing while the available memory is under 1/32 of RAM.
  */
 #define LWPROF_SPARE_FLOOR_SHIFT	5
-void *lwprof_spare_alloc(size_t size);
+void *lwprof_spare_alloc(struct lwprof_session *s, size_t size);
 
 /* The largest kernel stack a sample carries (frames). */
 #define LWPROF_KDEPTH_MAX	128
@@ -197,6 +202,8 @@ void lwprof_sd_done(struct lwprof_pkt *pkt, bool ok);
 /* records.c */
 void lwprof_rec_task(struct lwprof_smp *smp, struct lwprof_thread *t,
 		     u32 event, const char *comm);
+void lwprof_rec_stop(struct lwprof_smp *smp, struct lwprof_thread *t,
+		     u32 reason);
 void lwprof_rec_initial(struct lwprof_smp *smp);
 size_t lwprof_rec_mmap_max(void);
 

@@ -17,7 +17,7 @@
  * there, lazily, without any reclaim (not even waking kswapd: a context
  * switch counter fires under the runqueue lock), and not when memory is
  * low (lwprof_spare_alloc()); when that fails the packet just carries a
- * full copy.  It is freed with the thread.
+ * full copy.  It is freed with the thread's task.
  */
 #include <linux/slab.h>
 
@@ -55,10 +55,11 @@ static struct lwprof_sdelta_state *lwprof_sd_get(struct lwprof_smp *smp,
 	sd = t->sd;
 	if (sd)
 		return sd->cap == smp->stack_bytes ? sd : NULL;
-	buf = lwprof_spare_alloc(2 * (size_t)smp->stack_bytes);
+	buf = lwprof_spare_alloc(smp->session, 2 * (size_t)smp->stack_bytes);
 	if (!buf)
 		return NULL;
-	sd = kzalloc(sizeof(*sd), LWPROF_NORECLAIM_GFP);
+	sd = lwprof_charge_alloc(smp->session, sizeof(*sd),
+				 LWPROF_NORECLAIM_GFP | __GFP_ZERO);
 	if (!sd) {
 		kfree(buf);
 		return NULL;

@@ -5,10 +5,20 @@
  * entries of its threads; it ends when the file is released (close, or its
  * owner's death), which takes every entry out of the table and frees it.
  *
- * Locks, outermost first: lwprof_sessions_mutex (attach, release),
- * session->lock (the thread list and flags), lwprof_hash_lock (thread.c).
- * Nothing that may wake a task (call_rcu, kfree) runs under session->lock:
- * the sched_switch probe runs under an rq lock.
+ * Locks, outermost first: the target's exec_update_lock (attach),
+ * lwprof_sessions_mutex (attach, release), session->read_mutex (read,
+ * revocation), session->lock (the thread list and flags), lwprof_hash_lock
+ * (thread.c).  Nothing that may wake a task (call_rcu, kfree) runs under
+ * session->lock: the sched_switch probe runs under an rq lock, and may
+ * take session->lock (guard.c).
+ *
+ * A thread belongs to one session.  An attach that needs what another
+ * session has (a thread of its process, or, for a machine session, every
+ * thread) takes it if that session's owner was unprivileged and the
+ * caller is privileged or another user: that session ends, revoked
+ * (LWPROF_STOP_REVOKED), its threads' records final and its rings told
+ * why.  Otherwise the attach fails with EBUSY: an ordinary user never
+ * blocks root or another user, and root's sessions win.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,21 +32,33 @@
 #include "internal.h"
 
 static DEFINE_MUTEX(lwprof_sessions_mutex);
-static unsigned int lwprof_nsessions;
+static LIST_HEAD(lwprof_sessions);	/* every session; the mutex */
 
 static struct lwprof_session *lwprof_session_new(bool machine)
 {
-	struct lwprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct lwprof_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
 	raw_spin_lock_init(&s->lock);
 	mutex_init(&s->read_mutex);
 	INIT_LIST_HEAD(&s->threads);
+	INIT_LIST_HEAD(&s->link);
 	s->machine = machine;
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	atomic64_set(&s->lost, 0);
+	lwprof_guard_open(s);
+	lwprof_charge_open(s);
 	return s;
+}
+
+/* What lwprof_session_new() took: a session no probe has seen. */
+static void lwprof_session_free(struct lwprof_session *s)
+{
+	put_pid_ns(s->pid_ns);
+	lwprof_charge_close(s);
+	lwprof_guard_close(s);
+	kfree(s);
 }
 
 /*
@@ -70,8 +92,7 @@ static void lwprof_session_destroy(struct lwprof_session *s)
 		lwprof_thread_free(t);
 	}
 	lwprof_smp_free(s);
-	put_pid_ns(s->pid_ns);
-	kfree(s);
+	lwprof_session_free(s);
 }
 
 /* Threads of one process (leader) or of the machine (leader NULL). */
@@ -110,6 +131,9 @@ static bool lwprof_adopt(struct lwprof_session *s, struct task_struct *task,
 			*err = -EBUSY;
 		return true;
 	}
+	/* One whose credentials differ from its process's, say. */
+	if (!lwprof_guard_task(s, task))
+		return true;
 	t = list_first_entry_or_null(pool, struct lwprof_thread, snode);
 	if (!t)
 		return false;
@@ -128,7 +152,7 @@ static bool lwprof_adopt(struct lwprof_session *s, struct task_struct *task,
 		list_add(&t->snode, pool);
 		return true;
 	}
-	list_add_tail(&t->snode, &s->threads);
+	lwprof_thread_listed(s, t);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return true;
 }
@@ -154,7 +178,7 @@ static int lwprof_session_populate(struct lwprof_session *s,
 	do {
 		n = lwprof_count_threads(leader) + 16;
 		for (i = 0; i < n; i++) {
-			t = lwprof_thread_alloc(GFP_KERNEL);
+			t = lwprof_thread_alloc(GFP_KERNEL);	/* the owner's */
 			if (!t) {
 				err = -ENOMEM;
 				goto out;
@@ -194,6 +218,76 @@ static struct task_struct *lwprof_find_process(pid_t nr)
 	return task;
 }
 
+/* May the caller take x's threads (the comment at the top)? */
+static bool lwprof_may_revoke(const struct lwprof_session *x, bool priv)
+{
+	return !x->priv && (priv || !uid_eq(x->owner->uid, current_uid()));
+}
+
+/*
+ * End x, whose threads another attach takes: sampling stops (its rings
+ * say why), no thread joins it, its threads' records are final; the file
+ * stays until its owner closes it.  The sessions mutex is held.
+ */
+static void lwprof_session_revoke(struct lwprof_session *x)
+{
+	unsigned long flags;
+
+	mutex_lock(&x->read_mutex);
+	WRITE_ONCE(x->stopped, LWPROF_STOP_REVOKED);
+	lwprof_smp_revoke(x);
+	raw_spin_lock_irqsave(&x->lock, flags);
+	x->closing = true;	/* the fork and free probes leave it alone */
+	raw_spin_unlock_irqrestore(&x->lock, flags);
+	lwprof_guard_take(x, LWPROF_STOP_REVOKED);
+	mutex_unlock(&x->read_mutex);
+}
+
+/*
+ * Before an attach (sessions mutex held): within the caller's number of
+ * sessions, and nothing it needs held by a session it may not take: the
+ * sessions it may take are revoked.  0, -EUSERS or -EBUSY.
+ */
+static int lwprof_make_room(bool machine, struct task_struct *leader)
+{
+	unsigned int max = lwprof_charge_max_sessions(), mine = 0;
+	bool priv = lwprof_guard_caller_priv();
+	struct lwprof_session *x, *m;
+	struct lwprof_thread *t;
+	struct task_struct *task;
+	int ret = 0;
+
+	list_for_each_entry(x, &lwprof_sessions, link)
+		mine += x->user == current_user();
+	if (max && mine >= max)
+		return -EUSERS;
+	if (machine) {
+		list_for_each_entry(x, &lwprof_sessions, link)
+			x->revoke = !x->stopped;
+	} else {
+		m = rcu_dereference_protected(lwprof_machine,
+					      lockdep_is_held(&lwprof_sessions_mutex));
+		if (m)
+			m->revoke = true;
+		rcu_read_lock();
+		for_each_thread(leader, task) {
+			t = lwprof_thread_find(task);
+			if (t && !t->session->stopped)
+				t->session->revoke = true;
+		}
+		rcu_read_unlock();
+	}
+	list_for_each_entry(x, &lwprof_sessions, link)
+		if (x->revoke && !lwprof_may_revoke(x, priv))
+			ret = -EBUSY;
+	list_for_each_entry(x, &lwprof_sessions, link) {
+		if (x->revoke && !ret)
+			lwprof_session_revoke(x);
+		x->revoke = false;
+	}
+	return ret;
+}
+
 int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 {
 	bool machine = flags & LWPROF_ATTACH_MACHINE;
@@ -213,19 +307,32 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	if (machine && !perfmon_capable())
 		return -EPERM;
 	if (!machine) {
+		ret = lwprof_guard_user();
+		if (ret)
+			return ret;
 		leader = lwprof_find_process(pid);
 		if (!leader)
 			return -ESRCH;
+		/*
+		 * Until every thread has its entry: no exec with new
+		 * credentials between the check and the adoption (as
+		 * perf_event_open() holds it across its own).
+		 */
+		ret = down_read_killable(&leader->signal->exec_update_lock);
+		if (ret)
+			goto out_task;
 		if (!lwprof_may_trace(leader)) {
 			ret = -EPERM;
-			goto out_task;
+			goto out_exec;
 		}
 	}
 
 	mutex_lock(&lwprof_sessions_mutex);
 	ret = -EBUSY;
-	if (file->private_data ||
-	    (machine && lwprof_nsessions) || rcu_access_pointer(lwprof_machine))
+	if (file->private_data)
+		goto out_unlock;
+	ret = lwprof_make_room(machine, leader);
+	if (ret)
 		goto out_unlock;
 	ret = -ENOMEM;
 	s = lwprof_session_new(machine);
@@ -235,9 +342,8 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 		s->exclude_tgid = current->tgid;
 	s->attach_exec = flags & LWPROF_ATTACH_EXEC;
 	ret = lwprof_probes_get();
-	if (ret) {
-		put_pid_ns(s->pid_ns);
-		kfree(s);
+	if (ret) {	/* attaching the probes failed */
+		lwprof_session_free(s);
 		goto out_unlock;
 	}
 	if (machine)
@@ -256,9 +362,12 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	on_each_cpu(lwprof_ms_cpu_adopt, NULL, 1);
 	atomic_dec(&lwprof_adopting);
 	file->private_data = s;
-	lwprof_nsessions++;
+	list_add(&s->link, &lwprof_sessions);
 out_unlock:
 	mutex_unlock(&lwprof_sessions_mutex);
+out_exec:
+	if (leader)
+		up_read(&leader->signal->exec_update_lock);
 out_task:
 	if (leader)
 		put_task_struct(leader);
@@ -272,8 +381,8 @@ void lwprof_session_release(struct file *file)
 	if (!s)
 		return;
 	mutex_lock(&lwprof_sessions_mutex);
+	list_del(&s->link);
 	lwprof_session_destroy(s);
-	lwprof_nsessions--;
 	mutex_unlock(&lwprof_sessions_mutex);
 }
 
@@ -298,6 +407,7 @@ long lwprof_session_read(struct file *file, struct lwprof_usage_read *req)
 	if (!s)
 		return -EINVAL;
 	mutex_lock(&s->read_mutex);	/* each final record goes out once */
+	lwprof_guard_sweep(s);		/* what may not be read stops first */
 	n = min_t(u32, req->count, LWPROF_READ_MAX);
 	if (n) {
 		recs = kvmalloc_array(n, sizeof(*recs), GFP_KERNEL);
@@ -341,8 +451,10 @@ long lwprof_session_read(struct file *file, struct lwprof_usage_read *req)
 	while (ndone--) {
 		t = done[ndone];
 		t->flags |= LWPROF_T_REPORTED;
-		if (t->flags & LWPROF_T_FREED)
-			list_move(&t->snode, &gone);
+		if (t->flags & LWPROF_T_FREED) {
+			lwprof_thread_unlisted(s, t);
+			list_add(&t->snode, &gone);
+		}
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	list_for_each_entry_safe(t, tmp, &gone, snode) {
@@ -355,6 +467,7 @@ long lwprof_session_read(struct file *file, struct lwprof_usage_read *req)
 	req->live = live;
 	req->lost = atomic64_read(&s->lost);
 	req->now_ns = now;
+	req->stopped = READ_ONCE(s->stopped);
 out:
 	mutex_unlock(&s->read_mutex);
 	kvfree(recs);

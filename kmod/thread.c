@@ -8,6 +8,7 @@
  */
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -18,9 +19,37 @@ DEFINE_HASHTABLE(lwprof_threads, LWPROF_HASH_BITS);
 static DEFINE_RAW_SPINLOCK(lwprof_hash_lock);
 static struct kmem_cache *lwprof_thread_cache;
 
+/* An entry, charged to the caller's memory cgroup (charge.c). */
 struct lwprof_thread *lwprof_thread_alloc(gfp_t gfp)
 {
-	return kmem_cache_zalloc(lwprof_thread_cache, gfp | __GFP_NOWARN);
+	return kmem_cache_zalloc(lwprof_thread_cache,
+				 gfp | __GFP_ACCOUNT | __GFP_NOWARN);
+}
+
+/* t joins, or leaves, s's list of threads (session lock held). */
+void lwprof_thread_listed(struct lwprof_session *s, struct lwprof_thread *t)
+{
+	list_add_tail(&t->snode, &s->threads);
+	s->nthreads++;
+}
+
+void lwprof_thread_unlisted(struct lwprof_session *s, struct lwprof_thread *t)
+{
+	list_del(&t->snode);
+	s->nthreads--;
+}
+
+/*
+ * t's task is freed (sched_process_free, an RCU callback): its buffers
+ * go now, only its totals wait for the owner's read.  No hook can use
+ * them: they are its own and it is gone.
+ */
+void lwprof_thread_spares_free(struct lwprof_thread *t)
+{
+	lwprof_sd_free(t->sd);
+	t->sd = NULL;
+	lwprof_kb_free(t->kb);
+	t->kb = NULL;
 }
 
 /*
@@ -44,7 +73,9 @@ static void lwprof_reserve_fill(struct work_struct *work)
 	bool full = false;
 
 	while (!full) {
-		t = lwprof_thread_alloc(GFP_KERNEL);
+		/* The machine's, not the first session owner's cgroup's. */
+		t = kmem_cache_zalloc(lwprof_thread_cache,
+				      GFP_KERNEL | __GFP_NOWARN);
 		if (!t)
 			return;
 		raw_spin_lock_irqsave(&lwprof_reserve_lock, flags);
@@ -85,15 +116,13 @@ void lwprof_thread_reserve_drain(void)
 	}
 }
 
-/* A new entry for a probe (preemption off), or NULL. */
-struct lwprof_thread *lwprof_thread_alloc_atomic(void)
+/* An entry from the reserve for a probe (preemption off), or NULL. */
+static struct lwprof_thread *lwprof_thread_alloc_atomic(void)
 {
 	struct lwprof_thread *t = NULL;
 	unsigned long flags;
 	bool low;
 
-	if (LWPROF_ALLOC_ATOMIC)
-		return lwprof_thread_alloc(GFP_ATOMIC);
 	raw_spin_lock_irqsave(&lwprof_reserve_lock, flags);
 	if (lwprof_reserve_n)
 		t = lwprof_reserve[--lwprof_reserve_n];
@@ -101,6 +130,29 @@ struct lwprof_thread *lwprof_thread_alloc_atomic(void)
 	raw_spin_unlock_irqrestore(&lwprof_reserve_lock, flags);
 	if (low)
 		schedule_work(&lwprof_reserve_work);	/* raw locks only */
+	return t;
+}
+
+/*
+ * From the fork probe: an entry for a new thread of s, or NULL past its
+ * owner's limit of threads or its memory cgroup's limit (an unprivileged
+ * owner's entries do not reach into the kernel's reserves).  Charged to
+ * that cgroup; where probes may not allocate, the entry comes from the
+ * reserve above, which no user's cgroup pays for: user_threads and
+ * user_sessions bound what one user takes of it.
+ */
+struct lwprof_thread *lwprof_thread_new(struct lwprof_session *s)
+{
+	struct mem_cgroup *old;
+	struct lwprof_thread *t;
+
+	if (s->max_threads && READ_ONCE(s->nthreads) >= s->max_threads)
+		return NULL;
+	if (!LWPROF_ALLOC_ATOMIC)
+		return lwprof_thread_alloc_atomic();
+	old = set_active_memcg(s->memcg);
+	t = lwprof_thread_alloc(s->priv ? GFP_ATOMIC : GFP_NOWAIT);
+	set_active_memcg(old);
 	return t;
 }
 
@@ -113,9 +165,10 @@ struct lwprof_thread *lwprof_thread_alloc_atomic(void)
  * what the workload's own allocations and the kernel's reclaim need: with
  * -S 65536 each is 128 KiB of unreclaimable memory, and 2000 threads
  * asked for 28 MiB of them in the test guest (docs/reliability.md).
- * NULL then, and the caller does without.
+ * NULL then, and the caller does without.  Charged to the memory cgroup
+ * of s's owner (charge.c); freed with the thread's task.
  */
-void *lwprof_spare_alloc(size_t size)
+void *lwprof_spare_alloc(struct lwprof_session *s, size_t size)
 {
 	unsigned long pages = DIV_ROUND_UP(size, PAGE_SIZE);
 
@@ -124,7 +177,7 @@ void *lwprof_spare_alloc(size_t size)
 	if (si_mem_available() < (long)(pages +
 	    (totalram_pages() >> LWPROF_SPARE_FLOOR_SHIFT)))
 		return NULL;
-	return kmalloc(size, LWPROF_NORECLAIM_GFP);
+	return lwprof_charge_alloc(s, size, LWPROF_NORECLAIM_GFP);
 }
 
 static void lwprof_thread_free_rcu(struct rcu_head *head)
@@ -241,6 +294,9 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 	u->ppid = t->ppid;
 	if (t->flags & LWPROF_T_ATTACHED)
 		u->flags |= LWPROF_TU_ATTACHED;
+	if (exited && t->stopped)	/* final since: guard.c */
+		u->flags |= LWPROF_TU_STOPPED |
+			    (u32)t->stopped << LWPROF_TU_WHY_SHIFT;
 	if (exited) {
 		u->flags |= LWPROF_TU_EXITED;
 		u->minflt = t->minflt;

@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "libexp/format.h"
 #include "libexp/internal.h"
+#include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 
@@ -254,6 +256,7 @@ int exp_file_open(const struct exp *x, uint32_t id, struct exp_reader *r,
 		  exp_warn_fn *warn, void *warn_arg)
 {
 	const char *path = exp_file_path(x, id);
+	int err;
 
 	if (!path) {
 		memset(r, 0, sizeof(*r));
@@ -262,7 +265,24 @@ int exp_file_open(const struct exp *x, uint32_t id, struct exp_reader *r,
 			 id);
 		return -ENOENT;
 	}
-	return exp_reader_open(r, AT_FDCWD, path, warn, warn_arg);
+	err = exp_reader_open(r, AT_FDCWD, path, warn, warn_arg);
+	r->progress = x->progress;
+	return err;
+}
+
+void exp_progress_attach(struct exp *x, struct exp_progress *p)
+{
+	uint64_t total = 0;
+	struct stat st;
+	size_t i;
+
+	x->progress = p;
+	for (i = 0; i < x->nfiles; i++)
+		if (!stat(x->files[i].path, &st))
+			total += st.st_size;
+	if (x->samples && !stat(x->samples, &st))
+		total += st.st_size;
+	exp_progress_phase(p, total, "reading %s", x->dir);
 }
 
 int exp_kallsyms(const struct exp *x,

@@ -198,6 +198,13 @@ typedef void exp_warn_fn(void *arg, const char *msg);
  */
 int exp_open(struct exp **xp, const char *dir, unsigned int flags,
 	     exp_warn_fn *warn, void *warn_arg);
+/*
+ * Show the reading of the experiment's record files on progress line p
+ * (libexp/progress.h): a phase of their bytes, which every reader
+ * exp_file_open() opens adds to as it reads on (not its jumps).
+ */
+struct exp_progress;
+void exp_progress_attach(struct exp *x, struct exp_progress *p);
 /* What went wrong at exp_open(). */
 const char *exp_msg(const struct exp *x);
 void exp_close(struct exp *x);

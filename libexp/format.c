@@ -24,6 +24,18 @@ void exp_file_header_init(struct exp_file_header *h, __u32 cpu,
 	h->reg_mask = EXP_X86_64_REG_MASK;
 }
 
+const char *exp_stop_why(unsigned int reason)
+{
+	static const char *const why[LWPROF_STOP_MAX + 1] = {
+		[LWPROF_STOP_EXEC] = "it exec'd a set-ID, file-capability or secure-mode program",
+		[LWPROF_STOP_CREDS] = "its credentials changed: the recording user may not trace it",
+		[LWPROF_STOP_DUMPABLE] = "it made itself non-dumpable",
+		[LWPROF_STOP_REVOKED] = "a privileged session or another user took it",
+	};
+
+	return reason <= LWPROF_STOP_MAX && why[reason] ? why[reason] : "?";
+}
+
 int exp_trace_file_name(const char *name)
 {
 	unsigned int pid, gen;

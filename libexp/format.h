@@ -39,13 +39,15 @@
  * (EXP_REC_GSAMPLE in samples.rec) and log.txt's keys of pauses, limits
  * and the flight recorder; 1.5: the untraced record (libexp/trace.h) and
  * the compact trace record (EXP_REC_TCALL), which replaces types 16 and
- * 18 in new trace files
+ * 18 in new trace files; 1.6: the module's stop record (LWPROF_REC_STOP,
+ * ABI 1.7) and usage.txt's LWPROF_TU_STOPPED flag with its reason
  */
-#define EXP_FILE_MINOR		5
+#define EXP_FILE_MINOR		6
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
 #define EXP_MINOR_TCALL		5	/* the first with EXP_REC_TCALL */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
 #define EXP_MINOR_UNTRACED	5	/* the first with EXP_REC_TRACE_UNTRACED */
+#define EXP_MINOR_STOP		6	/* the first with LWPROF_REC_STOP */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
 /*
@@ -144,5 +146,12 @@ _Static_assert(sizeof(struct exp_rec_gsample) == 128, "format 1.4 size");
  */
 void exp_file_header_init(struct exp_file_header *h, __u32 cpu,
 			  __u32 abi_major, __u32 abi_minor);
+
+/*
+ * Why the recording of a thread stopped (LWPROF_STOP_*, a stop record's
+ * reason or LWPROF_TU_WHY() of usage.txt's flags), in words; "?" for a
+ * reason this lwprof does not know.
+ */
+const char *exp_stop_why(unsigned int reason);
 
 #endif

@@ -29,6 +29,7 @@ struct exp {
 	size_t nfiles;
 	char *samples;		/* samples.rec's path, or NULL */
 	struct exp_stacks *stacks;
+	struct exp_progress *progress;	/* exp_progress_attach()'s */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 #include "libexp/trace.h"
@@ -70,6 +71,8 @@ static int fill(struct exp_reader *r, size_t need)
 			return sys_err(r, -errno, "read: ");
 		r->eof = !n;
 		r->have += n;
+		if (!r->random)
+			exp_progress_add(r->progress, n);
 	}
 	return 0;
 }
@@ -231,6 +234,22 @@ static int check_sample(struct exp_reader *r, struct lwprof_rec_sample *s,
 		s->hdr.size = known;
 	}
 	return 0;
+}
+
+/* A stop record (1.6): no flags, padding zero, a reason (a newer one's too). */
+static int check_stop(struct exp_reader *r, struct lwprof_rec_stop *s)
+{
+	int err = 0;
+
+	if (s->hdr.flags)
+		err = unknown_flags(r, &s->hdr, 0, "stop record");
+	if (!err && s->pad0)
+		err = bad(r, 28, "stop record pad0 0x%x", s->pad0);
+	if (!err && (!s->reason || (s->reason > LWPROF_STOP_MAX && !r->newer)))
+		err = bad(r, 24, "stop record reason %u", s->reason);
+	if (!err && !memchr(s->comm, 0, sizeof(s->comm)))
+		err = bad(r, 32, "stop record name without its NUL");
+	return err;
 }
 
 static int check_mmap(struct exp_reader *r, struct lwprof_rec_mmap *m)
@@ -417,6 +436,11 @@ static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
 	case LWPROF_REC_LOST:
 		err = h->flags ? unknown_flags(r, h, 0, "lost record") : 0;
 		break;
+	case LWPROF_REC_STOP:
+		if (r->hdr.minor < EXP_MINOR_STOP)
+			return 0;	/* not this format's: skipped */
+		err = check_stop(r, (void *)h);
+		break;
 	case EXP_REC_GSAMPLE:
 		if (r->hdr.minor < EXP_MINOR_GSAMPLE)
 			return 0;	/* not this format's: skipped */
@@ -549,6 +573,12 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 	case LWPROF_REC_LOST:
 		known = sizeof(struct lwprof_rec_lost);
 		err = size_fits(r, h, known, "lost record");
+		break;
+	case LWPROF_REC_STOP:
+		if (r->hdr.minor < EXP_MINOR_STOP)
+			break;	/* not this format's type: skipped */
+		known = sizeof(struct lwprof_rec_stop);
+		err = size_fits(r, h, known, "stop record");
 		break;
 	case LWPROF_REC_MMAP:
 		if (size < sizeof(struct lwprof_rec_mmap) + 8 ||

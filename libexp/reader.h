@@ -11,7 +11,8 @@
  *    EXP_REC_MAX), type 0 refused, types it does not know skipped by size;
  *    for the known ones, that the size fits the layout (a sample's frames
  *    and stack, an MMAP's NUL-terminated, NUL-padded path), the flag bits,
- *    a sample's kind and its delta stack copy's layout.
+ *    a sample's kind and its delta stack copy's layout, a stop record's
+ *    reason.
  * Every complaint is "PATH: byte N: what", N the byte offset in the file
  * of the field at fault (PATH as given to exp_reader_open).
  *
@@ -66,6 +67,7 @@ struct exp_reader {
 	uint64_t base;			/* file offset of buf[0] */
 	bool eof;
 	bool random;			/* exp_reader_at() was used */
+	struct exp_progress *progress;	/* the experiment's (exp_file_open) */
 };
 
 /*

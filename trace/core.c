@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -287,7 +288,13 @@ static void process_start(uint32_t event)
 /*
  * LWPROF_TRACE="KINDS,SYNC_NS,STACK" (KINDS: h s i letters) and
  * LWPROF_TRACE_DIR (the experiment), from collect.  Without them the
- * library only passes calls on.
+ * library only passes calls on.  So it does in a program the kernel
+ * started in secure mode (AT_SECURE: set-user-ID, set-group-ID, file
+ * capabilities, an LSM's transition), into which the dynamic linker may
+ * still load it (from a system directory, set-user-ID itself, or
+ * /etc/ld.so.preload): its environment is its caller's, who must get
+ * neither files made with the program's rights where it names nor the
+ * program's memory.  The caller's own exec of it said so (exec.c).
  */
 __attribute__((constructor(101))) static void tr_init(void)
 {
@@ -297,6 +304,8 @@ __attribute__((constructor(101))) static void tr_init(void)
 	unsigned int k = 0;
 
 	tr_in++;
+	if (getauxval(AT_SECURE))
+		v = dir = NULL;
 	if (v && dir && sscanf(v, "%7[hsik],%llu,%llu", kinds, &ns, &stack) == 3 &&
 	    strlen(dir) < sizeof(tr.dir)) {
 		k |= strchr(kinds, 'h') ? TR_HEAP : 0;

@@ -23,7 +23,7 @@
 #include <linux/const.h>
 
 #define LWPROF_ABI_MAJOR	1
-#define LWPROF_ABI_MINOR	6
+#define LWPROF_ABI_MINOR	7
 
 #define LWPROF_DEVICE_NAME	"lwprof"
 #define LWPROF_DEVICE_PATH	"/dev/lwprof"
@@ -65,6 +65,13 @@ struct lwprof_abi_version {
 #define LWPROF_FEAT_KONLY	_BITULL(6)	/* LWPROF_SS_KONLY (1.4) */
 #define LWPROF_FEAT_IRQ		_BITULL(7)	/* LWPROF_SS_IRQ (1.4) */
 #define LWPROF_FEAT_USTATE	_BITULL(8)	/* LWPROF_IOC_USTATE_* (1.5) */
+/*
+ * 1.7: a session stops recording a thread its owner may no longer trace
+ * (LWPROF_REC_STOP, LWPROF_TU_STOPPED) and charges its memory to its
+ * owner; a privileged attach ends an unprivileged session that has what
+ * it needs (LWPROF_STOP_REVOKED) instead of failing with EBUSY.
+ */
+#define LWPROF_FEAT_GUARD	_BITULL(9)
 
 /*
  * Bits of lwprof_abi_version.gaps (1.6): what this kernel keeps the
@@ -83,6 +90,10 @@ struct lwprof_abi_version {
 #define LWPROF_GAP_IRQ_THREADS		_BITULL(4)
 /* no allocation in probes (PREEMPT_RT): no off-CPU frames nor stack deltas */
 #define LWPROF_GAP_ATOMIC_ALLOC		_BITULL(5)
+/* 1.7: perf_event_mlock_kb unreadable: the locked-memory budget is 516 KiB */
+#define LWPROF_GAP_MLOCK		_BITULL(6)
+/* 1.7: the LSM's perf hook not found: counters need CAP_PERFMON */
+#define LWPROF_GAP_PERF_LSM		_BITULL(7)
 
 /*
  * Microstates: Solaris's ten LMS_* states, in Solaris's order.  Every
@@ -127,10 +138,27 @@ struct lwprof_abi_version {
  * With LWPROF_ATTACH_MACHINE (pid 0): every thread of the machine; needs
  * CAP_PERFMON or CAP_SYS_ADMIN.
  *
- * One session per file; -EBUSY if this file already has one, or if a
- * thread is already accounted by another session (a thread belongs to at
- * most one session, and a machine session excludes all others).  Closing
- * the file ends the session.
+ * One session per file; -EBUSY if this file already has one.  A thread
+ * belongs to at most one session, and a machine session excludes all
+ * others: -EBUSY when the attach needs what another session has, unless
+ * (1.7) that session's owner had neither CAP_PERFMON nor CAP_SYS_ADMIN
+ * and the caller has one of them or is another user: then that session
+ * ends (LWPROF_STOP_REVOKED: its READ_USAGE says so and its rings get a
+ * LWPROF_REC_STOP record with pid 0) and the attach goes on.
+ * 1.7: a caller without CAP_PERFMON or CAP_SYS_ADMIN holds a limited
+ * number of sessions (-EUSERS beyond: the module parameter
+ * user_sessions), and the module parameter user_access may refuse it
+ * sessions altogether (-EACCES; docs/design/security.md).  Closing the file ends
+ * the session.
+ *
+ * 1.7: a thread whose credentials change so that the session's owner
+ * could no longer ptrace it (an exec of a set-user-ID, set-group-ID or
+ * file-capability program, or one the kernel runs in secure mode; a
+ * setuid() or capset(); prctl(PR_SET_DUMPABLE, 0)) stops being recorded
+ * at once, for sessions whose owner had none of CAP_PERFMON,
+ * CAP_SYS_ADMIN and CAP_SYS_PTRACE: its record is final from then on
+ * (LWPROF_TU_STOPPED), it makes no packet, and the threads it creates
+ * are not followed.
  */
 #define LWPROF_ATTACH_MACHINE	_BITUL(0)
 /* 1.1: a machine session leaves out the caller's own process (a recorder). */
@@ -162,6 +190,13 @@ struct lwprof_attach {
  */
 #define LWPROF_TU_EXITED	_BITUL(0)	/* final record; not read again */
 #define LWPROF_TU_ATTACHED	_BITUL(1)	/* existed before the attach */
+/*
+ * 1.7, with EXITED: not an exit, the session stopped recording the thread
+ * (end_ns is when); LWPROF_TU_WHY() of flags is why, a LWPROF_STOP_*.
+ */
+#define LWPROF_TU_STOPPED	_BITUL(2)
+#define LWPROF_TU_WHY_SHIFT	8
+#define LWPROF_TU_WHY(flags)	(((flags) >> LWPROF_TU_WHY_SHIFT) & 0xff)
 
 struct lwprof_thread_usage {
 	__u32 pid;		/* thread-group id */
@@ -189,8 +224,10 @@ struct lwprof_thread_usage {
  * Out: count = entries written; total = threads the session held when the
  *      read began (live, plus exited ones not read before; the exited
  *      records returned by this read are included); live = of those,
- *      still running; lost = threads not accounted for lack of memory;
- *      now_ns.
+ *      still running; lost = threads not accounted for lack of memory
+ *      (1.7: or beyond the session's limit of threads); now_ns; 1.7:
+ *      stopped = LWPROF_STOP_REVOKED once another session ended this one
+ *      (its threads' records are final then), else 0.
  * Live threads are reported with their usage so far; one forked but not
  * yet woken (its accounting and start_ns begin at its first wakeup) is in
  * total and live, with no record yet.  An exited thread's
@@ -207,7 +244,9 @@ struct lwprof_usage_read {
 	__u32 live;
 	__u64 lost;
 	__u64 now_ns;
-	__u64 reserved[4];
+	__u32 stopped;		/* out, 1.7; in: zero */
+	__u32 pad0;
+	__u64 reserved[3];
 };
 
 #define LWPROF_IOC_READ_USAGE \
@@ -341,7 +380,8 @@ struct lwprof_sample_stop {
  *      thread must be accounted by a session (-ESRCH otherwise); -ENOSPC
  *      when every slot is taken; -EINVAL if area is not the start of such
  *      a mapping of this process.  A thread has one slot at a time: a
- *      second claim (after an exec, say) gives up the first.
+ *      second claim gives up the first, and (1.7) so does an exec: the
+ *      new program claims again.
  *
  * While the thread is accounted, the module writes its slot at every
  * return to user mode: its accumulators and the time of its last change,

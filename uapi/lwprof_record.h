@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * lwprof records (ABI 1.1, 1.2: delta stack copies, 1.4: off-CPU kernel
- * stacks, idle and interrupt packets): what the module writes into its per-CPU rings,
+ * stacks, idle and interrupt packets, 1.7: stop records): what the module
+ * writes into its per-CPU rings,
  * and what the recorder copies, byte for byte, into an experiment's
  * cpu.N.rec files (after the file header of libexp/format.h; the
  * experiment's format, and how readers treat records of a newer one, is
@@ -61,6 +62,7 @@ struct lwprof_rec {
 #define LWPROF_REC_TASK		2	/* struct lwprof_rec_task */
 #define LWPROF_REC_MMAP		3	/* struct lwprof_rec_mmap */
 #define LWPROF_REC_LOST		4	/* struct lwprof_rec_lost */
+#define LWPROF_REC_STOP		5	/* 1.7: struct lwprof_rec_stop */
 
 /*
  * The user registers of a sample, in the DWARF register order of x86-64
@@ -239,6 +241,28 @@ struct lwprof_rec_lost {
 	__u64 lost;
 	__u32 cpu;
 	__u32 pad0;
+};
+
+/*
+ * 1.7: the session stopped recording thread tid of pid at time_ns, for
+ * reason; pid and tid 0: the whole session (REVOKED).  Nothing of the
+ * thread follows (its last clock packet, LWPROF_RS_EXIT, came just
+ * before), nor of the threads it creates.  comm is its name then.
+ */
+#define LWPROF_STOP_EXEC	1	/* exec'd set-ID, file-caps, secure mode */
+#define LWPROF_STOP_CREDS	2	/* its credentials changed: the owner may not trace it */
+#define LWPROF_STOP_DUMPABLE	3	/* it made itself non-dumpable */
+#define LWPROF_STOP_REVOKED	4	/* a privileged session or another user took it */
+#define LWPROF_STOP_MAX		4
+
+struct lwprof_rec_stop {
+	struct lwprof_rec hdr;	/* flags zero */
+	__u64 time_ns;
+	__u32 pid;
+	__u32 tid;
+	__u32 reason;		/* LWPROF_STOP_* */
+	__u32 pad0;
+	char comm[16];
 };
 
 #endif /* _UAPI_LWPROF_RECORD_H */

@@ -14,6 +14,8 @@
 #include "analyzer/cmd/print.h"
 #include "analyzer/export/export.h"
 #include "analyzer/load/load.h"
+#include "libexp/nearest.h"
+#include "libexp/progress.h"
 
 struct prun;
 
@@ -342,72 +344,6 @@ static const struct pcmd pcmds[] = {
 #define NPCMDS (sizeof(pcmds) / sizeof(pcmds[0]))
 
 /*
- * Edit distance of a and b (insertions, deletions, substitutions and
- * swaps of two neighbours, each 1), 99 for names too long to be ours:
- * how far a mistyped name is from a known one.
- */
-static int distance(const char *a, const char *b)
-{
-	int la = strlen(a), lb = strlen(b), i, j;
-	int d[3][64], *prev2 = d[0], *prev = d[1], *cur = d[2], *t;
-
-	if (la > 62 || lb > 62)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (j = 1; j <= lb; j++) {
-			int c = prev[j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (prev[j] + 1 < c)
-				c = prev[j] + 1;
-			if (cur[j - 1] + 1 < c)
-				c = cur[j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < c)
-				c = prev2[j - 2] + 1;
-			cur[j] = c;
-		}
-		t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[lb];
-}
-
-/*
- * The nearest of n names (each stride bytes after the one before, the
- * first at names) that ok takes (NULL: all) to a mistyped name, if near
- * enough to be what was meant: at most a third of its letters off;
- * else NULL.
- */
-static const char *nearest(const char *name, const void *names, size_t n,
-			   size_t stride, bool (*ok)(const char *))
-{
-	const char *best = NULL;
-	int bd = 99;
-	size_t i;
-
-	while (*name == '-')
-		name++;
-	for (i = 0; i < n; i++) {
-		const char *c = *(const char *const *)((const char *)names + i * stride);
-		int d;
-
-		if (ok && !ok(c))
-			continue;
-		d = distance(name, c);
-		if (d < bd) {
-			bd = d;
-			best = c;
-		}
-	}
-	return best && bd * 3 <= (int)strlen(best) ? best : NULL;
-}
-
-/*
  * A command by its name or, as er_print takes them, by a prefix of one
  * name alone ("func" is functions; "f" could be functions, fsingle or
  * filters: none, *amb set).
@@ -470,7 +406,7 @@ static void no_cmd(const char *prog, const char *name, const char *what,
 		fprintf(stderr, " (%s)\n", hint);
 		return;
 	}
-	best = nearest(name, &pcmds[0].name, NPCMDS, sizeof(pcmds[0]), ok);
+	best = exp_nearest_name(name, &pcmds[0].name, NPCMDS, sizeof(pcmds[0]), ok);
 	if (best)
 		fprintf(stderr, "%s: '%s' is not a %s; did you mean -%s? (%s)\n",
 			prog, name, what, best, hint);
@@ -599,7 +535,7 @@ static int export_args(int argc, char **argv, struct export_args *xa, int *next)
 		} else if (!xa->x && argv[i][0] != '-') {
 			xa->x = an_export_find(argv[i]);
 			if (!xa->x) {
-				const char *best = nearest(argv[i], &an_export_fmts[0].name,
+				const char *best = exp_nearest_name(argv[i], &an_export_fmts[0].name,
 							   an_export_nfmts,
 							   sizeof(an_export_fmts[0]), NULL);
 
@@ -635,6 +571,7 @@ int cmd_print(int argc, char **argv)
 	struct prun pr = { &an, &vs, &out, 0, NULL };
 	struct export_args xa = { NULL };
 	const char *prog = "lwprof print";
+	struct exp_progress progress;
 
 	an_out_mode(&out, AN_PM_TEXT, ',');
 	if (!todo || !exps) {
@@ -711,11 +648,16 @@ int cmd_print(int argc, char **argv)
 	for (i = 0; i < ntodo; i++)
 		if (!strcmp(todo[i].c->name, "inline"))
 			an.inline_funcs = !strcmp(todo[i].arg, "on");
+	/* reading and unwinding: a progress line on a terminal, gone after */
+	exp_progress_init(&progress, 2, prog);
+	ctx.progress = &progress;
 	err = 0;
 	for (i = 0; i < nexp && !err; i++)
 		err = an_load(&an, exps[i]);
 	if (!err)
 		err = an_finish(&an);
+	exp_progress_end(&progress);
+	ctx.progress = NULL;
 	if (err) {
 		fprintf(stderr, "%s: %s\n", prog, ctx.err);
 		status = 1;

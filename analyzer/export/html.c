@@ -30,6 +30,7 @@ struct hx {
 	uint32_t *fid;		/* per function: its page number, or UINT32_MAX */
 	uint32_t *tid;		/* per tree node: its page number, or UINT32_MAX */
 	uint32_t nf, nt;
+	uint64_t npackets, ncalls;	/* selected: clock and counter packets, traced calls */
 };
 
 /* A base vector as the page's metrics' raw values. */
@@ -84,8 +85,10 @@ static void put_metrics(struct hx *x)
 		html_json_str(x->o, mt->kw);
 		fprintf(x->o, ",\"title\":");
 		html_json_str(x->o, mt->title);
-		fprintf(x->o, ",\"time\":%s,\"div\":%.17g,\"state\":%d,\"flags\":%u,\"bases\":[",
-			mt->as_time ? "true" : "false", mt->div, st, mt->flags);
+		fprintf(x->o, ",\"time\":%s,\"unit\":\"%s\",\"div\":%.17g,\"state\":%d,\"flags\":%u,\"bases\":[",
+			mt->as_time ? "true" : "false",
+			mt->unit == AN_U_BYTES ? "bytes" : mt->as_time ? "s" : "events",
+			mt->div, st, mt->flags);
 		for (uint32_t b = 0; b < mt->nbases; b++)
 			fprintf(x->o, b ? ",%u" : "%u", mt->bases[b]);
 		fprintf(x->o, "]}");
@@ -262,8 +265,8 @@ static void put_title(struct hx *x)
 	fprintf(x->o, ",\"filter\":");
 	html_json_str(x->o, an_filter_desc(x->set->filter, desc, sizeof(desc)));
 	fprintf(x->o, ",\"tmin\":%" PRIu64 ",\"tspan\":%" PRIu64 ",\"samples\":%" PRIu64
-		",\"inline\":%s,\"exps\":[", an->tmin,
-		an->tmax > an->tmin ? an->tmax - an->tmin : 0, x->g.nsamples,
+		",\"calls\":%" PRIu64 ",\"inline\":%s,\"exps\":[", an->tmin,
+		an->tmax > an->tmin ? an->tmax - an->tmin : 0, x->npackets, x->ncalls,
 		an->inline_funcs ? "true" : "false");
 	for (i = 0; i < an->exps.n; i++) {
 		if (i)
@@ -273,10 +276,34 @@ static void put_title(struct hx *x)
 	fputc(']', x->o);
 }
 
+/*
+ * What the summary counts, as -header does: the selected clock and
+ * counter packets (a packet split in two once), and apart from them the
+ * traced calls (a leak is no call of its own).
+ */
+static void count(struct hx *x)
+{
+	struct an *an = x->an;
+	struct an_filter *f = x->set->filter;
+	size_t i;
+
+	for (i = 0; i < an->s.n; i++)
+		if (!(an->s.part[i] & AN_PART_CONT) && !an_sample_traced(an, i) &&
+		    (!f || an_filter_pass(an, f, i)))
+			x->npackets++;
+	for (i = 0; i < an->tev.n; i++) {
+		uint32_t s = AN_VEC(an->tev, struct an_tev, i).sample;
+
+		if (s != UINT32_MAX && (!f || an_filter_pass(an, f, s)))
+			x->ncalls++;
+	}
+}
+
 static int put_data(struct hx *x)
 {
 	int err;
 
+	count(x);
 	put_title(x);
 	put_metrics(x);
 	put_funcs(x);

@@ -479,18 +479,6 @@ static int by_ts(const void *a, const void *b)
 	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
-/* Is sample i a traced call's (its values are a call's, not a packet's)? */
-static bool traced(struct an *an, size_t i)
-{
-	const uint32_t *l = an_layout(an, an->s.layout[i]);
-	uint32_t j;
-
-	for (j = 1; j <= l[0]; j++)
-		if (AN_VEC(an->bases, struct an_base, l[j]).kind == AN_B_TRACE)
-			return true;
-	return false;
-}
-
 /*
  * The PerfSamples: a packet's (of a split one, its whole-stack part,
  * CONT), not a traced call's; their stacks marked in node_used.
@@ -502,7 +490,7 @@ static void samples(struct pf *p, const size_t *idx, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!(an->s.part[idx[i]] & AN_PART_USER) && !traced(an, idx[i])) {
+		if (!(an->s.part[idx[i]] & AN_PART_USER) && !an_sample_traced(an, idx[i])) {
 			node_used[an->s.stack[idx[i]]] = 1;
 			event(p, an->s.time[idx[i]], E_SAMPLE, idx[i], 0);
 		}

@@ -168,6 +168,8 @@ int an_load(struct an *an, const char *dir)
 	if (err)
 		return an_errf(an, err, "%s", e->x ? exp_msg(e->x) : "out of memory");
 	e->log = exp_info(e->x);
+	if (an->run->progress)
+		exp_progress_attach(e->x, an->run->progress);
 	if (!exp_usage(e->x, &e->usage, &e->nusage) &&
 	    exp_usage_expected(e->log))
 		an_warn(an, "%s/" EXP_USAGE ": missing: no precise totals for -statistics",

@@ -467,6 +467,32 @@ static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 	return 0;
 }
 
+/* 1.6: the session stopped recording a thread, or (pid 0) ended. */
+static int do_stop(struct rec_ctx *c, const struct lwprof_rec_stop *r)
+{
+	struct an_thread *th;
+	uint32_t thr;
+
+	time_check(c, r->time_ns);
+	if (!r->pid) {
+		c->e->revoked = r->reason;
+		c->e->revoked_ns = r->time_ns;
+		return 0;
+	}
+	thr = an_thread_get(c->an, c->exp, r->pid, r->tid);
+	if (thr == UINT32_MAX)
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	th = &AN_VEC(c->an->threads, struct an_thread, thr);
+	th->stop_reason = r->reason;
+	th->stop_ns = r->time_ns;
+	if (!th->has_comm) {
+		memcpy(th->comm, r->comm, sizeof(th->comm) - 1);
+		th->comm_ns = r->time_ns;
+		th->has_comm = true;
+	}
+	return 0;
+}
+
 static int do_mmap(struct rec_ctx *c, const struct lwprof_rec_mmap *r)
 {
 	const char *path = r->path;
@@ -601,6 +627,10 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		c->e->lost_read += l->lost;
 		return 0;
 	}
+	case LWPROF_REC_STOP:
+		if (c->rd.hdr.minor < EXP_MINOR_STOP)
+			return 0;	/* not this format's: skipped */
+		return do_stop(c, (const void *)p);
 	default:
 		return 0;	/* a later minor's record: skip by size */
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyzer/model/model.h"
+#include "libexp/progress.h"
 
 int an_vec_grow(struct an_vec *v, size_t need)
 {
@@ -184,6 +185,7 @@ void an_warn(struct an *an, const char *fmt, ...)
 {
 	va_list ap;
 
+	exp_progress_end(an->run->progress);	/* not on the progress line */
 	fprintf(stderr, "lwprof print: warning: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

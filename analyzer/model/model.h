@@ -191,6 +191,8 @@ struct an_exp {
 	uint64_t paused_ns;
 	uint64_t dropped_paused;	/* packets wholly in paused time */
 	struct exp_untraced_list untraced;	/* 1.5: programs not traced */
+	uint32_t revoked;	/* 1.6: the session was ended by another (why) */
+	uint64_t revoked_ns;
 };
 
 /*
@@ -230,6 +232,8 @@ struct an_thread {
 	uint32_t last_clock;	/* sample index of the latest clock packet */
 	uint64_t last_clock_ns;
 	bool has_last;
+	uint32_t stop_reason;	/* 1.6: LWPROF_STOP_*: not recorded from stop_ns */
+	uint64_t stop_ns;
 };
 
 /* One mapping of an address space. */
@@ -412,6 +416,7 @@ struct an_run {
 	unsigned long unwind_differ;
 	bool unwind_check;
 	double unwind_secs;	/* CPU time of an_unwind_all */
+	struct exp_progress *progress;	/* a terminal's progress line, or NULL */
 };
 
 /*
@@ -495,6 +500,21 @@ static inline const uint32_t *an_layout(const struct an *an, uint32_t id)
 {
 	return (const uint32_t *)an->lay.items.p +
 	       ((const uint32_t *)an->lay.first.p)[id];
+}
+
+/*
+ * Is sample i a traced call's (or a leak's): values of a call, not of a
+ * clock or counter packet?
+ */
+static inline bool an_sample_traced(const struct an *an, size_t i)
+{
+	const uint32_t *l = an_layout(an, an->s.layout[i]);
+	uint32_t j;
+
+	for (j = 1; j <= l[0]; j++)
+		if (((const struct an_base *)an->bases.p)[l[j]].kind == AN_B_TRACE)
+			return true;
+	return false;
 }
 
 /* Task events that shape address spaces: exec (new), fork (inherit). */

@@ -52,11 +52,75 @@ static void header_backend(FILE *o, const struct an_exp *e)
 	}
 }
 
+/* Seconds from e's start to t (its clock; 0 before it). */
+static double exp_secs(const struct an_exp *e, uint64_t t)
+{
+	return t > e->log->start_ns ? (t - e->log->start_ns) / 1e9 : 0.0;
+}
+
+/* usage.txt's record of pid/tid in e, if it says the recording stopped. */
+static const struct exp_usage *usage_stopped(const struct an_exp *e,
+					    uint32_t pid, uint32_t tid)
+{
+	size_t u;
+
+	for (u = 0; u < e->nusage; u++) {
+		const struct exp_usage *us = &e->usage[u];
+
+		if (us->pid == pid && us->tid == tid &&
+		    (us->flags & LWPROF_TU_STOPPED))
+			return us;
+	}
+	return NULL;
+}
+
+/*
+ * 1.6: the threads whose recording stopped because the recording user
+ * could no longer trace them (their stop records, or for those with
+ * none, usage.txt), and a session that another one ended.
+ */
+static void header_stops(struct an *an, size_t e, FILE *o)
+{
+	const struct an_exp *x = &AN_VEC(an->exps, struct an_exp, e);
+	size_t i, u;
+
+	if (x->revoked)
+		fprintf(o, "  Session ended:  at %.3f s: %s\n",
+			exp_secs(x, x->revoked_ns), exp_stop_why(x->revoked));
+	for (i = 0; i < an->threads.n; i++) {
+		const struct an_thread *t = &AN_VEC(an->threads, struct an_thread, i);
+
+		if (t->exp == e && t->stop_reason)
+			fprintf(o, "  Not recorded:   pid %u tid %u (%s) from %.3f s on: %s\n",
+				t->pid, t->tid, t->comm[0] ? t->comm : "?",
+				exp_secs(x, t->stop_ns), exp_stop_why(t->stop_reason));
+	}
+	for (u = 0; u < x->nusage; u++) {
+		const struct exp_usage *us = &x->usage[u];
+		bool seen = false;
+
+		if (!(us->flags & LWPROF_TU_STOPPED))
+			continue;
+		for (i = 0; i < an->threads.n && !seen; i++) {
+			const struct an_thread *t = &AN_VEC(an->threads, struct an_thread, i);
+
+			seen = t->exp == e && t->stop_reason && t->pid == us->pid &&
+			       t->tid == us->tid;
+		}
+		if (!seen)
+			fprintf(o, "  Not recorded:   pid %u tid %u (%s) from %.3f s on: %s\n",
+				us->pid, us->tid, us->comm[0] ? us->comm : "?",
+				exp_secs(x, us->end_ns),
+				exp_stop_why(LWPROF_TU_WHY(us->flags)));
+	}
+}
+
 int an_view_header(struct an *an, const struct an_settings *vs,
 		   struct an_out *out)
 {
 	FILE *o = out->f;
 	size_t i, k;
+	uint64_t ncalls;
 	bool capped;
 	int c;
 
@@ -100,10 +164,18 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 				e->log->sync_calibration ? e->log->sync_calibration : "",
 				e->log->sync_calibration ? ")" : "");
 		header_backend(o, e);
-		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, %" PRIu64 " lost\n",
-			e->nrecords, e->nsamples,
+		ncalls = 0;	/* a traced call with a stack is read as a sample */
+		for (k = 0; k < an->tev.n; k++)
+			ncalls += AN_VEC(an->tev, struct an_tev, k).exp == i &&
+				  AN_VEC(an->tev, struct an_tev, k).sample != UINT32_MAX;
+		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, ",
+			e->nrecords, e->nsamples - ncalls);
+		if (ncalls)
+			fprintf(o, "%" PRIu64 " traced calls, ", ncalls);
+		fprintf(o, "%" PRIu64 " lost\n",
 			e->log->lost > e->lost_read ? e->log->lost : e->lost_read);
 		fprintf(o, "  Exit:           %s\n", e->log->exit ? e->log->exit : "?");
+		header_stops(an, i, o);
 		if (e->gs.n)
 			fprintf(o, "  Sample packets: %zu, recording paused %.3f s (%" PRIu64 " packets in paused time left out)\n",
 				e->gs.n, e->paused_ns / 1e9, e->dropped_paused);
@@ -363,12 +435,23 @@ int an_view_thread_list(struct an *an, const struct an_settings *vs,
 		"PID", "TID", "Name", "Samples", "First (s)", "Last (s)");
 	for (i = 0; i < an->threads.n; i++) {
 		struct an_thread *t = &AN_VEC(an->threads, struct an_thread, i);
+		const struct an_exp *e = &AN_VEC(an->exps, struct an_exp, t->exp);
+		const struct exp_usage *us = usage_stopped(e, t->pid, t->tid);
+		unsigned int why = t->stop_reason ? t->stop_reason :
+				   us ? LWPROF_TU_WHY(us->flags) : 0;
+		uint64_t at = t->stop_reason ? t->stop_ns : us ? us->end_ns : 0;
 
-		fprintf(out->f, "%6zu %4u %8u %8u %-16s %10" PRIu64 " %12.6f %12.6f\n",
+		fprintf(out->f, "%6zu %4u %8u %8u %-16s %10" PRIu64 " %12.6f %12.6f",
 			i + 1, t->exp + 1, t->pid, t->tid, t->comm[0] ? t->comm : "?",
 			t->nsamples,
 			t->nsamples ? (t->first_ns - an->tmin) / 1e9 : 0.0,
 			t->nsamples ? (t->last_ns - an->tmin) / 1e9 : 0.0);
+		/* 1.6: the recording user could no longer trace it */
+		if (why)
+			fprintf(out->f, "  not recorded from %.6f s: %s",
+				at > an->tmin ? (at - an->tmin) / 1e9 : 0.0,
+				exp_stop_why(why));
+		fputc('\n', out->f);
 	}
 	return 0;
 }

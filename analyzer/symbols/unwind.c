@@ -28,6 +28,7 @@
 
 #include "analyzer/symbols/internal.h"
 #include "libexp/format.h"
+#include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
 #include "libexp/stack.h"
@@ -400,11 +401,15 @@ int an_unwind_all(struct an *an)
 		return an_errf(an, -ENOMEM, "out of memory");
 	}
 
+	exp_progress_phase(an->run->progress, an->ld->deferred.n,
+			   "unwinding %zu stacks", an->ld->deferred.n);
 	for (i = 0; i < an->ld->deferred.n; i++) {
 		struct an_unw_ref *r = &AN_VEC(an->ld->deferred, struct an_unw_ref, i);
 		const uint8_t *rec = read_record(an, r, f);
 		uint8_t *owned = NULL;
 
+		if (!(i & 1023))
+			exp_progress_add(an->run->progress, i ? 1024 : 0);
 		if (rec)	/* a delta copy rebuilt (libexp/stack.h) */
 			rec = exp_stack_whole(exp_stacks(AN_VEC(an->exps, struct an_exp,
 								r->exp).x),
@@ -418,6 +423,7 @@ int an_unwind_all(struct an *an)
 		if (err)
 			break;
 	}
+	exp_progress_end(an->run->progress);
 	rdfile_close(f);
 	free(f);
 	an_htab_free(&nocfi);

@@ -4,10 +4,11 @@
 # tests/progs/phases calls the collector API around three CPU
 # phases of known thread CPU time (it prints what each took): the packets
 # carry its names, -sample_select of a phase gives that phase's CPU time,
-# the paused phase is in no metric; -S packets come every interval; -l and
-# -y signals sent from the shell, to the command and to collect, record
-# packets and pause and resume; -t START-END records a window of a
-# command; -L stops at its size while the command runs on.
+# the paused phase is in no metric and costs the others no caller; -S
+# packets come every interval; -l and -y signals sent from the shell, to
+# the command and to collect, record packets and pause and resume; -t
+# START-END records a window of a command; -L stops at its size while the
+# command runs on.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"
 
@@ -71,6 +72,13 @@ check "$got" = "$burn3" "-filters 'SAMPLE == N' selects as -sample_select: burn3
 got=$(fcpu api.er burn2)
 near "$got" 0 12
 check $? -eq 0 "the paused phase (burn2, ${p2} ms) is in no metric: $got s"
+# and costs no caller: a packet it leaves out still hands its stack copy
+# to the reader, the base of the delta copies after the resume
+err=$("$LWPROF" print -functions api.er 2>&1 >/dev/null)
+check "$(grep -c 'without their base' <<<"$err")" -eq 0 "no delta copy without its base across the pause ($err)"
+got=$(fcpu api.er main)
+check "$(awk -v m="$got" -v a="$burn1" -v b="$burn3" 'BEGIN { print (m >= a + b - 0.001) }')" -eq 1 \
+	"main's inclusive CPU $got s holds burn1's and burn3's ($burn1 + $burn3 s)"
 # from phase1 to done (the loading before it and the exit after it are
 # the program's too, slow in a TCG guest)
 sel=$(sample api.er phase1)-$(($(sample api.er done) - 1))

@@ -102,6 +102,38 @@ static void *ustate_checks(int fd)
 }
 
 /*
+ * ABI 1.7: READ_USAGE's stopped and pad0 are zero going in (stopped is
+ * out: 0 while no other session ended this one).
+ */
+static void usage_checks(void)
+{
+	struct lwprof_attach a = { .pid = getpid() };
+	struct lwprof_thread_usage tu[4];
+	struct lwprof_usage_read r;
+	int fd = open(LWPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, LWPROF_IOC_ATTACH, &a)) {
+		t_check(0, "a session on this process (%s)", strerror(errno));
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.buf = (uintptr_t)tu;
+	r.count = 4;
+	r.stopped = 1;
+	t_errno(ioctl(fd, LWPROF_IOC_READ_USAGE, &r), EINVAL,
+		"READ_USAGE: stopped set going in");
+	r.stopped = 0;
+	r.pad0 = 1;
+	t_errno(ioctl(fd, LWPROF_IOC_READ_USAGE, &r), EINVAL,
+		"READ_USAGE: non-zero pad0");
+	r.pad0 = 0;
+	t_check(!ioctl(fd, LWPROF_IOC_READ_USAGE, &r) && r.count >= 1 &&
+		!r.stopped, "READ_USAGE: %u records, stopped %u", r.count,
+		r.stopped);
+	close(fd);
+}
+
+/*
  * The gaps this kernel must report, from what it says of itself: a
  * PREEMPT_RT kernel says so in its version (uname -v: "SMP PREEMPT_RT";
  * softirqs and device interrupts in threads, no allocation in probes);
@@ -196,6 +228,7 @@ int main(void)
 		"unreadable argument");
 
 	area = ustate_checks(fd);
+	usage_checks();
 
 	/* A module in use must not unload. */
 	t_errno(syscall(SYS_delete_module, "lwprof", O_NONBLOCK), EWOULDBLOCK,

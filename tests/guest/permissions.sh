@@ -16,6 +16,43 @@ out=$(nobody "$try" self)
 check "$out" = ok "nobody attaching to its own process works"
 out=$(nobody "$try" -m)
 check "$out" = EPERM "nobody attaching to the machine -> EPERM"
+out=$(nobody "$try" 1)
+check "$out" = EPERM "nobody attaching to pid 1 -> EPERM"
+# Its own process, once non-dumpable (as ssh-agent makes itself): not its.
+tmp=$(mktemp -d /tmp/permissions.XXXXXX) && chmod 755 "$tmp" || exit 1
+head -c 32 /dev/urandom >"$tmp/secret" && chmod 644 "$tmp/secret"
+bg_nobody "$LWPROF_BUILD/tests/progs/secret_spin" -n "$tmp/secret" 30 >/dev/null
+nd=$bg_pid
+started "$nd" secret_spin
+for ((i = 0; i < 200; i++)); do	# non-dumpable: its files are root's
+	[ "$(stat -c %u "/proc/$nd/stat")" = 0 ] && break
+	sleep 0.05
+done
+out=$(nobody "$try" "$nd")
+check "$out" = EPERM "nobody attaching to its own non-dumpable process -> EPERM"
+kill "$nd"; wait "$nd" 2>/dev/null
+
+# PID reuse: a session holds threads, not numbers.  Its process exits,
+# another gets its pid; the session's records are the first one's alone.
+bg_nobody sleep 2 && a=$bg_pid
+started "$a" sleep
+nobody "$LWPROF_BUILD/tests/progs/hold_session" "$a" 5 >"$tmp/reuse" & h=$!
+for ((i = 0; i < 200; i++)); do grep -q . "$tmp/reuse" && break; sleep 0.05; done
+check "$(head -n 1 "$tmp/reuse")" = attached "nobody holds a session on its sleep"
+wait "$a"
+echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
+"$LWPROF_BUILD/tests/progs/spin" 3 & b=$!
+wait "$h"
+if [ "$b" = "$a" ]; then
+	recs=$(grep "^thread $a $a " "$tmp/reuse")
+	check "$(grep -c . <<<"$recs")" = 1 "pid $a reused: the session has one record of it"
+	check "$(cut -d' ' -f5 <<<"$recs")" = sleep "  the first process's (sleep, not spin)"
+	check "$(( $(cut -d' ' -f4 <<<"$recs") & 1 ))" = 1 "  and it is its final one"
+else
+	echo "# pid $a was not reused ($b): the PID reuse check is left out"
+fi
+kill "$b" 2>/dev/null; wait "$b" 2>/dev/null
+rm -rf "$tmp"
 out=$("$try" "$root_pid")
 check "$out" = ok "root attaching to a root process works"
 out=$("$try" -m)

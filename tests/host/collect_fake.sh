@@ -168,6 +168,18 @@ err=$(lw collect -o opt.er true 2>&1); rc=$?
 check $rc -eq 1 "-o of an existing experiment exits 1"
 check "$err" = "lwprof collect: opt.er already exists; choose another -o" "and says so"
 
+# On a terminal, the archiving at the end shows its progress, then erases it.
+if command -v script >/dev/null; then
+	e=$(LD_PRELOAD=$fake LWPROF_DEVICE=/dev/null LWPROF_PROGRESS=now \
+		script -qfec "$LWPROF collect -o prog.er true" /dev/null </dev/null | tr '\r\033' '|~')
+	n=$(wc -l <prog.er/archives/index.txt)
+	grep -q "|lwprof collect: archiving [0-9]* objects: *0%~\[K" <<<"$e"
+	check $? -eq 0 "a terminal: the archiving's progress line ($(grep -o 'archiving [0-9]* objects' <<<"$e"), $n archived)"
+	check "$(grep -c '|~\[Klwprof collect: prog.er: ' <<<"$e")" -eq 1 "  erased before the last line"
+	e=$(lw collect -o prog2.er true 2>&1)
+	check "$(grep -c $'\r' <<<"$e")" -eq 0 "no terminal: no progress line"
+fi
+
 # Exit causes.
 lw collect -o segv.er sh -c 'ulimit -c 0; kill -SEGV $$' 2>/dev/null
 check $? -eq 139 "a command killed by SIGSEGV -> 139"

@@ -78,7 +78,7 @@ ui=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir
 	--window-size=1400,1000 --virtual-time-budget=10000 --dump-dom "file://$PRINT_OUT/ui.html" 2>/dev/null |
 	sed -n '/<pre id="ui-test">/,/<\/pre>/p' | sed 's|<[^>]*>||g; s|&gt;|>|g; s|&lt;|<|g; s|&amp;|\&|g')
 printf '%s\n' "$ui" | grep -E '^(ok|FAIL): ' | sed 's/^/ui: /; s/^ui: FAIL: /FAIL: ui: /'
-check "$(grep -c '^ok: ' <<<"$ui"),$(grep -c '^FAIL: ' <<<"$ui")" = 17,0 "ui: the user's 17 checks pass"
+check "$(grep -c '^ok: ' <<<"$ui"),$(grep -c '^FAIL: ' <<<"$ui")" = 24,0 "ui: the user's 24 checks pass"
 
 # the flame graph's search: G's share of the user time, and A's of the counter
 d=$(dom "file://$page#metric=user&search=%5EG%24")
@@ -131,6 +131,102 @@ check "$(grep -o 'data-tid="700" data-ns="[0-9]*"' <<<"$d")" = 'data-tid="700" d
 	"timeline: 50 ms, 40 ms scaled into 10, 30 + 60 ms in a 90 ms window: 150 ms"
 check "$(grep -o '<span id="tl-range">[^<]*' <<<"$d" | sed 's/.*>//')" = "50.000 ms .. 200.000 ms (150.000 ms shown)" \
 	"timeline: from the first interval's start, nothing pushed back before it"
+
+# the flame graph's height: the frames drawn, at least a pixel wide (the
+# page 800 px wide: 999 packets on main A, one on a stack 60 deep, which
+# is 0.7 px): rows all, main, A and one to spare, 4 x 18 px
+deep=$(for i in $(seq 57); do printf '0x5555555550a0,'; done)	# in main
+e4=$(gen_exp deep - <<EOF2
+binary seed seed_example.bin
+map 700 seed 0x555555554000
+task start 700 700 1 deep
+sample pid=700 tid=700 t=10000000 n=999 dt=1000000 ms=user:1000000 stack=A,main
+sample pid=700 tid=700 t=1100000000 ms=user:1000000 stack=E,C,A,${deep}0x5555555550a0
+EOF2
+)
+"$LWPROF" export html -o "$PRINT_OUT/deep.html" "$e4"
+d=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$PRINT_OUT/chrome" \
+	--window-size=800,600 --dump-dom "file://$PRINT_OUT/deep.html" 2>/dev/null | tr -d '\n')
+check "$(grep -o '<canvas id="fg-canvas"[^>]*' <<<"$d" | grep -o 'height: [0-9]*px')" = "height: 72px" \
+	"flame graph: as tall as its frames of a pixel or more (72 px, not a 61-deep sliver's)"
+
+# many processes: each folded into one row (a process per thread here, 60
+# threads: more than 48), 16 + 2 px a row
+e5=$(gen_exp many - < <(
+	echo "binary seed seed_example.bin"
+	for p in $(seq 1000 1059); do
+		echo "map $p seed 0x555555554000"
+		echo "task start $p $p 1 p$p"
+		echo "sample pid=$p tid=$p t=10000000 n=10 dt=10000000 ms=user:10000000 stack=A,main"
+	done
+	echo "usage auto"))
+"$LWPROF" export html -o "$PRINT_OUT/many.html" "$e5"
+d=$(dom "file://$PRINT_OUT/many.html")
+ready "$d" "60 processes"
+check "$(grep -o '<canvas id="tl-canvas"[^>]*' <<<"$d" | grep -o 'height: [0-9]*px')" = "height: 1080px" \
+	"60 processes of a thread each: folded, a row each (60 x 18 px, not 60 x 34)"
+check "$(grep -o 'class="proc collapsed"' <<<"$d" | wc -l)" = 60 "  every process marked folded"
+
+# traced calls are no samples: 5 clock packets and 6 traced mutex waits,
+# as -header counts them; a heap's bytes are bytes, not events
+cap=$PRINT_OUT/qsort.cap
+"$LWPROF_BUILD/tests/progs/qsort_unwind" "$cap" || { echo "FAIL: qsort_unwind"; exit 1; }
+e6=$(printf 'capture %s n=5\ntrace %s format=20 event=pthread_mutex_lock wait=600 calls=6\nusage auto\n' \
+	"$cap" "$cap" | gen_exp sync -)
+"$LWPROF" export html -o "$PRINT_OUT/sync.html" "$e6"
+d=$(dom "file://$PRINT_OUT/sync.html")
+check "$(grep -o '<div id="summary">[^;<]*' <<<"$d" | sed 's/.*\.er: //')" = "5 samples, 6 traced calls, filter: none" \
+	"summary: 5 packets and 6 traced calls apart"
+check "$("$LWPROF" print -header "$e6" | grep -o 'Records: .*')" = "Records:        17 read, 5 samples, 6 traced calls, 0 lost" \
+	"  as -header counts them"
+e7=$(printf 'trace %s format=20\nusage auto\n' "$cap" | gen_exp heap -)
+"$LWPROF" export html -o "$PRINT_OUT/heap.html" "$e7"
+d=$(dom "file://$PRINT_OUT/heap.html")
+check "$(grep -o '<th[^>]*>[^<]*Bytes Allocated[^<]*' <<<"$d" | sed 's/.*>//' | tr '\n' ,)" = \
+	"Excl. Bytes Allocated (bytes),Incl. Bytes Allocated (bytes)," "functions table: bytes labelled bytes"
+check "$(grep -o '<div id="summary">[^;<]*' <<<"$d" | sed 's/.*\.er: //')" = "0 samples, 8 traced calls, filter: none" \
+	"summary: 8 allocations are traced calls, not samples"
+
+# a pixel holding several states shows each: 20000 packets of 20 us User
+# CPU and 30 us Wait CPU, 50 us apart (about 15 a pixel): User CPU is a
+# band of 40% of the row, Wait CPU 60%, at the whole run's zoom
+e8=$(gen_exp dense - <<'EOF2'
+binary seed seed_example.bin
+map 800 seed 0x555555554000
+task start 800 800 1 dense
+sample pid=800 tid=800 t=50000 n=20000 dt=50000 ms=user:20000,wait:30000 stack=A,main
+EOF2
+)
+"$LWPROF" export html -o "$PRINT_OUT/dense.html" "$e8"
+{
+	sed '$d' "$PRINT_OUT/dense.html"
+	cat <<'EOF2'
+<script>
+(async function () {
+	window.requestAnimationFrame = (f) => setTimeout(() => f(performance.now()), 0);
+	await new Promise((r) => setTimeout(r, 10));
+	const tl = document.getElementById('tl-canvas'), cb = tl.getBoundingClientRect();
+	const lb = document.querySelector('#tl-labels [data-tid="800"]').getBoundingClientRect();
+	const r = devicePixelRatio, x = Math.round(cb.width / 2 * r), y0 = Math.round((lb.top - cb.top + 1) * r);
+	const h = Math.round((lb.height - 2) * r), px = tl.getContext('2d').getImageData(x, y0, 1, h).data;
+	let user = 0, wait = 0;
+	for (let i = 0; i < h; i++) {
+		const c = px[4 * i] + ',' + px[4 * i + 1] + ',' + px[4 * i + 2];
+		if (c === '46,157,72') user++;
+		if (c === '236,64,122') wait++;
+	}
+	const p = document.createElement('pre');
+	p.id = 'bands';
+	p.textContent = (user / h).toFixed(1) + ' ' + (wait / h).toFixed(1);
+	document.body.appendChild(p);
+})();
+</script></body></html>
+EOF2
+} >"$PRINT_OUT/dense-ui.html"
+got=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$PRINT_OUT/chrome" \
+	--window-size=1400,1000 --virtual-time-budget=5000 --dump-dom "file://$PRINT_OUT/dense-ui.html" 2>/dev/null |
+	grep -o '<pre id="bands">[^<]*' | sed 's/.*>//')
+check "$got" = "0.4 0.6" "timeline: a pixel of 40% User CPU and 60% Wait CPU shows both, in those shares"
 
 # no sample selected: an empty page, still working
 "$LWPROF" export html -o "$PRINT_OUT/none.html" -filters 'TSTAMP > 100s' "$exp"

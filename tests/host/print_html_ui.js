@@ -93,6 +93,14 @@
 			'flame graph hover: main has 0.400 s, 66.67% of the range (to a pixel)', tip);
 		mouse(fg, 'click', q);
 		check(/\* main/.test($('cc-body').textContent), 'flame graph click: main in callers and callees', $('cc-body').textContent.slice(0, 80));
+		// zoomed to main: "all" above it is no share of main, main is all of itself
+		mouse(fg, 'mousemove', { clientX: fb.left + 5, clientY: fb.top + 18 * 0.5 });
+		tip = $('tip').textContent;
+		check(/^all\n/.test(tip) && !/zoomed/.test(tip) && !/(\d+)\.\d+%/.test(tip.replace(/100\.00%/, '')),
+			'zoomed: the frame above it gives its share of all alone, never over 100%', tip);
+		mouse(fg, 'mousemove', q);
+		tip = $('tip').textContent;
+		check(/100\.00% of the zoomed frame$/.test(tip), 'zoomed: the zoomed frame is 100% of itself', tip);
 		$('fg-clear').click();
 		check($('fg-range').textContent === 'the whole run', 'whole run: the range cleared', $('fg-range').textContent);
 
@@ -107,6 +115,43 @@
 		document.querySelector('#fn-table tbody tr[data-f="' + [...document.querySelectorAll('#fn-table tbody tr[data-f]')]
 			.find((e) => e.children[0].textContent === 'B').getAttribute('data-f') + '"]').click();
 		check(/\* B/.test($('cc-body').textContent) && /C/.test($('cc-body').textContent), 'a row clicked: B with its callee C', $('cc-body').textContent.slice(0, 80));
+
+		// the functions table scrolled to its right end: its last column
+		// whole, not under the vertical scrollbar, its numbers not cut
+		const wrap = $('fn-table-wrap');
+		wrap.style.maxHeight = '120px';	// both scrollbars, as with many functions
+		await frame();
+		wrap.scrollLeft = wrap.scrollWidth;
+		await frame();
+		const wb = wrap.getBoundingClientRect(), row1 = document.querySelector('#fn-table tbody tr[data-f]');
+		const ltd = row1.children[row1.children.length - 1], edge = wb.left + wrap.clientWidth + 0.5;
+		check(ltd.getBoundingClientRect().right <= edge && ltd.scrollWidth <= ltd.clientWidth,
+			'functions table: the last column whole at the right end', ltd.getBoundingClientRect().right + ' > ' + edge);
+		wrap.scrollLeft = 0;
+		wrap.style.maxHeight = '';
+
+		// a process's label: its threads folded into its row, and back
+		const h0 = tl.getBoundingClientRect().height, plab = document.querySelector('#tl-labels [data-pid="500"]');
+		const rh = document.querySelector('#tl-labels [data-tid="500"]').getBoundingClientRect().height;
+		plab.click();
+		await frame();
+		const h1 = tl.getBoundingClientRect().height;
+		check(Math.abs(h0 - h1 - 2 * rh) < 0.5 && getComputedStyle(document.querySelector('#tl-labels [data-tid="501"]')).display === 'none',
+			'a process folded: its two thread rows gone, one row for both', h0 + ' -> ' + h1);
+		// its row at 150 ms: server ran in user code then (green), drawn in the process's row
+		const pb = plab.getBoundingClientRect(), cb = tl.getBoundingClientRect();
+		const pix = tl.getContext('2d').getImageData(Math.round((cb.left + 150e6 / 1e9 * cb.width - cb.left) * devicePixelRatio),
+			Math.round((pb.top + pb.height / 2 - cb.top) * devicePixelRatio), 1, 1).data;
+		check(pix[0] === 0x2e && pix[1] === 0x9d && pix[2] === 0x48, 'the folded row shows its threads\' states (User CPU at 150 ms)', Array.from(pix));
+		plab.click();
+		await frame();
+		check(tl.getBoundingClientRect().height === h0, 'unfolded: the rows back', tl.getBoundingClientRect().height);
+
+		// the links in the header: a section's title below the sticky header
+		document.querySelector('header a[href="#functions"]').click();
+		await frame();
+		const ht = document.querySelector('#functions h2').getBoundingClientRect().top, hb = $('top').getBoundingClientRect().bottom;
+		check(ht >= hb - 0.5 && window.scrollY > 0, 'a link: the section\'s title below the sticky header', ht + ' < ' + hb);
 	} catch (e) {
 		out.push('FAIL: ' + (e && e.stack ? e.stack : e));
 	}

@@ -58,13 +58,20 @@ static const struct fz_cmd {
 	fz_errset errs;
 } fz_cmds[] = {
 	{ "ABI_VERSION", LWPROF_IOC_ABI_VERSION, FZ_E(EINVAL) },
+	/*
+	 * 1.7: EACCES (user_access), EUSERS (user_sessions); EDQUOT (the
+	 * locked-memory budget), ESRCH (a session taken over by root's);
+	 * EACCES at SAMPLE_START: counters at perf_event_paranoid 3.
+	 */
 	{ "ATTACH", LWPROF_IOC_ATTACH, FZ_E(EINVAL) | FZ_E(EPERM) |
-	  FZ_E(ESRCH) | FZ_E(EBUSY) | FZ_E(ENOMEM) },
+	  FZ_E(ESRCH) | FZ_E(EBUSY) | FZ_E(ENOMEM) | FZ_E(EACCES) |
+	  FZ_E(EUSERS) },
 	{ "READ_USAGE", LWPROF_IOC_READ_USAGE, FZ_E(EINVAL) | FZ_E(ENOMEM) },
 	{ "RING_SETUP", LWPROF_IOC_RING_SETUP, FZ_E(EINVAL) | FZ_E(EPERM) |
-	  FZ_E(EBUSY) | FZ_E(ENOMEM) },
+	  FZ_E(EBUSY) | FZ_E(ENOMEM) | FZ_E(EDQUOT) | FZ_E(ESRCH) },
 	{ "SAMPLE_START", LWPROF_IOC_SAMPLE_START, FZ_E(EINVAL) |
-	  FZ_E(EPERM) | FZ_E(ENOMEM) },
+	  FZ_E(EPERM) | FZ_E(ENOMEM) | FZ_E(EDQUOT) | FZ_E(ESRCH) |
+	  FZ_E(EACCES) },
 	{ "SAMPLE_STOP", LWPROF_IOC_SAMPLE_STOP, FZ_E(EINVAL) },
 	/* 1.5: a new descriptor (its number returned), a slot (its index) */
 	{ "USTATE_OPEN", LWPROF_IOC_USTATE_OPEN, FZ_E(EINVAL) | FZ_E(ENOMEM) |

@@ -136,3 +136,22 @@ reap_recorders() {
 		rec_pids[$i]=$?
 	done
 }
+
+# bg_nobody CMD...: run CMD as uid 65534 in the background; bg_pid its pid
+# (setpriv's, which becomes CMD's: the nobody function's $! would be a
+# subshell's).
+bg_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@" & bg_pid=$!
+}
+
+# started PID NAME: wait (up to 60 s) until process PID runs program NAME:
+# an attach before that would find setpriv, still changing its IDs.
+started() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.05
+	done
+	echo "FAIL: process $1 never ran $2"
+	t_failed=1
+}

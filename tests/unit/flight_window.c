@@ -9,6 +9,9 @@
  * hold exactly the samples from 50 ms on, of
  * both rings, start at 50 ms, and start paused (the pause was let go).
  * By size (no time window): what stays after the newest record let go.
+ * And a pause over a stack copy that is its thread's base: the sample is
+ * not kept, but the delta copy after the resume gets it back before it,
+ * so that the reader finds every base (libexp's stack scan).
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,6 +19,8 @@
 #include "test.h"
 #include "userspace/collect/collect.h"
 #include "libexp/format.h"
+#include "libexp/reader.h"
+#include "libexp/stack.h"
 
 #define NR	2
 #define RING	65536
@@ -113,6 +118,24 @@ static void read_packets(const char *exp, char *kinds, size_t len,
 	kinds[n] = 0;
 }
 
+/* Empty rings, no options but the directory, not paused. */
+static void init(struct rings *g, struct rec_opts *o, struct gsamp *gs,
+		 const char *dir)
+{
+	unsigned int i;
+
+	memset(g, 0, sizeof(*g));
+	for (i = 0; i < NR; i++) {
+		g->r[i].data = g->data[i];
+		g->r[i].size = RING;
+		g->r[i].head = &g->head[i];
+		g->r[i].tail = &g->tail[i];
+	}
+	memset(o, 0, sizeof(*o));
+	memset(gs, 0, sizeof(*gs));
+	o->dir = dir;
+}
+
 static void run(const char *dir, __u64 window_ns, __u64 bytes)
 {
 	static struct rings g;
@@ -126,16 +149,7 @@ static void run(const char *dir, __u64 window_ns, __u64 bytes)
 	char kinds[16], exp[4200];
 	int n, missing = 0, extra = 0;
 
-	memset(&g, 0, sizeof(g));
-	for (i = 0; i < NR; i++) {
-		g.r[i].data = g.data[i];
-		g.r[i].size = RING;
-		g.r[i].head = &g.head[i];
-		g.r[i].tail = &g.tail[i];
-	}
-	memset(&o, 0, sizeof(o));
-	memset(&gs, 0, sizeof(gs));
-	o.dir = dir;
+	init(&g, &o, &gs, dir);
 	o.output = window_ns ? "time.er" : "size.er";
 	o.flight_ns = window_ns;
 	o.flight_bytes = bytes;
@@ -193,6 +207,112 @@ static void run(const char *dir, __u64 window_ns, __u64 bytes)
 	exp_free(&tmpl);
 }
 
+#define SP	0x7fff00000000ULL	/* 64-aligned: one block of 64 bytes */
+
+/* A sample of tid 100 in ring 0 at t with a 64-byte stack copy, or delta. */
+static void put_copy(struct rings *g, __u64 t, bool delta, __u64 base_t)
+{
+	struct {
+		struct lwprof_rec_sample s;
+		__u64 regs[LWPROF_NR_REGS], ip;
+		union {
+			unsigned char stack[64];
+			struct { struct lwprof_sdelta d; __u64 bitmap; } dl;
+		} u;
+	} r;
+	__u32 size = delta ? sizeof(r.u.dl) : sizeof(r.u.stack);
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = LWPROF_REC_SAMPLE;
+	r.s.hdr.flags = LWPROF_RS_REGS | LWPROF_RS_SBASE |
+			(delta ? LWPROF_RS_SDELTA : 0);
+	r.s.hdr.size = offsetof(typeof(r), u) + size;
+	r.s.time_ns = t;
+	r.s.pid = r.s.tid = 100;
+	r.s.kind = LWPROF_SK_CLOCK;
+	r.s.value = MS;
+	r.s.mstate_ns[LWPROF_MS_USER] = MS;
+	r.s.nr_user = 1;
+	r.s.stack_size = size;
+	r.regs[LWPROF_REG_SP] = SP;
+	r.ip = 0x401000;
+	if (delta)	/* every block the base's */
+		r.u.dl.d = (struct lwprof_sdelta){ SP, base_t, 64, 1, 0 };
+	else
+		memset(r.u.stack, 0x5a, sizeof(r.u.stack));
+	memcpy(g->data[0] + g->head[0] % RING, &r, r.s.hdr.size);
+	__atomic_store_n(&g->head[0], g->head[0] + r.s.hdr.size, __ATOMIC_RELEASE);
+}
+
+/*
+ * A copy at 1 ms, the base at 10 ms in a pause from 5 to 20 ms, a delta
+ * on it at 30 ms: the snapshot holds all three, and every delta's base.
+ */
+static void run_bases(const char *dir)
+{
+	static struct rings g;
+	struct exp_stack_scan sc;
+	struct exp_stacks *st;
+	struct exp_reader rd;
+	const struct lwprof_rec *h;
+	struct rec_opts o;
+	struct exp_writer tmpl;
+	struct gsamp gs;
+	struct flight *f;
+	char exp[4200], times[64] = "";
+	unsigned int usable = 0;
+	const char *why;
+	uint64_t at;
+
+	init(&g, &o, &gs, dir);
+	o.output = "bases.er";
+	o.flight_bytes = 1 << 20;
+	t_check(flight_create(&f, &o, g.r, NR, &gs) == 0, "bases: flight_create");
+	put_copy(&g, T0 + 1 * MS, false, 0);
+	flight_take(f, T0 + 2 * MS);
+	gs.paused = true;
+	gs.paused_at = T0 + 5 * MS;
+	put_gs(f, EXP_GS_PAUSE, T0 + 5 * MS);
+	put_copy(&g, T0 + 10 * MS, false, 0);
+	flight_take(f, T0 + 11 * MS);
+	gs.paused = false;
+	gs.last_from = T0 + 5 * MS;
+	gs.last_to = T0 + 20 * MS;
+	put_gs(f, EXP_GS_RESUME, T0 + 20 * MS);
+	put_copy(&g, T0 + 30 * MS, true, T0 + 10 * MS);
+	flight_take(f, T0 + 31 * MS);
+	exp_init(&tmpl);
+	tmpl.start_ns = T0;
+	t_check(flight_write(f, &tmpl, &o, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR,
+			     &gs, T0 + 40 * MS) == 0, "bases: flight_write");
+	snprintf(exp, sizeof(exp), "%s/%s/cpu.0.rec", dir, o.output);
+	st = exp_stacks_new();
+	if (!st || exp_reader_open(&rd, AT_FDCWD, exp, NULL, NULL))
+		t_fatal("bases: reading the snapshot");
+	exp_stack_scan_begin(&sc, st, 0);
+	while (exp_reader_next(&rd, &h) == 1) {
+		const struct lwprof_rec_sample *r = (const void *)h;
+
+		if (h->type != LWPROF_REC_SAMPLE)
+			continue;
+		snprintf(times + strlen(times), sizeof(times) - strlen(times),
+			 " %llu", (unsigned long long)((r->time_ns - T0) / MS));
+		usable += exp_stack_sample(&sc, rd.off, r,
+					   (const uint8_t *)r + sizeof(*r) +
+					   8 * LWPROF_NR_REGS + 8, 8192, &why, &at) == 1;
+	}
+	t_check(!strcmp(times, " 1 10 30"),
+		"bases: the paused base came back before its delta (samples at%s ms)", times);
+	t_check(!sc.missing && usable == 3,
+		"bases: every delta finds its base (%llu missing, %u usable of 3)",
+		(unsigned long long)sc.missing, usable);
+	exp_stack_scan_end(&sc);
+	exp_reader_close(&rd);
+	exp_stacks_free(st);
+	flight_destroy(f);
+	exp_free(&tmpl);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/lwprof-flight.XXXXXX";
@@ -203,6 +323,7 @@ int main(void)
 	run(dir, 50 * MS, 0);
 	/* the FIFO's entries are an 8-byte head and the 128-byte record */
 	run(dir, 0, 2 * 100 * 136 + 136 - 96);
+	run_bases(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		t_check(0, "removing %s", dir);

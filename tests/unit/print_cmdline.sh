@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The command lines of print, export and dump as a user meets them: er_print's
+# The command lines of print, export, dump and lwprof as a user meets them: er_print's
 # unique command prefixes (-func is -functions, -f is ambiguous), the
 # nearest name suggested for a mistyped command, setting or format, export's
 # messages under its own name, "not an experiment directory" for a
@@ -48,6 +48,12 @@ err=$(X perfeto -o - "$seed" 2>&1 >/dev/null); rc=$?
 check "$rc: $err" = "2: lwprof export: 'perfeto' is not a format; did you mean perfetto? (lwprof export -h)" \
 	"export: the nearest format"
 check "$(X folded -o - -thread_sel 1 "$seed")" = "$(X folded -o - -thread_select 1 "$seed")" "export: settings by prefix"
+err=$("$LWPROF" colect true 2>&1); rc=$?
+check "$rc: $err" = "2: lwprof: 'colect' is not a command; did you mean collect? (lwprof --help)" \
+	"lwprof: the nearest command"
+err=$("$LWPROF" collect --bakend perf true 2>&1); rc=$?
+check "$rc: ${err%%;*}" = "2: lwprof collect: unknown option --bakend (did you mean --backend?)" \
+	"collect: the nearest long option, then the valid ones"
 
 # ---- messages ----
 mkdir -p "$PRINT_OUT/empty"

@@ -42,6 +42,11 @@ _Static_assert(offsetof(struct lwprof_ustate, last_ns) == 16, "layout");
 _Static_assert(offsetof(struct lwprof_ustate, mstate_ns) == 24, "layout");
 _Static_assert(sizeof(struct lwprof_ustate_open) == 32, "abi 1.5 size");
 _Static_assert(sizeof(struct lwprof_ustate_claim) == 32, "abi 1.5 size");
+_Static_assert(sizeof(struct lwprof_rec_stop) == 48, "abi 1.7 size");
+_Static_assert(offsetof(struct lwprof_rec_stop, comm) == 32, "layout");
+_Static_assert(offsetof(struct lwprof_usage_read, stopped) == 40 &&
+	       offsetof(struct lwprof_usage_read, reserved) == 48,
+	       "abi 1.7: stopped in the first reserved word");
 _Static_assert(sizeof(((struct lwprof_rec_sample *)0)->mstate_ns) ==
 	       LWPROF_MS_COUNT * 8, "one delta per microstate");
 

@@ -201,6 +201,7 @@ struct lwprof_usage_set {
 	__u64 lost;		/* from the last read */
 	__u64 now_ns;		/* from the last read */
 	__u32 have;		/* LWPROF_HAVE_* of the last read */
+	__u32 stopped;		/* ABI 1.7: LWPROF_STOP_* once another session ended it */
 };
 
 /* Sums over a set's threads (or one thread). */

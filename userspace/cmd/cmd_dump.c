@@ -168,6 +168,15 @@ static void dump_task(const struct lwprof_rec_task *t)
 	putchar('\n');
 }
 
+static void dump_stop(const struct lwprof_rec_stop *s)
+{
+	printf("STOP ");
+	put_time(s->time_ns);
+	printf(" pid=%u tid=%u reason=%u comm=", s->pid, s->tid, s->reason);
+	put_comm(s->comm, sizeof(s->comm));
+	printf(" (%s)\n", exp_stop_why(s->reason));
+}
+
 static void dump_mmap(const struct lwprof_rec_mmap *m)
 {
 	printf("MMAP ");
@@ -391,6 +400,11 @@ static int dump_file(const char *name, struct counts *tot)
 			if (f.hdr.minor < EXP_MINOR_TCALL)
 				goto unknown;	/* not this format's type */
 			dump_tcall(r);
+			break;
+		case LWPROF_REC_STOP:
+			if (f.hdr.minor < EXP_MINOR_STOP)
+				goto unknown;	/* not this format's type */
+			dump_stop((const void *)r);
 			break;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;

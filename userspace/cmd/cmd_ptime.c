@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libexp/format.h"
 #include "libexp/mstate_names.h"
 #include "userspace/backend/backend.h"
 #include "userspace/cmd/cmds.h"
@@ -203,6 +204,7 @@ static int collect(struct lwprof_usage_src *src, struct lwprof_usage_set *set,
 	struct timespec tick = { 0, src->be->usage->polled ?
 				 PTIME_PROC_POLL_NS : PTIME_POLL_NS };
 	__u64 deadline = mono_ns() + PTIME_SETTLE_NS;
+	size_t i;
 	int err;
 
 	for (;;) {
@@ -224,6 +226,15 @@ static int collect(struct lwprof_usage_src *src, struct lwprof_usage_set *set,
 	if (set->lost)
 		fprintf(stderr, PTIME ": warning: %llu thread%s not accounted (the module ran out of memory)\n",
 			(unsigned long long)set->lost, set->lost == 1 ? " was" : "s were");
+	/* ABI 1.7: threads, or the whole session, the module stopped */
+	if (set->stopped)
+		fprintf(stderr, PTIME ": warning: accounting ended early: %s\n",
+			exp_stop_why(set->stopped));
+	for (i = 0; i < set->n; i++)
+		if (set->tu[i].flags & LWPROF_TU_STOPPED)
+			fprintf(stderr, PTIME ": warning: pid %u tid %u (%.16s) not accounted from then on: %s\n",
+				set->tu[i].pid, set->tu[i].tid, set->tu[i].comm,
+				exp_stop_why(LWPROF_TU_WHY(set->tu[i].flags)));
 	return 0;
 }
 

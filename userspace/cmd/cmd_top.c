@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libexp/format.h"
 #include "libexp/mstate_names.h"
 #include "userspace/backend/backend.h"
 #include "userspace/cmd/cmds.h"
@@ -340,6 +341,12 @@ static int run(struct lwprof_usage_src *src, const struct top_opts *o)
 		err = refresh(src, &prev, &cur, o);
 		if (!err && o->pid && !prev.live)
 			break;	/* the process and its children are gone */
+		if (!err && prev.stopped) {
+			/* ABI 1.7: another session took its threads */
+			fprintf(stderr, TOP ": accounting ended: %s\n",
+				exp_stop_why(prev.stopped));
+			break;
+		}
 	}
 	lwprof_usage_free(&prev);
 	lwprof_usage_free(&cur);

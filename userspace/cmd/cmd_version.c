@@ -23,6 +23,8 @@ static const struct {
 	{ LWPROF_GAP_SOFTIRQ_THREADS, "softirqs run in threads (PREEMPT_RT): their time is the running thread's System, not Trap" },
 	{ LWPROF_GAP_IRQ_THREADS, "device interrupts run in irq threads: their handlers' time is the irq thread's System, not Trap" },
 	{ LWPROF_GAP_ATOMIC_ALLOC, "no allocation in probes (PREEMPT_RT): no kernel stack where off-CPU time began (-K), full stack copies (no deltas)" },
+	{ LWPROF_GAP_MLOCK, "perf_event_mlock_kb unreadable: each user's locked-memory budget is 516 KiB per CPU" },
+	{ LWPROF_GAP_PERF_LSM, "the security modules' perf hook not found: counters (-h) need CAP_PERFMON" },
 };
 
 int cmd_version(int argc, char **argv)
@@ -58,7 +60,7 @@ int cmd_version(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(gaps) / sizeof(gaps[0]); i++)
 		if (v.gaps & gaps[i].bit)
 			printf("kernel: %s\n", gaps[i].what);
-	if (v.gaps & ~(unsigned long long)((LWPROF_GAP_ATOMIC_ALLOC << 1) - 1))
+	if (v.gaps & ~(unsigned long long)((LWPROF_GAP_PERF_LSM << 1) - 1))
 		printf("kernel: gaps 0x%llx unknown to this lwprof\n",
 		       (unsigned long long)v.gaps);
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libexp/nearest.h"
 #include "userspace/cmd/cmds.h"
 
 static const struct lwprof_cmd lwprof_cmds[] = {
@@ -51,7 +52,16 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], lwprof_cmds[i].name))
 			return lwprof_cmds[i].fn(argc - 1, argv + 1);
 
-	fprintf(stderr, "lwprof: '%s' is not a command; see lwprof --help\n",
-		argv[1]);
+	{
+		const char *best = exp_nearest_name(argv[1], &lwprof_cmds[0].name, NCMDS,
+						    sizeof(lwprof_cmds[0]), NULL);
+
+		if (best)
+			fprintf(stderr, "lwprof: '%s' is not a command; did you mean %s? (lwprof --help)\n",
+				argv[1], best);
+		else
+			fprintf(stderr, "lwprof: '%s' is not a command; see lwprof --help\n",
+				argv[1]);
+	}
 	return 2;
 }

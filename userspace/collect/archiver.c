@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "libexp/format.h"
+#include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "userspace/collect/collect.h"
 
@@ -282,6 +283,7 @@ static void release(struct archiver *a)
 
 int archiver_finish(struct archiver *a, bool rescan)
 {
+	struct exp_progress prog;
 	size_t i;
 	int err;
 
@@ -290,16 +292,23 @@ int archiver_finish(struct archiver *a, bool rescan)
 	if (rescan || a->missed)
 		scan_files(a);
 	archive_kallsyms(a->e);
+	/* a whole machine's thousands of objects take a while: say so */
+	exp_progress_init(&prog, 2, COLLECT);
+	exp_progress_phase(&prog, a->n, "archiving %zu objects", a->n);
 	for (i = 0; i < a->n; i++) {
+		exp_progress_add(&prog, 1);
 		if (!a->v[i].other && a->v[i].child_ns < a->exec_ns)
 			continue;	/* collect's own, before the exec */
 		if (!strcmp(a->v[i].path, "[vdso]"))
 			archive_vdso(a->adir, &a->v[i]);
 		else
 			archive_one(a->adir, &a->v[i]);
-		if (a->v[i].warn)
+		if (a->v[i].warn) {
+			exp_progress_end(&prog);
 			exp_warn(a->e, "%s", a->v[i].warn);
+		}
 	}
+	exp_progress_end(&prog);
 	err = write_index(a);
 	if (err)
 		exp_warn(a->e, "%s: %s", EXP_INDEX, strerror(-err));

@@ -34,6 +34,7 @@
 #define F_SKIP	0xffffffffu	/* fent.ring: padding to the buffer's end */
 #define F_GS	0xfffffffeu	/* ... a global sample packet */
 #define WBUF	65536		/* write buffer per file */
+#define F_WHOLE	(65536 + 8192)	/* the largest sample: 64 KiB of stack, frames */
 
 struct fent {
 	__u32 ring;
@@ -42,6 +43,16 @@ struct fent {
 
 struct srec {			/* a TASK or MMAP record kept apart */
 	unsigned int ring;
+	struct lwprof_rec *rec;
+};
+
+/*
+ * A thread's last stack copy that was a base (LWPROF_RS_SBASE) in paused
+ * time, not kept: the next delta copy of its thread in its ring needs it.
+ */
+struct pbase {
+	unsigned int ring;
+	__u32 tid;
 	struct lwprof_rec *rec;
 };
 
@@ -57,6 +68,9 @@ struct flight {
 	__u64 evicted, dropped;	/* records let go, records too large */
 	__u64 paused_out;	/* samples wholly in paused time, not kept */
 	const struct gsamp *gs;	/* the pause state */
+	struct pbase *pb;	/* bases left out in paused time */
+	size_t npb, cappb;
+	unsigned char *whole;	/* a sample that wraps, made whole (F_WHOLE) */
 	bool paused_at_start;	/* the window starts paused */
 	unsigned int snapshots;
 };
@@ -171,7 +185,10 @@ int flight_create(struct flight **fp, const struct rec_opts *o,
 	f->window_ns = o->flight_ns;
 	/* untouched pages cost nothing: the memory grows to the window */
 	f->buf = malloc(f->cap);
-	if (!f->buf) {
+	f->whole = malloc(F_WHOLE);
+	if (!f->buf || !f->whole) {
+		free(f->buf);
+		free(f->whole);
 		free(f);
 		return -ENOMEM;
 	}
@@ -283,10 +300,90 @@ static bool paused_out(struct flight *f, const struct lwprof_rec *h)
 	return gs->last_to && t0 >= gs->last_from && r->time_ns < gs->last_to;
 }
 
+static struct pbase *pbase_find(struct flight *f, unsigned int ring, __u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < f->npb; i++)
+		if (f->pb[i].ring == ring && f->pb[i].tid == tid)
+			return &f->pb[i];
+	return NULL;
+}
+
+static void pbase_drop(struct flight *f, struct pbase *b)
+{
+	free(b->rec);
+	*b = f->pb[--f->npb];
+}
+
+/*
+ * A sample of ring i, whole at h (size bytes), wholly in paused time and
+ * not kept: if its stack copy is its thread's next base, keep that one
+ * record aside, in place of the one before it.
+ */
+static void pbase_keep(struct flight *f, unsigned int i,
+		       const struct lwprof_rec *h)
+{
+	const struct lwprof_rec_sample *r = (const void *)h;
+	struct pbase *b = pbase_find(f, i, r->tid), *n;
+	struct lwprof_rec *c;
+
+	if (!(h->flags & LWPROF_RS_SBASE) || !r->stack_size)
+		return;
+	c = malloc(h->size);
+	if (!c)
+		return;
+	memcpy(c, h, h->size);
+	if (!b) {
+		if (f->npb == f->cappb) {
+			n = realloc(f->pb, (f->cappb ? 2 * f->cappb : 16) * sizeof(*n));
+			if (!n) {
+				free(c);
+				return;
+			}
+			f->pb = n;
+			f->cappb = f->cappb ? 2 * f->cappb : 16;
+		}
+		b = &f->pb[f->npb++];
+		b->ring = i;
+		b->tid = r->tid;
+		b->rec = NULL;
+	}
+	free(b->rec);
+	b->rec = c;
+}
+
+/*
+ * A sample of ring i about to be kept: a delta copy whose base was left
+ * out in paused time gets that base back first, before it in the window
+ * (the analyzer leaves the base's packet out of every metric but reads
+ * its copy); a whole copy is its thread's new base.
+ */
+static void pbase_before(struct flight *f, unsigned int i,
+			 const struct lwprof_rec *h)
+{
+	const struct lwprof_rec_sample *r = (const void *)h;
+	struct pbase *b;
+	void *dst;
+
+	if (!f->npb || h->size < sizeof(*r) || !r->stack_size)
+		return;
+	b = pbase_find(f, i, r->tid);
+	if (!b)
+		return;
+	if ((h->flags & LWPROF_RS_SDELTA) &&
+	    (dst = alloc(f, i, b->rec->size))) {
+		memcpy(dst, b->rec, b->rec->size);
+		f->paused_out--;
+	}
+	pbase_drop(f, b);
+}
+
 /* Copy ring i's new records and give the ring its bytes back. */
 static void take_ring(struct flight *f, unsigned int i)
 {
 	const struct rec_ring *rr = &f->rings[i];
+	unsigned char *whole = f->whole;
 	/* Pairs with the source's store-release of head, after the bytes. */
 	__u64 head = __atomic_load_n(rr->head, __ATOMIC_ACQUIRE);
 	__u64 pos = *rr->tail, mask = rr->size - 1, first;
@@ -298,8 +395,16 @@ static void take_ring(struct flight *f, unsigned int i)
 		if (h->size < sizeof(*h) || h->size % 8 || h->size > head - pos)
 			break;	/* the protocol broken: leave the rest */
 		first = rr->size - (pos & mask);
+		if (h->type == LWPROF_REC_SAMPLE && first < h->size &&
+		    h->size <= F_WHOLE) {	/* made whole to be read */
+			memcpy(whole, h, first);
+			memcpy(whole + first, rr->data, h->size - first);
+			h = (const void *)whole;
+		}
 		if (paused_out(f, h)) {
 			f->paused_out++;
+			if (first >= h->size || h == (const void *)whole)
+				pbase_keep(f, i, h);
 		} else if (first >= h->size &&
 		    (h->type == LWPROF_REC_TASK || h->type == LWPROF_REC_MMAP)) {
 			keep_state(f, i, h);
@@ -313,10 +418,20 @@ static void take_ring(struct flight *f, unsigned int i)
 				keep_state(f, i, tmp);
 				free(tmp);
 			}
-		} else if ((dst = alloc(f, i, h->size))) {
-			memcpy(dst, h, first < h->size ? first : h->size);
-			if (first < h->size)
-				memcpy(dst + first, rr->data, h->size - first);
+		} else {
+			if (h->type == LWPROF_REC_SAMPLE &&
+			    (first >= h->size || h == (const void *)whole))
+				pbase_before(f, i, h);
+			if ((dst = alloc(f, i, h->size))) {
+				if (h == (const void *)whole) {
+					memcpy(dst, whole, h->size);
+				} else {
+					memcpy(dst, h, first < h->size ? first : h->size);
+					if (first < h->size)
+						memcpy(dst + first, rr->data,
+						       h->size - first);
+				}
+			}
 		}
 		pos += h->size;
 	}
@@ -528,6 +643,10 @@ void flight_destroy(struct flight *f)
 	for (i = 0; i < f->nst; i++)
 		free(f->st[i].rec);
 	free(f->st);
+	for (i = 0; i < f->npb; i++)
+		free(f->pb[i].rec);
+	free(f->pb);
+	free(f->whole);
 	free(f->buf);
 	free(f);
 }

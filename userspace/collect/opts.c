@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "libexp/nearest.h"
 #include "userspace/collect/collect.h"
 
 void collect_usage(FILE *f)
@@ -383,9 +384,18 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 static int unknown_option(const char *opt, const char *shortopts,
 			  const struct option *longopts)
 {
-	const char *s;
+	const char *s, *best = NULL;
+	size_t n = 0;
 
-	fprintf(stderr, COLLECT ": unknown option %s; valid:", opt);
+	/* a long option mistyped: the nearest long one first */
+	while (longopts[n].name)
+		n++;
+	if (!strncmp(opt, "--", 2))
+		best = exp_nearest_name(opt, &longopts[0].name, n, sizeof(*longopts), NULL);
+	fprintf(stderr, COLLECT ": unknown option %s", opt);
+	if (best)
+		fprintf(stderr, " (did you mean --%s?)", best);
+	fprintf(stderr, "; valid:");
 	for (s = shortopts; *s; s++)
 		if (*s != '+' && *s != ':')
 			fprintf(stderr, " -%c", *s);

@@ -55,7 +55,7 @@ struct run {
 	int status;		/* the child's wait status */
 	enum state state;
 	__u64 settle_end;
-	unsigned int ticks, kills, spill_err;
+	unsigned int ticks, kills, spill_err, stop_said;
 	int write_err;
 	char msg[320];		/* why setup failed */
 	struct __kernel_timespec flush_ts, settle_ts, deadline_ts;
@@ -123,18 +123,50 @@ static int arm_gsample(struct run *r)
 			      IORING_TIMEOUT_ABS);
 }
 
-/* The source's threads (r->usage.live: how many still run), if it knows. */
+/*
+ * The source's threads (r->usage.live: how many still run), if it knows;
+ * said once: another session ended ours (ABI 1.7).
+ */
 static int read_usage(struct run *r)
 {
+	int err;
+
 	if (!r->src->ops->usage)
 		return 0;
-	return r->src->ops->usage(r->src, &r->usage);
+	err = r->src->ops->usage(r->src, &r->usage);
+	if (r->usage.stopped && !r->stop_said++) {
+		fprintf(stderr, "lwprof collect: recording ended early: %s; the command runs on\n",
+			exp_stop_why(r->usage.stopped));
+		exp_warn(&r->e, "recording ended early: %s",
+			 exp_stop_why(r->usage.stopped));
+	}
+	return err;
+}
+
+/*
+ * Threads the module stopped recording (ABI 1.7, LWPROF_TU_STOPPED): their
+ * final rows say why, and so does log.txt.
+ */
+static void note_stopped(struct exp_writer *e,
+			 const struct lwprof_thread_usage *tu, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tu[i].flags & LWPROF_TU_STOPPED)
+			exp_warn(e, "pid %u tid %u (%.16s) not recorded from then on: %s",
+				 tu[i].pid, tu[i].tid, tu[i].comm,
+				 exp_stop_why(LWPROF_TU_WHY(tu[i].flags)));
 }
 
 static int put_usage(void *arg, const struct lwprof_thread_usage *tu,
 		     size_t n)
 {
-	return exp_append_usage(arg, tu, n);
+	int err = exp_append_usage(arg, tu, n);
+
+	if (!err)
+		note_stopped(arg, tu, n);
+	return err;
 }
 
 /*
@@ -621,6 +653,8 @@ static void finish(struct run *r)
 	}
 	err = r->src->ops->usage ?
 		exp_write_usage(&r->e, r->usage.tu, r->usage.n) : 0;
+	if (!err)
+		note_stopped(&r->e, r->usage.tu, r->usage.n);
 	if (err)
 		exp_warn(&r->e, "writing " EXP_USAGE ": %s", strerror(-err));
 	collect_trace_adopt(r->o, &r->e, r->arch);

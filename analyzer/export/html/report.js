@@ -29,7 +29,8 @@
 		const x = raw / M[k].div;
 		return M[k].time ? x.toFixed(3) : String(Math.round(x));
 	}
-	function unit(k) { return M[k].time ? 's' : 'events'; }
+	// a metric's unit: seconds, bytes (traced heap and I/O sizes) or events
+	function unit(k) { return M[k].time ? 's' : M[k].unit === 'bytes' ? 'bytes' : 'events'; }
 	function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '-'; }
 	function fmtNs(ns) {
 		const a = Math.abs(ns);
@@ -175,13 +176,20 @@
 		return { th: th, n: nseg, st: st, en: en, sg: sg, sn: sn, time: time };
 	}
 
-	const TL = { rows: [], v0: 0, v1: 1, lo: 0, hi: 1, used: new Uint8Array(16) };
+	// TL.thr: every thread's row; TL.procs: the processes, each with its
+	// threads, collapsed into one row or not; TL.rows: the rows shown
+	// (a process's, then its threads' unless it is collapsed), laid out by
+	// tlLayout()
+	const TL = { rows: [], thr: [], procs: [], v0: 0, v1: 1, lo: 0, hi: 1, used: new Uint8Array(16) };
+	// more thread rows than this: every process starts collapsed
+	const COLLAPSE_AT = 48;
 	function timelineInit() {
 		const ths = D.threads.filter((th) => th.ts.length > 0).map(buildThread);
 		ths.sort((a, b) => a.th.e - b.th.e || a.th.p - b.th.p || a.th.t - b.th.t);
-		let lo = Infinity, hi = -Infinity, y = 0, last = null;
+		let lo = Infinity, hi = -Infinity, last = null, P = null;
 		const multi = D.exps.length > 1, labels = $('tl-labels');
 		const rowH = Math.max(6, Math.min(16, Math.floor(16000 / (ths.length * 1.2 + 1))));
+		TL.rowH = rowH;
 		for (const r of ths) {
 			if (r.n) {
 				lo = Math.min(lo, r.st[0]);
@@ -193,12 +201,16 @@
 				last = key;
 				const d = document.createElement('div');
 				d.className = 'proc';
-				d.style.height = (rowH + 2) + 'px';
+				d.style.height = d.style.lineHeight = (rowH + 2) + 'px';
 				const main = ths.find((q) => q.th.e === r.th.e && q.th.t === r.th.p) || r;
 				d.textContent = 'process ' + r.th.p + ' ' + main.th.c + (multi ? ' (exp ' + r.th.e + ')' : '');
+				d.title = 'click: its threads in one row, or each in its own';
+				d.setAttribute('data-pid', r.th.p);
 				labels.appendChild(d);
-				TL.rows.push({ proc: true, y: y, h: rowH + 2 });
-				y += rowH + 2;
+				P = { proc: true, label: d, threads: [], collapsed: ths.length > COLLAPSE_AT, h: rowH + 2 };
+				const p = P;
+				d.onclick = () => { p.collapsed = !p.collapsed; tlLayout(); tlDraw(); };
+				TL.procs.push(P);
 			}
 			const d = document.createElement('div');
 			d.className = 'thr';
@@ -212,19 +224,38 @@
 			for (let i = 0; i < r.n; i++) ns += r.en[i] - r.st[i];
 			d.setAttribute('data-ns', ns);
 			labels.appendChild(d);
-			r.y = y;
 			r.h = rowH;
-			TL.rows.push(r);
-			y += rowH;
+			P.threads.push(r);
+			TL.thr.push(r);
 		}
 		if (!(hi > lo)) { lo = 0; hi = Math.max(1, D.tspan); }
-		TL.lo = lo; TL.hi = hi; TL.v0 = lo; TL.v1 = hi; TL.height = Math.max(y, 20);
+		TL.lo = lo; TL.hi = hi; TL.v0 = lo; TL.v1 = hi;
+		tlLayout();
 		const lg = $('tl-legend');
 		for (const s of ORDER)
 			if (TL.used[s])
 				lg.insertAdjacentHTML('beforeend', '<span><i style="background:' + SC[s] + '"></i>' +
 					esc(D.states[s].label) + '</span>');
 		if (!ths.length) labels.textContent = 'no samples with microstate times';
+	}
+	// The rows shown, top to bottom: a collapsed process is one row.
+	function tlLayout() {
+		let y = 0;
+		TL.rows = [];
+		for (const P of TL.procs) {
+			P.y = y;
+			P.label.classList.toggle('collapsed', P.collapsed);
+			TL.rows.push(P);
+			y += P.h;
+			for (const r of P.threads) {
+				r.label.style.display = P.collapsed ? 'none' : '';
+				if (P.collapsed) continue;
+				r.y = y;
+				TL.rows.push(r);
+				y += r.h;
+			}
+		}
+		TL.height = Math.max(y, 20);
 	}
 
 	let tlPending = false;
@@ -233,48 +264,82 @@
 		tlPending = true;
 		requestAnimationFrame(() => { tlPending = false; tlPaint(); });
 	}
+	// Rows' intervals summed per pixel and per state (each interval's
+	// overlap with each pixel), then drawn: a pixel of one state fully
+	// covered joins its neighbours of the same in one rectangle; a pixel
+	// that holds several states shows each as a band of the row's height
+	// in proportion to its time there (the largest band the dominant
+	// state), opaque in proportion to how much of the pixel has samples
+	// (at least 35%, so that a short burst stays visible).  A collapsed
+	// process's row sums its threads'.
+	function tlRow(g, list, y, h, W, acc, v0, v1, scale) {
+		const hit = TL.hit;
+		let pmin = W, pmax = -1;
+		for (const r of list) {
+			const st = r.st, en = r.en, sg = r.sg, n = r.n, sn = r.sn, ss = r.th.s;
+			for (let i = upper(en, n, v0); i < n && st[i] < v1; i++) {
+				const x0 = Math.max(0, (st[i] - v0) * scale), x1 = Math.min(W, (en[i] - v0) * scale);
+				const q = hit && !(ss[sn[i]] >= 0 && hit[ss[sn[i]]]) ? 11 : sg[i];
+				const a = Math.min(W - 1, Math.floor(x0));
+				if (a < pmin) pmin = a;
+				if (x1 <= a + 1) {	// within one pixel
+					acc[a * 12 + q] += Math.max(x1 - x0, 0);
+					if (a > pmax) pmax = a;
+					continue;
+				}
+				acc[a * 12 + q] += a + 1 - x0;
+				let px = a + 1;
+				for (; px + 1 <= x1; px++) acc[px * 12 + q] += 1;
+				if (px < W && x1 > px) acc[px * 12 + q] += x1 - px; else px--;
+				if (px > pmax) pmax = px;
+			}
+		}
+		let run = -1, rs = 0;	// a run of whole pixels of state run, from rs
+		const flush = (end) => {
+			if (run >= 0) { g.fillStyle = SC[run]; g.fillRect(rs, y, end - rs, h); }
+			run = -1;
+		};
+		for (let px = pmin; px <= pmax; px++) {
+			let sum = 0, ns = 0, one = -1;
+			for (let s = 0; s < 12; s++) {
+				const v = acc[px * 12 + s];
+				if (v > 0) { sum += v; ns++; one = s; }
+			}
+			if (ns === 1 && sum >= 0.999) {
+				if (one !== run) { flush(px); run = one; rs = px; }
+				acc[px * 12 + one] = 0;
+				continue;
+			}
+			flush(px);
+			if (!ns) continue;
+			g.globalAlpha = Math.max(0.35, Math.min(1, sum));
+			let top = y;
+			for (let k = 0; k <= ORDER.length; k++) {	// off-CPU on top, User CPU below
+				const s = k < ORDER.length ? ORDER[k] : 11, v = acc[px * 12 + s];
+				if (!(v > 0)) continue;
+				acc[px * 12 + s] = 0;
+				const bh = v / sum * h;
+				g.fillStyle = SC[s];
+				g.fillRect(px, top, 1, bh);
+				top += bh;
+			}
+			g.globalAlpha = 1;
+		}
+		flush(pmax + 1);
+	}
 	function tlPaint() {
 		const c = sizeCanvas($('tl-canvas'), TL.height), g = c.g, W = Math.max(1, Math.floor(c.w));
 		const v0 = TL.v0, v1 = TL.v1, scale = c.w / (v1 - v0);
-		const acc = new Float64Array(W * 12), hit = TL.hit;
+		const acc = new Float64Array(W * 12);
 		g.clearRect(0, 0, c.w, c.h);
 		for (const r of TL.rows) {
 			if (r.proc) {
 				g.fillStyle = '#eceff1';
 				g.fillRect(0, r.y, c.w, r.h);
+				if (r.collapsed) tlRow(g, r.threads, r.y + 1, r.h - 2, W, acc, v0, v1, scale);
 				continue;
 			}
-			let pmin = W, pmax = -1;
-			const y = r.y + 1, h = r.h - 2, st = r.st, en = r.en, sg = r.sg, n = r.n, sn = r.sn, ss = r.th.s;
-			for (let i = upper(en, n, v0); i < n && st[i] < v1; i++) {
-				const x0 = (st[i] - v0) * scale, x1 = (en[i] - v0) * scale;
-				const q = hit && !(ss[sn[i]] >= 0 && hit[ss[sn[i]]]) ? 11 : sg[i];
-				if (x1 - x0 >= 2) {	// whole pixels: no seams between neighbours
-					const a = Math.max(0, Math.round(x0)), b = Math.min(W, Math.round(x1));
-					g.fillStyle = SC[q];
-					g.fillRect(a, y, b - a, h);
-					continue;
-				}
-				// smaller than a pixel or two: summed per pixel, per state
-				const px = Math.min(W - 1, Math.max(0, Math.floor((x0 + x1) / 2)));
-				acc[px * 12 + q] += en[i] - st[i];
-				if (px < pmin) pmin = px;
-				if (px > pmax) pmax = px;
-			}
-			for (let px = pmin; px <= pmax; px++) {
-				let best = -1, bv = 0, sum = 0;
-				for (let s = 0; s < 12; s++) {
-					const v = acc[px * 12 + s];
-					if (v > bv || (v > 0 && s < 11 && best === 11)) { bv = v; best = s; }	// a match shows
-					sum += v;
-					acc[px * 12 + s] = 0;
-				}
-				if (best < 0) continue;
-				g.globalAlpha = Math.max(0.35, Math.min(1, sum * scale));
-				g.fillStyle = SC[best];
-				g.fillRect(px, y, 1, h);
-				g.globalAlpha = 1;
-			}
+			tlRow(g, [r], r.y + 1, r.h - 2, W, acc, v0, v1, scale);
 		}
 		tlAxis();
 		if (FG.range) {	// the flame graph's time range
@@ -404,8 +469,7 @@
 			FG.tot = D.total;
 		} else {
 			const ex = new Float64Array(NT * 11);
-			for (const r of TL.rows) {
-				if (r.proc) continue;
+			for (const r of TL.thr) {
 				const s = r.th.s;
 				for (let i = upper(r.en, r.n, a); i < r.n && r.st[i] < b; i++) {
 					const o = Math.min(b, r.en[i]) - Math.max(a, r.st[i]), nd = s[r.sn[i]];
@@ -458,8 +522,7 @@
 			for (let n = 0; n < NT; n++) TL.hit[n] = fh[T.f[n]] || (par[n] >= 0 && TL.hit[par[n]]) ? 1 : 0;
 		}
 		let all = 0;
-		for (const r of TL.rows) {
-			if (r.proc) continue;
+		for (const r of TL.thr) {
 			let ns = 0;
 			if (TL.hit)
 				for (let i = 0; i < r.n; i++) {
@@ -491,7 +554,7 @@
 			let cx = x;
 			for (const c of ch) {
 				const cw = w * V[c] / v;
-				if (cw >= 0.4) lay(c, cx, cw, d + 1);
+				if (cw >= 1) lay(c, cx, cw, d + 1);	// narrower: inside its parent's width
 				cx += cw;
 			}
 		};
@@ -519,6 +582,7 @@
 		}
 		FG.rects = rects;
 		FG.total = total;
+		FG.depth = path.length - 1;	// the zoomed frame's row
 		// the search's share: matching nodes not under a matching node
 		if (FG.re) {
 			let sum = 0;
@@ -559,7 +623,9 @@
 			const n = r[3], v = fgVal(n), k = FG.k;
 			const name = n === NT ? 'all' : fname(n), obj = n === NT ? '' : ' [' + D.funcs[T.f[n]][1] + ']';
 			showTip(ev, name + obj + '\n' + M[k].title + ': ' + fmtVal(k, v) + ' ' + unit(k) +
-				'\n' + pct(v, FG.tot[k]) + ' of all' + (FG.focus >= 0 ? ', ' + pct(v, FG.total) + ' of the zoomed frame' : ''));
+				'\n' + pct(v, FG.tot[k]) + ' of all' +
+				// the zoomed frame's share of its callers above it is not one
+				(FG.focus >= 0 && r[2] >= FG.depth ? ', ' + pct(v, FG.total) + ' of the zoomed frame' : ''));
 		});
 		c.addEventListener('mouseleave', hideTip);
 	}
@@ -688,7 +754,8 @@
 	function init() {
 		$('title').textContent = D.title;
 		document.title = 'lwprof: ' + D.title;
-		let s = D.exps.join(', ') + ': ' + D.samples + ' samples, filter: ' + D.filter;
+		let s = D.exps.join(', ') + ': ' + D.samples + ' samples' +
+			(D.calls ? ', ' + D.calls + ' traced calls' : '') + ', filter: ' + D.filter;
 		for (let k = 0; k < NM; k++)
 			if (k === 0 || (M[k].flags & 4)) s += '; ' + M[k].title + ' ' + fmtVal(k, D.total[k]) + ' ' + unit(k);
 		$('summary').textContent = s;
@@ -711,7 +778,10 @@
 		fgPaint();
 		document.body.setAttribute('data-flame-ms', (performance.now() - t0).toFixed(1));
 		document.body.setAttribute('data-load-ms', performance.now().toFixed(0));
-		window.addEventListener('resize', () => { tlDraw(); fgPaint(); });
+		// the sections' titles below the sticky header when a link scrolls to them
+		const hdr = () => document.documentElement.style.setProperty('--header-h', $('top').offsetHeight + 'px');
+		hdr();
+		window.addEventListener('resize', () => { hdr(); tlDraw(); fgPaint(); });
 		if (document.body.getAttribute('data-lwprof') !== 'error')
 			document.body.setAttribute('data-lwprof', 'ready');
 	}

@@ -255,7 +255,7 @@ static int module_setup(struct rec_source *s, int pid, struct exp_writer *e,
 	err = collect_ring_setup(m->devfd, o->ring_pages, o->ring_pages_set,
 				 &m->rs, msg, len);
 	if (err)
-		return err == -EPERM ? err :
+		return err == -EPERM || err == -EDQUOT ? err :
 			say(err, "LWPROF_IOC_RING_SETUP", msg, len);
 	err = map_rings(m);
 	if (err)
@@ -295,6 +295,15 @@ static int module_start(struct rec_source *s, char *msg, size_t len)
 	if (errno == EPERM && o->kstack) {
 		snprintf(msg, len, "kernel call stacks (-K) need CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid at 1 or below");
 		return -EPERM;
+	}
+	/* ABI 1.7: perf_event_open()'s own rules for the -h counters */
+	if (errno == EACCES && o->nr_counters) {
+		snprintf(msg, len, "-h: the kernel refuses this user counters, as it would refuse perf: kernel.perf_event_paranoid is 3 or more (CAP_SYS_ADMIN only) or a security module says no; record without -h, or with CAP_SYS_ADMIN");
+		return -EACCES;
+	}
+	if (errno == EDQUOT) {
+		snprintf(msg, len, "the scratch space for these stacks is more locked memory than this user may use now (kernel.perf_event_mlock_kb per CPU, then ulimit -l): a smaller --stack-bytes or --depth, fewer sessions, or CAP_IPC_LOCK");
+		return -EDQUOT;
 	}
 	return say(-errno, "LWPROF_IOC_SAMPLE_START", msg, len);
 }

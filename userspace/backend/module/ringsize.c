@@ -7,7 +7,10 @@
  * halves the size until the module agrees: the limit is learnt from the
  * module, not written here, and a module with another rule is followed.
  * An explicit -m is taken as given or not at all; the same search then
- * finds what to tell the user.
+ * finds what to tell the user.  Past the user's budget of locked memory
+ * (ABI 1.7: EDQUOT, kernel.perf_event_mlock_kb per CPU and then ulimit -l,
+ * shared with the user's other sessions and perf's buffers) the search
+ * goes on the same way, and says so if nothing fits.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,8 +35,14 @@ int collect_ring_setup(int devfd, __u32 pages, bool exact,
 	__u32 want = pages;
 	int err;
 
-	while ((err = try_size(devfd, pages, rs)) == -EPERM && pages > 1)
+	while (((err = try_size(devfd, pages, rs)) == -EPERM || err == -EDQUOT) &&
+	       pages > 1)
 		pages /= 2;
+	if (err == -EDQUOT) {
+		snprintf(msg, len, "rings of %u pages per CPU: the locked memory this user may use is taken (kernel.perf_event_mlock_kb per CPU, then ulimit -l; lwprof's and perf's other sessions count): end one, or run lwprof with CAP_IPC_LOCK",
+			 want);
+		return err;
+	}
 	if (err == -EPERM) {
 		snprintf(msg, len, "rings of %u pages per CPU: the module lets this user lock none; lwprof collect needs CAP_IPC_LOCK here",
 			 want);

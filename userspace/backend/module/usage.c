@@ -50,17 +50,22 @@ const char *lwprof_session_strerror(int err, __u32 flags, int pid,
 	int machine = flags & LWPROF_ATTACH_MACHINE;
 
 	switch (err) {
-	case -EPERM:
 	case -EACCES:
+		if (!machine)	/* ABI 1.7: the module's user_access */
+			return "the lwprof module gives this user no sessions (its parameter user_access, /sys/module/lwprof/parameters/user_access; docs/design/security.md)";
+		/* fall through */
+	case -EPERM:
 		if (machine)
 			return "whole-machine sessions need CAP_PERFMON or CAP_SYS_ADMIN (run as root, or use -p PID)";
 		return lwprof_ptrace_refusal(pid, buf, len);
 	case -ESRCH:
 		snprintf(buf, len, "no such process: PID %d", pid);
 		return buf;
+	case -EUSERS:	/* ABI 1.7 */
+		return "this user holds as many lwprof sessions as the module allows (its parameter user_sessions; docs/design/security.md): end one";
 	case -EBUSY:
 		if (machine)
-			return "another lwprof session is running; a whole-machine session needs to be the only one";
+			return "another lwprof session is running that this user may not end (root's, or a whole-machine one)";
 		snprintf(buf, len, "PID %d is already accounted by another lwprof session",
 			 pid);
 		return buf;
@@ -95,6 +100,7 @@ int lwprof_usage_read(int fd, struct lwprof_usage_set *set)
 		set->live = r.live;
 		set->lost = r.lost;
 		set->now_ns = r.now_ns;
+		set->stopped = r.stopped;
 		set->have = LWPROF_HAVE_ALL;
 		/*
 		 * total counts what the session held before this read.  If

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "userspace/backend/perf/perf.h"
@@ -42,6 +43,7 @@ int pconv_create(struct psrc *p, struct pconv **cp)
 	if (!c)
 		return -ENOMEM;
 	c->p = p;
+	c->guard = geteuid() != 0;	/* root may trace every thread */
 	/* The largest lwprof sample: fixed part, registers, frames, stack. */
 	c->scratch_len = sizeof(struct lwprof_rec_sample) + 8 * LWPROF_NR_REGS +
 			 16 * ((size_t)p->depth + 2) + p->stack_bytes + 8;
@@ -207,6 +209,7 @@ unsigned int pconv_pass(struct pconv *c, bool final, __u64 end_ns)
 	unsigned int i;
 	size_t k, done;
 
+	c->pass++;	/* thr.c asks each thread again, once */
 	for (i = 0; i < c->p->nr_cpus; i++)
 		read_ring(c, i);
 	qsort(c->pend, c->nr_pend, sizeof(*c->pend), by_time);

@@ -256,6 +256,11 @@ struct pthr {
 	__u32 base_size, base_ring;
 	unsigned char *base;
 	__u64 base_org, base_sp, base_time;
+	/* thr.c's guard: traceable up to ok_ns, as of pass */
+	__u64 ok_ns, exec_ns;
+	unsigned int pass;
+	__u8 deny;		/* LWPROF_STOP_*: found untraceable */
+	bool stopped;		/* its STOP record is out: nothing more */
 };
 
 #define PTHR_BUCKETS	1024
@@ -271,6 +276,8 @@ struct pconv {
 	__u64 written;		/* records put into our rings */
 	__u64 samples, switches, perf_lost, throttled;
 	__u64 wakeups;		/* sched_wakeup ends of blocked states */
+	unsigned int pass;	/* pconv_pass()es begun */
+	bool guard;		/* the recorder is not root: thr.c's guard */
 };
 
 /* parse.c: a record's trailer, a sample: 0 or -EINVAL (not its size) */

@@ -29,8 +29,12 @@
 #include "userspace/backend/perf/perf.h"
 
 #define PERF_DATA_PAGES	1024	/* per CPU: 4 MiB, halved while refused */
-/* The converter is woken when a ring holds this much: a quarter of it. */
-#define PERF_WAKE_BYTES	(PERF_DATA_PAGES * 4096 / 4)
+/*
+ * ... for a user whose locked pages count (no CAP_IPC_LOCK): what the
+ * rings of every CPU share (perf_event_mlock_kb a CPU, then
+ * RLIMIT_MEMLOCK) must not go to the first CPUs alone.
+ */
+#define PERF_USER_PAGES	512
 /* Its nice value where it may (CAP_SYS_NICE): runs soon when woken. */
 #define PERF_CONV_NICE	(-10)
 #define PERF_PASS_MS	1000	/* the converter's passes, or at a quarter ring */
@@ -227,14 +231,25 @@ static int add_id(struct psrc *p, int fd, __u16 role, __u16 counter)
 	return 0;
 }
 
-/* Map CPU c's perf ring, as large as this user may lock. */
-static int map_cpu(struct psrc *p, struct pcpu *pc)
+static size_t page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+/* The pages each CPU's perf ring asks for. */
+static size_t ring_pages(void)
+{
+	return geteuid() ? PERF_USER_PAGES : PERF_DATA_PAGES;
+}
+
+/* Map CPU c's perf ring, as large as this user may lock, up to max pages. */
+static int map_cpu(struct psrc *p, struct pcpu *pc, size_t max)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t pages;
 	void *m;
 
-	for (pages = PERF_DATA_PAGES; pages >= 8; pages /= 2) {
+	for (pages = max; pages >= 8; pages /= 2) {
 		pc->mmap_len = (pages + 1) * page;
 		m = mmap(NULL, pc->mmap_len, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, pc->fd, 0);
@@ -270,7 +285,23 @@ static int open_one(struct psrc *p, struct perf_event_attr *a, int pid,
 		return err;
 	if (pc->fd < 0) {
 		pc->fd = fd;
-		return map_cpu(p, pc);
+		err = map_cpu(p, pc, ring_pages());
+		if (err || !a->watermark ||
+		    a->wakeup_watermark <= (pc->mmap_len - page_size()) / 4)
+			return err;
+		/*
+		 * The ring is smaller than its watermark assumed (the user's
+		 * mlock limit): perf would wake us only once it was full.  Its
+		 * owner again, with a quarter of what was mapped.
+		 */
+		munmap(pc->mp, pc->mmap_len);
+		pc->mp = NULL;
+		close(fd);
+		p->nr_fds--;
+		p->nr_ids--;
+		a->wakeup_watermark = (pc->mmap_len - page_size()) / 4;
+		pc->fd = -1;
+		return open_one(p, a, pid, cpu, role, counter);
 	}
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, pc->fd) < 0 ? -errno : 0;
 }
@@ -302,7 +333,7 @@ static int open_cpu(struct psrc *p, int pid, unsigned int cpu, char *msg,
 	 * default, lost records at load 8 on two CPUs).
 	 */
 	a.watermark = 1;
-	a.wakeup_watermark = PERF_WAKE_BYTES;
+	a.wakeup_watermark = ring_pages() * page_size() / 4;
 	err = open_one(p, &a, pid, cpu, ROLE_CLOCK, 0);
 	if (err)
 		return err == -ENODEV ? err :

@@ -17,8 +17,11 @@
  *    (no kernel sampling) the time waits for the thread's next packet.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "userspace/backend/perf/perf.h"
 
@@ -188,6 +191,125 @@ static void park(struct pconv *c, struct pthr *t, const struct psample *s)
 }
 
 static void put_task(struct pconv *c, const struct pthr *t, __u32 ppid,
+		     __u32 event, __u32 cpu, __u64 ns);
+
+/*
+ * The module's rule (docs/design/security.md): a thread the recording user may
+ * no longer trace (an exec of a set-ID or file-capability program, a
+ * setuid(), prctl(PR_SET_DUMPABLE, 0)) is recorded no further; perf's own
+ * events stop only at an exec that leaves a task non-dumpable.  Asked of
+ * the kernel once a pass, at the thread's first record in it (every
+ * record of a pass is older than the question): opening
+ * /proc/PID/task/TID/auxv is ptrace_may_access() in
+ * PTRACE_MODE_READ_FSCREDS, perf_event_open()'s own test, LSMs included.
+ * A thread that fails keeps its records up to the last time it passed;
+ * then its rest, a STOP record, and nothing more.  One gone before it
+ * was asked cannot be (the docs say so).
+ */
+static bool may_trace(const struct pthr *t)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/auxv", t->pid, t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || (errno != EACCES && errno != EPERM);
+}
+
+/* A "Cap...:" line's mask of /proc/PID/status (0: none). */
+static unsigned long long cap_line(const char *path, const char *key)
+{
+	unsigned long long v = 0;
+	char line[256];
+	FILE *f = fopen(path, "re");
+	size_t n = strlen(key);
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n))
+			v = strtoull(line + n, NULL, 16);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * Why t is not traceable, from its status: a new name is an exec (of a
+ * set-ID or file-capability program); IDs other than ours or capabilities
+ * beyond ours are changed credentials; else it made itself non-dumpable.
+ * A thread with no name yet takes the one there.
+ */
+static __u8 deny_why(struct pthr *t)
+{
+	unsigned long id[4] = { 0 };
+	char path[64], line[256], name[32] = "";
+	bool creds;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/status", t->pid, t->tid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "Name: %31s", name);
+		sscanf(line, "Uid: %lu %lu %lu %lu", id, id + 1, id + 2, id + 3);
+	}
+	if (f)
+		fclose(f);
+	creds = id[0] != getuid() || id[1] != getuid() || id[2] != getuid() ||
+		(cap_line(path, "CapPrm:") &
+		 ~cap_line("/proc/self/status", "CapPrm:"));
+	if (!t->comm[0])
+		snprintf(t->comm, sizeof(t->comm), "%s", name);
+	else if (name[0] && strncmp(name, t->comm, sizeof(t->comm) - 1))
+		return LWPROF_STOP_EXEC;
+	if (t->exec_ns > t->ok_ns)
+		return LWPROF_STOP_EXEC;
+	return creds ? LWPROF_STOP_CREDS : LWPROF_STOP_DUMPABLE;
+}
+
+/*
+ * May a record of t at ns be converted?  The first time one may not: t's
+ * time up to its last good answer goes out, then a STOP record.
+ */
+static bool guard(struct pconv *c, struct pthr *t, __u32 cpu, __u64 ns)
+{
+	struct lwprof_rec_stop r;
+	__u64 at;
+
+	if (t->stopped)
+		return false;
+	if (!c->guard)
+		return true;
+	if (t->pass != c->pass) {
+		t->pass = c->pass;
+		if (may_trace(t))
+			t->ok_ns = perf_now_ns();
+		else if (!t->deny)
+			t->deny = deny_why(t);
+	}
+	if (!t->deny || ns <= t->ok_ns)
+		return true;
+	at = t->ok_ns > t->last_ns ? t->ok_ns : t->last_ns;
+	advance(t, at);
+	if (!t->on)
+		put_parked(c, t, at);
+	else if (t->parked_on)
+		unpark(t);
+	put_rest(c, t, cpu, at);
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = LWPROF_REC_STOP;
+	r.hdr.size = sizeof(r);
+	r.time_ns = at;
+	r.pid = t->pid;
+	r.tid = t->tid;
+	r.reason = t->deny;
+	memcpy(r.comm, t->comm, sizeof(r.comm));
+	prec_put(c, &r, cpu, at);
+	t->stopped = true;
+	return false;
+}
+
+static void put_task(struct pconv *c, const struct pthr *t, __u32 ppid,
 		     __u32 event, __u32 cpu, __u64 ns)
 {
 	struct lwprof_rec_task r;
@@ -219,7 +341,8 @@ static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
 	if (pwake_sample(c->p, h, &ns, &tid) || !tid)
 		return;
 	t = find(c, tid);
-	if (!t || t->on || t->off_ms == LWPROF_MS_WAIT_CPU)
+	if (!t || t->on || t->off_ms == LWPROF_MS_WAIT_CPU ||
+	    !guard(c, t, 0, ns))
 		return;
 	advance(t, ns);
 	t->off_ms = LWPROF_MS_WAIT_CPU;
@@ -279,7 +402,7 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 		return;
 	c->samples++;
 	t = add(c, s.pid, s.tid, s.time, true);
-	if (!id || !t)
+	if (!id || !t || !guard(c, t, s.cpu, s.time))
 		return;
 	mode = (s.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		PERF_RECORD_MISC_KERNEL ? LWPROF_MS_SYSTEM : LWPROF_MS_USER;
@@ -325,7 +448,7 @@ static void on_switch(struct pconv *c, const struct perf_event_header *h)
 		return;
 	c->switches++;
 	t = add(c, tr.pid, tr.tid, tr.time, out);
-	if (!t)
+	if (!t || !guard(c, t, tr.cpu, tr.time))
 		return;
 	/*
 	 * A switch-out ends the time on CPU at the scheduler's switch
@@ -379,10 +502,13 @@ static void on_task(struct pconv *c, const struct perf_event_header *h,
 	t = *s;
 	if (!t)
 		return;
+	if (!guard(c, t, tr.cpu, tr.time))
+		goto gone;	/* said: its STOP record stands for its exit */
 	advance(t, tr.time);
 	put_parked(c, t, tr.time);
 	put_rest(c, t, tr.cpu, tr.time);
 	put_task(c, t, f->ppid, LWPROF_TASK_EXIT, tr.cpu, tr.time);
+gone:
 	*s = t->next;
 	pthr_free(t);
 	(void)ring;
@@ -399,6 +525,10 @@ static void on_comm(struct pconv *c, const struct perf_event_header *h)
 		return;
 	t = add(c, m->pid, m->tid, tr.time, true);
 	if (!t)
+		return;
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		t->exec_ns = tr.time;
+	if (!guard(c, t, tr.cpu, tr.time))
 		return;
 	n = h->size - sizeof(*h) - 8 - 32;
 	memset(t->comm, 0, sizeof(t->comm));
@@ -419,12 +549,16 @@ static void on_mmap(struct pconv *c, const struct perf_event_header *h)
 	} *m = (const void *)(h + 1);
 	union prec_mmap_buf u;
 	struct ptrail tr;
+	struct pthr *t;
 	size_t max;
 
 	if (pconv_trailer(h, &tr) || h->size < sizeof(*h) + sizeof(*m) + 32 ||
 	    (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
 	    !(m->prot & 4 /* PROT_EXEC */))
 		return;
+	t = find(c, m->tid);
+	if (t && !guard(c, t, tr.cpu, tr.time))
+		return;	/* maps are what ptrace keeps from others */
 	max = h->size - sizeof(*h) - sizeof(*m) - 32;
 	prec_put(c, prec_mmap(&u, &(struct pmap){
 			.pid = m->pid, .tid = m->tid, .maj = m->maj,

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The name a user most likely meant: of a table's names, the nearest to
+ * a mistyped one, for every command's "did you mean" (lwprof's commands,
+ * collect's options, print's commands and export's formats).
+ */
+#ifndef LWPROF_LIBEXP_NEAREST_H
+#define LWPROF_LIBEXP_NEAREST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Edit distance of a and b: insertions, deletions, substitutions and
+ * swaps of two neighbours, each 1 (99 for names over 62 bytes).
+ */
+int exp_name_distance(const char *a, const char *b);
+
+/*
+ * The nearest to name (its leading dashes left out) of n names, the
+ * first a const char * at names, each stride bytes after the one before
+ * (a table's name field), those ok takes (ok NULL: all), when near
+ * enough to be what was meant: at most a third of its letters off.
+ * NULL: none is.
+ */
+const char *exp_nearest_name(const char *name, const void *names, size_t n,
+			     size_t stride, bool (*ok)(const char *));
+
+#endif
