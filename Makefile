@@ -169,6 +169,7 @@ $(B)/tests/unit/collect_source $(B)/tests/unit/perf_convert $(B)/tests/unit/flig
 # pointers, and symbols for dladdr().
 $(B)/tests/guest/sample_% $(B)/tests/progs/smp_%: CFLAGS += -fno-omit-frame-pointer -rdynamic
 $(B)/tests/guest/sample_life: TEST_LDLIBS = -luring
+$(B)/tests/guest/mstate_ioworker: TEST_LDLIBS = -luring
 
 # A 32 MiB file for the page-fault tests; the guest reads it from the host
 # (9p), so dropping the guest's page cache makes it cold again.

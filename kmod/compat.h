@@ -151,6 +151,18 @@ static __always_inline bool lwprof_task_runnable(struct task_struct *p)
  */
 #define LWPROF_ALLOC_ATOMIC	(!IS_ENABLED(CONFIG_PREEMPT_RT))
 
+/*
+ * Threads that copy_process() makes outside kernel_clone(), so without
+ * the sched_process_fork tracepoint: io_uring's workers
+ * (create_io_thread()) and, where the kernel has them, user workers
+ * (vhost_task_create()).  lwprof takes them at task_newtask.
+ */
+#ifdef PF_USER_WORKER
+#define LWPROF_PF_UNTRACED_FORK	(PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define LWPROF_PF_UNTRACED_FORK	PF_IO_WORKER
+#endif
+
 /* compat.c: LWPROF_GAP_* of this kernel (lwprof version lists them). */
 u64 lwprof_kernel_gaps(void);
 

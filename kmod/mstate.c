@@ -386,6 +386,7 @@ struct lwprof_tp lwprof_mstate_tps[] = {
 	TP("sched_wakeup", lwprof_tp_sched_wakeup, false),
 	TP("sched_wakeup_new", lwprof_tp_sched_wakeup_new, false),
 	TP("sched_process_fork", lwprof_tp_fork, false),
+	TP("task_newtask", lwprof_tp_newtask, false),
 	TP("sched_process_exec", lwprof_tp_exec, false),
 	TP("sched_process_free", lwprof_tp_free, false),
 	{ .name = "sys_enter", .probe = lwprof_tp_sys_enter, .syscall = true },
@@ -440,4 +441,5 @@ LWPROF_CHECK_TP(local_timer_entry, lwprof_tp_vector_entry);
 LWPROF_CHECK_TP(local_timer_exit, lwprof_tp_vector_exit);
 LWPROF_CHECK_TP(signal_deliver, lwprof_tp_signal_deliver);
 LWPROF_CHECK_TP(task_rename, lwprof_smp_tp_rename);
+LWPROF_CHECK_TP(task_newtask, lwprof_tp_newtask);
 

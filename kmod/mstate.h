@@ -325,6 +325,8 @@ void lwprof_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 		    struct linux_binprm *bprm);
 void lwprof_tp_fork(void *data, struct task_struct *parent,
 		    struct task_struct *child);
+void lwprof_tp_newtask(void *data, struct task_struct *task,
+		       unsigned long clone_flags);
 void lwprof_tp_free(void *data, struct task_struct *p);
 
 #endif /* LWPROF_MSTATE_H */

@@ -267,6 +267,19 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
 }
 
 /*
+ * task_newtask of a thread that copy_process() makes outside
+ * kernel_clone(), so without sched_process_fork (LWPROF_PF_UNTRACED_FORK:
+ * io_uring's workers): made by current, it joins current's session as at
+ * a fork.  No lock is held here, and the thread is not woken yet.
+ */
+void lwprof_tp_newtask(void *data, struct task_struct *task,
+		       unsigned long clone_flags)
+{
+	if (task->flags & LWPROF_PF_UNTRACED_FORK)
+		lwprof_tp_fork(data, current, task);
+}
+
+/*
  * The task is being freed (RCU callback): its entry leaves the table.  The
  * final record stays on the session's list until its owner has read it.
  */

@@ -82,6 +82,14 @@ void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task)
 	unsigned int st = READ_ONCE(task->__state);
 	struct pt_regs *regs = NULL;
 	long nr = -1;
+	/*
+	 * Only a thread that runs user code may be in user mode; a kernel
+	 * thread (or io_uring worker) found running or runnable resumes in
+	 * the kernel.  Guessing USER for those showed a kernel thread
+	 * runnable at the attach (rcuc/1 on PREEMPT_RT) with 11 ms of USER.
+	 */
+	unsigned int run = task->flags & (PF_KTHREAD | PF_IO_WORKER) ?
+			   LWPROF_MS_SYSTEM : LWPROF_MS_USER;
 
 	t->resume = LWPROF_MS_SYSTEM;
 	if (task == current) {
@@ -91,13 +99,13 @@ void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task)
 		return;
 	}
 	if (READ_ONCE(task->on_cpu)) {
-		t->state = LWPROF_MS_USER;
+		t->state = run;
 		t->guessed = 1;
 		return;
 	}
 	if (lwprof_task_runnable(task)) {
 		t->state = LWPROF_MS_WAIT_CPU;
-		t->resume = LWPROF_MS_USER;
+		t->resume = run;
 		return;
 	}
 	if (!(task->flags & PF_KTHREAD)) {

@@ -26,6 +26,12 @@ struct pcmd {
 	int (*run)(struct prun *r, const char *arg);
 	const char *help;
 	int kind;	/* the flat views': AN_K_* */
+	/*
+	 * The records it needs decoded (AN_NEED_*): a view of metrics lists
+	 * every function (line, ...) that any record reaches, with zeros
+	 * where it has none of a metric, so it needs every kind.
+	 */
+	int need;
 };
 
 /*
@@ -297,48 +303,48 @@ static int c_quit(struct prun *r, const char *arg)
 }
 
 static const struct pcmd pcmds[] = {
-	{ "functions", 0, c_flat, "functions with exclusive and inclusive metrics", AN_K_FUNC },
-	{ "fsingle", 1, c_fsingle, "NAME: one function's metrics and facts", 0 },
-	{ "callers-callees", 0, c_cc, "each function with its callers and callees", 0 },
-	{ "csingle", 1, c_csingle, "NAME: one function's callers and callees", 0 },
-	{ "calltree", 0, c_calltree, "the call tree", 0 },
-	{ "objects", 0, c_flat, "load objects", AN_K_OBJ },
-	{ "lines", 0, c_flat, "source lines", AN_K_LINE },
-	{ "pcs", 0, c_flat, "instructions (program counters)", AN_K_PC },
-	{ "source", 1, c_source, "NAME|FILE: annotated source", 0 },
-	{ "disasm", 1, c_disasm, "NAME: annotated disassembly", 0 },
-	{ "metrics", 1, c_metrics, "SPEC: metrics to show, e.g. e.%user:i.user:name (default: default)", 0 },
-	{ "metric_list", 0, c_metric_list, "the metrics of these experiments", 0 },
-	{ "sort", 1, c_sort, "SPEC: sort by this metric, e.g. i.user or name", 0 },
-	{ "limit", 1, c_limit, "N: show at most N items (0: all)", 0 },
-	{ "thread_list", 0, c_thread_list, "threads, numbered for thread_select", 0 },
-	{ "cpu_list", 0, c_cpu_list, "CPUs with samples", 0 },
-	{ "sample_list", 0, c_sample_list, "samples: the spans between sample packets (or each second), their times and data", 0 },
-	{ "experiment_list", 0, c_experiment_list, "the experiments loaded", 0 },
-	{ "thread_select", 1, c_thread_select, "LIST: all, or thread numbers like 1,3-4", 0 },
-	{ "cpu_select", 1, c_cpu_select, "LIST: all, or CPU numbers like 0,2-3", 0 },
-	{ "sample_select", 1, c_sample_select, "LIST: all, or sample numbers like 1,3-4", 0 },
-	{ "filters", 1, c_filters, "EXPR: e.g. 'TSTAMP >= 1s && TSTAMP < 2s && inStack(\"foo\")', or none", 0 },
-	{ "statistics", 0, c_statistics, "precise microstate totals beside the sampled ones", 0 },
-	{ "header", 0, c_header, "what each experiment recorded, and how", 0 },
-	{ "overview", 0, c_overview, "the total of every metric", 0 },
-	{ "printmode", 1, c_printmode, "text | csv | one delimiter character", 0 },
-	{ "outfile", 1, c_outfile, "FILE: write what follows to FILE (- is standard output)", 0 },
-	{ "script", 1, c_script, "FILE: run the commands in FILE", 0 },
-	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0 },
-	{ "name", 1, c_name, "long | short: function names", 0 },
-	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0 },
-	{ "heap", 0, c_heap, "allocations and leaks by call stack (collect -H)", AN_HEAP_ALL },
-	{ "leaks", 0, c_heap, "leaks (never freed) by call stack", AN_HEAP_LEAKS },
-	{ "allocs", 0, c_heap, "allocations by call stack", AN_HEAP_ALLOCS },
-	{ "heapstat", 0, c_heapstat, "heap statistics: totals, peak in use, sizes", 0 },
-	{ "ioactivity", 0, c_io, "I/O by file name (collect -i)", 0 },
-	{ "iodetail", 0, c_io, "I/O by file descriptor", 1 },
-	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0 },
-	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0 },
-	{ "help", 0, c_help, "this list", 0 },
-	{ "quit", 0, c_quit, "stop reading commands", 0 },
-	{ "exit", 0, c_quit, "stop reading commands", 0 },
+	{ "functions", 0, c_flat, "functions with exclusive and inclusive metrics", AN_K_FUNC, AN_NEED_ALL },
+	{ "fsingle", 1, c_fsingle, "NAME: one function's metrics and facts", 0, AN_NEED_ALL },
+	{ "callers-callees", 0, c_cc, "each function with its callers and callees", 0, AN_NEED_ALL },
+	{ "csingle", 1, c_csingle, "NAME: one function's callers and callees", 0, AN_NEED_ALL },
+	{ "calltree", 0, c_calltree, "the call tree", 0, AN_NEED_ALL },
+	{ "objects", 0, c_flat, "load objects", AN_K_OBJ, AN_NEED_ALL },
+	{ "lines", 0, c_flat, "source lines", AN_K_LINE, AN_NEED_ALL },
+	{ "pcs", 0, c_flat, "instructions (program counters)", AN_K_PC, AN_NEED_ALL },
+	{ "source", 1, c_source, "NAME|FILE: annotated source", 0, AN_NEED_ALL },
+	{ "disasm", 1, c_disasm, "NAME: annotated disassembly", 0, AN_NEED_ALL },
+	{ "metrics", 1, c_metrics, "SPEC: metrics to show, e.g. e.%user:i.user:name (default: default)", 0, 0 },
+	{ "metric_list", 0, c_metric_list, "the metrics of these experiments", 0, AN_NEED_ALL },
+	{ "sort", 1, c_sort, "SPEC: sort by this metric, e.g. i.user or name", 0, 0 },
+	{ "limit", 1, c_limit, "N: show at most N items (0: all)", 0, 0 },
+	{ "thread_list", 0, c_thread_list, "threads, numbered for thread_select", 0, AN_NEED_ALL },
+	{ "cpu_list", 0, c_cpu_list, "CPUs with samples", 0, AN_NEED_ALL },
+	{ "sample_list", 0, c_sample_list, "samples: the spans between sample packets (or each second), their times and data", 0, AN_NEED_ALL },
+	{ "experiment_list", 0, c_experiment_list, "the experiments loaded", 0, 0 },
+	{ "thread_select", 1, c_thread_select, "LIST: all, or thread numbers like 1,3-4", 0, AN_NEED_ALL },
+	{ "cpu_select", 1, c_cpu_select, "LIST: all, or CPU numbers like 0,2-3", 0, 0 },
+	{ "sample_select", 1, c_sample_select, "LIST: all, or sample numbers like 1,3-4", 0, 0 },
+	{ "filters", 1, c_filters, "EXPR: e.g. 'TSTAMP >= 1s && TSTAMP < 2s && inStack(\"foo\")', or none", 0, AN_NEED_ALL },
+	{ "statistics", 0, c_statistics, "precise microstate totals beside the sampled ones", 0, AN_NEED_ALL },
+	{ "header", 0, c_header, "what each experiment recorded, and how", 0, 0 },
+	{ "overview", 0, c_overview, "the total of every metric", 0, AN_NEED_ALL },
+	{ "printmode", 1, c_printmode, "text | csv | one delimiter character", 0, 0 },
+	{ "outfile", 1, c_outfile, "FILE: write what follows to FILE (- is standard output)", 0, 0 },
+	{ "script", 1, c_script, "FILE: run the commands in FILE", 0, AN_NEED_ALL },
+	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0, 0 },
+	{ "name", 1, c_name, "long | short: function names", 0, 0 },
+	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0, 0 },
+	{ "heap", 0, c_heap, "allocations and leaks by call stack (collect -H)", AN_HEAP_ALL, AN_NEED_TRACE },
+	{ "leaks", 0, c_heap, "leaks (never freed) by call stack", AN_HEAP_LEAKS, AN_NEED_TRACE },
+	{ "allocs", 0, c_heap, "allocations by call stack", AN_HEAP_ALLOCS, AN_NEED_TRACE },
+	{ "heapstat", 0, c_heapstat, "heap statistics: totals, peak in use, sizes", 0, AN_NEED_TRACE },
+	{ "ioactivity", 0, c_io, "I/O by file name (collect -i)", 0, AN_NEED_TRACE },
+	{ "iodetail", 0, c_io, "I/O by file descriptor", 1, AN_NEED_TRACE },
+	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0, AN_NEED_TRACE },
+	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0, AN_NEED_TRACE },
+	{ "help", 0, c_help, "this list", 0, 0 },
+	{ "quit", 0, c_quit, "stop reading commands", 0, 0 },
+	{ "exit", 0, c_quit, "stop reading commands", 0, 0 },
 };
 
 #define NPCMDS (sizeof(pcmds) / sizeof(pcmds[0]))
@@ -558,6 +564,20 @@ static int export_args(int argc, char **argv, struct export_args *xa, int *next)
 	return 0;
 }
 
+/*
+ * What the commands given read of the records (an->need): the union of
+ * their own; commands from standard input or a script, and exports, may
+ * need anything.
+ */
+static int todo_need(const struct todo *todo, int ntodo, bool all)
+{
+	int need = all ? AN_NEED_ALL : 0, i;
+
+	for (i = 0; i < ntodo; i++)
+		need |= todo[i].c->need;
+	return need;
+}
+
 int cmd_print(int argc, char **argv)
 {
 	struct todo *todo = calloc(argc + 1, sizeof(*todo));
@@ -648,6 +668,8 @@ int cmd_print(int argc, char **argv)
 	for (i = 0; i < ntodo; i++)
 		if (!strcmp(todo[i].c->name, "inline"))
 			an.inline_funcs = !strcmp(todo[i].arg, "on");
+	an.need = todo_need(todo, ntodo,
+			    xa.x || !ntodo || from_stdin || getenv("LWPROF_NEED_ALL"));
 	/* reading and unwinding: a progress line on a terminal, gone after */
 	exp_progress_init(&progress, 2, prog);
 	ctx.progress = &progress;

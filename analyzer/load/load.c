@@ -42,6 +42,8 @@ int an_init(struct an *an, struct an_run *run)
 	an->ld->tasks.esz = sizeof(struct an_task_ev);
 	an->obj_keys.esz = sizeof(char *);
 	an->tmin = UINT64_MAX;
+	an->need = AN_NEED_ALL;
+	an->ld->skip_tmin = UINT64_MAX;
 	an->o_kernel = UINT32_MAX;
 	an->f_idle = an->f_hardirq = an->f_softirq = UINT32_MAX;
 	elf_version(EV_CURRENT);
@@ -465,6 +467,9 @@ int an_finish(struct an *an)
 		return err;
 	if (charge_parts(an) || charge_exits(an) || sort_threads(an))
 		return an_errf(an, -ENOMEM, "out of memory");
+	/* the records counted but not decoded count here as they would */
+	an->tmin = an->ld->skip_tmin;
+	an->tmax = an->ld->skip_tmax;
 	for (i = 0; i < an->s.n; i++) {
 		if (an->s.time[i] < an->tmin)
 			an->tmin = an->s.time[i];

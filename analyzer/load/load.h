@@ -49,6 +49,8 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 /* trace.c: traced calls (any record type: libexp/trace.h's view) */
 struct exp_rec_trace_file;
 int an_trace_init(struct an *an);
+/* whether a traced call is read as a sample (an allocation, a wait, I/O) */
+bool an_trace_has_sample(const struct exp_tcall *t);
 /* a traced call's values for its sample: their count (0: no sample) */
 int an_trace_decode(struct an *an, const struct exp_tcall *t,
 		    uint32_t *layout, uint64_t *vals);

@@ -426,6 +426,34 @@ no_copy:
 	return 0;
 }
 
+/* The time of a record counted but not decoded, for an->tmin and tmax. */
+static void skip_time(struct an *an, uint64_t t)
+{
+	if (t < an->ld->skip_tmin)
+		an->ld->skip_tmin = t;
+	if (t > an->ld->skip_tmax)
+		an->ld->skip_tmax = t;
+}
+
+/*
+ * A clock or counter packet the commands do not need (an->need): only
+ * counted, as do_sample() would count it (-header's figures, the time
+ * span), and not checked beyond what the reader checks.
+ */
+static int count_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r)
+{
+	struct lwprof_rec_sample cut;
+
+	time_check(c, r->time_ns);
+	if (c->e->pauses.n && !unpaused(c->e, r, &cut)) {
+		c->e->dropped_paused++;
+		return 0;
+	}
+	c->e->nsamples++;
+	skip_time(c->an, r->time_ns);
+	return 0;
+}
+
 static int do_task(struct rec_ctx *c, const struct lwprof_rec_task *r)
 {
 	struct an_thread *th;
@@ -567,6 +595,16 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 	int err, nv;
 
 	exp_tcall_view(h, &t);
+	if (!(c->an->need & AN_NEED_TRACE)) {
+		/* counted only, as below (-header's traced calls) */
+		time_check(c, t.time_ns);
+		if (an_trace_has_sample(&t)) {
+			c->e->nsamples++;
+			c->e->ncalls++;
+			skip_time(c->an, t.time_ns);
+		}
+		return 0;
+	}
 	nv = an_trace_decode(c->an, &t, &layout, vals);
 	if (nv < 0)
 		return an_errf(c->an, -ENOMEM, "out of memory");
@@ -584,6 +622,7 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 		c->field_base = 0;
 		if (err)
 			return err;
+		c->e->ncalls++;
 	} else {
 		c->last_unw = UINT32_MAX;
 		time_check(c, t.time_ns);
@@ -599,6 +638,8 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 
 	switch (h->type) {
 	case LWPROF_REC_SAMPLE:
+		if (!(c->an->need & AN_NEED_SAMPLES))
+			return count_sample(c, (const void *)p);
 		return do_sample(c, (const void *)p, NULL);
 	case EXP_REC_TCALL:
 		if (c->rd.hdr.minor < EXP_MINOR_TCALL)
@@ -665,7 +706,8 @@ int an_read_rec(struct an *an, uint32_t exp, uint32_t file)
 	}
 	while ((err = exp_reader_next(&c.rd, &h)) > 0) {
 		c.off = c.rd.off;
-		lookahead(&c);
+		if (an->need & AN_NEED_SAMPLES)
+			lookahead(&c);
 		err = do_record(&c, (const uint8_t *)h);
 		if (err)
 			goto out;	/* said */

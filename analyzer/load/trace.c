@@ -64,6 +64,20 @@ static uint32_t tlay(struct an *an, int k)
 	return d->tlay[k];
 }
 
+bool an_trace_has_sample(const struct exp_tcall *t)
+{
+	switch (exp_trace_event(t->event)->cls) {
+	case EXP_TC_ALLOC:
+	case EXP_TC_SYNC:
+	case EXP_TC_IOREAD:
+	case EXP_TC_IOWRITE:
+	case EXP_TC_IOOTHER:
+		return true;
+	default:
+		return false;	/* a free */
+	}
+}
+
 int an_trace_decode(struct an *an, const struct exp_tcall *t,
 		    uint32_t *layout, uint64_t *vals)
 {

@@ -186,6 +186,7 @@ struct an_exp {
 	char *name;		/* as given on the command line */
 	uint64_t lost_read;	/* LOST records' counts */
 	uint64_t nsamples, nrecords;
+	uint64_t ncalls;	/* traced calls with a stack (read as samples) */
 	struct an_vec gs;	/* struct an_gs, by time */
 	struct an_vec pauses;	/* uint64_t [from, to) pairs, by time */
 	uint64_t paused_ns;
@@ -441,6 +442,21 @@ struct an_load {
 	struct an_vec tasks;	/* struct an_task_ev: exec and fork */
 	struct an_sdec sdec;	/* load/decode.c */
 	struct an_htab lay_h;	/* values.c: layout interning */
+	/* the times of the records counted but not decoded (an->need) */
+	uint64_t skip_tmin, skip_tmax;
+};
+
+/*
+ * What the commands need decoded of the records (an->need, set before
+ * the first an_load(); docs/design/analyzer.md "What is read").  Every
+ * record is still read and counted, and tasks, mappings, stops and lost
+ * records are always taken; a kind not needed is counted only: no
+ * values, stacks, unwinding or side table.
+ */
+enum {
+	AN_NEED_SAMPLES = 1,	/* clock and counter packets */
+	AN_NEED_TRACE = 2,	/* traced calls (heap, I/O, sync) */
+	AN_NEED_ALL = 3,
 };
 
 /*
@@ -480,6 +496,7 @@ struct an {
 	struct an_vec metrics;	/* struct an_metric: the registry's, instantiated */
 	uint32_t nctr;		/* counters known */
 	bool inline_funcs;	/* charge inlined code to the inlined function */
+	uint32_t need;		/* AN_NEED_*: an_init() sets AN_NEED_ALL */
 	uint64_t tmin, tmax;	/* over all experiments */
 	struct an_dwfl_cbs *dwfl_cbs;	/* symbols/dwflcb.c: libdwfl's callbacks */
 	/* spans.c, made on first use: every experiment's spans, the

@@ -164,10 +164,7 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 				e->log->sync_calibration ? e->log->sync_calibration : "",
 				e->log->sync_calibration ? ")" : "");
 		header_backend(o, e);
-		ncalls = 0;	/* a traced call with a stack is read as a sample */
-		for (k = 0; k < an->tev.n; k++)
-			ncalls += AN_VEC(an->tev, struct an_tev, k).exp == i &&
-				  AN_VEC(an->tev, struct an_tev, k).sample != UINT32_MAX;
+		ncalls = e->ncalls;	/* a traced call with a stack is read as a sample */
 		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, ",
 			e->nrecords, e->nsamples - ncalls);
 		if (ncalls)

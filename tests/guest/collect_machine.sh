@@ -24,7 +24,8 @@
 #    of each CPU with their pids, every kernel thread's name its comm
 #    (task->comm: 15 characters of /proc's full name, and a kworker's
 #    without the workqueue's "+desc" or "-desc" that /proc adds), and the
-#    kernel threads' time is under kthread().
+#    kernel threads' time is under kthread(), and none of it is User CPU
+#    (usage.txt: a kernel thread runs no user code).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
 
@@ -146,6 +147,14 @@ while read -r n pid name; do
 done < <(awk '$1 ~ /^[0-9]+$/ && $3 == $4 && $3 > 2 { print $1, $3, $5 }' <<<"$tl")
 check "$nk" -gt 10 "$nk kernel threads in -thread_list"
 check "$bad" -eq 0 "every kernel thread named by its comm"
+# A kernel thread runs no user code: no User CPU in usage.txt for any,
+# those the attach found running or runnable included.
+kuser=
+while read -r tid user name; do
+	[ "$tid" = 2 ] || [ "$(awk '{ print $4 }' "/proc/$tid/stat" 2>/dev/null)" = 2 ] || continue
+	[ "$user" -gt 0 ] && kuser="$kuser $name ($tid) $user ns"
+done < <(awk 'NR > 1 && $1 == $2 { print $2, $7, $23 }' m.er/usage.txt)
+check -z "$kuser" "no kernel thread has User CPU${kuser:+:$kuser}"
 k=$("$LWPROF" print -printmode csv -metrics i.total:name -filters "THRID in ($kthr)" -functions m.er)
 kt=$(awk -F, '$2 == "<Total>" { print $1 }' <<<"$k")
 kk=$(awk -F, '$2 == "kthread" { print $1 }' <<<"$k")

@@ -6,9 +6,10 @@
 # 8 ms nanosleep) both under taskset -c 1, recorded with collect -a -K -t 3
 # while they run.  Ground truth: what runs where is pinned.
 #  - functions: read_zero has the reader's System CPU (at least 80% of it,
-#    inclusive), the reader's time is mostly System CPU;
+#    inclusive; of its packets with a kernel stack where the module keeps
+#    none of a thread switched out), the reader's time is mostly System;
 #  - -cpu_list: CPU 1 is busy (System its largest part, under 5% idle),
-#    CPU 0 mostly idle (the recorder runs there or on CPU 1);
+#    CPU 0 mostly idle but for the recorder (which runs there or on CPU 1);
 #  - -cpu_select 0 and 1 split every view: with -functions read_zero's
 #    System CPU is all on CPU 1 and none on CPU 0, each CPU's <Total> is
 #    its -cpu_list Sum, the two add up to the whole; with -callers-callees
@@ -20,7 +21,8 @@
 #    packet taken at the return from nanosleep holds the spin's User CPU
 #    and the nap's Sleep; only the Sleep belongs to the kernel stack where
 #    the thread blocked; naps that end before a grid point have their
-#    Sleep in the next packet, a tick in the spin).
+#    Sleep in the next packet, a tick in the spin; not where the module
+#    keeps no kernel stack of a thread that blocked).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
 
@@ -35,7 +37,9 @@ zr=$!
 taskset -c 1 "$LWPROF_BUILD/tests/progs/spin_nap" 6000 >sn.out &
 sn=$!
 sleep 0.5
-"$LWPROF" collect -a -K -t 3 -o p.er >/dev/null 2>collect.err
+"$LWPROF" collect -a -K -t 3 -o p.er >/dev/null 2>collect.err &
+cpid=$!
+wait $cpid
 check $? -eq 0 "collect -a -K -t 3 of zero_reader and spin_nap on CPU 1"
 wait $zr
 check $? -eq 0 "zero_reader ran"
@@ -57,8 +61,12 @@ awk -v u="$u1" -v s="$s1" -v i="$i1" -v d="$d1" 'BEGIN { exit !(s > u && s > i &
 check $? -eq 0 "cpu 1: System $s1 s its largest part (user $u1, interrupt $i1, idle $d1)"
 awk -v d="$d1" -v m="$m1" 'BEGIN { exit !(m > 0 && d < 0.05 * m) }'
 check $? -eq 0 "cpu 1: idle $d1 s under 5% of $m1 s"
-awk -v d="$d0" -v m="$m0" 'BEGIN { exit !(m > 0 && d >= 0.8 * m) }'
-check $? -eq 0 "cpu 0: idle $d0 s at least 80% of $m0 s"
+# CPU 0 but for the recorder itself (its threads' time in usage.txt, on
+# either CPU), which is no part of the workload: in the PREEMPT_RT guest
+# it took 1.4 s of a 3.2 s run, its io_uring workers included.
+rec=$(awk -v p="$cpid" 'NR > 1 && $1 == p { s += $7 + $8 + $9 } END { printf "%.3f", s / 1e9 }' p.er/usage.txt)
+awk -v d="$d0" -v m="$m0" -v r="$rec" 'BEGIN { exit !(m > 0 && d >= 0.8 * (m - r)) }'
+check $? -eq 0 "cpu 0: idle $d0 s at least 80% of its $m0 s less the recorder's $rec s"
 
 # -functions, whole and per CPU.
 m=e.user:e.system:e.trap:e.idle:i.system:e.sleep:name
@@ -74,8 +82,24 @@ ztot=$(awk -F, '$7 == "<Total>" { printf "%.3f", $1 + $2 + $3 + $6 }' <<<"$z")
 echo "# zero_reader: total $ztot s, System $zs s, read_zero inclusive System $zrz s"
 awk -v s="$zs" -v t="$ztot" 'BEGIN { exit !(t > 0 && s >= 0.5 * t) }'
 check $? -eq 0 "zero_reader: System $zs s most of its $ztot s"
-awk -v r="$zrz" -v s="$zs" 'BEGIN { exit !(s > 0 && r >= 0.8 * s) }'
-check $? -eq 0 "zero_reader: read_zero holds $zrz s of its System $zs s"
+# Where the module keeps no kernel stack of a thread switched out (a gap
+# lwprof version names: PREEMPT_RT, no allocation in the probes), a packet
+# owed across a preemption goes out at the return to user mode with the
+# user stack alone, and holds the System time up to the preemption: that
+# share cannot be read_zero's (7% of the reader's System in a run on 6.1
+# rt, where spin_nap's wakeups preempt it).  read_zero's share is then of
+# the System time of the packets that have a kernel stack.
+zk=$zs
+if module_gap "no kernel stack where off-CPU time began"; then
+	zn=$("$LWPROF" dump p.er 2>/dev/null | awk -v t="$zr" '
+		/ SAMPLE clock / && $0 ~ " tid=" t " " && / kframes=0 / {
+			for (i = 1; i <= NF; i++) if ($i ~ /^system=/) s += substr($i, 8) }
+		END { printf "%.3f", s / 1e9 }')
+	zk=$(awk -v a="$zs" -v b="$zn" 'BEGIN { printf "%.3f", a - b }')
+	echo "# no kernel stack where a thread was switched out: $zn s of its System in packets without a kernel stack"
+fi
+awk -v r="$zrz" -v s="$zk" 'BEGIN { exit !(s > 0 && r >= 0.8 * s) }'
+check $? -eq 0 "zero_reader: read_zero holds $zrz s of its System $zk s with a kernel stack"
 check "$(col "$c1" read_zero 5)" = "$(col "$all" read_zero 5)" "-cpu_select 1: all of read_zero's System ($(col "$all" read_zero 5) s)"
 check "$(col "$c0" read_zero 5)" = 0.000 "-cpu_select 0: none of read_zero's System"
 for c in 0 1; do
@@ -117,8 +141,12 @@ echo "$s"
 check "$(col "$s" do_nanosleep 1)" = 0.000 "spin_nap: no User CPU on do_nanosleep"
 sl=$(col "$s" do_nanosleep 6)
 sa=$(col "$s" '<Total>' 6)
-awk -v a="$sl" -v t="$sa" 'BEGIN { exit !(a > 0 && a >= 0.5 * t) }'
-check $? -eq 0 "spin_nap: do_nanosleep has $sl s of its Sleep $sa s"
+if module_gap "no kernel stack where off-CPU time began"; then
+	echo "# no kernel stack where a thread blocked: spin_nap's Sleep is on its user stack ($sa s)"
+else
+	awk -v a="$sl" -v t="$sa" 'BEGIN { exit !(a > 0 && a >= 0.5 * t) }'
+	check $? -eq 0 "spin_nap: do_nanosleep has $sl s of its Sleep $sa s"
+fi
 su=$(col "$s" '<Total>' 1)
 awk -v u="$su" 'BEGIN { exit !(u > 0) }'
 check $? -eq 0 "spin_nap: User CPU $su s, on user functions"

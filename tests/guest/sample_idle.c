@@ -7,7 +7,8 @@
  *  - idle guest, 3 s: each CPU at least 95% idle, within 1.5% of the
  *    window of /proc/stat's idle + iowait over the same window (its
  *    counts are 10 ms ticks, and it leaves out the idle loop's own work
- *    around each sleep, which lwprof's idle task includes); idle plus
+ *    around each sleep, which lwprof's idle task includes; on PREEMPT_RT
+ *    at least that, below says why); idle plus
  *    every thread's USER + SYSTEM + TRAP (READ_USAGE before and after)
  *    within 1% of 2 x elapsed;
  *  - a read() loop of /dev/zero pinned to CPU 1, 2 s, the test on CPU 0,
@@ -133,8 +134,9 @@ static void idle_machine(int ncpu)
 	uint64_t idle[NCPU_MAX] = { 0 }, t0, t1, el, all = 0, run;
 	unsigned int pkts[NCPU_MAX] = { 0 };
 	struct lwr_usage u0 = { 0 }, u1 = { 0 };
+	double tick;
 	struct lwr r;
-	int c;
+	int c, rt;
 
 	printf("# an idle machine, 3 s\n");
 	start(&r, 0);
@@ -142,14 +144,32 @@ static void idle_machine(int ncpu)
 	t0 = usage_now(&r, &u0);
 	while (lwr_now() < t0 + 3000000000ULL)
 		lwr_poll(&r, 200);
+	/* Before the stop: /proc/stat's window inside the idle packets'. */
+	proc_idle(p1, NCPU_MAX);
 	if (lwr_stop(&r, NULL))
 		t_fatal("SAMPLE_STOP");
 	t1 = usage_now(&r, &u1);
-	proc_idle(p1, NCPU_MAX);
 	el = t1 - t0;
 	t_check(!idle_sums(&r, idle, pkts), "idle packets are well formed");
 	t_check(lwr_lost(&r) == 0 && lwr_check(&r) == 0,
 		"nothing lost, whole records");
+	/*
+	 * /proc/stat's idle is the tick code's idle sleep time: it stops at
+	 * every interrupt and where the idle loop exits for a task, and
+	 * starts again at the next idle entry, so it is a part of the idle
+	 * task's time, which lwprof counts whole (the interrupts as TRAP).
+	 * On PREEMPT_RT every softirq (timers, RCU callbacks) runs in a
+	 * thread, so an idle CPU leaves its idle task ten to twenty-five
+	 * times as often as without (/proc/schedstat: 230 switches to idle a
+	 * second against 9 to 19 on 6.1 in the guest), each exit of the
+	 * idle loop time the idle task runs and /proc/stat does not count:
+	 * 2.0 to 3.2 points of an idle CPU's time there.  So on PREEMPT_RT
+	 * (the module says its softirqs run in threads) /proc/stat's idle
+	 * is a lower bound only (two USER_HZ ticks of rounding); every CPU
+	 * at least 95% idle and the machine's identity below bound it above.
+	 */
+	rt = !!(lwr_gaps() & LWPROF_GAP_SOFTIRQ_THREADS);
+	tick = 100.0 / sysconf(_SC_CLK_TCK) * 1e9 / el;
 	for (c = 0; c < ncpu; c++) {
 		double ours = 100.0 * idle[c] / el;
 		double theirs = 100.0 * (p1[c] - p0[c]) / el;
@@ -158,9 +178,14 @@ static void idle_machine(int ncpu)
 		       c, pkts[c], ours, theirs);
 		t_check(ours >= 95, "cpu %d at least 95%% idle (%.2f%%)", c,
 			ours);
-		t_check(ours - theirs <= 1.5 && theirs - ours <= 1.5,
-			"cpu %d: within 1.5%% of /proc/stat (%.2f%%, %.2f%%)",
-			c, ours, theirs);
+		if (rt)
+			t_check(ours >= theirs - 2 * tick,
+				"cpu %d: at least /proc/stat's idle (%.2f%%, %.2f%%)",
+				c, ours, theirs);
+		else
+			t_check(ours - theirs <= 1.5 && theirs - ours <= 1.5,
+				"cpu %d: within 1.5%% of /proc/stat (%.2f%%, %.2f%%)",
+				c, ours, theirs);
 		all += idle[c];
 	}
 	run = running(&u1, &u0);

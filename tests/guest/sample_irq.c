@@ -100,20 +100,6 @@ static int ours(const struct ks_table *k, const struct lwprof_rec_sample *s)
 	return 0;
 }
 
-/* The loaded module's kernel gaps (ABI 1.6; none before). */
-static uint64_t module_gaps(void)
-{
-	struct lwprof_abi_version v = { 0 };
-	int fd = open(LWPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	if (ioctl(fd, LWPROF_IOC_ABI_VERSION, &v))
-		v.gaps = 0;
-	close(fd);
-	return v.gaps;
-}
-
 int main(void)
 {
 	unsigned int soft = 0, soft_ok = 0, hard = 0, hard_ok = 0, own = 0;
@@ -208,7 +194,7 @@ int main(void)
 	t_check(trap_only == irq_pkts,
 		"interrupt packets carry TRAP time only (%u of %u)", trap_only,
 		irq_pkts);
-	if (module_gaps() & LWPROF_GAP_SOFTIRQ_THREADS) {
+	if (lwr_gaps() & LWPROF_GAP_SOFTIRQ_THREADS) {
 		/*
 		 * PREEMPT_RT: softirqs run in threads, their time that
 		 * thread's System (lwprof version says so): no softirq TRAP.

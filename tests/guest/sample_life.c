@@ -233,29 +233,6 @@ static void async_write(struct io_uring *ring, int fd)
 		io_uring_cqe_seen(ring, cqe);
 }
 
-/* The tid of this process's io_uring worker, or 0. */
-static int worker_tid(void)
-{
-	struct dirent *d;
-	char path[300], comm[64];
-	DIR *dir = opendir("/proc/self/task");
-	int tid = 0;
-	FILE *f;
-
-	while (dir && (d = readdir(dir)) != NULL) {
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(comm, sizeof(comm), f) &&
-		    !strncmp(comm, "iou-wrk-", 8))
-			tid = atoi(d->d_name);
-		if (f)
-			fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return tid;
-}
-
 static void *self_spin(void *arg)
 {
 	spinner((void *)200000000);
@@ -281,7 +258,7 @@ static void exclude_self(void)
 	if (fd < 0 || io_uring_queue_init(8, &ring, 0))
 		t_fatal("io_uring");
 	async_write(&ring, fd);
-	wtid = worker_tid();
+	wtid = lwr_io_worker(getpid());
 	t_check(wtid > 0, "an io_uring worker runs (tid %d)", wtid);
 
 	ret = lwr_open(&r, LWPROF_ATTACH_MACHINE | LWPROF_ATTACH_EXCLUDE_SELF,

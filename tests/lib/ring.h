@@ -14,6 +14,7 @@
 #ifndef LWPROF_RING_H
 #define LWPROF_RING_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -55,6 +56,46 @@ static inline int lwr_module_load(void)
 static inline int lwr_module_unload(void)
 {
 	return syscall(SYS_delete_module, "lwprof", O_NONBLOCK) ? -errno : 0;
+}
+
+/* The loaded module's kernel gaps (LWPROF_GAP_*, ABI 1.6; none before). */
+static inline uint64_t lwr_gaps(void)
+{
+	struct lwprof_abi_version v = { 0 };
+	int fd = open(LWPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, LWPROF_IOC_ABI_VERSION, &v))
+		v.gaps = 0;
+	close(fd);
+	return v.gaps;
+}
+
+/* The tid of one of process pid's io_uring workers (iou-wrk-PID), or 0. */
+static inline int lwr_io_worker(pid_t pid)
+{
+	char path[300], comm[64];
+	struct dirent *d;
+	DIR *dir;
+	int tid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir)) != NULL) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", pid,
+			 d->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(comm, sizeof(comm), f) &&
+		    !strncmp(comm, "iou-wrk-", 8))
+			tid = atoi(d->d_name);
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return tid;
 }
 
 /* A test's first and last steps: load the module; unload it, a check. */

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What lwprof print decodes for each command: -header only counts the
+# records (it shows no values or stacks), the traced-call views (-heap,
+# -heapstat) do not decode clock packets.  On a copy of an experiment
+# (5 clock packets with tests/progs/qsort_unwind's stack, 8 traced
+# allocations of which 4 are freed, written by gen_exp) damaged where only
+# the analyzer's decoding looks (a clock packet whose value is not its
+# microstates' sum; a traced call on CPU 7 of 2), the views that do not
+# decode that kind show exactly what they show on the undamaged one, and
+# those that do report the damage at its byte.  The record counts are
+# those lwprof dump finds.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/print.sh"
+
+cap=$PRINT_OUT/qsort.cap
+"$LWPROF_BUILD/tests/progs/qsort_unwind" "$cap" || { echo "FAIL: qsort_unwind"; exit 1; }
+exp=$(printf 'capture %s n=5\ntrace %s format=20\nusage auto\n' "$cap" "$cap" |
+	gen_exp ok -)
+
+# P EXP ARGS...: print's output (stdout and stderr), EXP's path as EXP
+P() {
+	local e=$1
+	shift
+	"$LWPROF" print "$@" "$e" 2>&1 | sed "s|$e|EXP|g"
+	return "${PIPESTATUS[0]}"
+}
+
+# poke FMT OFF VALUE FILE: write VALUE packed as perl's FMT ('Q<', 'S<') at
+# byte OFF of FILE
+poke() {
+	local fmt=$1 off=$2 val=$3 file=$4
+	perl -e "print pack('$fmt', $val)" |
+		dd of="$file" bs=1 seek="$off" conv=notrunc status=none
+}
+
+nrec=$("$LWPROF" dump "$exp" | grep -Ec '/(cpu|trace)\.[0-9]+\.rec\+[0-9]+: ')
+ntr=$("$LWPROF" dump "$exp" | grep -c '^[^ ]*trace\.[0-9]*\.rec+[0-9]*: ')
+check "$ntr" -eq 12 "dump: 12 trace records (8 allocations, 4 frees)"
+h0=$(P "$exp" -header)
+check $? -eq 0 "-header"
+grep -q "Records: *$nrec read, 5 samples, 8 traced calls, 0 lost" <<<"$h0"
+check $? -eq 0 "  counts $nrec records, 5 samples, 8 traced calls ($(grep Records <<<"$h0"))"
+heap0=$(P "$exp" -heap -heapstat)
+check $? -eq 0 "-heap -heapstat"
+grep -q 'Allocations *8$' <<<"$heap0"
+check $? -eq 0 "  8 allocations"
+f0=$(P "$exp" -functions)
+check $? -eq 0 "-functions"
+
+# a clock packet whose value is not the sum of its microstates
+off=$("$LWPROF" dump "$exp" | sed -n 's/^[^ ]*cpu\.[0-9]*\.rec+\([0-9]*\): SAMPLE clock .*/\1/p' | head -n 1)
+cpuf=$("$LWPROF" dump "$exp" | sed -n 's/^[^ ]*\(cpu\.[0-9]*\.rec\)+[0-9]*: SAMPLE clock .*/\1/p' | head -n 1)
+bad=$PRINT_OUT/badclock.er
+cp -r "$exp" "$bad"
+poke 'Q<' $((off + 32)) 12345 "$bad/$cpuf"
+check "$(P "$bad" -header)" = "$h0" "damaged clock packet: -header as before"
+check "$(P "$bad" -heap -heapstat)" = "$heap0" "  -heap -heapstat as before"
+out=$(P "$bad" -functions)
+check $? -eq 1 "  -functions: exit 1"
+check "$out" = "lwprof print: EXP/$cpuf: byte $((off + 32)): clock value 12345 but microstates sum to 10000000" \
+	"  -functions names the byte ($out)"
+out=$(LWPROF_NEED_ALL=1 P "$bad" -header)
+check $? -eq 1 "  -header with every record decoded (LWPROF_NEED_ALL): exit 1"
+
+# a traced allocation on CPU 7 of 2
+trf=$(cd "$exp" && ls trace.*.rec)
+toff=$("$LWPROF" dump "$exp" | sed -n 's/^[^ ]*trace\.[0-9]*\.rec+\([0-9]*\): TRACE malloc.*/\1/p' | head -n 1)
+bad=$PRINT_OUT/badcall.er
+cp -r "$exp" "$bad"
+poke 'S<' $((toff + 10)) 7 "$bad/$trf"
+check "$(P "$bad" -header)" = "$h0" "damaged traced call: -header as before"
+out=$(P "$bad" -heap)
+check $? -eq 1 "  -heap: exit 1"
+check "$out" = "lwprof print: EXP/$trf: byte $((toff + 10)): cpu 7 of 2" "  -heap names the byte ($out)"
+P "$bad" -functions >/dev/null
+check $? -eq 1 "  -functions: exit 1"
+check "$(P "$exp" -functions)" = "$f0" "-functions on the undamaged one again"
+done_testing
