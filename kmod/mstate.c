@@ -2,7 +2,7 @@
 /*
  * The microstate machine: Solaris's ten LMS_* states kept for Linux threads
  * by probes on the scheduler, system calls, page faults, interrupts and the
- * return to user mode (docs/mstate.md has the table of transitions).
+ * return to user mode (docs/design/mstate.md has the table of transitions).
  *
  * Who writes a thread's entry, and why they never race:
  *  - while it runs, only probes on its own CPU; those that can be

@@ -160,7 +160,7 @@ void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id)
  * interrupt or NMI taken in them) can enter, as they are reached only by
  * a system call from user mode.  Other ftrace users tracing the functions
  * the hooks call have their own protection.  The lock would cost 32
- * instructions per call (docs/benchmarks.md).
+ * instructions per call (docs/results/benchmarks.md).
  */
 static void notrace lwprof_ft_sys_call(unsigned long ip,
 				       unsigned long parent_ip,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sampling: a session's rings, its start and stop, and clock profiling
- * (docs/sampling.md).
+ * (docs/design/sampling.md).
  *
  * Clock packets follow Solaris: every nanosecond of a thread's accounted
  * life lands in exactly one clock packet of that thread.  A packet carries

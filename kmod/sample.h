@@ -3,7 +3,7 @@
  * Sampling: the per-CPU rings (ring.c), clock profiling and the session's
  * sampling state (sample.c), sample packets and their stacks (packet.c),
  * task and map records (records.c), counter overflows (counter.c).
- * docs/sampling.md describes what they do together.
+ * docs/design/sampling.md describes what they do together.
  */
 #ifndef LWPROF_SAMPLE_H
 #define LWPROF_SAMPLE_H

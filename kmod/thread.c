@@ -164,7 +164,7 @@ struct lwprof_thread *lwprof_thread_new(struct lwprof_session *s)
  * bytes or add frames to a packet; under memory pressure they would take
  * what the workload's own allocations and the kernel's reclaim need: with
  * -S 65536 each is 128 KiB of unreclaimable memory, and 2000 threads
- * asked for 28 MiB of them in the test guest (docs/reliability.md).
+ * asked for 28 MiB of them in the test guest (docs/design/reliability.md).
  * NULL then, and the caller does without.  Charged to the memory cgroup
  * of s's owner (charge.c); freed with the thread's task.
  */
