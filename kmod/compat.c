@@ -92,7 +92,8 @@ int lwprof_compat_init(void)
 /*
  * Where this kernel keeps lwprof from doing all it does elsewhere, as
  * LWPROF_GAP_* bits: lwprof version lists them, so that a difference is
- * said, never a silent wrong number (docs/mstate.md, docs/install.md).
+ * said, never a silent wrong number (docs/design/mstate.md,
+ * docs/guide/install.md).
  */
 u64 lwprof_kernel_gaps(void)
 {

@@ -65,6 +65,60 @@ static inline void lwprof_vm_flags_mod(struct vm_area_struct *vma,
 }
 
 /*
+ * Direct ftrace calls (mstate_sys.c, mstate_ret.c: the hot hooks).  6.1
+ * has them as register_ftrace_direct_multi(ops, addr); 6.5 renamed that
+ * register_ftrace_direct() (dropping the single-function API of the same
+ * name), and its unregister_ftrace_direct() may free the ops' filter,
+ * which lwprof keeps for the next attach.  Without direct calls: -ENODEV,
+ * and the hooks fall back.  Direct trampolines account the call depth
+ * where the kernel tracks it (CALL_DEPTH_ACCOUNT, since 6.2).
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+static inline int lwprof_direct_register(struct ftrace_ops *ops,
+					 unsigned long addr)
+{
+	return register_ftrace_direct(ops, addr);
+}
+
+static inline int lwprof_direct_unregister(struct ftrace_ops *ops,
+					   unsigned long addr)
+{
+	return unregister_ftrace_direct(ops, addr, false);
+}
+#else
+static inline int lwprof_direct_register(struct ftrace_ops *ops,
+					 unsigned long addr)
+{
+	return register_ftrace_direct_multi(ops, addr);
+}
+
+static inline int lwprof_direct_unregister(struct ftrace_ops *ops,
+					   unsigned long addr)
+{
+	return unregister_ftrace_direct_multi(ops, addr);
+}
+#endif
+#else
+static inline int lwprof_direct_register(struct ftrace_ops *ops,
+					 unsigned long addr)
+{
+	return -ENODEV;
+}
+
+static inline int lwprof_direct_unregister(struct ftrace_ops *ops,
+					   unsigned long addr)
+{
+	return -ENODEV;
+}
+#endif
+
+#include <asm/nospec-branch.h>
+#ifndef CALL_DEPTH_ACCOUNT
+#define CALL_DEPTH_ACCOUNT ""
+#endif
+
+/*
  * Is a thread that switches out still runnable (preempted, yielded, or
  * kept awake by a signal), or does it sleep?  EEVDF's delayed dequeue
  * (6.12) leaves a thread that goes to sleep with its lag unspent on its

@@ -49,16 +49,32 @@ struct lwprof_clock {
 extern struct lwprof_clock lwprof_clock;
 void lwprof_clock_anchor(void);
 
+/*
+ * cyc * mult >> LWPROF_CLOCK_SHIFT: one mul and one shrd.  In asm, not
+ * mul_u64_u64_shr(): its 128-bit type makes GCC realign the stack of the
+ * hooks that inline it (five more instructions on every return to user).
+ */
 static __always_inline u64 lwprof_tsc_ns(u64 cyc, u64 mult)
 {
-	return mul_u64_u64_shr(cyc, mult, LWPROF_CLOCK_SHIFT);
+	u64 ns;
+
+	asm("mulq %[mult]\n\tshrdq %[shift], %%rdx, %%rax"
+	    : "=a" (ns)
+	    : "a" (cyc), [mult] "rm" (mult), [shift] "i" (LWPROF_CLOCK_SHIFT)
+	    : "rdx", "cc");
+	return ns;
+}
+
+/* The TSC clock, for hooks attached only while it is the clock (mstate_sys.c). */
+static __always_inline u64 lwprof_tsc_now(void)
+{
+	return lwprof_tsc_ns(rdtsc(), lwprof_clock.mult) + lwprof_clock.offset;
 }
 
 static inline u64 lwprof_now(void)
 {
 	if (likely(lwprof_clock.tsc))
-		return lwprof_tsc_ns(rdtsc(), lwprof_clock.mult) +
-		       lwprof_clock.offset;
+		return lwprof_tsc_now();
 	return ktime_get_mono_fast_ns();
 }
 
@@ -108,6 +124,7 @@ struct lwprof_thread {
 	u8 guessed;			/* running at attach: state guessed */
 	u8 pre_exec;			/* ATTACH_EXEC: no exec yet, no samples */
 	u8 newborn;			/* forked, not yet woken: nothing counted */
+	u8 want_urn;			/* its return to user mode: the notifier */
 	u8 stopped;			/* guard.c: LWPROF_STOP_*, not recorded */
 	u8 taking;			/* guard.c: being taken out; session lock */
 	u64 fault_cnt;			/* faults done at last fault start */
@@ -219,21 +236,26 @@ struct lwprof_tp {
 
 /* mstate*.c: the state machine */
 extern struct lwprof_tp lwprof_mstate_tps[];
-void lwprof_ms_urn_disarm(void);
 extern atomic_t lwprof_adopting;
 void lwprof_ms_initial(struct lwprof_thread *t, struct task_struct *task);
 void lwprof_ms_cpu_adopt(void *unused);
 void lwprof_ms_cpu_forget(struct lwprof_session *s);
-void lwprof_ms_cpu_reset(void *unused);
-void lwprof_ms_sys_init(void);
-bool lwprof_ms_sys_hook_on(void);
-void lwprof_ms_sys_hook_off(void);
+void lwprof_ms_cpus_reset(void);
+void lwprof_ms_cpus_fast(void);
+u64 lwprof_ms_pending(struct lwprof_thread *t);
+int lwprof_ms_sys_init(void);
+int lwprof_ms_sys_on(void);
+void lwprof_ms_sys_off(void);
 void lwprof_ms_sys_exit(void);
+int lwprof_ms_ret_init(void);
+int lwprof_ms_ret_on(void);
+void lwprof_ms_ret_off(void);
+void lwprof_ms_ret_exit(void);
 extern struct lwprof_session __rcu *lwprof_machine;
 
 /* probes.c: attaching the state machine to the kernel */
 int lwprof_probes_init(void);
-void lwprof_probes_get(void);
+int lwprof_probes_get(void);
 void lwprof_probes_put(void);
 void lwprof_probes_exit(void);
 extern bool lwprof_live;
@@ -243,14 +265,28 @@ int lwprof_mmap_hook_init(void);
 void lwprof_mmap_hook_exit(void);
 
 /*
- * Is some session open?  The probes stay registered from load to unload;
- * those that would look a thread up test this first (probes.c).  The
- * acquire makes the per-CPU reset and the clock's anchor visible.
+ * Is some session open?  The acquire makes the per-CPU reset and the
+ * clock's anchor visible (probes.c).
  */
 static __always_inline bool lwprof_probes_live(void)
 {
 	/* Pairs with the release in lwprof_probes_get(). */
 	return smp_load_acquire(&lwprof_live);
+}
+
+/*
+ * Should a probe that looks a thread up return at once?  Only resident
+ * probes can run with no session open (probes.c): the others are
+ * attached for the first session and detached after the last, and the
+ * table is empty before and after, so they test nothing (a no-op in the
+ * code while lwprof_resident_key is off).
+ */
+DECLARE_STATIC_KEY_FALSE(lwprof_resident_key);
+
+static __always_inline bool lwprof_probes_dormant(void)
+{
+	return static_branch_unlikely(&lwprof_resident_key) &&
+	       !lwprof_probes_live();
 }
 
 /* session.c */
@@ -345,17 +381,18 @@ void __lwprof_smp_user_return(struct lwprof_thread *t);
 void __lwprof_smp_switch_in(struct lwprof_thread *t, u64 now);
 
 /*
- * How many sessions take clock packets: while none does, the two hooks the
- * hottest probes call (every return to user mode and switch-in of an
- * accounted thread) cost one load.  A counter, not a static key: flipping
- * a key patches kernel text, which no session may do (probes.c).
+ * On while some session takes clock packets (probes.c counts them): until
+ * then the hooks the hottest probes call (every return to user mode and
+ * switch-in of an accounted thread) are a no-op in the code.
  */
-extern atomic_t lwprof_clock_sessions;
+DECLARE_STATIC_KEY_FALSE(lwprof_clock_key);
+void lwprof_clock_hooks_get(void);
+void lwprof_clock_hooks_put(void);
 
 /* Interrupts off: t returns to user mode; is a clock packet due? */
 static __always_inline void lwprof_smp_user_return(struct lwprof_thread *t)
 {
-	if (atomic_read(&lwprof_clock_sessions) && unlikely(t->smp_due))
+	if (static_branch_unlikely(&lwprof_clock_key) && unlikely(t->smp_due))
 		__lwprof_smp_user_return(t);
 }
 
@@ -363,7 +400,7 @@ static __always_inline void lwprof_smp_user_return(struct lwprof_thread *t)
 static __always_inline void lwprof_smp_switch_in(struct lwprof_thread *t,
 						 u64 now)
 {
-	if (atomic_read(&lwprof_clock_sessions))
+	if (static_branch_unlikely(&lwprof_clock_key))
 		__lwprof_smp_switch_in(t, now);
 }
 
@@ -378,7 +415,7 @@ static __always_inline void lwprof_smp_irq(struct lwprof_thread *t,
 					   unsigned int kind, u64 dur,
 					   unsigned long fn, u64 now)
 {
-	if (atomic_read(&lwprof_clock_sessions))
+	if (static_branch_unlikely(&lwprof_clock_key))
 		__lwprof_smp_irq(t, kind, dur, fn, now);
 }
 
@@ -387,7 +424,7 @@ void __lwprof_smp_signal(struct lwprof_thread *t);
 
 static __always_inline void lwprof_smp_signal(struct lwprof_thread *t)
 {
-	if (atomic_read(&lwprof_clock_sessions) && unlikely(t->smp_due))
+	if (static_branch_unlikely(&lwprof_clock_key) && unlikely(t->smp_due))
 		__lwprof_smp_signal(t);
 }
 

@@ -2,7 +2,7 @@
 /*
  * The microstate machine: Solaris's ten LMS_* states kept for Linux threads
  * by probes on the scheduler, system calls, page faults, interrupts and the
- * return to user mode (docs/mstate.md has the table of transitions).
+ * return to user mode (docs/design/mstate.md has the table of transitions).
  *
  * Who writes a thread's entry, and why they never race:
  *  - while it runs, only probes on its own CPU; those that can be
@@ -14,7 +14,6 @@
  * Every update bumps t->seq, so readers on other CPUs retry torn copies.
  */
 #include <linux/interrupt.h>
-#include <linux/user-return-notifier.h>
 #include <asm/irq_regs.h>
 #include <trace/events/irq.h>
 #include <trace/events/sched.h>
@@ -27,7 +26,6 @@
 #include "mstate.h"
 
 DEFINE_PER_CPU(struct lwprof_cpu, lwprof_cpu);
-static DEFINE_PER_CPU(struct user_return_notifier, lwprof_urn);
 
 /*
  * Non-zero while an attach adds running threads to the table and before
@@ -64,19 +62,34 @@ static unsigned int lwprof_ms_sleep_state(struct lwprof_thread *t,
 	}
 }
 
-static void lwprof_ms_switch_out(struct lwprof_thread *t,
-				 struct task_struct *prev,
-				 unsigned int prev_state, u64 now)
+/* The last switch of an exiting thread: totals are final. */
+static noinline void lwprof_ms_exit(struct lwprof_thread *t,
+				    struct task_struct *prev, u64 now)
 {
+	lwprof_ms_set(t, t->state, now);
+	t->end_ns = t->last_ns;
+	lwprof_thread_final(t, prev);
+	lwprof_us_release(t);
+	t->exited = 1;
+	lwprof_smp_exit(t);
+}
+
+/*
+ * t, the CPU's cur, leaves it at now.  A system call it entered since its
+ * last change is charged first (the stamp is its, see mstate_sys.c).
+ */
+static __always_inline void lwprof_ms_switch_out(struct lwprof_thread *t,
+						 struct task_struct *prev,
+						 unsigned int prev_state,
+						 u64 now)
+{
+	u64 sys_in = this_cpu_read(lwprof_cpu.sys_in);
+
 	write_seqcount_begin(&t->seq);
-	if (prev_state & TASK_DEAD) {
-		/* The last switch of an exiting thread: totals are final. */
-		lwprof_ms_set(t, t->state, now);
-		t->end_ns = t->last_ns;
-		lwprof_thread_final(t, prev);
-		lwprof_us_release(t);
-		t->exited = 1;
-		lwprof_smp_exit(t);
+	if (sys_in)
+		lwprof_ms_commit_at(t, sys_in);
+	if (unlikely(prev_state & TASK_DEAD)) {
+		lwprof_ms_exit(t, prev, now);
 	} else if (lwprof_task_runnable(prev)) {
 		/*
 		 * Still runnable (preempted, yielded, or a signal kept it
@@ -89,21 +102,27 @@ static void lwprof_ms_switch_out(struct lwprof_thread *t,
 			t->resume = t->state;
 		lwprof_ms_set(t, LWPROF_MS_WAIT_CPU, now);
 	} else {
+		/*
+		 * Asleep.  It resumes in SYSTEM, or in USER if it slept from
+		 * USER: in the kernel's work on the way out after the return
+		 * hook (mstate_ret.c), or after an entry no probe sees.
+		 */
 		t->vcsw++;
-		t->resume = LWPROF_MS_SYSTEM;
+		t->resume = t->state == LWPROF_MS_USER ? LWPROF_MS_USER :
+							 LWPROF_MS_SYSTEM;
 		lwprof_ms_set(t, lwprof_ms_sleep_state(t, prev_state), now);
 	}
 	write_seqcount_end(&t->seq);
 }
 
-static void lwprof_ms_switch_in(struct lwprof_thread *t, u64 now)
+static __always_inline void lwprof_ms_switch_in(struct lwprof_thread *t,
+						u64 now)
 {
 	unsigned int state = t->state;
 
-	if (state == LWPROF_MS_WAIT_CPU)
+	/* From WAIT_CPU, or a sleep whose wakeup was not seen. */
+	if (state == LWPROF_MS_WAIT_CPU || lwprof_ms_asleep(state))
 		state = t->resume;
-	else if (lwprof_ms_asleep(state))
-		state = LWPROF_MS_SYSTEM;	/* woken before we looked */
 	else
 		return;
 	write_seqcount_begin(&t->seq);
@@ -111,37 +130,27 @@ static void lwprof_ms_switch_in(struct lwprof_thread *t, u64 now)
 	write_seqcount_end(&t->seq);
 }
 
-static void lwprof_urn_arm(struct lwprof_cpu *c);
-static void lwprof_urn_disarm(struct lwprof_cpu *c);
-
-/* Context: rq lock held, interrupts off. */
-static void lwprof_tp_sched_switch(void *data, bool preempt,
-				   struct task_struct *prev,
-				   struct task_struct *next,
-				   unsigned int prev_state)
+/*
+ * Any other switch: a bystander in or out, the idle task, a thread that
+ * switches out without being its CPU's cur (an attach adopting it).
+ */
+static noinline void lwprof_switch_other(struct lwprof_cpu *c,
+					 struct lwprof_thread *out,
+					 struct lwprof_thread *in,
+					 struct task_struct *prev,
+					 struct task_struct *next,
+					 unsigned int prev_state)
 {
-	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
-	struct lwprof_thread *out = c->cur, *in;
 	u64 now = 0;
 
-	if (!lwprof_probes_live())
-		return;
-	if (lwprof_bench_empty(LWPROF_EMPTY_SWITCH)) {
-		lwprof_urn_arm(c);
-		return;
-	}
-	if (lwprof_bench_empty(LWPROF_EMPTY_SWSTATE)) {
-		c->cur = lwprof_thread_find(next);
-		if (c->cur)
-			lwprof_urn_arm(c);
-		else
-			lwprof_urn_disarm(c);
-		return;
-	}
 	if (out && out->task != prev)
 		out = NULL;
-	if (unlikely(!out && atomic_read(&lwprof_adopting)))
-		out = lwprof_thread_find(prev);
+	if (!out) {
+		/* A stamp of a thread no longer accounted: not out's. */
+		c->sys_in = 0;
+		if (unlikely(atomic_read(&lwprof_adopting)))
+			out = lwprof_thread_find(prev);
+	}
 	/* One clock reading for both threads; none between two bystanders. */
 	if (out) {
 		now = lwprof_now();
@@ -150,23 +159,116 @@ static void lwprof_tp_sched_switch(void *data, bool preempt,
 		else
 			lwprof_ms_switch_out(out, prev, prev_state, now);
 	}
-	in = lwprof_thread_find(next);
 	if (unlikely(!in && is_idle_task(next)) &&
 	    (c->idle || lwprof_idle_adopt(c, out ? now : lwprof_now()))) {
 		c->cur = lwprof_idle_in(c, next, out ? now : lwprof_now());
-		lwprof_urn_disarm(c);	/* the idle task never goes to user */
+		lwprof_urn_switch(c, NULL);	/* idle never goes to user */
 		return;
 	}
 	c->cur = in;
+	lwprof_urn_switch(c, in);
 	if (in) {
 		if (!out)
 			now = lwprof_now();
-		lwprof_urn_arm(c);
 		lwprof_ms_switch_in(in, now);
 		lwprof_smp_switch_in(in, now);
-	} else {
-		lwprof_urn_disarm(c);
 	}
+}
+
+/*
+ * Context: rq lock held, interrupts off.
+ *
+ * The common switch is done here, in a function that calls nothing (one
+ * clock reading for both threads): from the CPU's cur, preempted or
+ * asleep in the system call it entered since its last change (not a
+ * futex wait: that needs its arguments), to another accounted thread, no
+ * notifier to arm or disarm, no clock packets, the TSC the clock
+ * (LWPROF_CPU_NO_FAST otherwise).  Everything else, and
+ * the decision is made before anything changes, goes to
+ * lwprof_switch_other() (a tail call), which does the same for any case.
+ * notrace, as the wakeup probe: no ftrace call site on every switch.
+ */
+static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
+					   struct task_struct *prev,
+					   struct task_struct *next,
+					   unsigned int prev_state)
+{
+	struct lwprof_thread *out = this_cpu_read(lwprof_cpu.cur), *in;
+	unsigned int state;
+	u64 sys_in, now;
+	bool asleep;
+	long nr;
+
+	if (lwprof_probes_dormant())
+		return;
+	in = lwprof_thread_find(next);
+	/*
+	 * Between two threads nobody accounts, nothing to do: unless an
+	 * attach is adopting running threads, the idle task comes in (idle
+	 * accounting), or a notifier is left to disarm.
+	 */
+	if (!out && !in && !atomic_read(&lwprof_adopting) &&
+	    !is_idle_task(next) &&
+	    !(this_cpu_read(lwprof_cpu.flags) & LWPROF_CPU_URN))
+		return;
+	sys_in = this_cpu_read(lwprof_cpu.sys_in);
+	asleep = !lwprof_task_runnable(prev);
+	if (unlikely(!out || !in || out->task != prev || out->idle ||
+		     (prev_state & TASK_DEAD) || this_cpu_read(lwprof_cpu.flags) ||
+		     in->want_urn || static_branch_unlikely(&lwprof_clock_key)))
+		goto other;
+	if (asleep) {
+		if (!sys_in || in_ia32_syscall() ||
+		    (prev_state & (__TASK_STOPPED | __TASK_TRACED)))
+			goto other;
+		nr = syscall_get_nr(prev, task_pt_regs(prev)) &
+		     ~(long)__X32_SYSCALL_BIT;
+		if (nr == __NR_futex || nr == __NR_futex_waitv)
+			goto other;
+	} else if (sys_in) {
+		goto other;
+	}
+
+	now = lwprof_tsc_now();
+	write_seqcount_begin(&out->seq);
+	state = out->state;
+	if (asleep) {
+		/* As lwprof_ms_commit_at(), then lwprof_ms_sleep_state(). */
+		this_cpu_write(lwprof_cpu.sys_in, 0);
+		out->syscalls++;
+		out->vcsw++;
+		out->depth = 1;
+		out->ctx[0] = LWPROF_CTX_SYSCALL;
+		if (sys_in > out->last_ns) {
+			out->acc[state] += sys_in - out->last_ns;
+			out->last_ns = sys_in;
+		}
+		state = LWPROF_MS_SYSTEM;
+		out->resume = LWPROF_MS_SYSTEM;
+		out->state = LWPROF_MS_SLEEP;
+	} else {
+		out->ivcsw++;
+		if (state != LWPROF_MS_WAIT_CPU)
+			out->resume = state;
+		out->state = LWPROF_MS_WAIT_CPU;
+	}
+	if (now > out->last_ns) {
+		out->acc[state] += now - out->last_ns;
+		out->last_ns = now;
+	}
+	write_seqcount_end(&out->seq);
+
+	this_cpu_write(lwprof_cpu.cur, in);
+	state = in->state;
+	if (state == LWPROF_MS_WAIT_CPU || lwprof_ms_asleep(state)) {
+		write_seqcount_begin(&in->seq);
+		lwprof_ms_set(in, in->resume, now);
+		write_seqcount_end(&in->seq);
+	}
+	return;
+other:
+	lwprof_switch_other(this_cpu_ptr(&lwprof_cpu), out, in, prev, next,
+			    prev_state);
 }
 
 /* Rq lock held, t's thread not running: a wakeup ends its sleep, if any. */
@@ -175,17 +277,16 @@ static void lwprof_ms_woken(struct lwprof_thread *t)
 	if (!lwprof_ms_asleep(t->state))
 		return;
 	write_seqcount_begin(&t->seq);
-	t->resume = LWPROF_MS_SYSTEM;
 	lwprof_ms_set(t, LWPROF_MS_WAIT_CPU, lwprof_now());
 	write_seqcount_end(&t->seq);
 }
 
 /* Context: rq lock held; p is not running.  Ignore threads not asleep. */
-static void lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
+static void notrace lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
 
-	if (!lwprof_probes_live() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(p);
 	if (t)
@@ -201,7 +302,7 @@ static void lwprof_tp_sched_wakeup_new(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
 
-	if (!lwprof_probes_live() || lwprof_bench_empty(LWPROF_EMPTY_WAKE))
+	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(p);
 	if (!t)
@@ -217,63 +318,6 @@ static void lwprof_tp_sched_wakeup_new(void *data, struct task_struct *p)
 }
 
 /*
- * The return to user mode, from a system call, a fault or an interrupt:
- * the user-return notifier marks it exactly.  It is armed on a CPU only
- * while an accounted thread runs there (sched_switch arms and disarms it),
- * so other threads' switches and returns to user mode do not pay for it.
- * Its flag (TIF_USER_RETURN_NOTIFY) is set on the task running when it is
- * armed; from a sched_switch probe that is the thread switching out, and
- * the switch hands the flag on to the next one (the flag follows the CPU).
- *
- * Interrupts off: the last step before the thread runs user code again.
- * That also ends the system call: no sys_exit probe is needed.
- */
-static void lwprof_on_user_return(struct user_return_notifier *urn)
-{
-	struct lwprof_thread *t;
-
-	if (lwprof_bench_empty(LWPROF_EMPTY_URN))
-		return;
-	t = lwprof_cur();
-	if (!t)
-		return;
-	/* guard.c: one its session may no longer record stops here. */
-	if (unlikely(!lwprof_guard_current(t)))
-		return;
-	t->depth = 0;
-	if (t->state != LWPROF_MS_USER)
-		lwprof_ms_change(t, LWPROF_MS_USER);
-	lwprof_us_publish(t);
-	lwprof_smp_user_return(t);
-}
-
-/* Preemption or interrupts off, on c's own CPU. */
-static void lwprof_urn_arm(struct lwprof_cpu *c)
-{
-	struct user_return_notifier *urn;
-
-	if (c->urn_armed)
-		return;
-	urn = this_cpu_ptr(&lwprof_urn);
-	urn->on_user_return = lwprof_on_user_return;
-	user_return_notifier_register(urn);
-	c->urn_armed = true;
-}
-
-static void lwprof_urn_disarm(struct lwprof_cpu *c)
-{
-	if (!c->urn_armed)
-		return;
-	user_return_notifier_unregister(this_cpu_ptr(&lwprof_urn));
-	c->urn_armed = false;
-}
-
-static void lwprof_urn_disarm_ipi(void *unused)
-{
-	lwprof_urn_disarm(this_cpu_ptr(&lwprof_cpu));
-}
-
-/*
  * After an attach, on every CPU: note the entry of the task running there
  * and settle a guessed state from the interrupted registers.
  */
@@ -285,8 +329,7 @@ void lwprof_ms_cpu_adopt(void *unused)
 	unsigned int state;
 
 	c->cur = t;
-	if (t)
-		lwprof_urn_arm(c);	/* on current: the interrupted task */
+	lwprof_urn_switch(c, t);	/* on current: the interrupted task */
 	if (!t || !t->guessed)
 		return;
 	state = regs && user_mode(regs) ? LWPROF_MS_USER : LWPROF_MS_SYSTEM;
@@ -297,6 +340,26 @@ void lwprof_ms_cpu_adopt(void *unused)
 	else
 		lwprof_ms_set(t, state, lwprof_now());
 	write_seqcount_end(&t->seq);
+}
+
+/*
+ * For a reader on another CPU, inside t's seqcount read: the time t
+ * entered a system call not yet charged, or 0.  The stamp is its CPU's
+ * while it is that CPU's cur; a switch in between bumps t's seqcount
+ * (out, or in from WAIT_CPU or a sleep), and the reader retries.
+ */
+u64 lwprof_ms_pending(struct lwprof_thread *t)
+{
+	struct lwprof_cpu *c;
+	u64 sys_in;
+
+	if (t->idle || READ_ONCE(t->exited))
+		return 0;
+	c = per_cpu_ptr(&lwprof_cpu, task_cpu(t->task));
+	sys_in = READ_ONCE(c->sys_in);
+	/* The stamp before the owner: a stamp cleared by a switch since. */
+	smp_rmb();
+	return READ_ONCE(c->cur) == t ? sys_in : 0;
 }
 
 /* A session is ending: no CPU may keep pointing at its entries. */
@@ -314,17 +377,6 @@ void lwprof_ms_cpu_forget(struct lwprof_session *s)
 			cmpxchg(&c->cur, t, NULL);
 	}
 	rcu_read_unlock();
-}
-
-/* Before the probes are attached: nothing is current or trapped. */
-void lwprof_ms_cpu_reset(void *unused)
-{
-	struct lwprof_cpu *c = this_cpu_ptr(&lwprof_cpu);
-
-	c->cur = NULL;
-	c->idle = NULL;
-	c->trapped = false;
-	c->urn_armed = false;
 }
 
 #define TP(n, fn, opt)	{ .name = n, .probe = fn, .optional = opt }
@@ -391,8 +443,3 @@ LWPROF_CHECK_TP(signal_deliver, lwprof_tp_signal_deliver);
 LWPROF_CHECK_TP(task_rename, lwprof_smp_tp_rename);
 LWPROF_CHECK_TP(task_newtask, lwprof_tp_newtask);
 
-/* Probes are gone: no CPU keeps a notifier armed. */
-void lwprof_ms_urn_disarm(void)
-{
-	on_each_cpu(lwprof_urn_disarm_ipi, NULL, 1);
-}

@@ -8,42 +8,37 @@
 #ifndef LWPROF_MSTATE_H
 #define LWPROF_MSTATE_H
 
+#include <linux/entry-common.h>
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/sched/task_stack.h>
+#include <asm/syscall.h>
 #include <asm/unistd.h>
 
 #include "internal.h"
 
 /*
- * Per CPU: the entry of the task running here, an open trap, and whether
- * the user-return notifier is armed (while an accounted thread runs here).
+ * Per CPU: the entry of the task running here, the time it entered a
+ * system call not yet charged (mstate_sys.c), an open trap, and whether
+ * the user-return notifier is armed (mstate_ret.c: while a thread here
+ * needs it).  cur and sys_in are read by the hooks' assembly
+ * (lwprof_asm_offsets()).
  */
 struct lwprof_cpu {
 	struct lwprof_thread *cur;
+	u64 sys_in;		/* 0: none; else cur's, cleared at each switch */
 	struct lwprof_thread *idle;	/* idle.c: idle packets of this CPU */
 	bool trapped;		/* cur is in TRAP, trap_resume to restore */
 	u8 trap_resume;
 	u8 trap_kind;		/* LWPROF_TRAP_* of the open trap */
-	bool urn_armed;
+	u8 flags;		/* LWPROF_CPU_*: not 0, sched_switch's slow path */
 };
 
-DECLARE_PER_CPU(struct lwprof_cpu, lwprof_cpu);
+#define LWPROF_CPU_URN		BIT(0)	/* the user-return notifier armed */
+#define LWPROF_CPU_NO_FAST	BIT(1)	/* attached without the fast switch */
 
-/*
- * scripts/bench-probes builds variant modules with -DLWPROF_BENCH_EMPTY=
- * MASK, each bit emptying one probe body, to measure what each costs.
- * A normal build empties nothing (the tests compiled out).
- */
-#ifndef LWPROF_BENCH_EMPTY
-#define LWPROF_BENCH_EMPTY	0
-#endif
-#define LWPROF_EMPTY_SYS	BIT(0)	/* system-call entry: return at once */
-#define LWPROF_EMPTY_URN	BIT(1)	/* user-return notifier: return */
-#define LWPROF_EMPTY_WAKE	BIT(2)	/* sched_wakeup: return */
-#define LWPROF_EMPTY_SWITCH	BIT(3)	/* sched_switch: arm the notifier, return */
-#define LWPROF_EMPTY_SWSTATE	BIT(4)	/* sched_switch: track cur, no states */
-#define lwprof_bench_empty(bit)	((LWPROF_BENCH_EMPTY) & (bit))
+DECLARE_PER_CPU(struct lwprof_cpu, lwprof_cpu);
 
 static inline bool lwprof_ms_asleep(unsigned int state)
 {
@@ -72,6 +67,58 @@ static __always_inline void lwprof_ms_set(struct lwprof_thread *t,
 	t->state = state;
 }
 
+/*
+ * A system call's entry is only stamped (the CPU's sys_in, mstate_sys.c):
+ * the change to SYSTEM is made by whatever comes next on the thread's
+ * CPU (the return to user mode charges both at once, see mstate_ret.c),
+ * or here, by the probes that need the state as it is: a switch, an
+ * interrupt, a fault, an exec.  t is the running thread's entry (the
+ * CPU's cur), its seqcount held, interrupts off.  The call's context
+ * (SYSCALL, or LOCK for a futex wait) comes from its number and arguments
+ * in the thread's saved registers.
+ */
+static __always_inline bool lwprof_futex_wait(struct task_struct *task,
+					      struct pt_regs *regs, long nr,
+					      bool compat);
+
+/* Is the system call the running thread is in a futex wait? */
+static __always_inline bool lwprof_cur_futex_wait(void)
+{
+	struct pt_regs *regs = task_pt_regs(current);
+	bool compat = in_ia32_syscall();
+	long nr = syscall_get_nr(current, regs);
+
+	if (!compat)
+		nr &= ~(long)__X32_SYSCALL_BIT;
+	return lwprof_futex_wait(current, regs, nr, compat);
+}
+
+/*
+ * An interrupt that came between the entry's clock reading and its store
+ * has charged its own time already (last_ns past sys_in): the call's
+ * SYSTEM time then starts there, lwprof_ms_set() charging nothing.
+ */
+static __always_inline void lwprof_ms_commit_at(struct lwprof_thread *t,
+						u64 sys_in)
+{
+	this_cpu_write(lwprof_cpu.sys_in, 0);
+	t->syscalls++;
+	t->depth = 1;
+	t->ctx[0] = lwprof_cur_futex_wait() ? LWPROF_CTX_LOCK :
+					      LWPROF_CTX_SYSCALL;
+	lwprof_ms_set(t, LWPROF_MS_SYSTEM, sys_in);
+}
+
+void __lwprof_ms_commit(struct lwprof_thread *t, u64 sys_in);
+
+static __always_inline void lwprof_ms_commit(struct lwprof_thread *t)
+{
+	u64 sys_in = this_cpu_read(lwprof_cpu.sys_in);
+
+	if (unlikely(sys_in))
+		__lwprof_ms_commit(t, sys_in);
+}
+
 static __always_inline void lwprof_ms_change(struct lwprof_thread *t,
 					     unsigned int state)
 {
@@ -89,21 +136,10 @@ static __always_inline struct lwprof_thread *lwprof_cur(void)
 }
 
 /*
- * Could the running thread be accounted?  One load, for the hooks that
- * every thread of the machine runs: safe with preemption on, because the
- * cached entry of whichever CPU current runs on at the load is current's
- * if current is accounted (sched_switch or an attach's IPI set it).  So
- * false means "not accounted"; true means "look, with interrupts off".
- */
-static __always_inline bool lwprof_cur_maybe(void)
-{
-	return raw_cpu_read(lwprof_cpu.cur);
-}
-
-/*
  * The running thread's entry, with interrupts off (an IRQ probe could
- * interleave) and its seqcount open for writing; NULL, with nothing held,
- * if the thread is not accounted.  Close with lwprof_cur_write_end().
+ * interleave) and its seqcount open for writing, a pending system-call
+ * entry charged; NULL, with nothing held, if the thread is not accounted.
+ * Close with lwprof_cur_write_end().
  */
 static __always_inline struct lwprof_thread *
 lwprof_cur_write_begin(unsigned long *flags)
@@ -112,10 +148,12 @@ lwprof_cur_write_begin(unsigned long *flags)
 
 	local_irq_save(*flags);
 	t = lwprof_cur();
-	if (t)
+	if (t) {
 		write_seqcount_begin(&t->seq);
-	else
+		lwprof_ms_commit(t);
+	} else {
 		local_irq_restore(*flags);
+	}
 	return t;
 }
 
@@ -125,6 +163,90 @@ static __always_inline void lwprof_cur_write_end(struct lwprof_thread *t,
 	write_seqcount_end(&t->seq);
 	local_irq_restore(flags);
 }
+
+/*
+ * The direct hooks' assembly (mstate_sys.c, mstate_ret.c) names the
+ * fields it reads through assembler symbols, which LWPROF_ASM_OFFSETS()
+ * defines once in each file that uses them (a function never called, kept
+ * for its asm), and reads the clock with LWPROF_ASM_TSC_NOW: rax = now,
+ * rdx clobbered, as lwprof_tsc_now().
+ */
+#define LWPROF_ASM_OFFSETS()						\
+static void __used notrace lwprof_asm_offsets(void)			\
+{									\
+	asm volatile(							\
+	".set LWPROF_CPU_CUR, %c0\n"					\
+	".set LWPROF_CPU_SYS_IN, %c1\n"					\
+	".set LWPROF_CLOCK_MULT, %c2\n"					\
+	".set LWPROF_CLOCK_OFFSET, %c3\n"				\
+	".set LWPROF_T_TASK, %c4\n"					\
+	".set LWPROF_T_SEQ, %c5\n"					\
+	".set LWPROF_T_STATE, %c6\n"					\
+	".set LWPROF_T_LAST, %c7\n"					\
+	".set LWPROF_T_ACC_USER, %c8\n"					\
+	".set LWPROF_T_ACC_SYSTEM, %c9\n"				\
+	".set LWPROF_T_SYSCALLS, %c10\n"				\
+	".set LWPROF_T_US, %c11\n"					\
+	".set LWPROF_T_SMP_DUE, %c12\n"					\
+	".set LWPROF_MS_USER_ASM, %c13\n"				\
+	".set LWPROF_RET_WORK, %c14\n"					\
+	".set LWPROF_TASK_FLAGS, %c15\n"				\
+	".set LWPROF_TASK_WORKS, %c16\n"				\
+	".set LWPROF_T_ACC, %c17\n"					\
+	".set LWPROF_T_DEPTH, %c18\n"					\
+	".set LWPROF_RET_TW_WORK, %c19\n"				\
+	".set LWPROF_T_SESSION, %c20\n"					\
+	".set LWPROF_S_PRIV, %c21\n"					\
+	: : "i" (offsetof(struct lwprof_cpu, cur)),			\
+	    "i" (offsetof(struct lwprof_cpu, sys_in)),			\
+	    "i" (offsetof(struct lwprof_clock, mult)),			\
+	    "i" (offsetof(struct lwprof_clock, offset)),		\
+	    "i" (offsetof(struct lwprof_thread, task)),			\
+	    "i" (offsetof(struct lwprof_thread, seq.sequence)),		\
+	    "i" (offsetof(struct lwprof_thread, state)),		\
+	    "i" (offsetof(struct lwprof_thread, last_ns)),		\
+	    "i" (offsetof(struct lwprof_thread, acc[LWPROF_MS_USER])),	\
+	    "i" (offsetof(struct lwprof_thread, acc[LWPROF_MS_SYSTEM])), \
+	    "i" (offsetof(struct lwprof_thread, syscalls)),		\
+	    "i" (offsetof(struct lwprof_thread, us)),			\
+	    "i" (offsetof(struct lwprof_thread, smp_due)),		\
+	    "i" (LWPROF_MS_USER),					\
+	    "i" (LWPROF_RET_WORK),					\
+	    "i" (offsetof(struct task_struct, thread_info.flags)),	\
+	    "i" (offsetof(struct task_struct, task_works)),		\
+	    "i" (offsetof(struct lwprof_thread, acc)),			\
+	    "i" (offsetof(struct lwprof_thread, depth)),		\
+	    "i" (LWPROF_RET_WORK | _TIF_NOTIFY_RESUME),		\
+	    "i" (offsetof(struct lwprof_thread, session)),		\
+	    "i" (offsetof(struct lwprof_session, priv)));		\
+	static_assert(sizeof_field(struct lwprof_session, priv) == 1);	\
+}
+
+/*
+ * The work on the way back to user mode (mstate_ret.c) that the return
+ * waits for: a signal to deliver (a handler's frame to build), a uprobe,
+ * a live patch, and task work (with _TIF_NOTIFY_RESUME, when
+ * task_works is set).  Not the rest of the kernel's loop: a reschedule
+ * (the wait is WAIT_CPU, and a preemption after an interrupt from user
+ * mode has always counted as USER), the rseq fix-up, a memory cgroup's
+ * or block cgroup's throttling (a sleep, then SLEEP).
+ */
+#ifdef _TIF_NEED_RESCHED_LAZY
+#define LWPROF_RET_CHEAP_WORK	(_TIF_NEED_RESCHED | _TIF_NEED_RESCHED_LAZY | \
+				 _TIF_NOTIFY_RESUME)
+#else
+#define LWPROF_RET_CHEAP_WORK	(_TIF_NEED_RESCHED | _TIF_NOTIFY_RESUME)
+#endif
+#define LWPROF_RET_WORK		(EXIT_TO_USER_MODE_WORK & ~LWPROF_RET_CHEAP_WORK)
+static_assert((LWPROF_RET_WORK | _TIF_NOTIFY_RESUME) <= 0x7fffffff); /* testl */
+
+#define LWPROF_ASM_TSC_NOW						\
+"	rdtsc\n"							\
+"	shlq $32, %rdx\n"						\
+"	orq %rdx, %rax\n"						\
+"	mulq lwprof_clock+LWPROF_CLOCK_MULT(%rip)\n"			\
+"	shrdq $" __stringify(LWPROF_CLOCK_SHIFT) ", %rdx, %rax\n"		\
+"	addq lwprof_clock+LWPROF_CLOCK_OFFSET(%rip), %rax\n"
 
 /* idle.c: sched_switch to and from the idle task of a CPU with c->idle */
 struct lwprof_thread *lwprof_idle_adopt(struct lwprof_cpu *c, u64 now);
@@ -147,6 +269,37 @@ static __always_inline bool lwprof_futex_wait(struct task_struct *task,
 }
 
 void lwprof_tp_sys_enter(void *data, struct pt_regs *regs, long id);
+struct ftrace_ops;
+int lwprof_direct_on(struct ftrace_ops *ops, void (*tramp)(void));
+void lwprof_direct_off(struct ftrace_ops *ops, void (*tramp)(void));
+
+/*
+ * mstate_ret.c: the return to user mode.  lwprof_ms_user_return() is its
+ * change to USER (interrupts off, t the running thread's entry).  The
+ * user-return notifier is armed on a CPU while the thread running there
+ * needs it: every accounted thread where the kernel has no cheaper hook
+ * (lwprof_urn_always), else a thread whose return has work to do first
+ * (t->want_urn).  sched_switch keeps it so.
+ */
+void lwprof_ms_user_return(struct lwprof_thread *t);
+DECLARE_STATIC_KEY_FALSE(lwprof_urn_always);
+void lwprof_urn_arm(struct lwprof_cpu *c);
+void lwprof_urn_disarm(struct lwprof_cpu *c);
+
+/* sched_switch, next's entry in (or NULL): arm or disarm the notifier. */
+static __always_inline void lwprof_urn_switch(struct lwprof_cpu *c,
+					      struct lwprof_thread *in)
+{
+	bool want = in && (static_branch_unlikely(&lwprof_urn_always) ||
+			   unlikely(in->want_urn));
+
+	if (unlikely(want != !!(c->flags & LWPROF_CPU_URN))) {
+		if (want)
+			lwprof_urn_arm(c);
+		else
+			lwprof_urn_disarm(c);
+	}
+}
 
 /* mstate_events.c: probes, for the table in mstate.c */
 struct k_sigaction;

@@ -59,8 +59,12 @@ void lwprof_tp_page_fault_kernel(void *data, unsigned long address,
 	if (address >= TASK_SIZE_MAX || pagefault_disabled())
 		return;
 	t = lwprof_cur();
-	if (t)
-		lwprof_fault_push(t, LWPROF_CTX_KFAULT);
+	if (!t)
+		return;
+	write_seqcount_begin(&t->seq);
+	lwprof_ms_commit(t);	/* the system call the fault is in */
+	lwprof_fault_push(t, LWPROF_CTX_KFAULT);
+	write_seqcount_end(&t->seq);
 }
 
 /*
@@ -78,10 +82,13 @@ static void lwprof_trap_enter(unsigned int kind)
 	if (!t || c->trapped)
 		return;
 	local_irq_save(flags);
+	write_seqcount_begin(&t->seq);
+	lwprof_ms_commit(t);	/* a system call it interrupts */
 	c->trapped = true;
 	c->trap_kind = kind;
 	c->trap_resume = t->state;
-	lwprof_ms_change(t, LWPROF_MS_TRAP);
+	lwprof_ms_set(t, LWPROF_MS_TRAP, lwprof_now());
+	write_seqcount_end(&t->seq);
 	local_irq_restore(flags);
 }
 
@@ -224,7 +231,7 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
 	struct lwprof_thread *t;
 	unsigned long flags;
 
-	if (!lwprof_probes_live())
+	if (lwprof_probes_dormant())
 		return;
 	pt = lwprof_thread_find(parent);
 	s = pt ? pt->session : rcu_dereference_sched(lwprof_machine);
@@ -283,7 +290,7 @@ void lwprof_tp_free(void *data, struct task_struct *p)
 	unsigned long flags;
 	bool gone = false, spares = false;
 
-	if (!lwprof_probes_live())
+	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(p);
 	if (!t)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where off-CPU time goes (docs/kernel-profiling.md).
+ * Where off-CPU time goes (docs/design/kernel-profiling.md).
  *
  * A thread off CPU (asleep, stopped, waiting for a CPU) across a grid
  * point owes a packet for that time.  With -K and LWPROF_SS_OFFCPU (or

@@ -1,66 +1,93 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attaching the state machine to the kernel: once, at load, and removed
- * at unload.  Sessions come and go by a flag, never by patching text.
+ * Attaching the state machine to the kernel: when the first session
+ * starts, and away again when the last one ends.  With no session open,
+ * nothing of lwprof's runs: no tracepoint probe, ftrace hook, kprobe or
+ * user-return notifier is in the kernel and the clock-packet hooks are
+ * out of the code (a static key), so a machine that has the module loaded
+ * and profiles nothing pays nothing.  This is what perf, ftrace and BPF
+ * do: attaching patches kernel text on every CPU (text_poke_bp(): an int3
+ * on the live site, then an IPI to every CPU).  The module parameter
+ * resident keeps everything attached from load to unload instead, the
+ * probes then dormant between sessions (they test lwprof_live first, or
+ * find the CPU's cached entry empty), for a machine that must not have
+ * its text patched while it runs (docs/design/reliability.md: a
+ * multi-threaded emulator can livelock on text patching).
  *
- * Every hook lwprof uses (the tracepoints, the ftrace hook on the
- * system-call dispatchers, the kprobe on perf_event_mmap) is switched on
- * by rewriting kernel text on every CPU: a static key or static call
- * through text_poke_bp(), which puts an int3 on the live site and waits
- * for every CPU in an IPI.  lwprof did that for each session until issue
- * 10, and the guests that hung under session churn showed a CPU that had
- * taken the int3 in __schedule, interrupts off, never answering the
- * patching CPU's IPI (docs/reliability.md).  So the patching is done once
- * per load, and a session costs no text change.
+ * What attaches (lwprof_attach()):
+ *  1. every CPU's cached state reset, CPU hotplug held off;
+ *  2. the clock's anchor (no probe reads it yet);
+ *  3. the return to user mode (mstate_ret.c: a direct ftrace call, or the
+ *     user-return notifier that sched_switch will arm);
+ *  4. the system-call entries (mstate_sys.c: a direct ftrace call, an
+ *     ftrace callback, or the sys_enter tracepoint registered in 5);
+ *  5. the tracepoints;
+ *  6. the kprobe on perf_event_mmap (records.c).
+ * Before it, the thread-entry reserve is filled (thread.c: where probes
+ * cannot allocate, PREEMPT_RT, the fork probe takes its entries there).
+ * Until lwprof_live is set, after all of it (release), the probes find no
+ * thread: the table is empty until the session adds its threads, and
+ * those that would look one up test the flag.  Should a step fail, the
+ * ones before are undone and the session's attach fails.
  *
- * With no session the probes are registered but dormant:
- *  - those that look a thread up in the table (sched_switch, sched_wakeup,
- *    fork, free, task_rename, the mmap kprobe) test lwprof_probes_live()
- *    first, one load of a read-mostly flag;
- *  - the others (system calls, faults, interrupts, signals, exec) work on
- *    the CPU's cached entry, which is NULL when no session exists (the
- *    sched_switch probe alone sets it, and sessions clear theirs when they
- *    end): they leave after that one load.
- * docs/benchmarks.md has what this costs a machine with no session.
- *
- * System-call entries come from the ftrace hook, or, where the kernel has
- * none or the module parameter sys_tracepoint says so at load, from the
- * sys_enter tracepoint, which puts every thread of the machine on the
- * slow system-call path for as long as the module is loaded.
- *
- * Order at load: tracepoints found, per-CPU state clear (static), then
- * the ftrace hook, the tracepoints and the kprobe; all dormant.
- * lwprof_probes_get() for the first session: per-CPU state reset, the
- * clock's anchor, then the flag (release).  lwprof_probes_put() for the
- * last: the flag off, a grace period (every probe runs with preemption or
- * interrupts off, and the hook reads the cached entry with interrupts
- * off), then the user-return notifiers still armed are disarmed.
- *
- * At unload:
- *  1. the ftrace hook: unregister_ftrace_function() returns only when no
- *     CPU is in its trampoline or callback (our ops is a module's, hence
- *     FTRACE_OPS_FL_DYNAMIC: ftrace waits for an RCU-tasks grace period,
- *     the kernel being preemptible, and frees the trampoline);
- *  2. the kprobe (unregister_kprobe() waits for its handlers);
- *  3. tracepoints, then tracepoint_synchronize_unregister(): no probe is
- *     still running when the module goes.
- * The state machine uses only tracepoints, the ftrace hook and the
- * user-return notifier: no kprobes (fault ends come from the fault
- * counters, see mstate_events.c).
+ * What detaches (lwprof_detach()), once the last session has taken its
+ * threads out of the table and the CPUs' caches (session.c), in the
+ * reverse order, each step waiting for the code it removes:
+ *  1. the kprobe: unregister_kprobe() waits for running handlers;
+ *  2. the tracepoints, then tracepoint_synchronize_unregister(): no probe
+ *     is still running; nothing arms a notifier any more;
+ *  3. the system-call hook and 4. the return hook: for ftrace ops of a
+ *     module (FTRACE_OPS_FL_DYNAMIC) ftrace waits, after unpatching, for
+ *     every CPU to have left the code it called and, the kernel being
+ *     preemptible, for an RCU-tasks grace period (a thread preempted in a
+ *     trampoline);
+ *  5. every CPU's notifier disarmed and its state reset.
+ * Resident, the probes stay and go dormant instead: a grace period for
+ * those that saw the flag set, every CPU's state reset.  Either way the
+ * reserve is drained last: no fork probe can take from it any more.
+ * Then nothing of the module's can run any more: unloading needs nothing
+ * else (main.c).  A session that starts while the last one ends waits
+ * for the detaching to finish (the probes' mutex; session.c serializes
+ * attaches and releases as well) and attaches again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/jump_label.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
-#include "internal.h"
+#include "mstate.h"
 
-static unsigned int lwprof_probe_users;	/* sessions; under the mutex */
-static bool lwprof_sys_hooked;	/* the ftrace hook stands for sys_enter */
+static bool resident;
+module_param(resident, bool, 0444);
+MODULE_PARM_DESC(resident,
+		 "attach the probes at load and keep them until unload, not only while a session is open");
+
 static DEFINE_MUTEX(lwprof_probes_mutex);
+static unsigned int lwprof_probe_users;	/* sessions; under the mutex */
+static bool lwprof_attached;		/* under the mutex */
+static bool lwprof_sys_tp;		/* sys_enter stands for the hook */
 
 /* Read by the probes with lwprof_probes_live(); written under the mutex. */
 bool lwprof_live __read_mostly;
+
+/* On for resident probes, from load to unload (internal.h). */
+DEFINE_STATIC_KEY_FALSE(lwprof_resident_key);
+
+/* The clock-packet hooks (internal.h): on while a session takes them. */
+DEFINE_STATIC_KEY_FALSE(lwprof_clock_key);
+
+void lwprof_clock_hooks_get(void)
+{
+	static_branch_inc(&lwprof_clock_key);
+}
+
+void lwprof_clock_hooks_put(void)
+{
+	static_branch_dec(&lwprof_clock_key);
+}
 
 static void lwprof_tp_lookup(struct tracepoint *tp, void *priv)
 {
@@ -90,7 +117,7 @@ static int lwprof_tps_register(void)
 	int ret;
 
 	for (p = lwprof_mstate_tps; p->name; p++) {
-		if (!p->tp || (p->syscall && lwprof_sys_hooked))
+		if (!p->tp || (p->syscall && !lwprof_sys_tp))
 			continue;
 		ret = tracepoint_probe_register(p->tp, p->probe, NULL);
 		if (ret) {
@@ -103,9 +130,52 @@ static int lwprof_tps_register(void)
 	return 0;
 }
 
+static void lwprof_detach(void)
+{
+	lwprof_mmap_hook_exit();
+	lwprof_tps_unregister();
+	lwprof_ms_sys_off();
+	lwprof_ms_ret_off();
+	lwprof_ms_cpus_reset();
+	lwprof_attached = false;
+}
+
+static int lwprof_attach(void)
+{
+	int ret;
+
+	lwprof_ms_cpus_reset();
+	lwprof_clock_anchor();
+	ret = lwprof_ms_ret_on();
+	if (ret)
+		return ret;
+	ret = lwprof_ms_sys_on();
+	if (ret < 0)
+		goto err_ret;
+	lwprof_sys_tp = ret;
+	lwprof_ms_cpus_fast();
+	ret = lwprof_tps_register();
+	if (ret)
+		goto err_sys;
+	ret = lwprof_mmap_hook_init();
+	if (ret)
+		goto err_tps;
+	lwprof_attached = true;
+	return 0;
+
+err_tps:
+	lwprof_tps_unregister();
+err_sys:
+	lwprof_ms_sys_off();
+err_ret:
+	lwprof_ms_ret_off();
+	lwprof_ms_cpus_reset();
+	return ret;
+}
+
 /*
  * At load: every tracepoint we need must exist, or we refuse to load.
- * Then every hook is registered, dormant until the first session.
+ * Resident, everything attaches now.
  */
 int lwprof_probes_init(void)
 {
@@ -120,54 +190,67 @@ int lwprof_probes_init(void)
 		}
 	}
 	lwprof_ms_sys_init();
-	lwprof_sys_hooked = lwprof_ms_sys_hook_on();
-	ret = lwprof_mmap_hook_init();
-	if (ret)
-		goto err_sys;
-	ret = lwprof_tps_register();
-	if (ret)
-		goto err_mmap;
-	return 0;
-
-err_mmap:
-	lwprof_mmap_hook_exit();
-err_sys:
-	if (lwprof_sys_hooked)
-		lwprof_ms_sys_hook_off();
-	lwprof_ms_sys_exit();
+	lwprof_ms_ret_init();
+	if (!resident)
+		return 0;
+	static_branch_enable(&lwprof_resident_key);
+	mutex_lock(&lwprof_probes_mutex);
+	ret = lwprof_attach();
+	if (!ret)
+		lwprof_clock_hooks_get();	/* no key flips per session */
+	mutex_unlock(&lwprof_probes_mutex);
+	if (ret) {
+		static_branch_disable(&lwprof_resident_key);
+		lwprof_ms_ret_exit();
+		lwprof_ms_sys_exit();
+	}
 	return ret;
 }
 
-/* A session needs the probes: the first one wakes them. */
-void lwprof_probes_get(void)
+/* A session needs the probes: the first one attaches them. */
+int lwprof_probes_get(void)
 {
+	int ret = 0;
+
 	mutex_lock(&lwprof_probes_mutex);
-	if (!lwprof_probe_users++) {
+	if (!lwprof_probe_users) {
 		lwprof_thread_reserve_fill();	/* PREEMPT_RT: thread.c */
-		/* Per-CPU state may be stale from probes of an earlier round. */
-		on_each_cpu(lwprof_ms_cpu_reset, NULL, 1);
-		lwprof_clock_anchor();	/* no live probe: nobody reads it */
+		if (!lwprof_attached)
+			ret = lwprof_attach();
+		else	/* resident: per-CPU state may be stale, see below */
+			lwprof_ms_cpus_reset();
+		if (ret)
+			lwprof_thread_reserve_drain();	/* no probe ran */
 		/*
 		 * Release: a probe that sees the flag (acquire, in
 		 * lwprof_probes_live()) sees the reset and the anchor.
 		 */
-		smp_store_release(&lwprof_live, true);
+		if (!ret)
+			smp_store_release(&lwprof_live, true);
 	}
+	if (!ret)
+		lwprof_probe_users++;
 	mutex_unlock(&lwprof_probes_mutex);
+	return ret;
 }
 
 /*
  * The last session has cleared its threads from the table and the CPUs'
- * caches: the probes go dormant.
+ * caches: the probes detach (resident: go dormant).
  */
 void lwprof_probes_put(void)
 {
 	mutex_lock(&lwprof_probes_mutex);
 	if (!WARN_ON_ONCE(!lwprof_probe_users) && !--lwprof_probe_users) {
 		WRITE_ONCE(lwprof_live, false);
-		/* Probes that saw the flag set have returned. */
-		synchronize_rcu();
-		lwprof_ms_urn_disarm();	/* no probe can arm one again */
+		if (resident) {
+			/* Probes that saw the flag set have returned. */
+			synchronize_rcu();
+			lwprof_ms_cpus_reset();
+		} else {
+			lwprof_detach();
+		}
+		/* No probe can take an entry any more (thread.c). */
 		lwprof_thread_reserve_drain();
 	}
 	mutex_unlock(&lwprof_probes_mutex);
@@ -177,10 +260,13 @@ void lwprof_probes_put(void)
 void lwprof_probes_exit(void)
 {
 	WARN_ON_ONCE(lwprof_probe_users);
-	if (lwprof_sys_hooked)
-		lwprof_ms_sys_hook_off();	/* waits for running callbacks */
-	lwprof_mmap_hook_exit();
-	lwprof_tps_unregister();
-	lwprof_ms_urn_disarm();
+	mutex_lock(&lwprof_probes_mutex);
+	if (lwprof_attached) {
+		lwprof_detach();
+		lwprof_clock_hooks_put();	/* resident's reference */
+	}
+	mutex_unlock(&lwprof_probes_mutex);
+	static_branch_disable(&lwprof_resident_key);
+	lwprof_ms_ret_exit();
 	lwprof_ms_sys_exit();
 }

@@ -227,7 +227,7 @@ void lwprof_smp_tp_rename(void *data, struct task_struct *task,
 	struct lwprof_thread *t;
 	struct lwprof_smp *smp;
 
-	if (!lwprof_probes_live())
+	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(task);
 	smp = t ? lwprof_smp_of(t) : NULL;
@@ -245,7 +245,7 @@ static int lwprof_mmap_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct lwprof_thread *t;
 	struct lwprof_smp *smp;
 
-	if (!lwprof_probes_live() || !(vma->vm_flags & VM_EXEC) ||
+	if (lwprof_probes_dormant() || !(vma->vm_flags & VM_EXEC) ||
 	    current->in_execve || vma->vm_mm != current->mm)
 		return 0;
 	rcu_read_lock();
@@ -257,15 +257,18 @@ static int lwprof_mmap_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe lwprof_mmap_kp = {
-	.symbol_name = "perf_event_mmap",
-	.pre_handler = lwprof_mmap_pre,
-};
+static struct kprobe lwprof_mmap_kp;
 
-/* At load, with the other probes (probes.c); dormant until a session. */
+/* With the other probes (probes.c); registering fills the kprobe in. */
 int lwprof_mmap_hook_init(void)
 {
-	int ret = register_kprobe(&lwprof_mmap_kp);
+	int ret;
+
+	lwprof_mmap_kp = (struct kprobe) {
+		.symbol_name = "perf_event_mmap",
+		.pre_handler = lwprof_mmap_pre,
+	};
+	ret = register_kprobe(&lwprof_mmap_kp);
 
 	if (ret)
 		pr_err("cannot probe perf_event_mmap: %d\n", ret);

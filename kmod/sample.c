@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sampling: a session's rings, its start and stop, and clock profiling
- * (docs/sampling.md).
+ * (docs/design/sampling.md).
  *
  * Clock packets follow Solaris: every nanosecond of a thread's accounted
  * life lands in exactly one clock packet of that thread.  A packet carries
@@ -40,8 +40,6 @@
 #include <asm/irq_regs.h>
 
 #include "sample.h"
-
-atomic_t lwprof_clock_sessions = ATOMIC_INIT(0);
 
 /* Guards the creation of a session's lwprof_smp (RING_SETUP). */
 static DEFINE_MUTEX(lwprof_smp_setup_mutex);
@@ -504,7 +502,7 @@ static void lwprof_smp_halt(struct lwprof_smp *smp)
 	 */
 	synchronize_rcu();
 	if (smp->clock_counted)
-		atomic_dec(&lwprof_clock_sessions);
+		lwprof_clock_hooks_put();
 	smp->clock_counted = false;
 	if (smp->timers)
 		for_each_possible_cpu(cpu)
@@ -556,9 +554,8 @@ long lwprof_smp_start(struct file *file, struct lwprof_sample_start *req)
 	lwprof_idle_start(smp);
 	lwprof_rec_initial(smp);
 	if (smp->clock_ns) {
-		atomic_inc(&lwprof_clock_sessions);
-		/* Hooks that see clock_on see the count too. */
-		smp_mb__after_atomic();
+		/* The hooks are in the code before they can see clock_on. */
+		lwprof_clock_hooks_get();
 		smp->clock_counted = true;
 		WRITE_ONCE(smp->clock_on, true);
 		cpus_read_lock();

@@ -3,7 +3,7 @@
  * Sampling: the per-CPU rings (ring.c), clock profiling and the session's
  * sampling state (sample.c), sample packets and their stacks (packet.c),
  * task and map records (records.c), counter overflows (counter.c).
- * docs/sampling.md describes what they do together.
+ * docs/design/sampling.md describes what they do together.
  */
 #ifndef LWPROF_SAMPLE_H
 #define LWPROF_SAMPLE_H
@@ -72,7 +72,7 @@ struct lwprof_smp {
 	enum lwprof_smp_state state;	/* under mutex */
 	bool active;			/* hooks write records (READ_ONCE) */
 	bool clock_on;			/* clock packets (READ_ONCE) */
-	bool clock_counted;		/* in lwprof_clock_sessions; mutex */
+	bool clock_counted;		/* holds lwprof_clock_key; mutex */
 	wait_queue_head_t wq;		/* poll() on the file */
 	unsigned int nr_rings;
 	u64 mmap_size;

@@ -52,6 +52,15 @@ static struct lwprof_session *lwprof_session_new(bool machine)
 	return s;
 }
 
+/* What lwprof_session_new() took: a session no probe has seen. */
+static void lwprof_session_free(struct lwprof_session *s)
+{
+	put_pid_ns(s->pid_ns);
+	lwprof_charge_close(s);
+	lwprof_guard_close(s);
+	kfree(s);
+}
+
 /*
  * Take every entry out of the table, wait until no probe can hold one,
  * free them.  Caller holds lwprof_sessions_mutex and a probes reference,
@@ -83,10 +92,7 @@ static void lwprof_session_destroy(struct lwprof_session *s)
 		lwprof_thread_free(t);
 	}
 	lwprof_smp_free(s);
-	put_pid_ns(s->pid_ns);
-	lwprof_charge_close(s);
-	lwprof_guard_close(s);
-	kfree(s);
+	lwprof_session_free(s);
 }
 
 /* Threads of one process (leader) or of the machine (leader NULL). */
@@ -335,7 +341,11 @@ int lwprof_session_attach(struct file *file, u32 flags, s32 pid)
 	if (flags & LWPROF_ATTACH_EXCLUDE_SELF)
 		s->exclude_tgid = current->tgid;
 	s->attach_exec = flags & LWPROF_ATTACH_EXEC;
-	lwprof_probes_get();
+	ret = lwprof_probes_get();
+	if (ret) {	/* attaching the probes failed */
+		lwprof_session_free(s);
+		goto out_unlock;
+	}
 	if (machine)
 		rcu_assign_pointer(lwprof_machine, s);
 	/* Until every CPU has adopted its running thread (below). */

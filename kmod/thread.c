@@ -164,7 +164,7 @@ struct lwprof_thread *lwprof_thread_new(struct lwprof_session *s)
  * bytes or add frames to a packet; under memory pressure they would take
  * what the workload's own allocations and the kernel's reclaim need: with
  * -S 65536 each is 128 KiB of unreclaimable memory, and 2000 threads
- * asked for 28 MiB of them in the test guest (docs/reliability.md).
+ * asked for 28 MiB of them in the test guest (docs/design/reliability.md).
  * NULL then, and the caller does without.  Charged to the memory cgroup
  * of s's owner (charge.c); freed with the thread's task.
  */
@@ -270,8 +270,8 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 			    struct lwprof_thread_usage *u)
 {
 	unsigned int seq, state;
+	u64 last, sys_in;
 	bool exited;
-	u64 last;
 
 	memset(u, 0, sizeof(*u));
 	do {
@@ -279,6 +279,7 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 		memcpy(u->mstate_ns, t->acc, sizeof(u->mstate_ns));
 		state = t->state;
 		last = t->last_ns;
+		sys_in = lwprof_ms_pending(t);
 		u->start_ns = t->start_ns;
 		u->end_ns = t->end_ns;
 		u->vcsw = t->vcsw;
@@ -302,6 +303,13 @@ void lwprof_thread_snapshot(struct lwprof_thread *t, u64 now,
 		u->majflt = t->majflt;
 		memcpy(u->comm, t->comm, sizeof(u->comm));
 		return;
+	}
+	if (sys_in) {	/* in a system call not charged yet (mstate_sys.c) */
+		if (sys_in > last) {
+			u->mstate_ns[state] += sys_in - last;
+			last = sys_in;
+		}
+		state = LWPROF_MS_SYSTEM;
 	}
 	if (now > last)
 		u->mstate_ns[state] += now - last;

@@ -9,9 +9,10 @@
 # its life (counted from the child's sched_wakeup_new, not its fork:
 # until then it is on no run queue) and its time switched out asleep.
 # Two traces bracket every one of lwprof's clock readings: one whose
-# probes run before lwprof's on each tracepoint (started before the
-# module is loaded), one whose probes run after (started after), so the
-# bounds hold whatever the host does (the module's clock and the traces'
+# probes run before lwprof's on each tracepoint (started before lwprof
+# attaches its probes), one whose probes run after (started after a
+# session holds them attached), so the bounds hold whatever the host does
+# (the module's clock and the traces'
 # CLOCK_MONOTONIC may differ by 100 ppm + 2 us: mstate.sh, ms_clocks).
 # A fixed percentage around one trace would not bound a host stall
 # between two probes of one event; the brackets' widths are logged.

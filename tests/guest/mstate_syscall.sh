@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# System-call entries, through both ways lwprof can see them: the ftrace
-# hook on the system-call dispatchers (the default; enabled_functions must
-# show it on x64_sys_call and ia32_sys_call) and the sys_enter tracepoint
-# (module parameter sys_tracepoint=1; no ftrace hook).  Each way: thread
-# "caller" makes 20000 getppid() calls, all counted (SCL) and none missed;
-# thread "compat" makes 2000 32-bit calls (int $0x80), all counted, and a
-# 32-bit futex wait of 300 ms that is USER_LOCK.  The hook is permanent
-# (kernel.ftrace_enabled cannot be cleared under it), and with function
-# tracing off the module falls back to the tracepoint, counting the same.
+# System-call entries and returns to user mode, through every way lwprof
+# can see them: direct ftrace calls into lwprof at the entry of the
+# system-call dispatchers and of exit_to_user_mode_prepare() where the
+# kernel has it as a function (the default; enabled_functions must show
+# them while a session is open, and none once it has ended), the
+# sys_enter tracepoint and the user-return notifier (with function
+# tracing off when the session starts), the tracepoint alone (module
+# parameter sys_tracepoint=1), the notifier alone (ret_notifier=1).  Each
+# way: thread "caller" makes 20000 getppid() calls, all counted (SCL) and
+# none missed; thread "compat" makes 2000 32-bit calls (int $0x80), all
+# counted, and a 32-bit futex wait of 300 ms that is USER_LOCK.  While
+# the hooks are on, kernel.ftrace_enabled cannot be cleared.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/mstate.sh"
 
@@ -17,9 +20,12 @@ n32=2000
 tracing=/sys/kernel/tracing
 [ -r $tracing/enabled_functions ] || mount -t tracefs nodev $tracing
 
-# hooked: the lines of enabled_functions that are lwprof's.
+# hooked PATTERN: the functions enabled_functions shows calling a symbol
+# of lwprof's matching PATTERN (on their own line, or on the next one for
+# a direct call).
 hooked() {
-	grep lwprof $tracing/enabled_functions 2>/dev/null | awk '{ print $1 }' | sort | tr '\n' ' '
+	awk -v p="$1" '/^[^ \t]/ { fn = $1 } $0 ~ p && /lwprof/ { print fn }' \
+		$tracing/enabled_functions 2>/dev/null | sort -u | tr '\n' ' '
 }
 
 run() {
@@ -47,33 +53,54 @@ run() {
 }
 
 ms_setup syscall
-run "ftrace hook"
-check "$(hooked)" = "ia32_sys_call x32_sys_call x64_sys_call " \
-	"the ftrace hook is on the three dispatchers (got: $(hooked))"
+trap 'echo 1 >/proc/sys/kernel/ftrace_enabled; release_session; unload_lwprof' EXIT
+run "direct hooks"
+hold_session
+check "$(hooked lwprof_sys_tramp)" = "ia32_sys_call x32_sys_call x64_sys_call " \
+	"a session open: the system-call hook is on the three dispatchers (got: $(hooked lwprof_sys_tramp))"
+# Later kernels inline exit_to_user_mode_prepare(): the notifier then.
+if grep -qx 'exit_to_user_mode_prepare' $tracing/available_filter_functions; then
+	want_ret="exit_to_user_mode_prepare "
+else
+	want_ret=""
+fi
+check "$(hooked lwprof_ret_tramp)" = "$want_ret" \
+	"a session open: the return hook is on ${want_ret:-nothing (no such function: the notifier)} (got: $(hooked lwprof_ret_tramp))"
 check -n "$(echo 0 2>&1 >/proc/sys/kernel/ftrace_enabled)" \
-	"kernel.ftrace_enabled cannot be cleared while the hook is on"
+	"kernel.ftrace_enabled cannot be cleared while the hooks are on"
 check "$(cat /proc/sys/kernel/ftrace_enabled)" = 1 "kernel.ftrace_enabled is still 1"
+release_session
+check -z "$(hooked .)" "no session: nothing of lwprof's in enabled_functions (got: $(hooked .))"
+echo 0 >/proc/sys/kernel/ftrace_enabled
+check "$(cat /proc/sys/kernel/ftrace_enabled)" = 0 "no session: kernel.ftrace_enabled can be cleared"
 
-# again NAME: a fresh $ms_dir for the module just loaded.
+# again NAME: a fresh $ms_dir.
 again() {
 	ms_dir=$LWPROF_OUT/mstate/$1
 	rm -rf "$ms_dir"
 	mkdir -p "$ms_dir"
 }
 
-# The hook is registered at load: function tracing off then means the
-# tracepoint for as long as the module stays.
-rmmod lwprof
-echo 0 >/proc/sys/kernel/ftrace_enabled
-insmod "$LWPROF_KO" || { echo 1 >/proc/sys/kernel/ftrace_enabled; echo "FAIL: insmod"; exit 1; }
-echo 1 >/proc/sys/kernel/ftrace_enabled
+# Function tracing off when the session starts: the tracepoint and the
+# notifier for as long as the session lasts.
 again syscall_noftrace
-run "function tracing off at load"
-check -z "$(hooked)" "no ftrace hook when function tracing was off at load (got: $(hooked))"
+run "function tracing off"
+echo 1 >/proc/sys/kernel/ftrace_enabled
+check -z "$(hooked .)" "no ftrace hook was left by a session with function tracing off (got: $(hooked .))"
 
 rmmod lwprof
 insmod "$LWPROF_KO" sys_tracepoint=1 || { echo "FAIL: insmod sys_tracepoint=1"; exit 1; }
 again syscall_tp
 run "sys_enter tracepoint"
-check -z "$(hooked)" "no ftrace hook with sys_tracepoint=1 (got: $(hooked))"
+hold_session
+check -z "$(hooked lwprof_sys)" "no system-call hook with sys_tracepoint=1 (got: $(hooked lwprof_sys))"
+release_session
+
+rmmod lwprof
+insmod "$LWPROF_KO" ret_notifier=1 || { echo "FAIL: insmod ret_notifier=1"; exit 1; }
+again syscall_urn
+run "user-return notifier"
+hold_session
+check -z "$(hooked lwprof_ret)" "no return hook with ret_notifier=1 (got: $(hooked lwprof_ret))"
+release_session
 done_testing

@@ -62,8 +62,9 @@ check $? -eq 0 "one thread: the ten states sum to real ($sum vs $real)"
 # N threads that sleep 100 ms: N + 1 rows.  Each worker's blocked states
 # (SLP, and any lock or fault) lie within its time switched out asleep by
 # the kernel's trace of the scheduler, taken twice: one trace started
-# before the module is loaded and one after, whose readings of each
-# switch and wakeup come before and after lwprof's own
+# before lwprof attaches its probes and one after (a held session keeps
+# them attached), whose readings of each switch and wakeup come before
+# and after lwprof's own
 # (tests/lib/schedtrace.sh), so the bounds hold whatever a loaded host
 # does (the scheduler's sleep statistics, +- 1 ms, failed there: they
 # stamp a sleep's ends a few instructions from lwprof's, and the host may
@@ -72,11 +73,11 @@ check $? -eq 0 "one thread: the ten states sum to real ($sum vs $real)"
 # tests/lib/mstate.sh, ms_clocks), and SLP + SYS + TRAP + LAT >= 0.1 s
 # (see the nap above).
 st_start nthreads lwprof_st_before
-trap 'st_cleanup; unload_lwprof' EXIT
-load_lwprof	# again: its probes after the first trace's
-trap 'st_cleanup; unload_lwprof' EXIT
+trap 'st_cleanup; release_session; unload_lwprof' EXIT
+hold_session	# lwprof's probes after the first trace's
 st_start nthreads lwprof_st_after
 out=$("$LWPROF" ptime -m -L "$progs/nthreads" 5 100 2>&1 >"$LWPROF_OUT/nthreads.out"); rc=$?
+release_session
 slept=$(cat "$LWPROF_OUT/nthreads.out"); rm -f "$LWPROF_OUT/nthreads.out"
 st_stop "$LWPROF_OUT/nthreads.before" lwprof_st_before
 st_stop "$LWPROF_OUT/nthreads.after" lwprof_st_after

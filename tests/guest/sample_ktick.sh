@@ -17,11 +17,13 @@
 st_start reader lwprof_st_before
 trap st_cleanup EXIT
 collect_setup sample_ktick
-trap 'st_cleanup; unload_lwprof' EXIT
+trap 'st_cleanup; release_session; unload_lwprof' EXIT
 need_kprof
+hold_session	# lwprof's probes after the first trace's
 st_start reader lwprof_st_after
 "$LWPROF" collect -K -p 1ms -o k.er "$progs/pipe_burst" 30 8 >out 2>collect.err
 check $? -eq 0 "collect -K -p 1ms pipe_burst 30 8 ($(head -n 1 collect.err))"
+release_session
 "$LWPROF" dump k.er >dump.txt 2>dump.err
 check $? -eq 0 "dump reads it"
 tid=$(awk '$2 == "TASK" && /comm="reader"/ { sub("tid=", "", $6); print $6; exit }' dump.txt)

@@ -10,8 +10,9 @@
 # moment; rmmod.  Asserts: every insmod and rmmod succeeds; a recorder
 # that was not killed exits 0 and its experiment reads back (dump); a
 # killed one's experiment does not crash the reader; once every session
-# is gone the module holds no ring memory (/proc/vmallocinfo) and no
-# thread entry (its slab cache, when not merged).  The runner fails the
+# is gone the module holds no ring memory (/proc/vmallocinfo), no thread
+# entry (its slab cache, when not merged), no ftrace hook and no module
+# reference (tests/lib/session.sh, lwprof_leftovers).  The runner fails the
 # test on any splat; vm-run's watchdog options end a hung guest.
 #
 # LWPROF_STRESS_CYCLES (default 8) and LWPROF_STRESS_SEED (default: random,
@@ -19,6 +20,7 @@
 # every N cycles only (default 1; 0: load it once), to churn sessions on
 # one load.  scripts/stress runs it long.
 . "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (insmod)"
 cycles=${LWPROF_STRESS_CYCLES:-8}
@@ -32,29 +34,6 @@ chmod 777 "$work"
 cd "$work" || exit 1
 grep -q '^lwprof ' /proc/modules && rmmod lwprof
 trap 'kill $(jobs -p) 2>/dev/null; pkill -9 -f "$progs/" 2>/dev/null; wait' EXIT
-
-nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
-}
-
-# ring_mem: vmalloc areas the module allocated (rings, scratch).
-ring_mem() {
-	grep -c '\[lwprof\]' /proc/vmallocinfo
-}
-
-# thread_objs: entries in use in the module's slab cache, when it has its
-# own (slab_nomerge; tests/run boots the guest so); "merged" otherwise.
-# Shrinking first flushes the per-CPU slabs, whose free objects slabinfo
-# would count as in use.
-thread_objs() {
-	local d=/sys/kernel/slab/lwprof_thread
-	if [ -L $d ] || [ ! -e $d/shrink ]; then
-		echo merged
-		return
-	fi
-	echo 1 >$d/shrink
-	awk '$1 == "lwprof_thread" { print $2 }' /proc/slabinfo
-}
 
 # session KIND EXP SPINNER: one recorder, exec'd so that its pid is the
 # recorder's own (the one SIGKILL is for).
@@ -104,20 +83,11 @@ for c in $(seq "$cycles"); do
 	done
 	sessions=$((sessions + n))
 	sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
-	for i in "${!pids[@]}"; do
-		if [ $((RANDOM % 2)) = 0 ]; then
-			kill -9 "${pids[$i]}" 2>/dev/null && kills=$((kills + 1))
-			wait "${pids[$i]}" 2>/dev/null
-			pids[$i]=killed
-		fi
-	done
+	reap_recorders pids
 	for i in "${!pids[@]}"; do
 		[ "${pids[$i]}" = killed ] && continue
-		# collect -P returns at its -t; a busy guest gets 60 s more.
-		timeout 60 tail --pid="${pids[$i]}" -f /dev/null
-		wait "${pids[$i]}"
-		rc=$?
-		if [ $rc -ne 0 ]; then
+		rc=${pids[$i]}
+		if [ "$rc" != 0 ]; then
 			bad=$((bad + 1))
 			echo "FAIL: cycle $c session $i exit $rc: $(cat "$work/err.$c.$i" 2>/dev/null)"
 			continue
@@ -141,19 +111,9 @@ for c in $(seq "$cycles"); do
 		[ $rc -lt 128 ] || { bad=$((bad + 1)); echo "FAIL: dump $e died (exit $rc)"; }
 	done
 	rm -rf c$c.*.er
-	m=$(ring_mem) o=$(thread_objs)
-	[ "$m" = 0 ] || { bad=$((bad + 1)); echo "FAIL: cycle $c: $m vmalloc areas of lwprof's left"; }
-	# The last entries go in RCU callbacks: give them a few seconds.
-	for i in 1 2 3 4 5; do
-		case $o in 0|merged) break ;; esac
-		sleep 1
-		o=$(thread_objs)
-	done
-	case $o in
-	0|merged) ;;
-	*) bad=$((bad + 1)); echo "FAIL: cycle $c: $o thread entries left" ;;
-	esac
-	objs=$o
+	left=$(lwprof_leftovers "cycle $c")
+	[ -z "$left" ] || { bad=$((bad + $(wc -l <<<"$left"))); sed 's/^/FAIL: /' <<<"$left"; }
+	objs=$(lwprof_thread_objs)
 	if [ "$reload" -gt 0 ] && [ $((c % reload)) = 0 ] || [ "$c" = "$cycles" ]; then
 		if ! rmmod lwprof; then
 			check 1 -eq 0 "cycle $c: rmmod"

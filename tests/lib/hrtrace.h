@@ -6,10 +6,12 @@
  * running (the trace line's pid) and the base's time (now=, ns of
  * CLOCK_MONOTONIC).
  *
- *   hrt_start()   clear the trace buffer and enable the event; -errno
- *                 (-ENOENT: no tracefs here)
- *   hrt_stop()    stop; tracing_on and the event's enable as hrt_start
- *                 found them (also at exit, if a test ends before)
+ *   hrt_start()   clear the trace buffer, give it HRT_BUF_KB per CPU if
+ *                 it has less, and enable the event; -errno (-ENOENT: no
+ *                 tracefs here)
+ *   hrt_stop()    stop; tracing_on, the event's enable and the buffer's
+ *                 size as hrt_start found them (also at exit, if a test
+ *                 ends before)
  *   hrt_count()   expiries of function fn while tid ran, at times in
  *                 [from, to]; -errno
  */
@@ -32,6 +34,16 @@ static const char *const hrt_dirs[] = {
 #define HRT_EVENT "events/timer/hrtimer_expire_entry/enable"
 
 /*
+ * The buffer a 2 s trace at 1 ms needs, with room.  The kernel's default
+ * (1408 KiB) is not to be relied on: 6.1 sizes the top buffer only at its
+ * first use, and a tracefs instance made before (tests/lib/schedtrace.sh)
+ * marks every buffer as sized, leaving this one at a page per CPU (7 KiB,
+ * about 200 events: most expiries were overwritten).
+ */
+#define HRT_BUF_KB	1408
+#define HRT_BUF_KB_STR	"1408"
+
+/*
  * The one trace of a test program: where tracefs is, and the settings
  * hrt_start() found ("0" or "1"), which hrt_stop() puts back, at exit too
  * (t_fatal() and t_skip() exit) while started.
@@ -39,6 +51,7 @@ static const char *const hrt_dirs[] = {
 static struct {
 	const char *dir;
 	char on[2], event[2];
+	unsigned long buf_kb;	/* what hrt_start found; 0: left alone */
 	bool started, atexit;
 } hrt;
 
@@ -81,12 +94,38 @@ static inline int hrt_read(const char *file, char val[2])
 	return n < 0 ? (int)n : -EINVAL;
 }
 
+/* buffer_size_kb's number ("7 (expanded: 1408)" reads as 7), or 0. */
+static inline unsigned long hrt_buf_kb(void)
+{
+	char path[256], val[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", hrt.dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, val, sizeof(val) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	val[n] = 0;
+	return strtoul(val, NULL, 10);
+}
+
 static inline void hrt_stop(void)
 {
+	char kb[32];
+
 	if (!hrt.started)
 		return;
 	hrt_write("tracing_on", "0", 0);
 	hrt_write(HRT_EVENT, hrt.event, 0);
+	if (hrt.buf_kb) {
+		snprintf(kb, sizeof(kb), "%lu", hrt.buf_kb);
+		hrt_write("buffer_size_kb", kb, 0);
+		hrt.buf_kb = 0;
+	}
 	hrt_write("tracing_on", hrt.on, 0);
 	hrt.started = false;
 }
@@ -115,6 +154,11 @@ static inline int hrt_start(void)
 	ret = hrt_write("tracing_on", "0", 0);
 	if (!ret)
 		ret = hrt_write("trace", "", O_TRUNC);
+	hrt.buf_kb = hrt_buf_kb();
+	if (!ret && hrt.buf_kb && hrt.buf_kb < HRT_BUF_KB)
+		ret = hrt_write("buffer_size_kb", HRT_BUF_KB_STR, 0);
+	else
+		hrt.buf_kb = 0;	/* big enough: nothing to put back */
 	if (!ret)
 		ret = hrt_write(HRT_EVENT, "1", 0);
 	if (!ret)

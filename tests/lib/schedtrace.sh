@@ -19,7 +19,9 @@
 # Even so, two probes' readings of one event differ by whatever the host
 # does between them: a TCG vCPU stalled by a loaded host gave one event
 # 20.6 ms between the trace's reading and lwprof's.  So st_bounds takes two
-# traces: one started before lwprof.ko is loaded and one after.  A
+# traces: one started before lwprof.ko attaches its probes (at its first
+# session) and one after (a session holding them: tests/lib/session.sh's
+# hold_session; mstate.sh sources it).  A
 # tracepoint calls its probes in the order they were registered, so for
 # every event the first trace's reading comes before lwprof's and the
 # second's after it: together they bracket lwprof's reading exactly,
@@ -213,8 +215,9 @@ st_bounds() {
 
 # st_ptime COMM NAME PROG ARGS...: ms_setup NAME (tests/lib/mstate.sh)
 # and ms_ptime PROG ARGS... between two traces of the tasks named COMM,
-# one started before lwprof.ko is loaded and one after, saved as
-# $ms_dir/before.trace and after.trace; they must hold the same events.
+# one started before lwprof.ko's probes attach and one after (a session
+# holds them meanwhile), saved as $ms_dir/before.trace and after.trace;
+# they must hold the same events.
 st_ptime() {
 	local comm=$1 name=$2 n m bad
 
@@ -222,9 +225,11 @@ st_ptime() {
 	st_start "$comm" lwprof_st_before
 	trap st_cleanup EXIT
 	ms_setup "$name"
-	trap 'st_cleanup; unload_lwprof' EXIT
+	trap 'st_cleanup; release_session; unload_lwprof' EXIT
+	hold_session
 	st_start "$comm" lwprof_st_after
 	ms_ptime "$@"
+	release_session
 	st_stop "$ms_dir/before.trace" lwprof_st_before
 	st_stop "$ms_dir/after.trace" lwprof_st_after
 	read -r n m bad < <(st_pair "$ms_dir/before.trace" "$ms_dir/after.trace")

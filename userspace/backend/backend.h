@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The backends (docs/design/collect.md): where a recording's records and
+ * The backends (docs/design/architecture.md): where a recording's records and
  * the threads' usage come from.  A backend is one struct backend_ops:
  * lwprof.ko (module/, /dev/lwprof) or perf_event_open(2) (perf/, for
  * machines without the module).  Its record part (struct rec_ops) puts

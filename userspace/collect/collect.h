@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * lwprof collect's engine (docs/design/collect.md): its options and
+ * lwprof collect's engine (docs/design/architecture.md): its options and
  * counters, the loop that drives a backend's record part (run.c) and
  * drains its rings with io_uring (drain.c) into the experiment
  * (libexp/writer.h), the archives, the sample points, the collector API's

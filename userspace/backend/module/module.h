@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The module backend (docs/design/collect.md): lwprof.ko through
+ * The module backend (docs/design/architecture.md): lwprof.ko through
  * /dev/lwprof (docs/design/abi.md).  Its record part is a sampling session with
  * the module's per-CPU rings mapped (record.c, ringsize.c); its usage part
  * a microstate session (usage.c).  Every function returns 0 or a negative
