@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Every page the tree points a reader to is there: each docs/...md path
+# Every page the tree points a reader to is there: each path of a docs page
 # named in a tracked file, and each relative link of the markdown pages
 # (README, CONTRIBUTING, docs/), resolved from the page that holds it.
 . "$(dirname "$0")/../lib/test.sh"
