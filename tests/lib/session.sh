@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # For guest shell tests of lwprof sessions; source after test.sh.
 #
-# load_lwprof: insmod lwprof.ko (removing a copy a crashed test left) and,
+# load_lwprof [PARAM=VALUE...]: insmod lwprof.ko with those module
+# parameters (removing a copy a crashed test or an earlier load left) and,
 # whatever happens next, kill the test's background jobs and rmmod it on
 # exit; a module that will not unload fails the test.  Skips when the
 # module has no microstate accounting (LWPROF_FEAT_MSTATE, bit 0).
 load_lwprof() {
 	[ "$(id -u)" = 0 ] || skip "needs root (insmod)"
 	grep -q '^lwprof ' /proc/modules && rmmod lwprof
-	insmod "$LWPROF_KO" || { echo "FAIL: insmod $LWPROF_KO"; exit 1; }
+	insmod "$LWPROF_KO" "$@" || { echo "FAIL: insmod $LWPROF_KO $*"; exit 1; }
 	trap unload_lwprof EXIT
 	"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[13579bdf]\)' ||
 		skip "the module has no microstate accounting (LWPROF_FEAT_MSTATE)"
