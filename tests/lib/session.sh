@@ -39,6 +39,16 @@ unload_lwprof() {
 
 	kill $(jobs -p) 2>/dev/null
 	wait
+	# A recorder's last reference to /dev/lwprof can outlive it: collect
+	# polls the device through io_uring, and the kernel drops an exited
+	# ring's requests, and their files, in a work item of its own after
+	# the process is gone.  So wait (10 s at most) for the module's count
+	# to reach 0; a reference still held then is a leak, and fails.
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cat /sys/module/lwprof/refcnt 2>/dev/null || echo 0)" = 0 ] && break
+		sleep 0.1
+	done
 	if grep -q '^lwprof ' /proc/modules && ! rmmod lwprof; then
 		echo "FAIL: rmmod lwprof"
 		[ $rc -eq 0 ] && rc=1
