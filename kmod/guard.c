@@ -316,36 +316,50 @@ bool lwprof_guard_task(struct lwprof_session *s, struct task_struct *task)
  */
 void lwprof_guard_take(struct lwprof_session *s, unsigned int why)
 {
-	struct lwprof_thread *t, **v = NULL;
+	struct lwprof_thread *t;
+	struct { struct lwprof_thread *t; struct task_struct *task; } *v = NULL;
 	unsigned int n = 0, max = 0, i;
 	unsigned long flags;
 	int cpu;
 	u64 now;
 
+	/*
+	 * Count under the lock, and take only once the array holds them all:
+	 * nothing is taken in a pass that must be redone.  A taken entry is
+	 * marked TAKEN, so that the free probe, which may run for its task
+	 * meanwhile, leaves the entry to us; we keep the task we hold a
+	 * reference to beside it, and put that one back.
+	 */
 	for (;;) {
 		raw_spin_lock_irqsave(&s->lock, flags);
 		n = 0;
 		list_for_each_entry(t, &s->threads, snode) {
 			if (why && !(t->flags & LWPROF_T_FREED) && !t->taking)
 				t->taking = why;
-			if (!t->taking || (t->flags & LWPROF_T_FREED))
-				continue;
-			if (n < max) {
-				get_task_struct(t->task);
-				lwprof_thread_unhash(t);
-				v[n] = t;
-			}
-			n++;
+			if (t->taking && !(t->flags & LWPROF_T_FREED))
+				n++;
 		}
-		raw_spin_unlock_irqrestore(&s->lock, flags);
 		if (n <= max)
-			break;
+			break;		/* the lock still held */
+		raw_spin_unlock_irqrestore(&s->lock, flags);
 		kvfree(v);
 		max = n + 16;
 		v = kvmalloc_array(max, sizeof(*v), GFP_KERNEL_ACCOUNT);
 		if (!v)
 			return;	/* they stay marked: no packets; next time */
 	}
+	n = 0;
+	list_for_each_entry(t, &s->threads, snode) {
+		if (!t->taking || (t->flags & LWPROF_T_FREED))
+			continue;
+		get_task_struct(t->task);
+		lwprof_thread_unhash(t);
+		t->flags |= LWPROF_T_TAKEN;
+		v[n].t = t;
+		v[n].task = t->task;
+		n++;
+	}
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (!n)
 		goto out;
 	synchronize_rcu();	/* no probe holds one from a lookup */
@@ -363,7 +377,7 @@ void lwprof_guard_take(struct lwprof_session *s, unsigned int why)
 	now = lwprof_now();
 	raw_spin_lock_irqsave(&s->lock, flags);
 	for (i = 0; i < n; i++) {
-		t = v[i];
+		t = v[i].t;
 		if (t->exited)
 			t->flags |= LWPROF_T_FREED;	/* its exit stands */
 		else
@@ -372,9 +386,9 @@ void lwprof_guard_take(struct lwprof_session *s, unsigned int why)
 	}
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	for (i = 0; i < n; i++) {
-		if (v[i]->stopped)
-			lwprof_smp_stopped(v[i]);
-		put_task_struct(v[i]->task);
+		if (v[i].t->stopped)
+			lwprof_smp_stopped(v[i].t);
+		put_task_struct(v[i].task);
 	}
 out:
 	kvfree(v);

@@ -101,6 +101,7 @@ enum lwprof_ctx {
 #define LWPROF_T_FREED		BIT(0)	/* task freed, out of the hash */
 #define LWPROF_T_REPORTED	BIT(1)	/* final record read by the owner */
 #define LWPROF_T_ATTACHED	BIT(2)	/* existed before the attach */
+#define LWPROF_T_TAKEN		BIT(3)	/* held by lwprof_guard_take() */
 
 /*
  * One accounted thread.  The probes of the thread's own CPU (and the waker,

@@ -297,7 +297,10 @@ void lwprof_tp_free(void *data, struct task_struct *p)
 		return;
 	s = t->session;
 	raw_spin_lock_irqsave(&s->lock, flags);
-	if (!s->closing) {
+	if (t->flags & LWPROF_T_TAKEN) {
+		/* lwprof_guard_take() holds it, and p: it makes it final */
+		lwprof_thread_unhash(t);
+	} else if (!s->closing) {
 		spares = true;
 		lwprof_thread_unhash(t);
 		if (!t->exited) {	/* never switched out dead: close now */
