@@ -164,6 +164,10 @@ static __always_inline void lwprof_cur_write_end(struct lwprof_thread *t,
 	local_irq_restore(flags);
 }
 
+/* The direct hooks' entry points, written in assembly. */
+void lwprof_sys_tramp(void);
+void lwprof_ret_tramp(void);
+
 /*
  * The direct hooks' assembly (mstate_sys.c, mstate_ret.c) names the
  * fields it reads through assembler symbols, which LWPROF_ASM_OFFSETS()

@@ -164,9 +164,7 @@ void notrace lwprof_ret_direct_tail(struct lwprof_thread *t)
  */
 LWPROF_ASM_OFFSETS();
 
-void lwprof_ret_tramp(void);
-asm(
-"	.pushsection .text, \"ax\", @progbits\n"
+asm("	.pushsection .text, \"ax\", @progbits\n"
 "	.type lwprof_ret_tramp, @function\n"
 "lwprof_ret_tramp:\n"
 	ASM_ENDBR

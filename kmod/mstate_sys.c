@@ -180,9 +180,7 @@ static void notrace lwprof_ft_sys_call(unsigned long ip,
  */
 LWPROF_ASM_OFFSETS();
 
-void lwprof_sys_tramp(void);
-asm(
-"	.pushsection .text, \"ax\", @progbits\n"
+asm("	.pushsection .text, \"ax\", @progbits\n"
 "	.type lwprof_sys_tramp, @function\n"
 "lwprof_sys_tramp:\n"
 	ASM_ENDBR

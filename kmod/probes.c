@@ -221,12 +221,13 @@ int lwprof_probes_get(void)
 			lwprof_ms_cpus_reset();
 		if (ret)
 			lwprof_thread_reserve_drain();	/* no probe ran */
-		/*
-		 * Release: a probe that sees the flag (acquire, in
-		 * lwprof_probes_live()) sees the reset and the anchor.
-		 */
-		if (!ret)
+		if (!ret) {
+			/*
+			 * Release: a probe that sees the flag (acquire, in
+			 * lwprof_probes_live()) sees the reset and the anchor.
+			 */
 			smp_store_release(&lwprof_live, true);
+		}
 	}
 	if (!ret)
 		lwprof_probe_users++;

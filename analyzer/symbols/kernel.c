@@ -211,7 +211,8 @@ static uint32_t kmod_at(struct an *an, uint64_t a)
  * Where symbol i of n ends: at the next one, and a module's at the end of
  * its module's range; 0 for the last one of an unknown range.  A module's
  * __init function is past that range (its init section, freed after the
- * load, keeps its kallsyms line): it ends at the next symbol.
+ * load, keeps its kallsyms line when ftrace was hooking functions then):
+ * it ends at the next symbol.
  */
 static uint64_t ksym_end(struct an *an, size_t i)
 {

@@ -12,8 +12,9 @@
 #   1 of a kernel thread between mymod's end and othermod's start (no
 #     module there: the core kernel's, by address, not mod_helper);
 #   1 of a kernel thread in mymod_init, past mymod's range (a module's
-#     __init function: kallsyms keeps it, /proc/modules' range is the
-#     core's), to the next symbol;
+#     __init function: kallsyms keeps it when ftrace hooked functions as
+#     the init code was freed, /proc/modules' range is the core's), to the
+#     next symbol;
 # and the same without archives/modules (older experiments): kallsyms alone.
 #   4 of E in user code.
 # Without kallsyms, and with the log's kallsyms_hidden (kptr_restrict),

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # For guest shell tests of lwprof sessions; source after test.sh.
 #
-# load_lwprof: insmod lwprof.ko (removing a copy a crashed test left) and,
+# load_lwprof [PARAM=VALUE...]: insmod lwprof.ko with those module
+# parameters (removing a copy a crashed test or an earlier load left) and,
 # whatever happens next, kill the test's background jobs and rmmod it on
 # exit; a module that will not unload fails the test.  Skips when the
 # module has no microstate accounting (LWPROF_FEAT_MSTATE, bit 0).
 load_lwprof() {
 	[ "$(id -u)" = 0 ] || skip "needs root (insmod)"
-	grep -q '^lwprof ' /proc/modules && rmmod lwprof
-	insmod "$LWPROF_KO" || { echo "FAIL: insmod $LWPROF_KO"; exit 1; }
+	rmmod_lwprof || { echo "FAIL: rmmod lwprof (loaded before)"; exit 1; }
+	insmod "$LWPROF_KO" "$@" || { echo "FAIL: insmod $LWPROF_KO $*"; exit 1; }
 	trap unload_lwprof EXIT
 	"$LWPROF" version | grep -Eq 'features 0x[0-9a-f]*[13579bdf]\)' ||
 		skip "the module has no microstate accounting (LWPROF_FEAT_MSTATE)"
@@ -38,11 +39,28 @@ unload_lwprof() {
 
 	kill $(jobs -p) 2>/dev/null
 	wait
-	if grep -q '^lwprof ' /proc/modules && ! rmmod lwprof; then
+	if ! rmmod_lwprof; then
 		echo "FAIL: rmmod lwprof"
 		[ $rc -eq 0 ] && rc=1
 	fi
 	exit $rc
+}
+
+# rmmod_lwprof: rmmod lwprof.ko if it is loaded.  A recorder's last
+# reference to /dev/lwprof can outlive it: collect polls the device
+# through io_uring, and the kernel drops an exited ring's requests, and
+# their files, in a work item of its own after the process is gone.  So
+# wait (10 s at most) for the module's count to reach 0; a reference
+# still held then is a leak, and rmmod fails.
+rmmod_lwprof() {
+	local i
+
+	grep -q '^lwprof ' /proc/modules || return 0
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cat /sys/module/lwprof/refcnt 2>/dev/null || echo 0)" = 0 ] && break
+		sleep 0.1
+	done
+	rmmod lwprof
 }
 
 # nobody CMD...: run CMD as uid/gid 65534 with no supplementary groups.
