@@ -9,9 +9,10 @@
  *   hrt_start()   clear the trace buffer, give it HRT_BUF_KB per CPU if
  *                 it has less, and enable the event; -errno (-ENOENT: no
  *                 tracefs here)
- *   hrt_stop()    stop; tracing_on, the event's enable and the buffer's
- *                 size as hrt_start found them (also at exit, if a test
- *                 ends before)
+ *   hrt_stop()    stop; tracing_on and the event's enable as hrt_start
+ *                 found them (also at exit, if a test ends before); the
+ *                 buffer's size is put back at exit, once the trace has
+ *                 been read: a resize drops the events it holds
  *   hrt_count()   expiries of function fn while tid ran, at times in
  *                 [from, to]; -errno
  */
@@ -115,19 +116,25 @@ static inline unsigned long hrt_buf_kb(void)
 
 static inline void hrt_stop(void)
 {
-	char kb[32];
-
 	if (!hrt.started)
 		return;
 	hrt_write("tracing_on", "0", 0);
 	hrt_write(HRT_EVENT, hrt.event, 0);
+	hrt_write("tracing_on", hrt.on, 0);
+	hrt.started = false;
+}
+
+/* At exit: stopped, and the buffer's size as the first hrt_start found. */
+static inline void hrt_end(void)
+{
+	char kb[32];
+
+	hrt_stop();
 	if (hrt.buf_kb) {
 		snprintf(kb, sizeof(kb), "%lu", hrt.buf_kb);
 		hrt_write("buffer_size_kb", kb, 0);
 		hrt.buf_kb = 0;
 	}
-	hrt_write("tracing_on", hrt.on, 0);
-	hrt.started = false;
 }
 
 static inline int hrt_start(void)
@@ -148,17 +155,21 @@ static inline int hrt_start(void)
 		ret = hrt_read(HRT_EVENT, hrt.event);
 	if (ret)
 		return ret;
-	if (!hrt.atexit && !atexit(hrt_stop))
+	if (!hrt.atexit && !atexit(hrt_end))
 		hrt.atexit = true;
 	hrt.started = true;
 	ret = hrt_write("tracing_on", "0", 0);
 	if (!ret)
 		ret = hrt_write("trace", "", O_TRUNC);
-	hrt.buf_kb = hrt_buf_kb();
-	if (!ret && hrt.buf_kb && hrt.buf_kb < HRT_BUF_KB)
-		ret = hrt_write("buffer_size_kb", HRT_BUF_KB_STR, 0);
-	else
-		hrt.buf_kb = 0;	/* big enough: nothing to put back */
+	if (!ret && !hrt.buf_kb) {	/* not grown by an earlier start */
+		unsigned long kb = hrt_buf_kb();
+
+		if (kb && kb < HRT_BUF_KB) {
+			ret = hrt_write("buffer_size_kb", HRT_BUF_KB_STR, 0);
+			if (!ret)
+				hrt.buf_kb = kb;	/* to put back at exit */
+		}
+	}
 	if (!ret)
 		ret = hrt_write(HRT_EVENT, "1", 0);
 	if (!ret)
