@@ -82,7 +82,12 @@ bool lwprof_offcpu_switch_in(struct lwprof_smp *smp, struct lwprof_thread *t,
 
 	if (!smp->kdepth || !smp->offcpu)
 		return false;
-	if (!lwprof_user_task(task)) {
+	if (lwprof_user_gone(task)) {
+		/* Exiting, its memory gone: the user pc alone (sample.c). */
+		pkt.flags = LWPROF_RS_KMODE;
+		pkt.uregs = task_pt_regs(task);
+		pkt.upc = true;
+	} else if (!lwprof_user_task(task)) {
 		pkt.flags = LWPROF_RS_KMODE;
 	} else if (smp->konly) {
 		pkt.uregs = task_pt_regs(task);
@@ -122,7 +127,8 @@ void lwprof_offcpu_tick(struct lwprof_smp *smp, struct lwprof_thread *t,
 	struct lwprof_kblock *kb = t->kb;
 	struct lwprof_pkt pkt = {
 		.kind = LWPROF_SK_CLOCK, .flags = tick->flags,
-		.uregs = tick->uregs, .kb = kb, .time_ns = kb->time_ns,
+		.uregs = tick->uregs, .upc = tick->upc, .kb = kb,
+		.time_ns = kb->time_ns,
 		.pid = t->pid, .tid = t->tid, .thr = t,
 	};
 	u64 delta[LWPROF_MS_COUNT] = { }, sum = 0;

@@ -245,7 +245,7 @@ u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt, void *buf)
 	rec->value = pkt->value;
 	if (pkt->mstate)
 		memcpy(rec->mstate_ns, pkt->mstate, sizeof(rec->mstate_ns));
-	if (pkt->uregs && smp->konly) {
+	if (pkt->uregs && (smp->konly || pkt->upc)) {
 		*p++ = pkt->uregs->ip;	/* the user pc alone: no user memory */
 		rec->nr_user = 1;
 	} else if (pkt->uregs) {
@@ -276,7 +276,7 @@ u32 lwprof_pkt_build(struct lwprof_smp *smp, struct lwprof_pkt *pkt, void *buf)
 		rec->nr_kernel = n;
 		p += n;
 	}
-	if (pkt->uregs && smp->stack_bytes && !smp->konly) {
+	if (pkt->uregs && smp->stack_bytes && !smp->konly && !pkt->upc) {
 		stack = lwprof_sd_stack(smp, pkt, (u8 *)p, &flags);
 		rec->stack_size = stack;
 		memset((u8 *)p + stack, 0, ALIGN(stack, 8) - stack);

@@ -21,7 +21,8 @@
  *    the kernel stack (LWPROF_RS_KMODE) instead;
  *  - threads that never run user code (kernel threads, io_uring workers)
  *    are sampled at the tick, in kernel mode; so are exiting threads whose
- *    memory is gone, with -K (without, their EXIT packet takes the time);
+ *    memory is gone, with -K, under the user pc where they entered the
+ *    kernel (without -K, their EXIT packet takes the time);
  *  - the last packet comes at the thread's exit (LWPROF_RS_EXIT): from its
  *    final context switch, when its totals are final.
  * A packet that does not fit in the ring leaves the thread's baseline
@@ -179,7 +180,18 @@ static bool lwprof_clock_tick(struct lwprof_smp *smp, u64 ref)
 	 */
 	if (!smp->kdepth && lwprof_user_gone(current))
 		return true;
-	if (!lwprof_user_task(current)) {
+	if (lwprof_user_gone(current)) {
+		/*
+		 * With kernel stacks: the user pc where it entered the kernel
+		 * (its saved registers outlive its memory) under the kernel
+		 * stack, so that the USER time since its last packet, run
+		 * before the exit began, lands on the user side.
+		 */
+		pkt.flags = LWPROF_RS_KMODE;
+		pkt.uregs = task_pt_regs(current);
+		pkt.upc = true;
+		pkt.kregs = regs;
+	} else if (!lwprof_user_task(current)) {
 		pkt.flags = LWPROF_RS_KMODE;
 		pkt.kregs = regs;
 	} else if (regs && user_mode(regs)) {

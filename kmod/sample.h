@@ -154,6 +154,7 @@ struct lwprof_pkt {
 	u32 pid, tid;
 	const u64 *mstate;		/* clock deltas, or NULL */
 	struct pt_regs *uregs;		/* user registers, or NULL */
+	bool upc;			/* of uregs the pc alone: no user memory */
 	struct pt_regs *kregs;		/* kernel stack from here, or NULL */
 	struct lwprof_thread *thr;	/* for delta stack copies, or NULL */
 	struct lwprof_sdelta_state *sd;	/* set by lwprof_sd_stack() */
