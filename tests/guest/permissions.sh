@@ -34,11 +34,14 @@ kill "$nd"; wait "$nd" 2>/dev/null
 
 # PID reuse: a session holds threads, not numbers.  Its process exits,
 # another gets its pid; the session's records are the first one's alone.
-bg_nobody sleep 2 && a=$bg_pid
+# The sleep ends when the session holds it (killed), not after a time a
+# starved guest may spend before the attach.
+bg_nobody sleep 600 && a=$bg_pid
 started "$a" sleep
 nobody "$LWPROF_BUILD/tests/progs/hold_session" "$a" 5 >"$tmp/reuse" & h=$!
 for ((i = 0; i < 200; i++)); do grep -q . "$tmp/reuse" && break; sleep 0.05; done
 check "$(head -n 1 "$tmp/reuse")" = attached "nobody holds a session on its sleep"
+kill "$a"
 wait "$a"
 echo $((a - 1)) >/proc/sys/kernel/ns_last_pid
 "$LWPROF_BUILD/tests/progs/spin" 3 & b=$!
