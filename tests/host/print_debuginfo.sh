@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Separate debug files.  tests/progs/seed_example is
+# Separate debug files.  seed_example (its prebuilt copy) is
 # copied twice: as built (-g, with .symtab) and stripped (strip -s: no
 # symbols, no DWARF), its debug part split off with objcopy
 # --only-keep-debug and put where a Debian -dbgsym package puts it,
@@ -15,7 +15,10 @@
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 
-bin=$LWPROF_BUILD/tests/progs/seed_example
+# The prebuilt copy: the test build of seed_example exports its
+# functions (-rdynamic, for its own CPU-time report), which no strip takes
+# out of .dynsym.
+bin=$LWPROF_TOP/tests/data/seed_example.bin
 mkdir -p "$PRINT_OUT/full" "$PRINT_OUT/stripped"
 full=$PRINT_OUT/full/seed_example stripped=$PRINT_OUT/stripped/seed_example
 cp "$bin" "$full"
