@@ -151,10 +151,10 @@ void notrace lwprof_ret_direct_tail(struct lwprof_thread *t)
  * had called it first thing; it keeps regs (rdi) and uses rax, rcx, rdx
  * and r8-r10, free at a function's entry.  lwprof_ms_user_return() for
  * the common cases, with nothing on the way out to wait for:
- *  - back from a system call that nothing interrupted, in USER before it
- *    (33 instructions): the stamp, one clock reading, the call's USER time
- *    up to the stamp (or to the last change, if later) and its SYSTEM time
- *    from there, under the seqcount;
+ *  - back from a system call that nothing interrupted, in USER before it:
+ *    the stamp, one clock reading, the call's USER time up to the stamp
+ *    (or to the last change, if later) and its SYSTEM time from there,
+ *    under the seqcount;
  *  - back from an interrupt of user mode: nothing to charge;
  *  - back from anything else (a sleep, a preemption, a fault): the time
  *    since the last change to the state left.
