@@ -69,6 +69,8 @@ enum exp_key {
 	EXP_K_SAMPLE_PACKETS, EXP_K_PAUSED_NS,
 	EXP_K_FLIGHT,		/* 1.4: the flight recorder's window */
 	EXP_K_FLIGHT_PAUSED_OUT,
+	EXP_K_OPENMP,		/* 1.7: collect's OpenMP decision */
+	EXP_K_OPENMP_RUNTIME,	/* 1.7: a runtime that started the OMPT tool */
 	EXP_K_COUNT
 };
 

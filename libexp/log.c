@@ -75,6 +75,8 @@ const struct exp_key_def exp_keys[EXP_K_COUNT] = {
 	NOTE(PAUSED_NS, "paused_ns"),
 	KEY(FLIGHT, "flight", STR, flight),
 	NOTE(FLIGHT_PAUSED_OUT, "flight_paused_out"),
+	NOTE(OPENMP, "openmp"),
+	NOTE(OPENMP_RUNTIME, "openmp_runtime"),
 };
 
 void exp_log_put(FILE *f, enum exp_key k, const char *fmt, ...)

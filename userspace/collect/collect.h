@@ -219,6 +219,19 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 /* The command is done: check, count and archive the trace files. */
 void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			 struct archiver *a);
+/* cmd as execvp would find it, into path: 0 or -errno */
+int collect_which(const char *cmd, char *path, size_t len);
+
+/*
+ * omp.c: after parsing, whether the OMPT tool starts (o->omp_on) and
+ * the runtime the program links; with the experiment, the command's
+ * environment for --omp-runtime llvm and log.txt's words (0, or -errno
+ * and msg); a trace file's record, for log.txt: 1 if it was a runtime's.
+ */
+int collect_omp_resolve(struct rec_opts *o);
+int collect_omp_env(const struct rec_opts *o, struct exp_writer *e,
+		    const char *expdir, char *msg, size_t len);
+int collect_omp_adopt(struct exp_writer *e, const struct lwprof_rec *rec);
 
 /* trace_only.c: the record part of a run that only traces: no rings */
 extern const struct rec_ops collect_trace_only;

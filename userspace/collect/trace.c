@@ -36,8 +36,7 @@ static int find_lib(char *path, size_t len)
 	return lwprof_selfdir_find(TRACE_LIB, lib_dirs, 2, R_OK, path, len);
 }
 
-/* cmd as execvp would find it, into path. */
-static int which(const char *cmd, char *path, size_t len)
+int collect_which(const char *cmd, char *path, size_t len)
 {
 	const char *p = getenv("PATH"), *end;
 	size_t n;
@@ -68,7 +67,7 @@ int collect_trace_check(const struct rec_opts *o, char *msg, size_t len)
 			 lib);
 		return -ENOENT;
 	}
-	if (which(o->argv[0], cmd, sizeof(cmd)))
+	if (collect_which(o->argv[0], cmd, sizeof(cmd)))
 		return 0;	/* the exec says why */
 	why = exp_untraceable(cmd, img, sizeof(img));
 	switch (why) {
@@ -128,8 +127,8 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 	__u64 sync_ns = o->sync_ns;
 	int err;
 
-	if (!rec_tracing(o))
-		return 0;
+	if (!rec_tracing(o))	/* log.txt says OpenMP is off, and why */
+		return collect_omp_env(o, e, NULL, msg, len);
 	if (find_lib(lib, sizeof(lib)) || !realpath(e->path, dir)) {
 		snprintf(msg, len, "the tracing library or the experiment's path: %s",
 			 strerror(errno));
@@ -138,8 +137,12 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 	if (o->sync == SYNC_CALIBRATE)
 		sync_ns = calibrate(e);
 	/* k: the source records tasks and mappings: the library must not */
-	snprintf(v, sizeof(v), "%s%s%s%s,%llu,%u", o->heap ? "h" : "",
+	err = collect_omp_env(o, e, dir, msg, len);
+	if (err)
+		return err;
+	snprintf(v, sizeof(v), "%s%s%s%s%s,%llu,%u", o->heap ? "h" : "",
 		 o->sync != SYNC_OFF ? "s" : "", o->io ? "i" : "",
+		 o->omp_on ? "o" : "",
 		 source_tasks ? "k" : "", (unsigned long long)sync_ns, stack);
 	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "",
 		     old ? old : "") < 0)
@@ -152,11 +155,13 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 			 strerror(-err));
 		return err;
 	}
-	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s", o->heap ? "heap" : "",
+	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s%s%s", o->heap ? "heap" : "",
 		 o->heap && o->sync != SYNC_OFF ? "," : "",
 		 o->sync != SYNC_OFF ? "sync" : "",
 		 (o->heap || o->sync != SYNC_OFF) && o->io ? "," : "",
-		 o->io ? "io" : "");
+		 o->io ? "io" : "",
+		 (o->heap || o->sync != SYNC_OFF || o->io) && o->omp_on ? "," : "",
+		 o->omp_on ? "openmp" : "");
 	if (o->sync != SYNC_OFF)
 		exp_note(e, EXP_K_SYNC_THRESHOLD_NS, "%llu", (unsigned long long)sync_ns);
 	exp_note(e, EXP_K_TRACE_STACK_BYTES, "%u", stack);
@@ -172,7 +177,7 @@ static void adopt_warn(void *arg, const char *msg)
 void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			 struct archiver *a)
 {
-	unsigned long long files = 0, recs = 0, calls = 0;
+	unsigned long long files = 0, recs = 0, calls = 0, omp_rts = 0;
 	struct exp_untraced_list untraced = { 0 };
 	const struct lwprof_rec *rec;
 	char why[PATH_MAX + 256];
@@ -204,6 +209,8 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 				  f.hdr.minor >= EXP_MINOR_TCALL);
 			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 				archiver_rec(a, rec);
+			if (f.hdr.minor >= EXP_MINOR_OMP)
+				omp_rts += collect_omp_adopt(e, rec);
 			if (rec->type == EXP_REC_TRACE_UNTRACED &&
 			    f.hdr.minor >= EXP_MINOR_UNTRACED &&
 			    exp_untraced_add(&untraced, (const void *)rec))
@@ -217,6 +224,8 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 	e->records += recs;
 	exp_note(e, EXP_K_TRACE_FILES, "%llu", files);
 	exp_note(e, EXP_K_TRACE_CALLS, "%llu", calls);
+	if (o->omp_on && !omp_rts)
+		exp_note(e, EXP_K_OPENMP_RUNTIME, "none started the OMPT tool (no OpenMP runtime with OMPT ran): OpenMP metrics absent");
 	if (!files)
 		exp_warn(e, "tracing: no trace files: the command never loaded the tracing library (static, set-user-ID, or LD_PRELOAD removed from its environment)");
 	/* the programs the library saw it could not enter: once each */
