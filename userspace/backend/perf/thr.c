@@ -338,7 +338,7 @@ static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
 	__u64 ns;
 	__u32 tid;
 
-	if (pwake_sample(c->p, h, &ns, &tid) || !tid)
+	if (pwake_sample(c->p, h, false, &ns, &tid) || !tid)
 		return;
 	t = find(c, tid);
 	if (!t || t->on || t->off_ms == LWPROF_MS_WAIT_CPU ||
@@ -348,6 +348,31 @@ static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
 	t->off_ms = LWPROF_MS_WAIT_CPU;
 	t->blocked = false;
 	c->wakeups++;
+}
+
+/*
+ * sched:sched_wakeup_new (wake.c): a new thread is on a run queue for the
+ * first time, and its accounting begins, in Wait CPU, as the module's
+ * does: from its creation to here it was on none, and its creator may
+ * have been delayed in between.  Without the sample (the tracepoint
+ * absent, or none written) it waits for a CPU from its creation.
+ */
+static void on_wakeup_new(struct pconv *c, const struct perf_event_header *h)
+{
+	struct pthr *t;
+	__u64 ns;
+	__u32 tid;
+
+	if (pwake_sample(c->p, h, true, &ns, &tid) || !tid)
+		return;
+	t = find(c, tid);
+	if (!t || !t->unborn || t->on)
+		return;
+	t->unborn = false;
+	if (ns > t->last_ns) {
+		memset(t->acc, 0, sizeof(t->acc));	/* nothing before it */
+		t->last_ns = ns;
+	}
 }
 
 /*
@@ -363,6 +388,7 @@ static void take_cpu(struct pconv *c, struct pthr *t, __u64 ns)
 	if (t->blocked && c->p->wake)
 		c->wake_unseen++;
 	t->blocked = false;
+	t->unborn = false;
 	t->on = true;
 	put_parked(c, t, ns);
 }
@@ -407,6 +433,10 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 	     NULL;
 	if (id && id->role == ROLE_WAKEUP) {
 		on_wakeup(c, h);
+		return;
+	}
+	if (id && id->role == ROLE_WAKEUP_NEW) {
+		on_wakeup_new(c, h);
 		return;
 	}
 	if (id && id->role == ROLE_SCHED_SWITCH) {
@@ -505,6 +535,7 @@ static void on_task(struct pconv *c, const struct perf_event_header *h,
 		if (!t)
 			return;
 		t->off_ms = LWPROF_MS_WAIT_CPU;
+		t->unborn = c->p->wake_new;
 		parent = find(c, f->ptid);
 		if (parent)
 			memcpy(t->comm, parent->comm, sizeof(t->comm));
