@@ -332,15 +332,22 @@ static void put_task(struct pconv *c, const struct pthr *t, __u32 ppid,
  * Wake-ups of threads not ours, running or runnable already are passed
  * over.
  */
-static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
+/* The thread of ours a wake-up sample names (NULL: none), and its time. */
+static struct pthr *woken(struct pconv *c, const struct perf_event_header *h,
+			  bool new_task, __u64 *ns)
 {
-	struct pthr *t;
-	__u64 ns;
 	__u32 tid;
 
-	if (pwake_sample(c->p, h, false, &ns, &tid) || !tid)
-		return;
-	t = find(c, tid);
+	if (pwake_sample(c->p, h, new_task, ns, &tid) || !tid)
+		return NULL;
+	return find(c, tid);
+}
+
+static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
+{
+	__u64 ns;
+	struct pthr *t = woken(c, h, false, &ns);
+
 	if (!t || t->on || t->off_ms == LWPROF_MS_WAIT_CPU ||
 	    !guard(c, t, 0, ns))
 		return;
@@ -359,13 +366,9 @@ static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
  */
 static void on_wakeup_new(struct pconv *c, const struct perf_event_header *h)
 {
-	struct pthr *t;
 	__u64 ns;
-	__u32 tid;
+	struct pthr *t = woken(c, h, true, &ns);
 
-	if (pwake_sample(c->p, h, true, &ns, &tid) || !tid)
-		return;
-	t = find(c, tid);
 	if (!t || !t->unborn || t->on)
 		return;
 	t->unborn = false;
