@@ -13,7 +13,7 @@
 #  - a gcc-built program (libgomp, no OMPT): log.txt says OpenMP metrics
 #    are absent and why; with --omp-runtime llvm it runs on libomp, and
 #    its waits are measured as clang's are;
-#  - a program without OpenMP: no tool, no trace file.
+#  - a program without OpenMP: no tool, no trace file, no word of it.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
 . "$(dirname "$0")/../lib/omp.sh"
@@ -77,6 +77,6 @@ fi
 
 "$LWPROF" collect --backend perf -o n.er /bin/true >/dev/null 2>n.err
 check $? -eq 0 "collect of a program without OpenMP"
-check "$(grep -c '^openmp = off (the program links no OpenMP runtime)' n.er/log.txt)" -eq 1 "no OpenMP: log.txt says the tool is off"
+check "$(grep -c '^openmp' n.er/log.txt)" -eq 0 "no OpenMP: log.txt says nothing of it"
 check "$(ls n.er | grep -c '^trace\.')" -eq 0 "no OpenMP: no trace file"
 done_testing

@@ -156,9 +156,10 @@ int collect_omp_env(const struct rec_opts *o, struct exp_writer *e,
 			 rt_names[o->omp_rt]);
 	}
 	if (!o->omp_on) {
-		exp_note(e, EXP_K_OPENMP, "off (%s): no OpenMP metrics",
-			 o->omp == OMP_OFF ? "--omp off" :
-			 "the program links no OpenMP runtime");
+		/* a program without OpenMP: no word of it */
+		if (o->omp == OMP_OFF)
+			exp_note(e, EXP_K_OPENMP, "off (--omp off): no OpenMP metrics; linked: %s",
+				 rt_names[o->omp_rt]);
 		return 0;
 	}
 	if (o->omp_rt == RT_GNU && !o->omp_llvm)
