@@ -21,6 +21,7 @@
 #include "libexp/format.h"
 #include "libexp/java.h"
 #include "libexp/mstate_names.h"
+#include "libexp/nearest.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 #include "libexp/trace.h"
@@ -685,12 +686,14 @@ int cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = "+:sh";
 	struct counts tot = { 0 };
 	struct stat st;
 	int c, i, bad = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+sh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			show_stack = 1;
@@ -699,8 +702,7 @@ int cmd_dump(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return exp_option_error(DUMP, argv, c, shortopts, lopts);
 		}
 	}
 	if (optind >= argc) {
