@@ -75,6 +75,10 @@ const struct exp_key_def exp_keys[EXP_K_COUNT] = {
 	NOTE(PAUSED_NS, "paused_ns"),
 	KEY(FLIGHT, "flight", STR, flight),
 	NOTE(FLIGHT_PAUSED_OUT, "flight_paused_out"),
+	KEY(JAVA, "java", STR, java),
+	NOTE(JAVA_AGENT, "java_agent"),
+	NOTE(JAVA_FILES, "java_files"),
+	NOTE(JAVA_RECORDS, "java_records"),
 	NOTE(OPENMP, "openmp"),
 	NOTE(OPENMP_RUNTIME, "openmp_runtime"),
 };

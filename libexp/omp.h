@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * OpenMP records (format 1.7, docs/design/experiment-format.md,
+ * OpenMP records (format 1.8, docs/design/experiment-format.md,
  * docs/guide/openmp.md): what the OMPT tool of the tracing library
  * (ompt/) writes into a process's trace.PID.rec when an OpenMP runtime
  * that implements OMPT starts it.  Types 48-55 are OpenMP's; a reader

@@ -67,6 +67,7 @@ struct rec_opts {
 	bool io;		/* -i on */
 	enum { SYNC_OFF, SYNC_CALIBRATE, SYNC_THRESHOLD } sync;	/* -s */
 	__u64 sync_ns;		/* -s all: 0, -s N: N us */
+	int java;		/* -j: 1 on, -1 off, 0 on for a JVM */
 	const struct backend_ops *backend;	/* --backend; NULL: auto */
 	/* OpenMP (docs/guide/openmp.md, userspace/collect/omp.c) */
 	enum { OMP_AUTO, OMP_ON, OMP_OFF } omp;	/* --omp */

@@ -90,7 +90,7 @@ int collect_omp_resolve(struct rec_opts *o)
 	char path[PATH_MAX];
 
 	o->omp_rt = RT_NONE;
-	if (o->argv && !collect_which(o->argv[0], path, sizeof(path)))
+	if (o->argv && !lwprof_which(o->argv[0], path, sizeof(path)))
 		o->omp_rt = linked_runtime(path);
 	switch (o->omp) {
 	case OMP_ON:

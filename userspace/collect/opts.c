@@ -66,6 +66,8 @@ void collect_usage(FILE *f)
 		"  -i on|off        I/O tracing (reads, writes, other file calls)\n"
 		"                   (tracing preloads liblwprof_trace.so into CMD and its\n"
 		"                   descendants; it needs no module: use -p off alone)\n"
+		"  -j on|off        Java: the JVMTI agent records methods and Java stacks\n"
+		"                   (default on when CMD is java)\n"
 		"      --backend module|perf|auto  record with lwprof.ko, or with\n"
 		"                   perf_event_open (no module needed; some microstates\n"
 		"                   approximate or absent: docs/design/perf-backend.md);\n"
@@ -383,7 +385,7 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 
 int collect_parse(int argc, char **argv, struct rec_opts *o)
 {
-	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:";
+	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:j:";
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'B' },
 		{ "depth", required_argument, NULL, 'D' },
@@ -563,6 +565,15 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 			if (err)
 				return err;
 			break;
+		case 'j': {
+			bool on = false;
+
+			err = on_off("-j", optarg, &on, &set_dummy);
+			if (err)
+				return err;
+			o->java = on ? 1 : -1;
+			break;
+		}
 		case 0x101:
 			if (backend_parse(optarg, &o->backend))
 				return bad("--backend: '%s' is not module, perf or auto",
