@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "analyzer/model/java.h"
 #include "libexp/format.h"
 
 int an_init(struct an *an, struct an_run *run)
@@ -112,6 +113,7 @@ void an_free(struct an *an)
 	an_kernel_free(an);
 	an_spans_free(an);
 	an_trace_release(an);
+	an_java_free(an->java);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)
@@ -484,7 +486,9 @@ int an_finish(struct an *an)
 	}
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;
-	err = an_resolve(an);
+	err = an_java_finish(an);
+	if (!err)
+		err = an_resolve(an);
 	if (!err)
 		err = an_objs_trunc(an);
 	if (!err)

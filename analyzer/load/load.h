@@ -61,4 +61,7 @@ int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *
 int an_trace_exp_done(struct an *an, uint32_t exp);
 void an_trace_release(struct an *an);
 
+/* java.c: a record of a JVMTI agent's file (libexp/java.h) */
+int an_java_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h);
+
 #endif

@@ -504,7 +504,10 @@ struct an {
 	struct an_vec spans;	/* struct an_span */
 	uint32_t *span_first;
 	uint32_t *span_of;	/* per row of the sample table */
+	struct an_java *java;	/* JVMs' methods and Java stacks (java.h), or NULL */
 };
+
+struct an_java;
 
 /* The function a frame's pc is charged to (-inline on: the inlined one). */
 static inline uint32_t an_pc_func(const struct an *an, const struct an_pc *p)
