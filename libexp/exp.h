@@ -71,6 +71,8 @@ enum exp_key {
 	EXP_K_FLIGHT_PAUSED_OUT,
 	EXP_K_JAVA,		/* 1.7: collect -j on: how the JVM was started */
 	EXP_K_JAVA_AGENT, EXP_K_JAVA_FILES, EXP_K_JAVA_RECORDS,
+	EXP_K_OPENMP,		/* 1.8: collect's OpenMP decision */
+	EXP_K_OPENMP_RUNTIME,	/* 1.8: a runtime that started the OMPT tool */
 	EXP_K_COUNT
 };
 

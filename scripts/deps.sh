@@ -48,6 +48,9 @@ pkgs=(
 	"dkms:/usr/sbin/dkms"
 	"fakeroot:/usr/bin/fakeroot"
 	"openssl:/usr/bin/openssl"
+	# OpenMP (tests/host/omp_*): clang -fopenmp and LLVM's libomp (OMPT)
+	"clang:/usr/bin/clang"
+	"libomp-14-dev:/usr/lib/llvm-14/lib/libomp.so"
 )
 
 # Java: the JVMTI agent's headers (jvmti.h), javac and java for the Java

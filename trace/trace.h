@@ -34,6 +34,7 @@
 #define TR_HEAP		0x1
 #define TR_SYNC		0x2
 #define TR_IO		0x4
+#define TR_OMP		0x8	/* the OMPT tool (ompt/) */
 
 struct tr_conf {
 	unsigned int kinds;		/* TR_* */
