@@ -13,11 +13,13 @@
  *   a tick lies at some point of it and a sample covers an interval of
  *   it, and a tick at most one clock interval of CPU time away is taken
  *   (one fires every interval of it, so one always is while the thread
- *   runs Java code); a tick the JVM could not walk stands for <no Java
- *   callstack recorded>, as does a sample with no tick near;
+ *   runs Java code), one on the same side of every block first; a tick
+ *   the JVM could not walk stands for <no Java callstack recorded>, as
+ *   does a sample with no tick near;
  * - a thread of the JVM that never ran Java (GC, the compilers, the VM
- *   thread) is <JVM-System> throughout, and so is a Java thread before
- *   its first Java stack and after its last (the JVM starting, ending).
+ *   thread) is <JVM-System> throughout, and so is a Java thread more
+ *   than an interval of its CPU time before its first tick or after its
+ *   last (the JVM starting it, ending).
  *
  * Expert mode adds, below a Java leaf that is a native method, the
  * native frames it called (the machine stack's, from the innermost Java
@@ -28,6 +30,8 @@
 #include <string.h>
 
 #include "analyzer/symbols/java.h"
+
+#define JAVA_AGENT_SO	"liblwprof_jvmti"
 
 static int oom(struct an *an)
 {
@@ -121,6 +125,7 @@ struct thr {
 	uint64_t *tick_c;	/* per tick: the CPU time at it */
 	const struct an_jstack **tick;	/* the ticks, in time order */
 	size_t nticks;
+	uint32_t *nblk;		/* per stack from first: the blocks before it */
 };
 
 /* The thread's CPU time at each sample's end and at each tick. */
@@ -132,6 +137,10 @@ static void cpu_clock(struct thr *t)
 	size_t k, q = t->first;
 
 	t->nticks = 0;
+	t->nblk[0] = 0;
+	for (k = t->first; k < t->end; k++)
+		t->nblk[k - t->first + 1] = t->nblk[k - t->first] +
+					    (s[k].what != EXP_JW_TICK);
 	for (k = 0; k <= t->n; k++) {
 		uint64_t st = k < t->n ? sm->time[t->order[k]] : UINT64_MAX;
 		uint64_t cpu = k < t->n ? t->sp[t->order[k]].cpu : 0;
@@ -152,6 +161,22 @@ static void cpu_clock(struct thr *t)
 	}
 }
 
+/* The first of the thread's stacks after time te (an index of j->stacks). */
+static size_t stack_after(const struct thr *t, uint64_t te)
+{
+	const struct an_jstack *s = t->an->java->stacks.p;
+	size_t lo = t->first, hi = t->end, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (s[mid].t <= te)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The block of off-CPU sample k that holds most of its time off CPU. */
 static const struct an_jstack *block_for(const struct thr *t, size_t k)
 {
@@ -159,15 +184,8 @@ static const struct an_jstack *block_for(const struct thr *t, size_t k)
 	const struct span *sp = &t->sp[t->order[k]];
 	uint64_t te = t->an->s.time[t->order[k]];
 	uint64_t from = te > sp->span ? te - sp->span : 0, o0, o1;
-	size_t lo = t->first, hi = t->end, mid, q;
+	size_t lo = stack_after(t, te), q;
 
-	while (lo < hi) {	/* the first stack after te */
-		mid = (lo + hi) / 2;
-		if (s[mid].t <= te)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (q = lo; q > t->first && q + 4096 > lo; q--) {
 		const struct an_jstack *b = &s[q - 1];
 
@@ -183,14 +201,21 @@ static const struct an_jstack *block_for(const struct thr *t, size_t k)
 	return NULL;
 }
 
-/* The tick nearest sample k in the thread's CPU time, within an interval. */
-static const struct an_jstack *tick_for(const struct thr *t, size_t k)
+/*
+ * The tick nearest sample k in the thread's CPU time within win of it
+ * (mid_c the middle of its CPU time), by class: 0 walked by the JVM with
+ * no block between it and the sample, 1 not walked, none between, 2 and
+ * 3 the same across a block.  best[c], or NULL.
+ */
+static void ticks_near(const struct thr *t, size_t k, uint64_t mid_c,
+		       uint64_t win, const struct an_jstack *best[4])
 {
-	uint64_t cpu = t->sp[t->order[k]].cpu, mid_c = t->cum[k] - cpu / 2, d;
-	size_t lo = 0, hi = t->nticks, m;
-	const struct an_jstack *best = NULL;
-	uint64_t best_d = UINT64_MAX;
+	const struct an_jstack *s0 = t->an->java->stacks.p;
+	uint64_t best_d[4] = { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX }, d;
+	size_t lo = 0, hi = t->nticks, m, q, pos, x, a, b;
+	int c;
 
+	pos = stack_after(t, t->an->s.time[t->order[k]]);
 	while (lo < hi) {	/* the first tick at or after mid_c */
 		m = (lo + hi) / 2;
 		if (t->tick_c[m] < mid_c)
@@ -198,18 +223,56 @@ static const struct an_jstack *tick_for(const struct thr *t, size_t k)
 		else
 			hi = m;
 	}
-	if (lo < t->nticks) {
-		best_d = t->tick_c[lo] - mid_c;
-		best = t->tick[lo];
-	}
-	if (lo > 0) {
-		d = mid_c - t->tick_c[lo - 1];
-		if (d < best_d) {
-			best_d = d;
-			best = t->tick[lo - 1];
+	for (q = lo; q < t->nticks && t->tick_c[q] - mid_c <= win; q++)
+		;
+	hi = q;
+	for (q = lo; q > 0 && mid_c - t->tick_c[q - 1] <= win; q--)
+		;
+	for (c = 0; c < 4; c++)
+		best[c] = NULL;
+	for (; q < hi; q++) {
+		x = t->tick[q] - s0;	/* its index in the stacks */
+		a = x < pos ? x + 1 : pos;
+		b = x < pos ? pos : x;
+		c = (t->nblk[b - t->first] != t->nblk[a - t->first]) * 2 +
+		    !t->tick[q]->nframes;
+		d = t->tick_c[q] > mid_c ? t->tick_c[q] - mid_c : mid_c - t->tick_c[q];
+		if (d < best_d[c]) {
+			best_d[c] = d;
+			best[c] = t->tick[q];
 		}
 	}
-	return best && best_d <= t->interval + cpu / 2 ? best : NULL;
+}
+
+/*
+ * The tick for sample k: the nearest in the thread's CPU time within an
+ * interval, one the JVM walked with no block between it and the sample
+ * first (a block is where the program moves on: the stack before it is
+ * not the one after).  Where the nearest is one the JVM could not walk
+ * (HotSpot's runtime called from the interpreter is not walkable by
+ * AsyncGetCallTrace), the nearest walked one of the same stretch (no
+ * block between) up to JAVA_STRETCH intervals away stands for it; else
+ * it stands for <no Java callstack recorded>.  NULL: no tick is near.
+ */
+#define JAVA_STRETCH	8
+
+static const struct an_jstack *tick_for(const struct thr *t, size_t k)
+{
+	uint64_t cpu = t->sp[t->order[k]].cpu, mid_c = t->cum[k] - cpu / 2;
+	const struct an_jstack *best[4], *wide[4];
+	int c;
+
+	ticks_near(t, k, mid_c, t->interval + cpu / 2, best);
+	if (best[0])
+		return best[0];
+	if (best[1]) {
+		ticks_near(t, k, mid_c, JAVA_STRETCH * t->interval + cpu / 2, wide);
+		return wide[0] ? wide[0] : best[1];
+	}
+	for (c = 2; c < 4; c++)
+		if (best[c])
+			return best[c];
+	return NULL;
 }
 
 /*
@@ -223,6 +286,7 @@ static uint32_t expert_node(struct an *an, uint32_t user, uint32_t machine,
 	const struct an_jframe *leaf;
 	uint32_t nat[256], n = 0, node = machine, pc;
 	const struct an_pc *p;
+	const struct an_obj *o;
 
 	if (!s || !s->nframes)
 		return user;
@@ -233,9 +297,12 @@ static uint32_t expert_node(struct an *an, uint32_t user, uint32_t machine,
 	while (node != UINT32_MAX && n < 256) {
 		pc = AN_VEC(an->nodes, struct an_node, node).pc;
 		p = &AN_VEC(an->pcs, struct an_pc, pc);
-		if (AN_VEC(an->objs, struct an_obj, p->obj).pseudo)
+		o = &AN_VEC(an->objs, struct an_obj, p->obj);
+		if (o->pseudo)
 			break;	/* Java code, or no object: the native part ends */
-		nat[n++] = pc;
+		/* the agent's wrappers of blocking natives are not the program's */
+		if (!o->name || strncmp(o->name, JAVA_AGENT_SO, strlen(JAVA_AGENT_SO)))
+			nat[n++] = pc;
 		node = AN_VEC(an->nodes, struct an_node, node).parent;
 	}
 	if (node == UINT32_MAX)
@@ -250,7 +317,7 @@ static int thread_nodes(struct thr *t, bool java)
 {
 	struct an *an = t->an;
 	struct an_java *j = an->java;
-	const struct an_jstack *s, *stk = j->stacks.p;
+	const struct an_jstack *s;
 	uint32_t node, i;
 	size_t k;
 
@@ -271,10 +338,11 @@ static int thread_nodes(struct thr *t, bool java)
 		s = t->sp[i].span > 2 * t->sp[i].cpu ? block_for(t, k) : NULL;
 		if (!s)
 			s = tick_for(t, k);
-		if (!s && (t->first == t->end || an->s.time[i] < stk[t->first].t ||
-			   an->s.time[i] > stk[t->end - 1].end + t->interval)) {
-			/* before its first Java stack or after its last: the
-			 * JVM starting it or ending (DestroyJavaVM) */
+		if (!s && (!t->nticks || t->cum[k] + t->interval < t->tick_c[0] ||
+			   t->cum[k] > t->tick_c[t->nticks - 1] + t->interval +
+				       t->sp[i].cpu)) {
+			/* before its first tick or after its last: the JVM
+			 * starting it or ending (DestroyJavaVM) */
 			node = an_pseudo_node(an, UINT32_MAX, &j->f_jvm_system,
 					      "<JVM-System>");
 			if (node == UINT32_MAX)
@@ -308,13 +376,15 @@ int an_java_stacks(struct an *an)
 	uint32_t *order = malloc(sizeof(*order) * (n + 1)), jvm;
 	uint64_t *cum = malloc(sizeof(*cum) * (n + 1)), *tick_c = NULL;
 	const struct an_jstack **tick = NULL;
+	uint32_t *nblk = malloc(sizeof(*nblk) * (j->stacks.n + 1));
 	int err = 0;
 
 	j->user = malloc(sizeof(*j->user) * (n + 1));
 	j->expert = malloc(sizeof(*j->expert) * (n + 1));
 	tick_c = malloc(sizeof(*tick_c) * (j->stacks.n + 1));
 	tick = malloc(sizeof(*tick) * (j->stacks.n + 1));
-	if (!sp || !order || !cum || !tick_c || !tick || !j->user || !j->expert) {
+	if (!sp || !order || !cum || !tick_c || !tick || !nblk || !j->user ||
+	    !j->expert) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -328,7 +398,8 @@ int an_java_stacks(struct an *an)
 		const struct an_thread *th = &AN_VEC(an->threads, struct an_thread,
 						     an->s.thr[order[i]]);
 		struct thr t = { .an = an, .order = order + i, .sp = sp,
-				 .cum = cum + i, .tick_c = tick_c, .tick = tick };
+				 .cum = cum + i, .tick_c = tick_c, .tick = tick,
+				 .nblk = nblk };
 
 		for (g = i; g < n && an->s.thr[order[g]] == an->s.thr[order[i]]; g++)
 			;
@@ -348,5 +419,6 @@ out:
 	free(cum);
 	free(tick_c);
 	free(tick);
+	free(nblk);
 	return err ? oom(an) : 0;
 }
