@@ -69,6 +69,9 @@ enum exp_key {
 	EXP_K_SAMPLE_PACKETS, EXP_K_PAUSED_NS,
 	EXP_K_FLIGHT,		/* 1.4: the flight recorder's window */
 	EXP_K_FLIGHT_PAUSED_OUT,
+	EXP_K_MPI,		/* 1.7: collect -M: the MPI implementation */
+	EXP_K_MPI_RANK,		/* 1.7: the process's rank (its launcher's) */
+	EXP_K_MPI_LIBRARY,
 	EXP_K_COUNT
 };
 
@@ -109,6 +112,7 @@ struct exp_info {
 	char *stopped;		/* 1.4: why recording stopped early */
 	char *flight;		/* 1.4: the flight recorder's window */
 	char *trace, *sync_calibration;	/* what was traced, how */
+	char *mpi, *mpi_rank;	/* 1.7: collect -M's implementation, the rank */
 	uint32_t target, cpus, cpus_possible;
 	uint32_t max_depth, stack_bytes, kernel_stacks;
 	uint32_t perf_max_stack;	/* perf's cap of max_depth, or 0 */
