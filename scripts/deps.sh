@@ -48,6 +48,13 @@ pkgs=(
 	"dkms:/usr/sbin/dkms"
 	"fakeroot:/usr/bin/fakeroot"
 	"openssl:/usr/bin/openssl"
+	# MPI tracing (collect -M): both implementations, for the wrapper
+	# library built per implementation and the host/mpi_* tests; their
+	# explicit compiler wrappers (both install mpicc alternatives).
+	"openmpi-bin:/usr/bin/mpirun.openmpi"
+	"libopenmpi-dev:/usr/bin/mpicc.openmpi"
+	"mpich:/usr/bin/mpiexec.hydra"
+	"libmpich-dev:/usr/bin/mpicc.mpich"
 )
 
 # The kernels of scripts/kernels: each one's headers (the module is built
