@@ -68,13 +68,15 @@ struct rec_opts {
 	enum { SYNC_OFF, SYNC_CALIBRATE, SYNC_THRESHOLD } sync;	/* -s */
 	__u64 sync_ns;		/* -s all: 0, -s N: N us */
 	const struct backend_ops *backend;	/* --backend; NULL: auto */
+	/* -M: MPI tracing (docs/guide/mpi.md), for this implementation */
+	enum { MPI_OFF, MPI_ON, MPI_OPENMPI, MPI_MPICH } mpi;
 };
 
 #define COLLECT_TRACE_STACK	2048	/* bytes of stack per traced call */
 
 static inline bool rec_tracing(const struct rec_opts *o)
 {
-	return o->heap || o->io || o->sync != SYNC_OFF;
+	return o->heap || o->io || o->sync != SYNC_OFF || o->mpi != MPI_OFF;
 }
 
 /* ---- recording: struct rec_ops ---- */

@@ -36,8 +36,7 @@ static int find_lib(char *path, size_t len)
 	return lwprof_selfdir_find(TRACE_LIB, lib_dirs, 2, R_OK, path, len);
 }
 
-/* cmd as execvp would find it, into path. */
-static int which(const char *cmd, char *path, size_t len)
+int collect_which(const char *cmd, char *path, size_t len)
 {
 	const char *p = getenv("PATH"), *end;
 	size_t n;
@@ -68,7 +67,7 @@ int collect_trace_check(const struct rec_opts *o, char *msg, size_t len)
 			 lib);
 		return -ENOENT;
 	}
-	if (which(o->argv[0], cmd, sizeof(cmd)))
+	if (collect_which(o->argv[0], cmd, sizeof(cmd)))
 		return 0;	/* the exec says why */
 	why = exp_untraceable(cmd, img, sizeof(img));
 	switch (why) {
@@ -123,6 +122,7 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 		      bool source_tasks, char *msg, size_t len)
 {
 	char lib[PATH_MAX + 64], dir[PATH_MAX], v[64], *pre;
+	char mlib[PATH_MAX + 64] = "";
 	const char *old = getenv("LD_PRELOAD");
 	__u32 stack = o->stack_set ? o->stack_bytes : COLLECT_TRACE_STACK;
 	__u64 sync_ns = o->sync_ns;
@@ -135,13 +135,22 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 			 strerror(errno));
 		return -ENOENT;
 	}
+	/* -M: the MPI wrapper library after it (it calls the tracing one) */
+	if (o->mpi != MPI_OFF && collect_mpi_lib(o, mlib + 1, sizeof(mlib) - 1)) {
+		snprintf(msg, len, "-M needs the MPI tracing library: no %s (make, with %s's mpicc installed)",
+			 mlib + 1, collect_mpi_name(o));
+		return -ENOENT;
+	}
+	if (mlib[1])
+		mlib[0] = ':';
 	if (o->sync == SYNC_CALIBRATE)
 		sync_ns = calibrate(e);
 	/* k: the source records tasks and mappings: the library must not */
-	snprintf(v, sizeof(v), "%s%s%s%s,%llu,%u", o->heap ? "h" : "",
+	snprintf(v, sizeof(v), "%s%s%s%s%s,%llu,%u", o->heap ? "h" : "",
 		 o->sync != SYNC_OFF ? "s" : "", o->io ? "i" : "",
+		 o->mpi != MPI_OFF ? "m" : "",
 		 source_tasks ? "k" : "", (unsigned long long)sync_ns, stack);
-	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "",
+	if (asprintf(&pre, "%s%s%s%s", lib, mlib, old && *old ? ":" : "",
 		     old ? old : "") < 0)
 		return -ENOMEM;
 	err = setenv("LD_PRELOAD", pre, 1) || setenv("LWPROF_TRACE", v, 1) ||
@@ -152,11 +161,19 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 			 strerror(-err));
 		return err;
 	}
-	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s", o->heap ? "heap" : "",
+	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s%s%s", o->heap ? "heap" : "",
 		 o->heap && o->sync != SYNC_OFF ? "," : "",
 		 o->sync != SYNC_OFF ? "sync" : "",
 		 (o->heap || o->sync != SYNC_OFF) && o->io ? "," : "",
-		 o->io ? "io" : "");
+		 o->io ? "io" : "",
+		 (o->heap || o->sync != SYNC_OFF || o->io) && o->mpi ? "," : "",
+		 o->mpi ? "mpi" : "");
+	if (o->mpi != MPI_OFF) {
+		exp_note(e, EXP_K_MPI, "%s", collect_mpi_name(o));
+		if (collect_mpi_rank() >= 0)
+			exp_note(e, EXP_K_MPI_RANK, "%d", collect_mpi_rank());
+		exp_note(e, EXP_K_MPI_LIBRARY, "%s", mlib + 1);
+	}
 	if (o->sync != SYNC_OFF)
 		exp_note(e, EXP_K_SYNC_THRESHOLD_NS, "%llu", (unsigned long long)sync_ns);
 	exp_note(e, EXP_K_TRACE_STACK_BYTES, "%u", stack);
