@@ -5,6 +5,8 @@
  * the table of requests.
  */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 
 #include "lwmpi.h"
@@ -44,14 +46,44 @@ static const struct lwprof_mpi_api *api_get(void)
 	return mw_api;
 }
 
+#define MW_FLUSH_NS	100000000	/* the flusher's period */
+
+/*
+ * Every MW_FLUSH_NS, every thread's buffer out.  A launcher ends the
+ * other ranks of a job one of whose ranks failed or aborted, MPICH's
+ * with SIGKILL, which no process can answer: a rank so ended keeps all
+ * but its last MW_FLUSH_NS of records.
+ */
+static void *flusher(void *arg)
+{
+	struct timespec ts = { 0, MW_FLUSH_NS };
+
+	for (;;) {
+		nanosleep(&ts, NULL);
+		mw_api->flush();
+	}
+	return NULL;
+}
+
 void mw_set_rank(void)
 {
+	static bool started;
+	pthread_attr_t a;
+	pthread_t th;
 	int r;
 
 	mw_depth++;
 	if (PMPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS)
 		world_rank = r;
 	mw_depth--;
+	if (started)
+		return;
+	started = true;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (!pthread_create(&th, &a, flusher, NULL))
+		pthread_setname_np(th, "lwprof-mpi");
+	pthread_attr_destroy(&a);
 }
 
 bool mw_begin(struct mw_call *c, unsigned int func)

@@ -56,7 +56,10 @@ void mw_end(struct mw_call *c);
 		mw_api->resume();					\
 	} while (0)
 
-/* After MPI_Init: the caller's world rank, for its records. */
+/*
+ * After MPI_Init: the caller's world rank, for its records; and the
+ * flusher, a thread that writes the buffers out every 100 ms.
+ */
 void mw_set_rank(void);
 
 /* World ranks: of rank r of comm (its remote group's if an intercomm). */
