@@ -105,6 +105,30 @@ $(B)/pic/%.o: %.c
 $(TRACE_LIB): $(TRACE_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
 
+# liblwprof_jvmti.so, the JVMTI agent collect -j on loads into a JVM
+# (jvmti/, docs/guide/java.md): built where a JDK's headers are, found
+# from javac (openjdk-17-jdk-headless) or JDK_HOME; without them the
+# tools build and the Java tests skip.
+JDK_HOME ?= $(shell j=$$(readlink -f "$$(command -v javac)" 2>/dev/null) && \
+	   [ -n "$$j" ] && dirname "$$(dirname "$$j")")
+JVMTI_LIB := $(if $(wildcard $(JDK_HOME)/include/jvmti.h),$(B)/liblwprof_jvmti.so)
+JVMTI_SRCS := $(sort $(wildcard jvmti/*.c)) libexp/format.c libexp/java.c
+JVMTI_OBJS := $(JVMTI_SRCS:%.c=$(B)/jvmti-pic/%.o)
+tools: $(JVMTI_LIB)
+$(B)/jvmti-pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -I$(JDK_HOME)/include -I$(JDK_HOME)/include/linux \
+		$(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+$(B)/liblwprof_jvmti.so: $(JVMTI_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread -lrt
+# The Java tests' workloads (tests/progs/java/), where javac is.
+JAVAC := $(if $(JVMTI_LIB),$(JDK_HOME)/bin/javac)
+JAVA_CLASSES := $(if $(JAVAC),$(patsubst tests/progs/java/%.java,$(B)/tests/progs/java/%.class,$(wildcard tests/progs/java/*.java)))
+tests: $(JAVA_CLASSES)
+$(B)/tests/progs/java/%.class: tests/progs/java/%.java
+	@mkdir -p $(@D)
+	$(JAVAC) -g -d $(@D) $<
+
 # The collector API (include/lwprof/collector.h) for programs to link, and
 # the signal handlers collect -l / -y preload into the target.
 $(B)/liblwprof_collector.so: collector/collector.c collector/proto.h \
@@ -246,7 +270,7 @@ $(B)/tests/unit/traceable: $(EXP_LIB)
 $(B)/tests/unit/traceable: TEST_LDLIBS = $(EXP_LIB)
 # The unit tests of libexp (tests/run -U) link it.
 EXP_UNITS := $(B)/tests/unit/exp_log $(B)/tests/unit/exp_files \
-	$(B)/tests/unit/reader $(B)/tests/unit/stack
+	$(B)/tests/unit/reader $(B)/tests/unit/stack $(B)/tests/unit/java_records
 $(EXP_UNITS): $(EXP_LIB)
 $(EXP_UNITS): TEST_LDLIBS = $(EXP_LIB)
 # ... and the analyzer's, its layers but its command.

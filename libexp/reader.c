@@ -13,6 +13,7 @@
 #include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
+#include "libexp/java.h"
 #include "libexp/trace.h"
 
 #define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */
@@ -385,6 +386,14 @@ static int check_trace_free(struct exp_reader *r, struct exp_rec_trace_free *f,
 	return err;
 }
 
+static int check_java(struct exp_reader *r, struct lwprof_rec *h)
+{
+	unsigned int at;
+	const char *why = exp_java_check(h, &at);
+
+	return why ? bad(r, at, "%s", why) : 0;
+}
+
 static int check_untraced(struct exp_reader *r, struct exp_rec_trace_untraced *u)
 {
 	unsigned int at;
@@ -619,6 +628,17 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_untraced(r, (void *)h);
+		goto out;
+	case EXP_REC_JMETHOD:
+	case EXP_REC_JCODE:
+	case EXP_REC_JUNLOAD:
+	case EXP_REC_JSTACK:
+	case EXP_REC_JTHREAD:
+		if (r->hdr.minor < EXP_MINOR_JAVA)
+			break;	/* not this format's: skipped */
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_java(r, h);
 		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);

@@ -57,6 +57,10 @@ pkgs=(
 	"libmpich-dev:/usr/bin/mpicc.mpich"
 )
 
+# Java: the JVMTI agent's headers (jvmti.h), javac and java for the Java
+# tests and benchmark (collect -j, docs/guide/java.md).
+pkgs+=("openjdk-17-jdk-headless:/usr/lib/jvm/java-17-openjdk-amd64/include/jvmti.h")
+
 # The kernels of scripts/kernels: each one's headers (the module is built
 # for every one) and image (every one boots, in the guest or from an
 # initramfs alone).

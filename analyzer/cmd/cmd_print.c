@@ -721,7 +721,10 @@ int cmd_print(int argc, char **argv)
 		}
 	}
 	if (xa.x) {
-		if (!status && an_export_run(&an, &vs, xa.x, xa.out)) {
+		ctx.progress = &progress;	/* the bytes written */
+		err = status ? 0 : an_export_run(&an, &vs, xa.x, xa.out);
+		ctx.progress = NULL;
+		if (err) {
 			fprintf(stderr, "lwprof export: %s\n", ctx.err);
 			status = 1;
 		}

@@ -67,6 +67,7 @@ struct rec_opts {
 	bool io;		/* -i on */
 	enum { SYNC_OFF, SYNC_CALIBRATE, SYNC_THRESHOLD } sync;	/* -s */
 	__u64 sync_ns;		/* -s all: 0, -s N: N us */
+	int java;		/* -j: 1 on, -1 off, 0 on for a JVM */
 	const struct backend_ops *backend;	/* --backend; NULL: auto */
 	/* -M: MPI tracing (docs/guide/mpi.md), for this implementation */
 	enum { MPI_OFF, MPI_ON, MPI_OPENMPI, MPI_MPICH } mpi;

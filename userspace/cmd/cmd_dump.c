@@ -19,10 +19,12 @@
 
 #include "libexp/exp.h"
 #include "libexp/format.h"
+#include "libexp/java.h"
+#include "libexp/mpi.h"
 #include "libexp/mstate_names.h"
+#include "libexp/nearest.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
-#include "libexp/mpi.h"
 #include "libexp/trace.h"
 #include "userspace/cmd/cmds.h"
 
@@ -33,7 +35,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TCALL + 1], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_JTHREAD + 1], other, lost, gs;
 	unsigned long long mpi, mpi_req;
 };
 
@@ -344,6 +346,95 @@ static void dump_untraced(const struct exp_rec_trace_untraced *u)
 	       u->reason, u->path, exp_untraced_why(u->reason));
 }
 
+static void put_jframes(const struct exp_jframe *f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		printf("  #%u method=0x%llx bci=%d\n", i,
+		       (unsigned long long)f[i].method, f[i].bci);
+}
+
+/* The JVMTI agent's records (libexp/java.h); frames with -s. */
+static void dump_java(const struct lwprof_rec *r)
+{
+	const struct exp_rec_jmethod *m = (const void *)r;
+	const struct exp_rec_jcode *c = (const void *)r;
+	const struct exp_rec_junload *u = (const void *)r;
+	const struct exp_rec_jstack *s = (const void *)r;
+	const struct exp_rec_jthread *t = (const void *)r;
+	struct exp_jmethod_strs ms;
+	const struct exp_jline *l;
+	const struct exp_jpc *pc;
+	unsigned int i;
+
+	switch (r->type) {
+	case EXP_REC_JMETHOD:
+		exp_jmethod_strs(m, &ms);
+		printf("JMETHOD ");
+		put_time(m->time_ns);
+		printf(" pid=%u id=0x%llx class=%s name=%s sig=%s file=%s lines=%u%s\n",
+		       m->pid, (unsigned long long)m->id, ms.cls, ms.name,
+		       ms.sig, ms.file, m->nlines,
+		       r->flags & EXP_JM_NATIVE ? " native" : "");
+		l = exp_jmethod_lines(m);
+		for (i = 0; show_stack && i < m->nlines; i++)
+			printf("  bci=%u line=%u\n", l[i].bci, l[i].line);
+		break;
+	case EXP_REC_JCODE:
+		printf("JCODE ");
+		put_time(c->time_ns);
+		printf(" pid=%u %s method=0x%llx addr=0x%llx size=%u pcs=%u%s name=\"%s\"\n",
+		       c->pid, r->flags & EXP_JC_STUB ? "stub" : "compiled",
+		       (unsigned long long)c->method,
+		       (unsigned long long)c->addr, c->size, c->npcs,
+		       r->flags & EXP_JC_CUT ? " cut" : "", exp_jcode_name(c));
+		pc = (const void *)(c + 1);
+		for (i = 0; i < c->npcs; i++) {
+			if (show_stack) {
+				printf(" pc=0x%llx\n", (unsigned long long)pc->pc);
+				put_jframes((const void *)(pc + 1), pc->nframes);
+			}
+			pc = (const void *)((const char *)(pc + 1) +
+					    pc->nframes * sizeof(struct exp_jframe));
+		}
+		break;
+	case EXP_REC_JUNLOAD:
+		printf("JUNLOAD ");
+		put_time(u->time_ns);
+		printf(" pid=%u method=0x%llx addr=0x%llx\n", u->pid,
+		       (unsigned long long)u->method, (unsigned long long)u->addr);
+		break;
+	case EXP_REC_JSTACK:
+		printf("JSTACK ");
+		put_time(s->time_ns);
+		printf(" pid=%u tid=%u %s%s frames=%u err=%d\n", s->pid, s->tid,
+		       exp_jwhat_name(s->what), r->flags & EXP_JS_END ? " end" : "",
+		       s->nframes, s->err);
+		if (show_stack)
+			put_jframes(exp_jstack_frames(s), s->nframes);
+		break;
+	case EXP_REC_JTHREAD:
+		printf("JTHREAD ");
+		put_time(t->time_ns);
+		printf(" pid=%u tid=%u name=", t->pid, t->tid);
+		put_comm(t->name, strlen(t->name));
+		printf("%s\n", r->flags & EXP_JT_DAEMON ? " daemon" : "");
+		break;
+	}
+}
+
+/* "NAME: N JMETHOD, N JCODE, ..." of a file or the total, if any. */
+static void put_java_counts(const char *name, const struct counts *c)
+{
+	if (!c->type[EXP_REC_JMETHOD] && !c->type[EXP_REC_JSTACK])
+		return;
+	printf("%s: %llu JMETHOD, %llu JCODE, %llu JUNLOAD, %llu JSTACK, %llu JTHREAD\n",
+	       name, c->type[EXP_REC_JMETHOD], c->type[EXP_REC_JCODE],
+	       c->type[EXP_REC_JUNLOAD], c->type[EXP_REC_JSTACK],
+	       c->type[EXP_REC_JTHREAD]);
+}
+
 /* The reader's warnings (a newer minor's records): on stderr. */
 static void dump_warn(void *arg, const char *msg)
 {
@@ -429,6 +520,15 @@ static int dump_file(const char *name, struct counts *tot)
 				goto unknown;	/* not this format's type */
 			dump_stop((const void *)r);
 			break;
+		case EXP_REC_JMETHOD:
+		case EXP_REC_JCODE:
+		case EXP_REC_JUNLOAD:
+		case EXP_REC_JSTACK:
+		case EXP_REC_JTHREAD:
+			if (f.hdr.minor < EXP_MINOR_JAVA)
+				goto unknown;	/* not this format's type */
+			dump_java(r);
+			break;
 		case EXP_REC_MPI:
 			if (f.hdr.minor < EXP_MINOR_MPI)
 				goto unknown;	/* not this format's type */
@@ -468,6 +568,7 @@ unknown:
 		printf(", %llu PACKET", c.gs);
 	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
 	put_trace_counts(name, &c);
+	put_java_counts(name, &c);
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
@@ -513,14 +614,14 @@ static void cut_at(const char *name)
 			name, (long long)st.st_size);
 }
 
-/* cpu.N.rec by N, then trace.PID[.G].rec by PID and G */
+/* cpu.N.rec by N, then trace.PID[.G].rec by PID and G, then java.PID.rec */
 static int file_cmp(const void *a, const void *b)
 {
 	const struct exp_file *const *p = a, *const *q = b;
 	unsigned int x[3] = { 0 }, y[3] = { 0 }, i;
 
-	x[0] = (*p)->id >= EXP_FILE_TRACE;
-	y[0] = (*q)->id >= EXP_FILE_TRACE;
+	x[0] = ((*p)->id >= EXP_FILE_TRACE) + ((*p)->id >= EXP_FILE_JAVA);
+	y[0] = ((*q)->id >= EXP_FILE_TRACE) + ((*q)->id >= EXP_FILE_JAVA);
 	sscanf(strchr((*p)->name, '.') + 1, "%u.%u", &x[1], &x[2]);
 	sscanf(strchr((*q)->name, '.') + 1, "%u.%u", &y[1], &y[2]);
 	for (i = 0; i < 3; i++)
@@ -603,6 +704,7 @@ static int dump_dir(const char *path)
 		printf(", %llu PACKET", tot.gs);
 	printf("\n");
 	put_trace_counts("total", &tot);
+	put_java_counts("total", &tot);
 	close(dirfd);
 	exp_close(x);
 	return bad;
@@ -621,12 +723,14 @@ int cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = "+:sh";
 	struct counts tot = { 0 };
 	struct stat st;
 	int c, i, bad = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+sh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			show_stack = 1;
@@ -635,8 +739,7 @@ int cmd_dump(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return exp_option_error(DUMP, argv, c, shortopts, lopts);
 		}
 	}
 	if (optind >= argc) {

@@ -220,6 +220,32 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			 struct archiver *a);
 
+/*
+ * java.c: collect -j, the JVMTI agent in a JVM (docs/guide/java.md).
+ * check: before the experiment exists, can the agent be given as asked
+ * (0, or -errno and msg); env: the experiment exists: the command's argv
+ * to exec (o->argv, or a new one with the agent's options) and its
+ * environment, noted in log.txt; adopt: the command is done: count the
+ * agent's files.
+ */
+int collect_java_check(const struct rec_opts *o, char *msg, size_t len);
+int collect_java_env(const struct rec_opts *o, struct exp_writer *e,
+		     char ***argv, char *msg, size_t len);
+void collect_java_adopt(const struct rec_opts *o, struct exp_writer *e);
+
+/*
+ * adopt.c: the record files of ids [lo, hi) that a library in the
+ * command wrote, read through the one reader: each record to fn (if
+ * any), the records added to e's count, damage warned of (what: the
+ * warning's subject); the number of files.
+ */
+struct exp_reader;
+typedef void collect_adopt_fn(void *arg, const struct exp_reader *f,
+			      const struct lwprof_rec *rec);
+unsigned long long collect_adopt(struct exp_writer *e, uint32_t lo,
+				 uint32_t hi, const char *what,
+				 collect_adopt_fn *fn, void *arg);
+
 /* trace_only.c: the record part of a run that only traces: no rings */
 extern const struct rec_ops collect_trace_only;
 
@@ -236,9 +262,8 @@ extern const struct rec_ops collect_trace_only;
  */
 int lwprof_selfdir_find(const char *name, const char *const *rel, size_t nrel,
 			int mode, char *path, size_t len);
-
-/* trace.c: cmd as execvp would find it, into path; 0 or -errno. */
-int collect_which(const char *cmd, char *path, size_t len);
+/* cmd as execvp would find it (PATH), into path: 0 or -errno. */
+int lwprof_which(const char *cmd, char *path, size_t len);
 
 /*
  * mpi.c: collect -M (docs/guide/mpi.md).  collect_mpi_parse() reads -M's

@@ -133,7 +133,7 @@ static int check_prog(const char *prog, struct rec_opts *o, char *msg,
 	char path[PATH_MAX];
 	int f;
 
-	if (collect_which(prog, path, sizeof(path))) {
+	if (lwprof_which(prog, path, sizeof(path))) {
 		snprintf(msg, len, "%s: no such program", prog);
 		return -ENOENT;
 	}

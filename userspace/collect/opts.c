@@ -69,6 +69,8 @@ void collect_usage(FILE *f)
 		"                   on: the implementation PROG links\n"
 		"                   (tracing preloads liblwprof_trace.so into CMD and its\n"
 		"                   descendants; it needs no module: use -p off alone)\n"
+		"  -j on|off        Java: the JVMTI agent records methods and Java stacks\n"
+		"                   (default on when CMD is java)\n"
 		"      --backend module|perf|auto  record with lwprof.ko, or with\n"
 		"                   perf_event_open (no module needed; some microstates\n"
 		"                   approximate or absent: docs/design/perf-backend.md);\n"
@@ -379,38 +381,9 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 	return 0;
 }
 
-/*
- * An unknown option opt, and the valid ones: every option of getopt's
- * short option string and long option table, so that one added to either
- * is listed.
- */
-static int unknown_option(const char *opt, const char *shortopts,
-			  const struct option *longopts)
-{
-	const char *s, *best = NULL;
-	size_t n = 0;
-
-	/* a long option mistyped: the nearest long one first */
-	while (longopts[n].name)
-		n++;
-	if (!strncmp(opt, "--", 2))
-		best = exp_nearest_name(opt, &longopts[0].name, n, sizeof(*longopts), NULL);
-	fprintf(stderr, COLLECT ": unknown option %s", opt);
-	if (best)
-		fprintf(stderr, " (did you mean --%s?)", best);
-	fprintf(stderr, "; valid:");
-	for (s = shortopts; *s; s++)
-		if (*s != '+' && *s != ':')
-			fprintf(stderr, " -%c", *s);
-	for (; longopts->name; longopts++)
-		fprintf(stderr, " --%s", longopts->name);
-	fputc('\n', stderr);
-	return 2;
-}
-
 int collect_parse(int argc, char **argv, struct rec_opts *o)
 {
-	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:M:";
+	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:j:M:";
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'B' },
 		{ "depth", required_argument, NULL, 'D' },
@@ -588,6 +561,15 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 			if (err)
 				return err;
 			break;
+		case 'j': {
+			bool on = false;
+
+			err = on_off("-j", optarg, &on, &set_dummy);
+			if (err)
+				return err;
+			o->java = on ? 1 : -1;
+			break;
+		}
 		case 'M':
 			if (collect_mpi_parse(optarg, o))
 				return bad("-M: '%s' is not OPENMPI, MPICH, on or off",
@@ -604,17 +586,10 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 				counters_list(stdout);
 				return -1;
 			}
-			/* the last argument: a long option's optopt is its val */
-			if (!strncmp(argv[optind - 1], "--", 2))
-				return bad("option %s needs a value",
-					   argv[optind - 1]);
-			return bad("option -%c needs a value", optopt);
-		default: {
-			char opt[3] = { '-', (char)optopt, 0 };
-
-			return unknown_option(optopt ? opt : argv[optind - 1],
-					      shortopts, longopts);
-		}
+			/* fall through */
+		default:
+			return exp_option_error(COLLECT, argv, c, shortopts,
+						longopts);
 		}
 	}
 	if (optind < argc)

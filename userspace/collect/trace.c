@@ -36,25 +36,6 @@ static int find_lib(char *path, size_t len)
 	return lwprof_selfdir_find(TRACE_LIB, lib_dirs, 2, R_OK, path, len);
 }
 
-int collect_which(const char *cmd, char *path, size_t len)
-{
-	const char *p = getenv("PATH"), *end;
-	size_t n;
-
-	if (strchr(cmd, '/')) {
-		snprintf(path, len, "%s", cmd);
-		return access(path, X_OK) ? -errno : 0;
-	}
-	for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		n = end - p;
-		snprintf(path, len, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd);
-		if (!access(path, X_OK))
-			return 0;
-	}
-	return -ENOENT;
-}
-
 int collect_trace_check(const struct rec_opts *o, char *msg, size_t len)
 {
 	char lib[PATH_MAX + 64], cmd[PATH_MAX], img[PATH_MAX];
@@ -67,7 +48,7 @@ int collect_trace_check(const struct rec_opts *o, char *msg, size_t len)
 			 lib);
 		return -ENOENT;
 	}
-	if (collect_which(o->argv[0], cmd, sizeof(cmd)))
+	if (lwprof_which(o->argv[0], cmd, sizeof(cmd)))
 		return 0;	/* the exec says why */
 	why = exp_untraceable(cmd, img, sizeof(img));
 	switch (why) {
@@ -181,65 +162,49 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 	return 0;
 }
 
-static void adopt_warn(void *arg, const char *msg)
+struct adopt {
+	struct exp_writer *e;
+	struct archiver *a;
+	unsigned long long calls;
+	struct exp_untraced_list untraced;
+};
+
+static void adopt_rec(void *arg, const struct exp_reader *f,
+		      const struct lwprof_rec *rec)
 {
-	exp_warn(arg, "%s", msg);
+	struct adopt *t = arg;
+
+	t->calls += rec->type == EXP_REC_TRACE ||
+		    rec->type == EXP_REC_TRACE_FREE ||
+		    (rec->type == EXP_REC_TCALL && f->hdr.minor >= EXP_MINOR_TCALL);
+	if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
+		archiver_rec(t->a, rec);
+	if (rec->type == EXP_REC_TRACE_UNTRACED &&
+	    f->hdr.minor >= EXP_MINOR_UNTRACED &&
+	    exp_untraced_add(&t->untraced, (const void *)rec))
+		exp_warn(t->e, "tracing: out of memory");
 }
 
 void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			 struct archiver *a)
 {
-	unsigned long long files = 0, recs = 0, calls = 0;
-	struct exp_untraced_list untraced = { 0 };
-	const struct lwprof_rec *rec;
+	struct adopt t = { .e = e, .a = a };
 	char why[PATH_MAX + 256];
-	struct exp_file *v;
-	struct exp_reader f;
-	size_t i, n, k;
-	int ret;
+	unsigned long long files;
+	size_t i;
 
 	if (!rec_tracing(o))
 		return;
-	ret = exp_files_list(e->dirfd, e->path, &v, &n);
-	if (ret) {
-		exp_warn(e, "tracing: reading the experiment: %s", strerror(-ret));
-		return;
-	}
-	for (k = 0; k < n; k++) {
-		if (v[k].id < EXP_FILE_TRACE)
-			continue;
-		files++;
-		ret = exp_reader_open(&f, e->dirfd, v[k].name, adopt_warn, e);
-		while (!ret || ret == 1) {
-			ret = exp_reader_next(&f, &rec);
-			if (ret <= 0)
-				break;
-			recs++;
-			calls += rec->type == EXP_REC_TRACE ||
-				 rec->type == EXP_REC_TRACE_FREE ||
-				 (rec->type == EXP_REC_TCALL &&
-				  f.hdr.minor >= EXP_MINOR_TCALL);
-			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
-				archiver_rec(a, rec);
-			if (rec->type == EXP_REC_TRACE_UNTRACED &&
-			    f.hdr.minor >= EXP_MINOR_UNTRACED &&
-			    exp_untraced_add(&untraced, (const void *)rec))
-				exp_warn(e, "tracing: out of memory");
-		}
-		if (ret < 0)
-			exp_warn(e, "tracing: %s", f.msg);
-		exp_reader_close(&f);
-	}
-	exp_files_free(v, n);
-	e->records += recs;
+	files = collect_adopt(e, EXP_FILE_TRACE, EXP_FILE_JAVA, "tracing",
+			      adopt_rec, &t);
 	exp_note(e, EXP_K_TRACE_FILES, "%llu", files);
-	exp_note(e, EXP_K_TRACE_CALLS, "%llu", calls);
+	exp_note(e, EXP_K_TRACE_CALLS, "%llu", t.calls);
 	if (!files)
 		exp_warn(e, "tracing: no trace files: the command never loaded the tracing library (static, set-user-ID, or LD_PRELOAD removed from its environment)");
 	/* the programs the library saw it could not enter: once each */
-	for (i = 0; i < untraced.n; i++) {
-		exp_untraced_str(&untraced.v[i], why, sizeof(why));
+	for (i = 0; i < t.untraced.n; i++) {
+		exp_untraced_str(&t.untraced.v[i], why, sizeof(why));
 		exp_warn(e, "tracing: %s", why);
 	}
-	exp_untraced_free(&untraced);
+	exp_untraced_free(&t.untraced);
 }
