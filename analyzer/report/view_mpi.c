@@ -2,7 +2,7 @@
 /*
  * The MPI views (docs/guide/mpi.md), over an->mpi (load/mpi.c):
  * -mpi_stats, each MPI function's and each rank's calls, time (total,
- * min, mean, max), point-to-point sends and receives with their actual
+ * min, mean, max; seconds to the microsecond, a call's in microseconds), point-to-point sends and receives with their actual
  * bytes, Late Sender and Wait at Barrier, and where the module kept the
  * microstates over each call, the MPI time split into spinning (User,
  * System and Trap CPU), blocked (sleep, lock and fault states) and
@@ -92,9 +92,11 @@ static int table_heads(struct an_table *t, const char *first)
 static void put_row(struct an_table *t, size_t r, const struct msum *s)
 {
 	bool ms = s->calls && s->ms_calls == s->calls;
+	const uint64_t split[3] = { s->spin, s->blocked, s->waitcpu };
+	int k;
 
 	an_table_int(t, r, 1, s->calls);
-	an_table_num(t, r, 2, AN_C_TIME, s->ns / 1e9);
+	an_table_text(t, r, 2, "%.6f", s->ns / 1e9);
 	an_table_text(t, r, 3, "%.1f", s->lo / 1e3);
 	an_table_text(t, r, 4, "%.1f", s->calls ? s->ns / 1e3 / s->calls : 0.0);
 	an_table_text(t, r, 5, "%.1f", s->hi / 1e3);
@@ -102,11 +104,13 @@ static void put_row(struct an_table *t, size_t r, const struct msum *s)
 	an_table_int(t, r, 7, s->sbytes);
 	an_table_int(t, r, 8, s->nrecv);
 	an_table_int(t, r, 9, s->rbytes);
-	an_table_num(t, r, 10, AN_C_TIME, s->late / 1e9);
-	an_table_num(t, r, 11, AN_C_TIME, s->barwait / 1e9);
-	an_table_num(t, r, 12, ms ? AN_C_TIME : AN_C_ABSENT, s->spin / 1e9);
-	an_table_num(t, r, 13, ms ? AN_C_TIME : AN_C_ABSENT, s->blocked / 1e9);
-	an_table_num(t, r, 14, ms ? AN_C_TIME : AN_C_ABSENT, s->waitcpu / 1e9);
+	an_table_text(t, r, 10, "%.6f", s->late / 1e9);
+	an_table_text(t, r, 11, "%.6f", s->barwait / 1e9);
+	for (k = 0; k < 3; k++)
+		if (ms)
+			an_table_text(t, r, 12 + k, "%.6f", split[k] / 1e9);
+		else
+			an_table_num(t, r, 12 + k, AN_C_ABSENT, 0);
 }
 
 static int by_time(const void *a, const void *b, void *ctx)
