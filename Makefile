@@ -75,7 +75,7 @@ TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 # (trace/, docs/design/tracing.md): position-independent, only the interposed
 # functions exported, with the file header code of libexp and its check
 # of the programs it can enter.
-TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c libexp/traceable.c
+TRACE_SRCS := $(sort $(wildcard trace/*.c ompt/*.c)) libexp/format.c libexp/traceable.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
 TRACE_LIB := $(B)/liblwprof_trace.so
 

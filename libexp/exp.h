@@ -71,8 +71,10 @@ enum exp_key {
 	EXP_K_FLIGHT_PAUSED_OUT,
 	EXP_K_JAVA,		/* 1.7: collect -j on: how the JVM was started */
 	EXP_K_JAVA_AGENT, EXP_K_JAVA_FILES, EXP_K_JAVA_RECORDS,
-	EXP_K_MPI,		/* 1.8: collect -M: the MPI implementation */
-	EXP_K_MPI_RANK,		/* 1.8: the process's rank (its launcher's) */
+	EXP_K_OPENMP,		/* 1.8: collect's OpenMP decision */
+	EXP_K_OPENMP_RUNTIME,	/* 1.8: a runtime that started the OMPT tool */
+	EXP_K_MPI,		/* 1.9: collect -M: the MPI implementation */
+	EXP_K_MPI_RANK,		/* 1.9: the process's rank (its launcher's) */
 	EXP_K_MPI_LIBRARY,
 	EXP_K_COUNT
 };

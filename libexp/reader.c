@@ -14,6 +14,7 @@
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 #include "libexp/java.h"
+#include "libexp/omp.h"
 #include "libexp/trace.h"
 
 #define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */
@@ -402,6 +403,35 @@ static int check_untraced(struct exp_reader *r, struct exp_rec_trace_untraced *u
 	return check_plain(r, &u->hdr, "untraced record", why, at);
 }
 
+/* An OpenMP record (1.8): a newer minor's flags and growth skipped. */
+static int check_omp(struct exp_reader *r, struct lwprof_rec *h)
+{
+	unsigned int at;
+	__u32 known;
+	const char *why;
+	int err;
+
+	if (h->type == EXP_REC_OMP_EVENT && (h->flags & ~EXP_OMPF_KNOWN)) {
+		err = unknown_flags(r, h, EXP_OMPF_KNOWN, "OpenMP event record");
+		if (err)
+			return err;
+	} else if (h->type != EXP_REC_OMP_EVENT && h->flags) {
+		if (!r->newer)
+			return bad(r, 2, "OpenMP record flags 0x%x", h->flags);
+		h->flags = 0;
+	}
+	why = exp_omp_check(h, &known, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (h->size != known) {
+		if (!r->newer)
+			return bad(r, 4, "OpenMP record size %u, %u expected", h->size, known);
+		grew(r, known);
+		h->size = known;
+	}
+	return 0;
+}
+
 /*
  * A compact trace record (1.5): a newer minor's flags and the bytes after
  * what this format knows are skipped, in a minor it knows damage.
@@ -639,6 +669,17 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_java(r, h);
+		goto out;
+	case EXP_REC_OMP_RUNTIME:
+	case EXP_REC_OMP_STACK:
+	case EXP_REC_OMP_EVENT:
+		if (r->hdr.minor < EXP_MINOR_OMP)
+			break;	/* not this format's: skipped */
+		if (size < 24)
+			return bad(r, 4, "OpenMP record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_omp(r, (void *)h);
 		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);

@@ -48,6 +48,9 @@ pkgs=(
 	"dkms:/usr/sbin/dkms"
 	"fakeroot:/usr/bin/fakeroot"
 	"openssl:/usr/bin/openssl"
+	# OpenMP (tests/host/omp_*): clang -fopenmp and LLVM's libomp (OMPT)
+	"clang:/usr/bin/clang"
+	"libomp-14-dev:/usr/lib/llvm-14/lib/libomp.so"
 	# MPI tracing (collect -M): both implementations, for the wrapper
 	# library built per implementation and the host/mpi_* tests; their
 	# explicit compiler wrappers (both install mpicc alternatives).

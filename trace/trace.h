@@ -34,7 +34,8 @@
 #define TR_HEAP		0x1
 #define TR_SYNC		0x2
 #define TR_IO		0x4
-#define TR_MPI		0x8	/* MPI calls: the MPI library's (trace/mpi.c) */
+#define TR_OMP		0x8	/* the OMPT tool (ompt/) */
+#define TR_MPI		0x10	/* MPI calls: the MPI library's (trace/mpi.c) */
 
 struct tr_conf {
 	unsigned int kinds;		/* TR_* */

@@ -14,6 +14,7 @@
 #include "analyzer/cmd/print.h"
 #include "analyzer/export/export.h"
 #include "analyzer/load/load.h"
+#include "analyzer/viewmode/viewmode.h"
 #include "libexp/nearest.h"
 #include "libexp/progress.h"
 
@@ -285,6 +286,18 @@ static int c_inline(struct prun *r, const char *arg)
 	return 0;
 }
 
+/* user | expert | machine: every sample's stack from now on */
+static int c_viewmode(struct prun *r, const char *arg)
+{
+	int m = an_viewmode_parse(arg), err;
+
+	if (m < 0)
+		return an_errf(r->an, -EINVAL,
+			       "viewmode '%s': user, expert or machine", arg);
+	err = an_viewmode_set(r->an, m);
+	return err ? err : an_filter_renew(r->an, &r->vs->filter);
+}
+
 /* traced calls (docs/design/tracing.md); kind: the view's variant */
 static int c_heap(struct prun *r, const char *arg)
 {
@@ -353,6 +366,7 @@ static const struct pcmd pcmds[] = {
 	{ "script", 1, c_script, "FILE: run the commands in FILE", 0, AN_NEED_ALL },
 	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0, 0 },
 	{ "name", 1, c_name, "long | short: function names", 0, 0 },
+	{ "viewmode", 1, c_viewmode, "user | expert | machine: call stacks as written, with the compiler's outlined functions, or as run (OpenMP)", 0, 0 },
 	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0, 0 },
 	{ "heap", 0, c_heap, "allocations and leaks by call stack (collect -H)", AN_HEAP_ALL, AN_NEED_TRACE },
 	{ "leaks", 0, c_heap, "leaks (never freed) by call stack", AN_HEAP_LEAKS, AN_NEED_TRACE },
@@ -702,6 +716,9 @@ int cmd_print(int argc, char **argv)
 		err = an_load(&an, exps[i]);
 	if (!err)
 		err = an_finish(&an);
+	/* er_print's default: the stacks as the programmer wrote them */
+	if (!err)
+		err = an_viewmode_set(&an, AN_VM_USER);
 	exp_progress_end(&progress);
 	ctx.progress = NULL;
 	if (err) {
@@ -741,6 +758,7 @@ out:
 		fclose(out.f);
 	an_filter_free(&vs.filter);
 	an_mlist_free(&vs.ml);
+	an_viewmode_free(&an);
 	an_free(&an);
 	free(todo);
 	free(exps);

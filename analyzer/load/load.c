@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "analyzer/model/omp.h"
 #include "libexp/format.h"
 
 int an_init(struct an *an, struct an_run *run)
@@ -62,6 +63,8 @@ int an_init(struct an *an, struct an_run *run)
 	err = an_decode_init(an);
 	if (!err)
 		err = an_trace_init(an);
+	if (!err)
+		err = an_omp_init(an);
 	return err ? err : an_metrics_init(an);
 }
 
@@ -101,6 +104,7 @@ static void load_free(struct an *an)
 	an_htab_free(&ld->nodes_h);
 	an_htab_free(&ld->raws_t);
 	an_htab_free(&ld->lay_h);
+	an_omp_load_free(ld->omp);
 	free(ld);
 	an->ld = NULL;
 }
@@ -115,6 +119,8 @@ void an_free(struct an *an)
 	an_kernel_free(an);
 	an_spans_free(an);
 	an_trace_release(an);
+	an_omp_free(an->omp);
+	an->omp = NULL;
 	an_mpi_release(an);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
@@ -250,7 +256,7 @@ static int map_cmp(const void *a, const void *b)
 }
 
 /* The generation of pid at time t: how many execs it ran by then. */
-static uint32_t gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t)
+uint32_t an_gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t)
 {
 	uint32_t g = 0;
 	size_t i;
@@ -282,7 +288,7 @@ static int split_execs(struct an *an)
 
 		for (k = 0; k < a->maps.n; k++) {
 			struct an_map m = AN_VEC(a->maps, struct an_map, k);
-			uint32_t g = gen_at(an, a->exp, a->pid, m.time_ns), na;
+			uint32_t g = an_gen_at(an, a->exp, a->pid, m.time_ns), na;
 			struct an_map *dst;
 
 			if (!g) {
@@ -303,7 +309,7 @@ static int split_execs(struct an *an)
 	for (i = 0; i < an->s.n; i++) {
 		struct an_raw r = AN_VEC(an->ld->raws, struct an_raw, an->s.stack[i]);
 		struct an_as *a = &AN_VEC(an->as, struct an_as, r.as);
-		uint32_t g = gen_at(an, a->exp, a->pid, an->s.time[i]), na, nr;
+		uint32_t g = an_gen_at(an, a->exp, a->pid, an->s.time[i]), na, nr;
 
 		if (!g)
 			continue;
@@ -328,7 +334,7 @@ static int inherit_forks(struct an *an)
 		if (v->event != LWPROF_TASK_FORK || !v->ppid || v->ppid == v->pid)
 			continue;
 		pa = an_as_get(an, v->exp, v->ppid,
-			       gen_at(an, v->exp, v->ppid, v->time));
+			       an_gen_at(an, v->exp, v->ppid, v->time));
 		ca = an_as_get(an, v->exp, v->pid, 0);
 		if (pa == UINT32_MAX || ca == UINT32_MAX)
 			return -ENOMEM;
@@ -452,6 +458,8 @@ int an_finish(struct an *an)
 	err = split_execs(an);
 	if (!err)
 		err = inherit_forks(an);
+	if (!err)
+		err = an_omp_rehome(an);
 	if (err)
 		return an_errf(an, err, "out of memory");
 	for (i = 0; i < an->as.n; i++) {
@@ -492,6 +500,8 @@ int an_finish(struct an *an)
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;
 	err = an_resolve(an);
+	if (!err)
+		err = an_omp_finish(an);
 	if (!err)
 		err = an_objs_trunc(an);
 	if (!err)

@@ -62,6 +62,20 @@ int an_trace_exp_done(struct an *an, uint32_t exp);
 void an_trace_release(struct an *an);
 
 /*
+ * omp.c: OpenMP's bases (an_init); a record of libexp/omp.h; after the
+ * stacks are resolved, the model's tables and the metrics' rows.
+ */
+struct an_omp_load;
+int an_omp_init(struct an *an);
+int an_omp_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h);
+int an_omp_finish(struct an *an);
+/* before resolving: each stack in its process's last address space */
+int an_omp_rehome(struct an *an);
+/* load.c: the generation of pid at time t (execs before it) */
+uint32_t an_gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t);
+void an_omp_load_free(struct an_omp_load *l);
+
+/*
  * mpi.c: MPI calls (libexp/mpi.h).  an_mpi_decode(): a call's values for
  * its sample; an_mpi_add(): its entry of an->mpi; an_mpi_req(): a
  * request a wait completed, for the call after it; an_mpi_finish():

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "libexp/omp.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
 #include "libexp/stack.h"
@@ -698,6 +699,13 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		if (c->rd.hdr.minor < EXP_MINOR_UNTRACED)
 			return 0;	/* not this format's: skipped */
 		return exp_untraced_add(&c->e->untraced, (const void *)p) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_OMP_RUNTIME:
+	case EXP_REC_OMP_STACK:
+	case EXP_REC_OMP_EVENT:
+		if (c->rd.hdr.minor < EXP_MINOR_OMP)
+			return 0;	/* not this format's: skipped */
+		return an_omp_rec(c->an, c->exp, h) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case EXP_REC_MPI:
 		if (c->rd.hdr.minor < EXP_MINOR_MPI)

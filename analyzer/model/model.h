@@ -105,6 +105,7 @@ enum an_base_kind {
 	AN_B_COUNTER,	/* idx: the counter of log.txt (events) */
 	AN_B_IDLE,	/* a CPU's idle time (ns): SYSTEM of LWPROF_RS_IDLE packets */
 	AN_B_TRACE,	/* idx: enum an_trace_base, the traced calls' */
+	AN_B_OMP,	/* idx 0: OpenMP work, 1: OpenMP wait (ns; load/omp.c) */
 };
 
 /* The traced calls' bases (load/trace.c), in this order (layouts list them so). */
@@ -477,6 +478,7 @@ struct an_load {
 	struct an_htab lay_h;	/* values.c: layout interning */
 	/* the times of the records counted but not decoded (an->need) */
 	uint64_t skip_tmin, skip_tmax;
+	struct an_omp_load *omp;	/* load/omp.c's, until an_finish() */
 };
 
 /*
@@ -540,6 +542,8 @@ struct an {
 	struct an_vec spans;	/* struct an_span */
 	uint32_t *span_first;
 	uint32_t *span_of;	/* per row of the sample table */
+	struct an_vm *vm;	/* viewmode/: the mode and the machine stacks */
+	struct an_omp *omp;	/* load/omp.c: OpenMP's regions and waits, or NULL */
 };
 
 /* The function a frame's pc is charged to (-inline on: the inlined one). */

@@ -412,6 +412,21 @@ int an_filter_set(struct an *an, struct an_filter **fp, const char *expr)
 	return 0;
 }
 
+int an_filter_renew(struct an *an, struct an_filter **fp)
+{
+	char *e;
+	int err;
+
+	if (!*fp || !(*fp)->expr)
+		return 0;
+	e = strdup((*fp)->expr);
+	if (!e)
+		return an_errf(an, -ENOMEM, "out of memory");
+	err = an_filter_set(an, fp, e);
+	free(e);
+	return err;
+}
+
 /* "all", or numbers and ranges: "1,3-5". */
 static int parse_list(struct an *an, const char *list, uint8_t **ok, size_t n,
 		      const char *what, int base)

@@ -115,6 +115,8 @@ void an_metric_list_help(struct an *an, FILE *f);
 /* ---- filters (filter.c): *fp is the settings' filter, NULL for none ---- */
 
 int an_filter_set(struct an *an, struct an_filter **fp, const char *expr);
+/* the expression again over the pc trie as it is now (after a viewmode) */
+int an_filter_renew(struct an *an, struct an_filter **fp);
 int an_thread_select(struct an *an, struct an_filter **fp, const char *list);
 int an_cpu_select(struct an *an, struct an_filter **fp, const char *list);
 int an_sample_select(struct an *an, struct an_filter **fp, const char *list);

@@ -195,6 +195,25 @@ uint32_t an_func_pseudo_own(struct an *an, uint32_t *f, const char *name)
 }
 
 /*
+ * A pseudo function in the pseudo object oname, which several share
+ * (<OpenMP>'s <OMP-idle>, <OMP-lock> ...), both made on first use.
+ */
+uint32_t an_func_pseudo_in(struct an *an, const char *oname, const char *name)
+{
+	uint32_t obj = an_htab_find(&an->obj_h, an_hash(oname, strlen(oname), 3),
+				    obj_eq, an, oname), f;
+
+	if (obj == UINT32_MAX)
+		obj = pseudo_obj(an, oname);
+	if (obj == UINT32_MAX)
+		return obj;
+	f = an_func_pseudo(an, name);
+	if (f != UINT32_MAX)
+		AN_VEC(an->funcs, struct an_func, f).obj = obj;
+	return f;
+}
+
+/*
  * <Truncated-stack> is a load object of its own in -objects, as er_print
  * shows it, not part of <Unknown>; made only when a stack was cut, after
  * the others, so that their numbers stay as they were.

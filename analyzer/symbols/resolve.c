@@ -165,11 +165,17 @@ static bool node_eq(void *ctx, uint32_t id, const void *key)
 	return n->parent == k->parent && n->pc == k->pc;
 }
 
-static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
+uint64_t an_node_hash(uint32_t parent, uint32_t pc)
+{
+	return an_mix(an_mix(17, parent), pc);
+}
+
+uint32_t an_node_intern_in(struct an *an, struct an_htab *t, uint32_t parent,
+			   uint32_t pc)
 {
 	struct node_key k = { parent, pc };
-	uint64_t h = an_mix(an_mix(17, parent), pc);
-	uint32_t id = an_htab_find(&an->ld->nodes_h, h, node_eq, an, &k);
+	uint64_t h = an_node_hash(parent, pc);
+	uint32_t id = an_htab_find(t, h, node_eq, an, &k);
 	struct an_node *n;
 
 	if (id != UINT32_MAX)
@@ -182,7 +188,12 @@ static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
 	n->depth = parent == UINT32_MAX ? 1 :
 		AN_VEC(an->nodes, struct an_node, parent).depth + 1;
 	id = an->nodes.n - 1;
-	return an_htab_add(&an->ld->nodes_h, h, id) ? UINT32_MAX : id;
+	return an_htab_add(t, h, id) ? UINT32_MAX : id;
+}
+
+static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
+{
+	return an_node_intern_in(an, &an->ld->nodes_h, parent, pc);
 }
 
 /* The mapping of as that holds ip (the latest one when several do). */

@@ -24,6 +24,7 @@ uint32_t an_obj_func(struct an *an, uint32_t obj, uint64_t vaddr);
 int an_obj_vaddr(struct an *an, uint32_t obj, uint64_t off, uint64_t *vaddr);
 uint32_t an_func_pseudo(struct an *an, const char *name);
 uint32_t an_func_pseudo_own(struct an *an, uint32_t *f, const char *name);
+uint32_t an_func_pseudo_in(struct an *an, const char *oname, const char *name);
 void an_obj_free(struct an_obj *o);
 int an_objs_init(struct an *an);
 int an_objs_trunc(struct an *an);
@@ -44,6 +45,11 @@ int an_func_src(struct an *an, uint32_t f, const char **file, int *line);
 /* resolve.c: stacks */
 int an_resolve(struct an *an);
 uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret);
+/* the node (parent, pc) of the trie, hashed in t (the loader's, or another
+ * made after loading with an_node_hash() of every node) */
+uint64_t an_node_hash(uint32_t parent, uint32_t pc);
+uint32_t an_node_intern_in(struct an *an, struct an_htab *t, uint32_t parent,
+			   uint32_t pc);
 
 /* kernel.c: kernel frames */
 uint32_t an_kernel_obj(struct an *an);

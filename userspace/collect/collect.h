@@ -221,6 +221,17 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			 struct archiver *a);
 
 /*
+ * omp.c: after parsing, whether the OMPT tool starts (o->omp_on) and
+ * the runtime the program links; with the experiment, the command's
+ * environment for --omp-runtime llvm and log.txt's words (0, or -errno
+ * and msg); a trace file's record, for log.txt: 1 if it was a runtime's.
+ */
+int collect_omp_resolve(struct rec_opts *o);
+int collect_omp_env(const struct rec_opts *o, struct exp_writer *e,
+		    const char *expdir, char *msg, size_t len);
+int collect_omp_adopt(struct exp_writer *e, const struct lwprof_rec *rec);
+
+/*
  * java.c: collect -j, the JVMTI agent in a JVM (docs/guide/java.md).
  * check: before the experiment exists, can the agent be given as asked
  * (0, or -errno and msg); env: the experiment exists: the command's argv

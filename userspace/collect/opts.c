@@ -76,6 +76,11 @@ void collect_usage(FILE *f)
 		"                   approximate or absent: docs/design/perf-backend.md);\n"
 		"                   auto (default): the module when /dev/lwprof answers,\n"
 		"                   else perf\n"
+		"      --omp on|off|auto  OpenMP: the OMPT tool (work, wait, <OMP-*>,\n"
+		"                   user view mode); auto (default): when CMD links an\n"
+		"                   OpenMP runtime\n"
+		"      --omp-runtime llvm  run a gcc-built CMD on LLVM's libomp (its\n"
+		"                   GOMP_* entry points), which has OMPT\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
 		LWPROF_DEPTH_MAX, COLLECT_RING_PAGES,
@@ -395,6 +400,8 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 		{ "flight-signal", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 0x100 },
 		{ "backend", required_argument, NULL, 0x101 },
+		{ "omp", required_argument, NULL, 0x102 },
+		{ "omp-runtime", required_argument, NULL, 0x103 },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
@@ -580,6 +587,21 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 				return bad("--backend: '%s' is not module, perf or auto",
 					   optarg);
 			break;
+		case 0x102:
+			if (!strcmp(optarg, "on"))
+				o->omp = OMP_ON;
+			else if (!strcmp(optarg, "off"))
+				o->omp = OMP_OFF;
+			else if (!strcmp(optarg, "auto"))
+				o->omp = OMP_AUTO;
+			else
+				return bad("--omp: '%s' is not on, off or auto", optarg);
+			break;
+		case 0x103:
+			if (strcmp(optarg, "llvm") && strcmp(optarg, "native"))
+				return bad("--omp-runtime: '%s' is not llvm or native", optarg);
+			o->omp_llvm = !strcmp(optarg, "llvm");
+			break;
 		case ':':
 			if (optopt == 'h') {
 				/* -h at the end: the lists. */
@@ -602,6 +624,11 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 	 */
 	if ((o->flight_bytes || o->flight_ns) && !delta_set)
 		o->no_sdelta = true;
+	if (o->omp_llvm && o->omp == OMP_OFF)
+		return bad("--omp-runtime llvm runs the command on libomp for its OpenMP metrics: not with --omp off");
+	if (o->omp_llvm)
+		o->omp = OMP_ON;
+	collect_omp_resolve(o);
 	err = check_modes(o, machine, optind < argc);
 	if (!err)
 		err = check_signals(o, flight_sig_set);

@@ -109,8 +109,8 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 	__u64 sync_ns = o->sync_ns;
 	int err;
 
-	if (!rec_tracing(o))
-		return 0;
+	if (!rec_tracing(o))	/* log.txt says OpenMP is off, and why */
+		return collect_omp_env(o, e, NULL, msg, len);
 	if (find_lib(lib, sizeof(lib)) || !realpath(e->path, dir)) {
 		snprintf(msg, len, "the tracing library or the experiment's path: %s",
 			 strerror(errno));
@@ -127,9 +127,12 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 	if (o->sync == SYNC_CALIBRATE)
 		sync_ns = calibrate(e);
 	/* k: the source records tasks and mappings: the library must not */
-	snprintf(v, sizeof(v), "%s%s%s%s%s,%llu,%u", o->heap ? "h" : "",
+	err = collect_omp_env(o, e, dir, msg, len);
+	if (err)
+		return err;
+	snprintf(v, sizeof(v), "%s%s%s%s%s%s,%llu,%u", o->heap ? "h" : "",
 		 o->sync != SYNC_OFF ? "s" : "", o->io ? "i" : "",
-		 o->mpi != MPI_OFF ? "m" : "",
+		 o->omp_on ? "o" : "", o->mpi != MPI_OFF ? "m" : "",
 		 source_tasks ? "k" : "", (unsigned long long)sync_ns, stack);
 	if (asprintf(&pre, "%s%s%s%s", lib, mlib, old && *old ? ":" : "",
 		     old ? old : "") < 0)
@@ -142,12 +145,15 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 			 strerror(-err));
 		return err;
 	}
-	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s%s%s", o->heap ? "heap" : "",
+	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s%s%s%s%s", o->heap ? "heap" : "",
 		 o->heap && o->sync != SYNC_OFF ? "," : "",
 		 o->sync != SYNC_OFF ? "sync" : "",
 		 (o->heap || o->sync != SYNC_OFF) && o->io ? "," : "",
 		 o->io ? "io" : "",
-		 (o->heap || o->sync != SYNC_OFF || o->io) && o->mpi ? "," : "",
+		 (o->heap || o->sync != SYNC_OFF || o->io) && o->omp_on ? "," : "",
+		 o->omp_on ? "openmp" : "",
+		 (o->heap || o->sync != SYNC_OFF || o->io || o->omp_on) &&
+		 o->mpi ? "," : "",
 		 o->mpi ? "mpi" : "");
 	if (o->mpi != MPI_OFF) {
 		exp_note(e, EXP_K_MPI, "%s", collect_mpi_name(o));
@@ -166,6 +172,7 @@ struct adopt {
 	struct exp_writer *e;
 	struct archiver *a;
 	unsigned long long calls;
+	unsigned long long omp_rts;	/* OpenMP runtimes that started the tool */
 	struct exp_untraced_list untraced;
 };
 
@@ -179,6 +186,8 @@ static void adopt_rec(void *arg, const struct exp_reader *f,
 		    (rec->type == EXP_REC_TCALL && f->hdr.minor >= EXP_MINOR_TCALL);
 	if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 		archiver_rec(t->a, rec);
+	if (f->hdr.minor >= EXP_MINOR_OMP)
+		t->omp_rts += collect_omp_adopt(t->e, rec);
 	if (rec->type == EXP_REC_TRACE_UNTRACED &&
 	    f->hdr.minor >= EXP_MINOR_UNTRACED &&
 	    exp_untraced_add(&t->untraced, (const void *)rec))
@@ -199,6 +208,8 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			      adopt_rec, &t);
 	exp_note(e, EXP_K_TRACE_FILES, "%llu", files);
 	exp_note(e, EXP_K_TRACE_CALLS, "%llu", t.calls);
+	if (o->omp_on && !t.omp_rts)
+		exp_note(e, EXP_K_OPENMP_RUNTIME, "none started the OMPT tool (no OpenMP runtime with OMPT ran): OpenMP metrics absent");
 	if (!files)
 		exp_warn(e, "tracing: no trace files: the command never loaded the tracing library (static, set-user-ID, or LD_PRELOAD removed from its environment)");
 	/* the programs the library saw it could not enter: once each */
