@@ -136,6 +136,36 @@ $(B)/liblwprof_collector.so: collector/collector.c collector/proto.h \
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
 		-Wl,-soname,liblwprof_collector.so -o $@ $<
 
+# The MPI tracing library collect -M preloads after the tracing one
+# (mpi/, docs/guide/mpi.md): one per MPI implementation installed (their
+# handles differ), built by its own compiler wrapper; the wrappers of the
+# functions that need only their time are written from its mpi.h
+# (mpi/gen.awk).  MPI test programs: tests/progs/mpi/, one build each.
+MPI_FLAVOURS := $(foreach f,openmpi mpich,$(if $(shell command -v mpicc.$(f) 2>/dev/null),$(f)))
+MPI_SRCS := $(sort $(wildcard mpi/*.c))
+MPI_LIBS := $(MPI_FLAVOURS:%=$(B)/liblwprof_mpi_%.so)
+MPI_PROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.c,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.c)))
+MPI_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-Wno-unused-parameter -Wno-deprecated-declarations -Iuapi -I.
+.PRECIOUS: $(B)/mpi/%/gen.c
+$(B)/mpi/%/gen.c: mpi/gen.awk libexp/mpi_funcs.h
+	@mkdir -p $(@D)
+	echo '#include <mpi.h>' | mpicc.$* -E -P -x c - | \
+		awk -f mpi/gen.awk libexp/mpi_funcs.h - >$@.tmp
+	mv $@.tmp $@
+$(B)/liblwprof_mpi_%.so: $(MPI_SRCS) $(B)/mpi/%/gen.c mpi/lwmpi.h trace/mpi.h \
+		trace/trace.h libexp/mpi.h libexp/mpi_funcs.h
+	mpicc.$* $(MPI_CFLAGS) -Impi $(CFLAGS) -fPIC -shared -fvisibility=hidden \
+		-fasynchronous-unwind-tables -o $@ $(MPI_SRCS) $(B)/mpi/$*/gen.c -ldl
+$(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
+	@mkdir -p $(@D)
+	mpicc.openmpi $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+$(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
+	@mkdir -p $(@D)
+	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+tools: $(MPI_LIBS)
+tests: $(MPI_PROGS)
+
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
 $(EXP_LIB): $(EXP_OBJS)

@@ -73,6 +73,9 @@ enum exp_key {
 	EXP_K_JAVA_AGENT, EXP_K_JAVA_FILES, EXP_K_JAVA_RECORDS,
 	EXP_K_OPENMP,		/* 1.8: collect's OpenMP decision */
 	EXP_K_OPENMP_RUNTIME,	/* 1.8: a runtime that started the OMPT tool */
+	EXP_K_MPI,		/* 1.9: collect -M: the MPI implementation */
+	EXP_K_MPI_RANK,		/* 1.9: the process's rank (its launcher's) */
+	EXP_K_MPI_LIBRARY,
 	EXP_K_COUNT
 };
 
@@ -113,6 +116,7 @@ struct exp_info {
 	char *stopped;		/* 1.4: why recording stopped early */
 	char *flight;		/* 1.4: the flight recorder's window */
 	char *trace, *sync_calibration;	/* what was traced, how */
+	char *mpi, *mpi_rank;	/* 1.7: collect -M's implementation, the rank */
 	uint32_t target, cpus, cpus_possible;
 	uint32_t max_depth, stack_bytes, kernel_stacks;
 	uint32_t perf_max_stack;	/* perf's cap of max_depth, or 0 */

@@ -44,7 +44,7 @@
  * 1.7: java.PID.rec files and their Java records (libexp/java.h); 1.8:
  * the OpenMP records of trace files (libexp/omp.h)
  */
-#define EXP_FILE_MINOR		8
+#define EXP_FILE_MINOR		9
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
 #define EXP_MINOR_TCALL		5	/* the first with EXP_REC_TCALL */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
@@ -52,6 +52,7 @@
 #define EXP_MINOR_STOP		6	/* the first with LWPROF_REC_STOP */
 #define EXP_MINOR_JAVA		7	/* the first with Java records (56-63) */
 #define EXP_MINOR_OMP		8	/* the first with the OpenMP records */
+#define EXP_MINOR_MPI		9	/* the first with EXP_REC_MPI, EXP_REC_MPI_REQ */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libexp/mpi.h"
 #include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
@@ -435,6 +436,40 @@ static int check_omp(struct exp_reader *r, struct lwprof_rec *h)
  * A compact trace record (1.5): a newer minor's flags and the bytes after
  * what this format knows are skipped, in a minor it knows damage.
  */
+static int check_mpi(struct exp_reader *r, struct exp_rec_mpi *m)
+{
+	const char *why;
+	unsigned int at;
+	uint32_t known;
+
+	why = exp_mpi_check(m, &known, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (m->hdr.size == known)
+		return 0;
+	if (!r->newer)
+		return bad(r, 4, "MPI record size %u, its fields need %u",
+			   m->hdr.size, known);
+	grew(r, known);
+	m->hdr.size = known;
+	m->call.hdr.size = known - offsetof(struct exp_rec_mpi, call);
+	return 0;
+}
+
+static int check_mpi_req(struct exp_reader *r, struct exp_rec_mpi_req *q,
+			 uint64_t known)
+{
+	unsigned int at;
+	const char *why = exp_mpi_req_check(q, &at);
+	int err = check_plain(r, &q->hdr, "MPI request record", why, at);
+
+	if (!err && q->hdr.size != known) {
+		grew(r, known);
+		q->hdr.size = known;
+	}
+	return err;
+}
+
 static int check_tcall(struct exp_reader *r, struct exp_rec_tcall *t)
 {
 	const char *why;
@@ -586,6 +621,25 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_tcall(r, (void *)h);
+		goto out;
+	case EXP_REC_MPI:
+		if (r->hdr.minor < EXP_MINOR_MPI)
+			break;	/* not this format's: skipped */
+		if (size < sizeof(struct exp_rec_mpi))
+			return bad(r, 4, "MPI record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_mpi(r, (void *)h);
+		goto out;
+	case EXP_REC_MPI_REQ:
+		if (r->hdr.minor < EXP_MINOR_MPI)
+			break;	/* not this format's: skipped */
+		known = sizeof(struct exp_rec_mpi_req);
+		err = size_fits(r, h, known, "MPI request record");
+		if (!err && r->have - r->pos < size)
+			err = want(r, size, size, &h);
+		if (!err)
+			err = check_mpi_req(r, (void *)h, known);
 		goto out;
 	case EXP_REC_TRACE_FILE:
 		if (size < sizeof(struct exp_rec_trace_file) + 8 ||

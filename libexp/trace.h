@@ -45,6 +45,7 @@ enum exp_trace_event {
 	EXP_TR_LSEEK, EXP_TR_CREAT, EXP_TR_FCNTL, EXP_TR_FTRUNCATE,
 	EXP_TR_FOPEN, EXP_TR_FCLOSE, EXP_TR_FREAD, EXP_TR_FWRITE,
 	EXP_TR_FFLUSH,
+	EXP_TR_MPI = 127,	/* an MPI call's own record (libexp/mpi.h) */
 	EXP_TR_MAX = 128
 };
 

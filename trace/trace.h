@@ -35,6 +35,7 @@
 #define TR_SYNC		0x2
 #define TR_IO		0x4
 #define TR_OMP		0x8	/* the OMPT tool (ompt/) */
+#define TR_MPI		0x10	/* MPI calls: the MPI library's (trace/mpi.c) */
 
 struct tr_conf {
 	unsigned int kinds;		/* TR_* */
@@ -189,6 +190,13 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
  * tr_leave().
  */
 void tr_emit(const struct tr_ev *ev, uint64_t *regs);
+/*
+ * The same record after npre bytes of pre, in one reservation: a record
+ * that starts with a struct lwprof_rec and holds a traced call
+ * (libexp/mpi.h's); its size is set to the whole's.
+ */
+void tr_emit_after(const void *pre, size_t npre, const struct tr_ev *ev,
+		   uint64_t *regs);
 
 /*
  * The trace file's descriptor; is fd it (move: and move it elsewhere,

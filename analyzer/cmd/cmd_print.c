@@ -163,6 +163,26 @@ static int c_thread_select(struct prun *r, const char *arg)
 	return an_thread_select(r->an, &r->vs->filter, arg);
 }
 
+static int c_rank_select(struct prun *r, const char *arg)
+{
+	return an_rank_select(r->an, &r->vs->filter, arg);
+}
+
+static int c_mpi_stats(struct prun *r, const char *arg)
+{
+	return an_view_mpi_stats(r->an, r->vs, r->out);
+}
+
+static int c_mpi_matrix(struct prun *r, const char *arg)
+{
+	return an_view_mpi_matrix(r->an, r->vs, r->out);
+}
+
+static int c_rank_list(struct prun *r, const char *arg)
+{
+	return an_view_rank_list(r->an, r->vs, r->out);
+}
+
 static int c_cpu_select(struct prun *r, const char *arg)
 {
 	return an_cpu_select(r->an, &r->vs->filter, arg);
@@ -356,6 +376,10 @@ static const struct pcmd pcmds[] = {
 	{ "iodetail", 0, c_io, "I/O by file descriptor", 1, AN_NEED_TRACE },
 	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0, AN_NEED_TRACE },
 	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0, AN_NEED_TRACE },
+	{ "mpi_stats", 0, c_mpi_stats, "MPI calls by function and by rank: time, messages, bytes, Late Sender, Wait at Barrier", 0, AN_NEED_TRACE },
+	{ "mpi_matrix", 0, c_mpi_matrix, "MPI bytes and messages each rank sent each rank", 0, AN_NEED_TRACE },
+	{ "rank_list", 0, c_rank_list, "the MPI ranks loaded, for rank_select", 0, AN_NEED_TRACE },
+	{ "rank_select", 1, c_rank_select, "LIST: all, or MPI ranks like 0,2-3", 0, AN_NEED_ALL },
 	{ "help", 0, c_help, "this list", 0, 0 },
 	{ "quit", 0, c_quit, "stop reading commands", 0, 0 },
 	{ "exit", 0, c_quit, "stop reading commands", 0, 0 },

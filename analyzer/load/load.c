@@ -9,13 +9,17 @@
  * its previous packet went, and resolves the stacks.
  */
 #include <elfutils/libdwfl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "analyzer/model/java.h"
 #include "analyzer/model/omp.h"
 #include "libexp/format.h"
 
@@ -118,6 +122,8 @@ void an_free(struct an *an)
 	an_trace_release(an);
 	an_omp_free(an->omp);
 	an->omp = NULL;
+	an_mpi_release(an);
+	an_java_free(an->java);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)
@@ -151,7 +157,7 @@ void an_free(struct an *an)
 	an_metrics_free(an);
 }
 
-int an_load(struct an *an, const char *dir)
+static int load_one(struct an *an, const char *dir)
 {
 	const struct exp_counter *ctr;
 	const struct exp_file *files;
@@ -447,6 +453,9 @@ int an_finish(struct an *an)
 	size_t i;
 	int err;
 
+	err = an_mpi_finish(an);	/* every rank is read */
+	if (err)
+		return err;
 	an_vec_sort(&an->ld->tasks, ev_cmp);
 	err = split_execs(an);
 	if (!err)
@@ -492,7 +501,9 @@ int an_finish(struct an *an)
 	}
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;
-	err = an_resolve(an);
+	err = an_java_finish(an);
+	if (!err)
+		err = an_resolve(an);
 	if (!err)
 		err = an_omp_finish(an);
 	if (!err)
@@ -500,4 +511,80 @@ int an_finish(struct an *an)
 	if (!err)
 		load_free(an);
 	return err;
+}
+
+/* ---- MPI experiments: a founder of one experiment per rank ---- */
+
+static int rank_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * collect -M's founder (docs/guide/mpi.md): its mpi.txt, and M_rN.er for
+ * each rank, read in rank order.  A rank whose experiment cannot be
+ * opened (killed before it was written) is named and left out: the
+ * others' are the run's.
+ */
+static int load_founder(struct an *an, const char *dir)
+{
+	char path[PATH_MAX], *msg;
+	struct an_vec ranks = { .esz = sizeof(int) };
+	struct dirent *d;
+	size_t i, nexp;
+	DIR *dp;
+	int r, *p, err = 0;
+
+	dp = opendir(dir);
+	if (!dp)
+		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
+	while ((d = readdir(dp)))
+		if (sscanf(d->d_name, "M_r%d.er", &r) == 1 && r >= 0) {
+			snprintf(path, sizeof(path), "M_r%d.er", r);
+			if (strcmp(path, d->d_name))
+				continue;
+			p = an_vec_push(&ranks);
+			if (!p) {
+				closedir(dp);
+				free(ranks.p);
+				return an_errf(an, -ENOMEM, "out of memory");
+			}
+			*p = r;
+		}
+	closedir(dp);
+	if (!ranks.n)
+		return an_errf(an, -ENOENT, "%s: an MPI experiment without a rank's (no M_rN.er)",
+			       dir);
+	an_vec_sort(&ranks, rank_cmp);
+	for (i = 0; i < ranks.n && !err; i++) {
+		snprintf(path, sizeof(path), "%s/M_r%d.er", dir,
+			 AN_VEC(ranks, int, i));
+		nexp = an->exps.n;
+		err = load_one(an, path);
+		if (err && an->exps.n == nexp + 1 && !AN_VEC(an->exps,
+		    struct an_exp, nexp).nrecords) {
+			msg = strdup(an->run->err);
+			an_warn(an, "rank %d left out: %s", AN_VEC(ranks, int, i),
+				msg ? msg : "cannot be read");
+			free(msg);
+			exp_free(&AN_VEC(an->exps, struct an_exp, nexp));
+			an->exps.n--;
+			err = 0;
+		}
+	}
+	free(ranks.p);
+	return err;
+}
+
+int an_load(struct an *an, const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/mpi.txt", dir);
+	if (!access(path, F_OK)) {
+		snprintf(path, sizeof(path), "%s/" EXP_LOG, dir);
+		if (access(path, F_OK))
+			return load_founder(an, dir);
+	}
+	return load_one(an, dir);
 }

@@ -62,6 +62,15 @@ static const struct mrow registry[] = {
 	TR("ioothertime", "Other I/O Time", TIME, OTHER_NS),
 	TR("ioerrorcnt", "I/O Error Count", COUNT, ERR_CNT),
 	TR("ioerrortime", "I/O Error Time", TIME, ERR_NS),
+	/* MPI calls (docs/guide/mpi.md), Oracle's keywords; bytes are actual */
+	TR("mpitime", "MPI Time", TIME, MPI_NS),
+	TR("mpisend", "MPI Sends", COUNT, MPI_SEND),
+	TR("mpibytessent", "MPI Bytes Sent", BYTES, MPI_SBYTES),
+	TR("mpircv", "MPI Receives", COUNT, MPI_RECV),
+	TR("mpibytesrcv", "MPI Bytes Received", BYTES, MPI_RBYTES),
+	TR("mpiother", "Other MPI Events", COUNT, MPI_OTHER),
+	TR("mpilatesender", "MPI Late Sender Time", TIME, MPI_LATE),
+	TR("mpibarrierwait", "MPI Wait at Barrier", TIME, MPI_BARWAIT),
 #undef TR
 	/* OpenMP (docs/guide/openmp.md): Oracle's keywords; states: the base */
 	{ "ompwork", "OpenMP Work", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, 0, false },

@@ -74,13 +74,16 @@ struct rec_opts {
 	bool omp_llvm;		/* --omp-runtime llvm */
 	bool omp_on;		/* the OMPT tool starts (--omp, or what auto found) */
 	int omp_rt;		/* the runtime the program links (omp.c's RT_*) */
+	/* -M: MPI tracing (docs/guide/mpi.md), for this implementation */
+	enum { MPI_OFF, MPI_ON, MPI_OPENMPI, MPI_MPICH } mpi;
 };
 
 #define COLLECT_TRACE_STACK	2048	/* bytes of stack per traced call */
 
 static inline bool rec_tracing(const struct rec_opts *o)
 {
-	return o->heap || o->io || o->sync != SYNC_OFF || o->omp_on;
+	return o->heap || o->io || o->sync != SYNC_OFF || o->omp_on ||
+	       o->mpi != MPI_OFF;
 }
 
 /* ---- recording: struct rec_ops ---- */

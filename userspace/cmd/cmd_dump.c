@@ -20,6 +20,7 @@
 #include "libexp/exp.h"
 #include "libexp/format.h"
 #include "libexp/java.h"
+#include "libexp/mpi.h"
 #include "libexp/mstate_names.h"
 #include "libexp/nearest.h"
 #include "libexp/omp.h"
@@ -36,6 +37,7 @@ static const char *const task_event[] = {
 
 struct counts {
 	unsigned long long rec, type[EXP_REC_JTHREAD + 1], other, lost, gs;
+	unsigned long long mpi, mpi_req;
 };
 
 static int show_stack;
@@ -311,6 +313,25 @@ static void dump_tcall(const struct lwprof_rec *r)
 		dump_tstack(&v);
 }
 
+/* An MPI call: its MPI fields, then its call part as a trace call's. */
+static void dump_mpi(const struct exp_rec_mpi *m)
+{
+	printf("MPI %s rank=%d comm=0x%08x root=%d dst=%d stag=%d sbytes=%llu src=%d rtag=%d rposted=%llu rbytes=%llu req=%llu nsend=%u nrecv=%u\n  ",
+	       exp_mpi_func(m->func)->name, m->rank, m->comm, m->root, m->dst,
+	       m->stag, (unsigned long long)m->sbytes, m->src, m->rtag,
+	       (unsigned long long)m->rposted, (unsigned long long)m->rbytes,
+	       (unsigned long long)m->req, m->nsend, m->nrecv);
+	dump_tcall(&m->call.hdr);
+}
+
+static void dump_mpi_req(const struct exp_rec_mpi_req *q)
+{
+	printf("MPI_REQ pid=%u tid=%u req=%llu kind=%s cancelled=%u peer=%d tag=%d bytes=%llu\n",
+	       q->pid, q->tid, (unsigned long long)q->req,
+	       exp_mpi_func(q->kind)->name, q->cancelled, q->peer, q->tag,
+	       (unsigned long long)q->bytes);
+}
+
 static void dump_trace_file(const struct exp_rec_trace_file *f)
 {
 	printf("FILE ");
@@ -480,13 +501,15 @@ static void put_trace_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_TRACE] && !c->type[EXP_REC_TRACE_FREE] &&
 	    !c->type[EXP_REC_TCALL] && !c->type[EXP_REC_TRACE_FILE] &&
-	    !c->type[EXP_REC_TRACE_UNTRACED])
+	    !c->type[EXP_REC_TRACE_UNTRACED] && !c->mpi && !c->mpi_req)
 		return;
 	printf("%s: %llu TRACE, %llu FILE", name,
 	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE] +
 	       c->type[EXP_REC_TCALL], c->type[EXP_REC_TRACE_FILE]);
 	if (c->type[EXP_REC_TRACE_UNTRACED])
 		printf(", %llu UNTRACED", c->type[EXP_REC_TRACE_UNTRACED]);
+	if (c->mpi || c->mpi_req)
+		printf(", %llu MPI, %llu MPI_REQ", c->mpi, c->mpi_req);
 	printf("\n");
 }
 
@@ -568,6 +591,18 @@ static int dump_file(const char *name, struct counts *tot)
 				goto unknown;	/* not this format's type */
 			dump_omp(r);
 			break;
+		case EXP_REC_MPI:
+			if (f.hdr.minor < EXP_MINOR_MPI)
+				goto unknown;	/* not this format's type */
+			dump_mpi((const void *)r);
+			c.mpi++;
+			continue;
+		case EXP_REC_MPI_REQ:
+			if (f.hdr.minor < EXP_MINOR_MPI)
+				goto unknown;	/* not this format's type */
+			dump_mpi_req((const void *)r);
+			c.mpi_req++;
+			continue;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
 
@@ -604,6 +639,8 @@ unknown:
 	tot->other += c.other;
 	tot->lost += c.lost;
 	tot->gs += c.gs;
+	tot->mpi += c.mpi;
+	tot->mpi_req += c.mpi_req;
 	for (i = 0; i < sizeof(c.type) / sizeof(c.type[0]); i++)
 		tot->type[i] += c.type[i];
 	return ret < 0;

@@ -276,6 +276,26 @@ int lwprof_selfdir_find(const char *name, const char *const *rel, size_t nrel,
 /* cmd as execvp would find it (PATH), into path: 0 or -errno. */
 int lwprof_which(const char *cmd, char *path, size_t len);
 
+/*
+ * mpi.c: collect -M (docs/guide/mpi.md).  collect_mpi_parse() reads -M's
+ * argument.  collect_mpi_prepare() (argv: collect's own, o parsed from
+ * it): with the launcher's form (LAUNCHER ARGS -- PROG ARGS) it runs the
+ * launcher with each rank under collect, makes the founder experiment
+ * and returns the exit status (> 0, or -1 for 0); else it checks that
+ * the command is an MPI program, resolves -M on to its implementation,
+ * and returns 0 to record it.  collect_mpi_rank(): this process's rank
+ * under a launcher, or -1.  collect_mpi_create(): the experiment of a
+ * rank given -o: NAME.er/M_rRANK.er.  collect_mpi_lib(): the wrapper
+ * library for o's implementation.
+ */
+int collect_mpi_parse(const char *arg, struct rec_opts *o);
+int collect_mpi_prepare(int argc, char **argv, struct rec_opts *o);
+int collect_mpi_rank(void);
+int collect_mpi_create(struct exp_writer *e, const struct rec_opts *o,
+		       char *path, size_t len);
+int collect_mpi_lib(const struct rec_opts *o, char *path, size_t len);
+const char *collect_mpi_name(const struct rec_opts *o);
+
 /* run.c: record what o asks for with rec; the exit status. */
 int collect_run(const struct rec_opts *o, const struct rec_ops *rec);
 

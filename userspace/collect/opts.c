@@ -64,6 +64,9 @@ void collect_usage(FILE *f)
 		"                   none, all, or over N microseconds\n"
 		"  -H on|off        heap tracing (allocations, frees, leaks)\n"
 		"  -i on|off        I/O tracing (reads, writes, other file calls)\n"
+		"  -M OPENMPI|MPICH|on|off  MPI tracing; with a launcher (LAUNCHER ARGS --\n"
+		"                   PROG ARGS) one experiment with one per rank, M_rN.er;\n"
+		"                   on: the implementation PROG links\n"
 		"                   (tracing preloads liblwprof_trace.so into CMD and its\n"
 		"                   descendants; it needs no module: use -p off alone)\n"
 		"  -j on|off        Java: the JVMTI agent records methods and Java stacks\n"
@@ -325,7 +328,7 @@ static int check_modes(struct rec_opts *o, int machine, int has_cmd)
 	if (!o->clock_ns && !o->nr_counters && !rec_tracing(o))
 		return bad("-p off and no -h, -s, -H or -i: nothing to record");
 	if (rec_tracing(o) && !has_cmd)
-		return bad("-s, -H and -i trace a command (they preload a library into it): give one");
+		return bad("-s, -H, -i and -M trace a command (they preload a library into it): give one");
 	o->mode = o->pid ? MODE_ATTACH : machine ? MODE_MACHINE : MODE_COMMAND;
 	return 0;
 }
@@ -385,7 +388,7 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 
 int collect_parse(int argc, char **argv, struct rec_opts *o)
 {
-	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:j:";
+	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:j:M:";
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'B' },
 		{ "depth", required_argument, NULL, 'D' },
@@ -574,6 +577,11 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 			o->java = on ? 1 : -1;
 			break;
 		}
+		case 'M':
+			if (collect_mpi_parse(optarg, o))
+				return bad("-M: '%s' is not OPENMPI, MPICH, on or off",
+					   optarg);
+			break;
 		case 0x101:
 			if (backend_parse(optarg, &o->backend))
 				return bad("--backend: '%s' is not module, perf or auto",

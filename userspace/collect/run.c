@@ -813,7 +813,7 @@ static int create(struct exp_writer *e, const struct rec_opts *o)
 	if (o->flight_bytes || o->flight_ns)
 		exp_init(e);
 	else
-		err = exp_create(e, o->dir, o->output, path, sizeof(path));
+		err = collect_mpi_create(e, o, path, sizeof(path));
 
 	if (err == -EEXIST && o->output)
 		fprintf(stderr, COLLECT ": %s already exists; choose another -o\n",

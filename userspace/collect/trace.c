@@ -103,6 +103,7 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 		      bool source_tasks, char *msg, size_t len)
 {
 	char lib[PATH_MAX + 64], dir[PATH_MAX], v[64], *pre;
+	char mlib[PATH_MAX + 64] = "";
 	const char *old = getenv("LD_PRELOAD");
 	__u32 stack = o->stack_set ? o->stack_bytes : COLLECT_TRACE_STACK;
 	__u64 sync_ns = o->sync_ns;
@@ -115,17 +116,25 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 			 strerror(errno));
 		return -ENOENT;
 	}
+	/* -M: the MPI wrapper library after it (it calls the tracing one) */
+	if (o->mpi != MPI_OFF && collect_mpi_lib(o, mlib + 1, sizeof(mlib) - 1)) {
+		snprintf(msg, len, "-M needs the MPI tracing library: no %s (make, with %s's mpicc installed)",
+			 mlib + 1, collect_mpi_name(o));
+		return -ENOENT;
+	}
+	if (mlib[1])
+		mlib[0] = ':';
 	if (o->sync == SYNC_CALIBRATE)
 		sync_ns = calibrate(e);
 	/* k: the source records tasks and mappings: the library must not */
 	err = collect_omp_env(o, e, dir, msg, len);
 	if (err)
 		return err;
-	snprintf(v, sizeof(v), "%s%s%s%s%s,%llu,%u", o->heap ? "h" : "",
+	snprintf(v, sizeof(v), "%s%s%s%s%s%s,%llu,%u", o->heap ? "h" : "",
 		 o->sync != SYNC_OFF ? "s" : "", o->io ? "i" : "",
-		 o->omp_on ? "o" : "",
+		 o->omp_on ? "o" : "", o->mpi != MPI_OFF ? "m" : "",
 		 source_tasks ? "k" : "", (unsigned long long)sync_ns, stack);
-	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "",
+	if (asprintf(&pre, "%s%s%s%s", lib, mlib, old && *old ? ":" : "",
 		     old ? old : "") < 0)
 		return -ENOMEM;
 	err = setenv("LD_PRELOAD", pre, 1) || setenv("LWPROF_TRACE", v, 1) ||
@@ -136,13 +145,22 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 			 strerror(-err));
 		return err;
 	}
-	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s%s%s", o->heap ? "heap" : "",
+	exp_note(e, EXP_K_TRACE, "%s%s%s%s%s%s%s%s%s", o->heap ? "heap" : "",
 		 o->heap && o->sync != SYNC_OFF ? "," : "",
 		 o->sync != SYNC_OFF ? "sync" : "",
 		 (o->heap || o->sync != SYNC_OFF) && o->io ? "," : "",
 		 o->io ? "io" : "",
 		 (o->heap || o->sync != SYNC_OFF || o->io) && o->omp_on ? "," : "",
-		 o->omp_on ? "openmp" : "");
+		 o->omp_on ? "openmp" : "",
+		 (o->heap || o->sync != SYNC_OFF || o->io || o->omp_on) &&
+		 o->mpi ? "," : "",
+		 o->mpi ? "mpi" : "");
+	if (o->mpi != MPI_OFF) {
+		exp_note(e, EXP_K_MPI, "%s", collect_mpi_name(o));
+		if (collect_mpi_rank() >= 0)
+			exp_note(e, EXP_K_MPI_RANK, "%d", collect_mpi_rank());
+		exp_note(e, EXP_K_MPI_LIBRARY, "%s", mlib + 1);
+	}
 	if (o->sync != SYNC_OFF)
 		exp_note(e, EXP_K_SYNC_THRESHOLD_NS, "%llu", (unsigned long long)sync_ns);
 	exp_note(e, EXP_K_TRACE_STACK_BYTES, "%u", stack);
