@@ -5,8 +5,9 @@
  * written, their stacks interned as raw stacks of their processes.  Once
  * the stacks are resolved (an_omp_finish(), from an_finish()): threads,
  * regions and stacks found by their keys, the spans sorted per thread,
- * and the two metrics: each wait a row of the sample table on its stack
- * with its time as ompwait (exact: the tool's clock reads), and each
+ * and the metrics: each wait a row of the sample table on its stack
+ * with its time as ompwait (exact: the tool's clock reads) and, where the
+ * module accounted it, its time in each microstate, and each
  * clock sample of an OpenMP process taken outside a wait a row of its
  * thread time as ompwork.
  */
@@ -35,7 +36,7 @@ struct an_omp_load {
 	struct an_vec tkeys;	/* ... per implicit task */
 	struct an_vec xkeys;	/* ... per explicit task's run */
 	struct an_vec wkeys;	/* ... per wait */
-	uint32_t lay_work, lay_wait;
+	uint32_t lay_work, lay_wait, lay_wait_ms;
 };
 
 static struct an_omp_load *ld_of(struct an *an)
@@ -59,9 +60,11 @@ void an_omp_load_free(struct an_omp_load *l)
 
 int an_omp_init(struct an *an)
 {
-	if (an_base_id(an, AN_B_OMP, 0) == UINT32_MAX ||
-	    an_base_id(an, AN_B_OMP, 1) == UINT32_MAX)
-		return -ENOMEM;
+	uint32_t i;
+
+	for (i = 0; i < AN_OMP_B_COUNT; i++)
+		if (an_base_id(an, AN_B_OMP, i) == UINT32_MAX)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -362,18 +365,23 @@ static int add_rows(struct an *an, struct an_omp_load *l)
 	struct an_omp *o = an->omp;
 	size_t i, n = an->s.n, off = 0;
 	uint8_t *omp_thr = calloc(an->threads.n + 1, 1);
-	uint32_t ids[1], cpu;
+	uint32_t ids[1 + LWPROF_MS_COUNT], cpu, k;
+	uint64_t v, vals[1 + LWPROF_MS_COUNT];
+	const uint64_t *ms;
 	struct an_omp_at at;
-	uint64_t v;
 	bool clock;
 
 	if (!omp_thr)
 		return -ENOMEM;
-	ids[0] = an_base_id(an, AN_B_OMP, 0);
+	ids[0] = an_base_id(an, AN_B_OMP, AN_OMP_B_WORK);
 	l->lay_work = an_layout_intern(an, ids, 1);
-	ids[0] = an_base_id(an, AN_B_OMP, 1);
+	ids[0] = an_base_id(an, AN_B_OMP, AN_OMP_B_WAIT);
 	l->lay_wait = an_layout_intern(an, ids, 1);
-	if (l->lay_work == UINT32_MAX || l->lay_wait == UINT32_MAX)
+	for (k = 0; k < LWPROF_MS_COUNT; k++)
+		ids[1 + k] = an_base_id(an, AN_B_OMP, AN_OMP_B_MS + k);
+	l->lay_wait_ms = an_layout_intern(an, ids, 1 + LWPROF_MS_COUNT);
+	if (l->lay_work == UINT32_MAX || l->lay_wait == UINT32_MAX ||
+	    l->lay_wait_ms == UINT32_MAX)
 		goto oom;
 	/* a thread of a process whose runtime started the tool */
 	for (i = 0; i < an->threads.n; i++) {
@@ -409,11 +417,15 @@ static int add_rows(struct an *an, struct an_omp_load *l)
 		w->sample = UINT32_MAX;
 		if (w->stack == UINT32_MAX)
 			continue;
-		v = w->t1 - w->t0;
+		vals[0] = w->t1 - w->t0;
+		ms = an_omp_wait_ms(o, w);
+		for (k = 0; ms && k < LWPROF_MS_COUNT; k++)
+			vals[1 + k] = ms[k];
 		w->sample = an->s.n;
 		o->row_wait[o->nrow_wait++] = i;
-		if (an_sample_add(an, w->t1, w->stack, w->thr, cpu, l->lay_wait,
-				  &v, 1, 0))
+		if (an_sample_add(an, w->t1, w->stack, w->thr, cpu,
+				  ms ? l->lay_wait_ms : l->lay_wait, vals,
+				  ms ? 1 + LWPROF_MS_COUNT : 1, 0))
 			goto oom;
 	}
 	o->traced = omp_thr;
