@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# OpenMP Wait split by the module's microstates (docs/guide/openmp.md):
+# tests/progs/omp/imbal (thread 1 works twice as long as thread 0 each
+# round, so thread 0 waits at the barrier), recorded by the module with
+# the OMPT tool, whose waits carry the microstates read at their ends.
+# At <OMP-explicit_barrier>, the ten ompwait_* metrics sum to ompwait
+# (each wait's microstates sum to its time), and the wait is spent the
+# way the runtime waits:
+#  - OMP_WAIT_POLICY=active: spinning, mostly User CPU;
+#  - passive: asleep in the kernel, mostly User Lock or Sleep;
+#  - active with both threads on one CPU: the waiter spins and yields to
+#    the worker, mostly Wait CPU.
+# "Mostly": at least 60%; 50% for a passive wait, which libomp begins
+# with a thousand polls before it sleeps (milliseconds under TCG), and
+# for Wait CPU, whose spinner runs a little between its yields.  The rest
+# is the runtime's way in and the host's stalls of the vCPU, which
+# stretch whatever state the thread is in.  Rounds of 50 ms (thread 0
+# waits 200 ms in all); 100 ms when passive, as the polls take some 25
+# ms a wait under TCG; 20 ms on one CPU, where the waiter's yields are
+# system calls (slow under TCG) and longer rounds make it yield more.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+
+load_lwprof
+feat=$("$LWPROF" version | sed -n 's/.*features 0x\([0-9a-f]*\)).*/\1/p' | tail -n 1)
+[ $((0x${feat:-0} & 0x100)) -ne 0 ] || skip "the module has no LWPROF_FEAT_USTATE"
+prog=$LWPROF_BUILD/tests/progs/omp/imbal
+[ -x "$prog" ] || skip "no OpenMP test program (make builds it with clang and libomp)"
+command -v taskset >/dev/null || skip "no taskset"
+work=$(mktemp -d /tmp/omp_mstate.XXXXXX) || exit 1
+cd "$work" || exit 1
+
+ms="user system trap textpfault datapfault kernelpfault lock sleep stop wait"
+# split NAME: "ompwait user ... wait" (ms) at the barrier
+split() {
+	local m=e.ompwait s
+
+	for s in $ms; do
+		m=$m:e.ompwait_$s
+	done
+	"$LWPROF" print -printmode csv -metrics "$m:name" -functions "$1.er" \
+		2>/dev/null | awk -F, '$NF == "<OMP-explicit_barrier>" {
+			for (i = 1; i < NF; i++)
+				printf "%.0f ", $i * 1000
+			print "" }'
+}
+
+# run NAME UNIT_MS MOSTLY... -- ENV...: collect 4 rounds, then the
+# barrier's wait mostly in the microstates MOSTLY
+run() {
+	local name=$1 unit=$2 want=() v w sum=0 part=0 i min=60
+
+	shift 2
+	while [ "$1" != -- ]; do
+		want+=("$1")
+		shift
+	done
+	shift
+	env OMP_NUM_THREADS=2 "$@" "$LWPROF" collect -o "$name.er" "$prog" 4 "$unit" \
+		>"$name.out" 2>"$name.err"
+	check $? -eq 0 "$name: collect ($(tail -n 1 "$name.err"))"
+	v=($(split "$name"))
+	echo "# $name: ompwait ${v[0]} ms; $(paste -d= <(tr ' ' '\n' <<<"$ms") \
+		<(printf '%s\n' "${v[@]:1}") | tr '\n' ' ')"
+	check "${v[0]:-0}" -ge $((3 * unit)) "$name: thread 0 waited at the barrier (${v[0]:-0} ms)"
+	i=1
+	for s in $ms; do
+		sum=$((sum + ${v[i]:-0}))
+		for w in "${want[@]}"; do
+			[ "$w" = "$s" ] && part=$((part + ${v[i]:-0}))
+		done
+		i=$((i + 1))
+	done
+	check "$sum" -ge $((${v[0]:-0} - 10)) "$name: the microstates sum to the wait ($sum ms of ${v[0]:-0}, print rounds each)"
+	check "$sum" -le $((${v[0]:-0} + 10)) "$name: ... and no more"
+	[ "${want[0]}" = user ] || min=50
+	check $((part * 100)) -ge $((${v[0]:-0} * min)) "$name: ${want[*]} hold $part ms of ${v[0]:-0} (at least $min%)"
+}
+
+run active 50 user -- OMP_WAIT_POLICY=active
+run passive 100 lock sleep -- OMP_WAIT_POLICY=passive
+run oversubscribed 20 wait -- OMP_WAIT_POLICY=active taskset -c 0
+done_testing
