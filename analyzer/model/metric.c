@@ -73,8 +73,10 @@ static const struct mrow registry[] = {
 	TR("mpibarrierwait", "MPI Wait at Barrier", TIME, MPI_BARWAIT),
 #undef TR
 	/* OpenMP (docs/guide/openmp.md): Oracle's keywords; states: the base */
-	{ "ompwork", "OpenMP Work", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, 0, false },
-	{ "ompwait", "OpenMP Wait", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, 1, false },
+	{ "ompwork", "OpenMP Work", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, AN_OMP_B_WORK, false },
+	{ "ompwait", "OpenMP Wait", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, AN_OMP_B_WAIT, false },
+	/* the team's wait at a barrier, on the thread that came last */
+	{ "ompimbal", "OpenMP Imbalance", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, AN_OMP_B_BLAME, false },
 	/* ... by the module's microstates: ompwait_user ... ompwait_wait */
 	{ NULL, "OpenMP Wait", AN_U_TIME, AN_MF_DATA, AN_B_OMP, AN_OMP_B_MS, false },
 };

@@ -108,9 +108,12 @@ enum an_base_kind {
 	AN_B_OMP,	/* idx: enum an_omp_base (ns; load/omp.c) */
 };
 
-/* OpenMP's bases: work, wait, and the wait in each microstate. */
+/*
+ * OpenMP's bases: work, wait, the others' wait at a barrier a thread
+ * came to last (its blame), and the wait in each microstate.
+ */
 enum an_omp_base {
-	AN_OMP_B_WORK, AN_OMP_B_WAIT,
+	AN_OMP_B_WORK, AN_OMP_B_WAIT, AN_OMP_B_BLAME,
 	AN_OMP_B_MS,	/* + LWPROF_MS_*: a wait's time in it (the module's) */
 	AN_OMP_B_COUNT = AN_OMP_B_MS + LWPROF_MS_COUNT
 };
