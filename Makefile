@@ -103,7 +103,7 @@ $(B)/pic/%.o: %.c
 		-fasynchronous-unwind-tables -c -o $@ $<
 
 $(TRACE_LIB): $(TRACE_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -lunwind -ldl -lpthread
 
 # The collector API (include/lwprof/collector.h) for programs to link, and
 # the signal handlers collect -l / -y preload into the target.

@@ -421,6 +421,57 @@ static int check_tcall(struct exp_reader *r, struct exp_rec_tcall *t)
 	return 0;
 }
 
+/*
+ * The heap tracer's records (1.7): a newer minor's flags and the bytes
+ * after what this format knows are cut; in a minor it knows, damage.
+ */
+static int check_heaprec(struct exp_reader *r, struct lwprof_rec *h)
+{
+	const char *why;
+	unsigned int at;
+	uint32_t known;
+	int err;
+
+	switch (h->type) {
+	case EXP_REC_TMARK:
+		known = sizeof(struct exp_rec_tmark);
+		break;
+	case EXP_REC_TSTACK:
+		if (h->flags & ~EXP_TSK_KNOWN) {
+			err = unknown_flags(r, h, EXP_TSK_KNOWN, "stack record");
+			if (err)
+				return err;
+		}
+		known = sizeof(struct exp_rec_tstack) +
+			8 * (uint64_t)((struct exp_rec_tstack *)h)->nr;
+		break;
+	default:
+		if (h->flags & ~EXP_THF_KNOWN) {
+			err = unknown_flags(r, h, EXP_THF_KNOWN, "heap record");
+			if (err)
+				return err;
+		}
+		known = exp_theap_size(h->flags);
+		break;
+	}
+	if (h->size > known && r->newer) {
+		grew(r, known);
+		h->size = known;
+	}
+	switch (h->type) {
+	case EXP_REC_TMARK:
+		why = exp_tmark_check((void *)h, &at);
+		break;
+	case EXP_REC_TSTACK:
+		why = exp_tstack_check((void *)h, &at);
+		break;
+	default:
+		why = exp_theap_check((void *)h, &at);
+		break;
+	}
+	return why ? bad(r, at, "%s", why) : 0;
+}
+
 /* The record at pos, whole (size bytes): check what its type needs. */
 static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
 		       uint64_t known)
@@ -565,6 +616,17 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_untraced(r, (void *)h);
+		goto out;
+	case EXP_REC_TMARK:
+	case EXP_REC_TSTACK:
+	case EXP_REC_THEAP:
+		if (r->hdr.minor < EXP_MINOR_THEAP)
+			break;	/* not this format's: skipped */
+		if (size < 16)
+			return bad(r, 4, "heap tracer's record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_heaprec(r, h);
 		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);

@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -31,6 +32,10 @@ struct tr_thread {
 	pid_t tid;
 	uint64_t stack_top;		/* copies end here; 0: unknown */
 	struct tr_stack_base base;	/* of the stack copies' deltas */
+	struct tr_stab *stab;		/* the heap calls' stacks (stackid.c) */
+	uint64_t heap_time, heap_addr;	/* of its last heap record */
+	uint32_t heap_cpu;
+	int heap_have;			/* 0: the next carries them whole */
 	uint32_t len;			/* bytes in buf (the owner's; release) */
 	uint32_t done;			/* bytes of buf written out (under lock) */
 	uint8_t *buf;
@@ -53,19 +58,27 @@ static void flush_locked(struct tr_thread *t, bool reset)
 	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE), from;
 	ssize_t n;
 
+	struct exp_rec_tmark mark = {
+		.hdr = { EXP_REC_TMARK, 0, sizeof(mark) }, .pid = tr.pid,
+		.tid = t->tid };
+	struct iovec iov[2] = { { &mark, sizeof(mark) } };
+
 	while (t->done < len && tr.fd >= 0) {
 		from = t->done;
 		/* the claim before the write, for a handler on this thread */
 		__atomic_store_n(&t->done, len, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		n = tr_raw_write(tr.fd, t->buf + from, len - from);
+		/* the thread's records, after the mark that says whose */
+		iov[1].iov_base = t->buf + from;
+		iov[1].iov_len = len - from;
+		n = syscall(SYS_writev, tr.fd, iov, 2);
 		if (n < 0 && errno == EINTR) {
 			t->done = from;
 			continue;
 		}
-		if (n <= 0)
+		if (n <= (ssize_t)sizeof(mark))
 			break;	/* the experiment's disk: nothing better to do */
-		t->done = from + n;
+		t->done = from + n - sizeof(mark);
 	}
 	t->done = len;
 	if (reset) {
@@ -199,6 +212,7 @@ static struct tr_thread *thread_get(uint64_t top)
 	t->tid = gettid();
 	t->len = t->done = 0;
 	t->base.have = 0;	/* a new thread's first copy is whole */
+	t->heap_have = 0;	/* ... and its first heap record */
 	t->stack_top = top ? top : stack_top(t->tid);
 	tr_self = t;
 	return t;
@@ -245,6 +259,8 @@ void tr_thread_after_fork(void)
 		t->lock = 0;
 		t->len = t->done = 0;
 		t->base.have = 0;	/* the bases are in the parent's file */
+		t->heap_have = 0;	/* ... the heap records' values */
+		tr_stab_reset(t->stab);	/* ... and its stacks */
 		if (t != tr_self)
 			t->used = 0;
 	}
@@ -365,13 +381,77 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 	commit(t->hdr.size);
 }
 
-void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes)
+/*
+ * A heap record (libexp/trace.h): its time, address and CPU as
+ * differences from the thread's last one where they fit; an
+ * allocation's stack by its id, defined first if it is new.
+ */
+void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
+		  uint64_t bytes, bool alloc)
 {
-	struct tr_ev ev = { .event = event, .fd = -1, .addr = addr,
-			    .bytes = bytes };
+	struct exp_rec_theap *r;
+	struct tr_thread *t;
+	uint64_t now;
+	__u64 *m;
+	int64_t daddr;
+	uint32_t id = 0, cpu, site[2];
+	uint16_t f = event;
 
-	ev.start = ev.end = tr_now();
-	tr_emit(&ev, NULL);
+	if (!tr_self && !thread_get(0))
+		return;
+	t = tr_self;
+	if (alloc) {
+		if (!t->stab)
+			t->stab = tr_stab_new();
+		id = tr_stack_id(t->stab);
+	}
+	now = tr_now();
+	cpu = sched_getcpu();
+	r = (struct exp_rec_theap *)reserve(sizeof(*r) + 6 * 8);
+	if (!r)
+		return;
+	m = r->more;
+	if (alloc || bytes) {
+		site[0] = id;
+		site[1] = bytes >> 32 ? 0 : bytes;
+		memcpy(m++, site, 8);
+		f |= EXP_THF_SITE;
+	}
+	daddr = addr - t->heap_addr;
+	if (t->heap_have && now >= t->heap_time && now - t->heap_time <= UINT32_MAX) {
+		r->dt = now - t->heap_time;
+	} else {
+		r->dt = 0;
+		*m++ = now;
+		f |= EXP_THF_TIME;
+	}
+	if (t->heap_have && daddr == (int32_t)daddr) {
+		r->daddr = daddr;
+	} else {
+		r->daddr = 0;
+		*m++ = addr;
+		f |= EXP_THF_ADDR;
+	}
+	if (bytes >> 32) {
+		*m++ = bytes;
+		f |= EXP_THF_BYTES;
+	}
+	if (addr2) {
+		*m++ = addr2;
+		f |= EXP_THF_ADDR2;
+	}
+	if (!t->heap_have || cpu != t->heap_cpu) {
+		*m++ = cpu;
+		f |= EXP_THF_CPU;
+	}
+	r->hdr.type = EXP_REC_THEAP;
+	r->hdr.flags = f;
+	r->hdr.size = (uint8_t *)m - (uint8_t *)r;
+	t->heap_time = now;
+	t->heap_addr = addr;
+	t->heap_cpu = cpu;
+	t->heap_have = 1;
+	commit(r->hdr.size);
 }
 
 void tr_emit_file(int fd, const char *path)

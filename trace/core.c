@@ -316,6 +316,8 @@ __attribute__((constructor(101))) static void tr_init(void)
 		tr_conf.sync_ns = ns;
 		tr_conf.stack_bytes = stack > LWPROF_STACK_MAX ? LWPROF_STACK_MAX : stack;
 		tr_exec_init(v, dir);
+		if (k & TR_HEAP)
+			tr_stackid_init();
 		process_start(LWPROF_TASK_START);
 		tr_conf.kinds = tr.fd >= 0 ? k : 0;
 	}
@@ -368,6 +370,8 @@ TR_API void *dlopen(const char *file, int mode)
 	h = real(file, mode);
 	if (h && tr_conf.kinds && tr.fd >= 0) {
 		tr_in++;
+		if (tr_conf.kinds & TR_HEAP)
+			tr_stackid_loaded();
 		while (__atomic_exchange_n(&tr.maps_lock, 1, __ATOMIC_ACQUIRE))
 			sched_yield();
 		emit_maps();

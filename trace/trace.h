@@ -187,8 +187,27 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs);
 int tr_trace_fd(void);
 bool tr_own_fd(int fd, bool move);
 
-/* A free of the block at addr (munmap: bytes long): no stack. */
-void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes);
+/*
+ * A heap call (heap.c): a block made at addr (alloc: with the calling
+ * thread's stack; a realloc's old block addr2) or freed (munmap: bytes
+ * long).  Called between tr_enter() and tr_leave().
+ */
+void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
+		  uint64_t bytes, bool alloc);
+
+/*
+ * stackid.c: the heap calls' stacks, interned per thread (a table of
+ * tr_stab_new(), emptied by tr_stab_reset()); tr_stack_id() walks the
+ * calling thread's stack and gives its id (0: none), its record written
+ * first if it is new.  tr_stackid_init() at load, tr_stackid_loaded()
+ * after a dlopen.
+ */
+struct tr_stab;
+void tr_stackid_init(void);
+void tr_stackid_loaded(void);
+struct tr_stab *tr_stab_new(void);
+void tr_stab_reset(struct tr_stab *s);
+uint32_t tr_stack_id(struct tr_stab *s);
 
 /* A descriptor's file name (open, and the inherited ones). */
 void tr_emit_file(int fd, const char *path);

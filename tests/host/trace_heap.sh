@@ -48,7 +48,7 @@ check "$alloc" = "$(csv_field "$csv" '<Total>' 1)" "-heapstat: the allocations o
 check "$(awk -F, '$1 == "Peak bytes in use" { print ($2 >= 9362) }' <<<"$st")" = 1 \
 	"-heapstat: the peak in use holds at least the leaks"
 d=$("$LWPROF" dump "$exp" 2>/dev/null)
-grep -Eq '^total: [0-9]+ TRACE, [0-9]+ FILE$' <<<"$d"; check $? -eq 0 "dump: the trace records"
+grep -Eq '^total: [0-9]+ TRACE, [0-9]+ FILE, [0-9]+ STACK$' <<<"$d"; check $? -eq 0 "dump: the trace records and their stacks"
 grep -q 'TRACE posix_memalign .* bytes=512 ' <<<"$d"; check $? -eq 0 "dump: a posix_memalign of 512 bytes"
 if grep -q '^libz compress$' <<<"$truth"; then
 	# compress() jumps to compress2(), which allocates in deflateInit2_()

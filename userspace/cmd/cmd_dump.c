@@ -32,7 +32,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TCALL + 1], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_TMARK + 1], other, lost, gs;
 };
 
 static int show_stack;
@@ -308,6 +308,36 @@ static void dump_tcall(const struct lwprof_rec *r)
 		dump_tstack(&v);
 }
 
+/* A heap call (format 1.7), its differences undone; its stack by id. */
+static void dump_theap(struct exp_theap_scan *hs, const struct lwprof_rec *r)
+{
+	struct exp_tcall v;
+	const char *why;
+
+	if (exp_theap_view(hs, (const void *)r, &v, &why)) {
+		printf("HEAP ? (%s) flags=0x%x size=%u\n", why, r->flags, r->size);
+		return;
+	}
+	printf("TRACE %s ", exp_trace_event(v.event)->name);
+	put_time(v.time_ns);
+	printf(" pid=%u tid=%u cpu=%u addr=0x%llx addr2=0x%llx bytes=%llu stack=%u size=%u\n",
+	       v.pid, v.tid, v.cpu, (unsigned long long)v.addr,
+	       (unsigned long long)v.addr2, (unsigned long long)v.bytes,
+	       v.stack_id, r->size);
+}
+
+/* A stack of heap calls (format 1.7): its id and pcs, leaf first. */
+static void dump_tstack_rec(const struct exp_rec_tstack *s)
+{
+	unsigned int i;
+
+	printf("STACK id=%u nr=%u%s\n ", s->id, s->nr,
+	       s->hdr.flags & EXP_TSK_TRUNC ? " truncated" : "");
+	for (i = 0; i < s->nr; i++)
+		printf(" 0x%llx%s", (unsigned long long)s->pc[i],
+		       i + 1 == s->nr || i % 6 == 5 ? "\n" : "");
+}
+
 static void dump_trace_file(const struct exp_rec_trace_file *f)
 {
 	printf("FILE ");
@@ -329,18 +359,21 @@ static void dump_warn(void *arg, const char *msg)
 	fprintf(stderr, DUMP ": warning: %s\n", msg);
 }
 
-/* "NAME: N TRACE, N FILE[, N UNTRACED]" of a file or the total, if any. */
+/* "NAME: N TRACE, N FILE[, N UNTRACED][, N STACK]" of a file or the total, if any. */
 static void put_trace_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_TRACE] && !c->type[EXP_REC_TRACE_FREE] &&
 	    !c->type[EXP_REC_TCALL] && !c->type[EXP_REC_TRACE_FILE] &&
-	    !c->type[EXP_REC_TRACE_UNTRACED])
+	    !c->type[EXP_REC_TRACE_UNTRACED] && !c->type[EXP_REC_THEAP])
 		return;
 	printf("%s: %llu TRACE, %llu FILE", name,
 	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE] +
-	       c->type[EXP_REC_TCALL], c->type[EXP_REC_TRACE_FILE]);
+	       c->type[EXP_REC_TCALL] + c->type[EXP_REC_THEAP],
+	       c->type[EXP_REC_TRACE_FILE]);
 	if (c->type[EXP_REC_TRACE_UNTRACED])
 		printf(", %llu UNTRACED", c->type[EXP_REC_TRACE_UNTRACED]);
+	if (c->type[EXP_REC_TSTACK])
+		printf(", %llu STACK", c->type[EXP_REC_TSTACK]);
 	printf("\n");
 }
 
@@ -349,10 +382,12 @@ static int dump_file(const char *name, struct counts *tot)
 {
 	struct counts c = { 0 };
 	const struct lwprof_rec *r;
+	struct exp_theap_scan hs;
 	struct exp_reader f;
 	size_t i;
 	int ret;
 
+	exp_theap_begin(&hs);
 	ret = exp_reader_open(&f, AT_FDCWD, name, dump_warn, NULL);
 	if (ret) {
 		fprintf(stderr, DUMP ": %s\n", f.msg);
@@ -406,6 +441,27 @@ static int dump_file(const char *name, struct counts *tot)
 				goto unknown;	/* not this format's type */
 			dump_stop((const void *)r);
 			break;
+		case EXP_REC_TMARK:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			if (exp_theap_mark(&hs, (const void *)r)) {
+				fprintf(stderr, DUMP ": out of memory\n");
+				exp_reader_close(&f);
+				exp_theap_end(&hs);
+				return 1;
+			}
+			printf("MARK pid=%u tid=%u\n", hs.pid, hs.tid);
+			break;
+		case EXP_REC_TSTACK:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_tstack_rec((const void *)r);
+			break;
+		case EXP_REC_THEAP:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_theap(&hs, r);
+			break;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
 
@@ -436,6 +492,7 @@ unknown:
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
+	exp_theap_end(&hs);
 	tot->rec += c.rec;
 	tot->other += c.other;
 	tot->lost += c.lost;

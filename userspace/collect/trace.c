@@ -201,7 +201,9 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			calls += rec->type == EXP_REC_TRACE ||
 				 rec->type == EXP_REC_TRACE_FREE ||
 				 (rec->type == EXP_REC_TCALL &&
-				  f.hdr.minor >= EXP_MINOR_TCALL);
+				  f.hdr.minor >= EXP_MINOR_TCALL) ||
+				 (rec->type == EXP_REC_THEAP &&
+				  f.hdr.minor >= EXP_MINOR_THEAP);
 			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 				archiver_rec(a, rec);
 			if (rec->type == EXP_REC_TRACE_UNTRACED &&
