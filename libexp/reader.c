@@ -429,7 +429,7 @@ static int check_heaprec(struct exp_reader *r, struct lwprof_rec *h)
 {
 	const char *why;
 	unsigned int at;
-	uint32_t known;
+	uint64_t known;
 	int err;
 
 	switch (h->type) {
@@ -442,18 +442,15 @@ static int check_heaprec(struct exp_reader *r, struct lwprof_rec *h)
 			if (err)
 				return err;
 		}
-		known = sizeof(struct exp_rec_tstack) +
-			8 * (uint64_t)((struct exp_rec_tstack *)h)->nr;
+		known = exp_tstack_size((void *)h);
 		break;
 	default:
-		if (h->flags & ~EXP_THF_KNOWN) {
-			err = unknown_flags(r, h, EXP_THF_KNOWN, "heap record");
-			if (err)
-				return err;
-		}
-		known = exp_theap_size(h->flags);
+		known = exp_theap_size((void *)h);
 		break;
 	}
+	if (h->size < known)
+		return bad(r, 4, "record size %u, its fields need %" PRIu64,
+			   h->size, known);
 	if (h->size > known && r->newer) {
 		grew(r, known);
 		h->size = known;

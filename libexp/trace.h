@@ -285,7 +285,6 @@ struct exp_tcall {
 	int delta;
 	const struct exp_trun *runs;
 	const __u64 *words;	/* whole: registers and stack; delta: the literal words */
-	__u32 stack_id;		/* type 22: its interned stack (0: none) */
 };
 
 /* The view of h, a checked record of type 16, 18 or 20 (else -1). */
@@ -303,16 +302,17 @@ const char *exp_tcall_check(const struct exp_rec_tcall *t, __u32 size,
 /* Its stack copy (whole or delta): libexp/stack.h. */
 
 /*
- * 1.7: heap calls with interned stacks.  The library unwinds each
- * allocation itself and gives each distinct stack of the process an id,
- * which a stack record (EXP_REC_TSTACK) defines once in the file before
- * the first heap record that names it.  A heap record (EXP_REC_THEAP)
- * belongs to the thread the last thread mark (EXP_REC_TMARK) before it
- * names: the library writes a mark before each run of one thread's
- * records.  Its time, address and CPU are differences from that thread's
- * previous heap record in the file (the first of a thread carries them
- * whole), so an allocation takes 24 bytes and a free 16.  Types 21-31
- * are the heap tracer's.
+ * 1.7: heap calls counted by the library.  It walks each allocation's
+ * stack itself and gives each distinct stack of a thread an id, which a
+ * stack record (EXP_REC_TSTACK) defines once in the file, in the
+ * thread's records (the last thread mark, EXP_REC_TMARK, before it names
+ * the thread: each write of a thread's buffer starts with one).  The
+ * calls themselves are counted per slice of time (EXP_REC_THEAP): how
+ * many blocks of a stack and size were made in a slice, and how many of
+ * them (by their allocation's stack, size and slice) were freed in a
+ * later one.  A heap record may come before the stack record it names
+ * (another thread wrote it): a reader resolves the ids at the file's
+ * end.  Types 21-31 are the heap tracer's.
  */
 #define EXP_REC_TSTACK		21	/* 1.7: struct exp_rec_tstack */
 #define EXP_REC_THEAP		22	/* 1.7: struct exp_rec_theap */
@@ -326,9 +326,9 @@ struct exp_rec_tmark {
 _Static_assert(sizeof(struct exp_rec_tmark) == 16, "layout");
 
 /*
- * A stack: nr pcs, leaf first (the interposed function's pc, then the
- * return addresses of its callers).  EXP_TSK_TRUNC: the walk stopped at
- * its limit, not at the stack's end.
+ * A stack of the mark's thread: nr pcs, leaf first (the interposed
+ * function's pc, then the return addresses of its callers), of the calls
+ * of one event.  EXP_TSK_TRUNC: the walk stopped at EXP_TSTACK_MAX.
  */
 #define EXP_TSK_TRUNC		0x1
 #define EXP_TSK_KNOWN		0x1u
@@ -337,78 +337,68 @@ _Static_assert(sizeof(struct exp_rec_tmark) == 16, "layout");
 struct exp_rec_tstack {
 	struct lwprof_rec hdr;	/* EXP_REC_TSTACK, flags EXP_TSK_* */
 	__u32 id;		/* from 1; once in a file */
-	__u32 nr;		/* pcs, 1 to EXP_TSTACK_MAX */
+	__u16 nr;		/* pcs, 1 to EXP_TSTACK_MAX */
+	__u16 event;		/* the allocation's (class EXP_TC_ALLOC) */
 	__u64 pc[];
 };
 
 _Static_assert(sizeof(struct exp_rec_tstack) == 16, "layout");
 
 /*
- * A heap call: hdr.flags holds its event (of class EXP_TC_ALLOC or
- * EXP_TC_FREE) and which fields follow the fixed part, each a __u64 (a
- * __u32 pair for EXP_THF_SITE), in the order of the flags.
+ * One slice's counts.  An entry without EXP_THE_FREE: count blocks of
+ * bytes each made by the stack's call in the slice.  With it: count of
+ * the blocks made by stack, of bytes each, age slices before this one,
+ * that event ended in this slice (a free or munmap, or the realloc that
+ * replaced them); stack 0: blocks not made while traced (bytes 0, or a
+ * munmap's length).
  */
-#define EXP_THF_EVENT		0x001f	/* the event, enum exp_trace_event */
-#define EXP_THF_SITE		0x0020	/* __u32 stack id, __u32 bytes (an allocation; munmap: 0 and its length) */
-#define EXP_THF_TIME		0x0040	/* the time whole (dt is 0) */
-#define EXP_THF_ADDR		0x0080	/* the address whole (daddr is 0) */
-#define EXP_THF_BYTES		0x0100	/* the bytes, 4 GiB or more (the site's are 0) */
-#define EXP_THF_ADDR2		0x0200	/* realloc's old block */
-#define EXP_THF_CPU		0x0400	/* the CPU, another than the thread's last */
-#define EXP_THF_KNOWN		0x07ffu
+#define EXP_THE_FREE		0x1
+#define EXP_THE_KNOWN		0x1u
 
-struct exp_rec_theap {
-	struct lwprof_rec hdr;	/* EXP_REC_THEAP, flags EXP_THF_* */
-	__u32 dt;		/* ns after the thread's previous heap record */
-	__s32 daddr;		/* the block's address less that record's */
-	__u64 more[];		/* the fields the flags say */
+struct exp_theap_ent {
+	__u32 stack;		/* the allocation's stack id; 0: none */
+	__u16 event;		/* the call (enum exp_trace_event) */
+	__u16 flags;		/* EXP_THE_* */
+	__u64 bytes;		/* a block's size */
+	__u32 count;		/* blocks, at least 1 */
+	__u32 age;		/* a free: slices since the blocks were made */
+	__u32 first_ns;		/* the first of these calls, after the slice's start */
+	__u32 pad0;		/* zero */
 };
 
-_Static_assert(sizeof(struct exp_rec_theap) == 16, "layout");
+_Static_assert(sizeof(struct exp_theap_ent) == 32, "layout");
 
-/* The bytes a heap record of these flags takes. */
-static inline __u32 exp_theap_size(__u16 flags)
-{
-	return sizeof(struct exp_rec_theap) +
-	       8 * __builtin_popcount(flags & (EXP_THF_SITE | EXP_THF_TIME |
-					       EXP_THF_ADDR | EXP_THF_BYTES |
-					       EXP_THF_ADDR2 | EXP_THF_CPU));
-}
+struct exp_rec_theap {
+	struct lwprof_rec hdr;	/* EXP_REC_THEAP, flags 0 */
+	__u32 nent;		/* entries, at least 1 */
+	__u32 slice_ns;		/* the slices' length */
+	__u64 time_ns;		/* this slice's start */
+	__u64 peak;		/* the process's bytes in use at their peak so far */
+	__u64 peak_ns;		/* ... and when */
+	struct exp_theap_ent e[];
+};
+
+_Static_assert(sizeof(struct exp_rec_theap) == 40, "layout");
 
 /*
- * The checks of records of types 21-23 of size bytes (the reader's):
- * NULL, or what is wrong and *at the offset of the field at fault.
+ * The checks of records of types 21-23 (their size as the reader has
+ * cut it): NULL, or what is wrong and *at the offset of the field at
+ * fault.
  */
 const char *exp_tmark_check(const struct exp_rec_tmark *m, unsigned int *at);
 const char *exp_tstack_check(const struct exp_rec_tstack *s, unsigned int *at);
 const char *exp_theap_check(const struct exp_rec_theap *h, unsigned int *at);
 
-/*
- * Reading heap records: the state of a file's threads (the thread of the
- * last mark, each one's last time, address and CPU).  exp_theap_view()
- * gives the call of record h; -1 and *why when the file does not say
- * whose it is or what it differs from (a record before any mark, or
- * differences before the thread's first whole values).
- */
-struct exp_theap_thr {
-	__u32 tid, cpu;
-	__u64 time, addr;
-	int have;
-};
+/* The bytes of each record of type 21 and 22 this format knows. */
+static inline __u64 exp_tstack_size(const struct exp_rec_tstack *s)
+{
+	return sizeof(*s) + 8 * (__u64)s->nr;
+}
 
-struct exp_theap_scan {
-	__u32 pid, tid;
-	struct exp_theap_thr *cur;	/* the mark's thread */
-	struct exp_theap_thr *v;
-	size_t n, cap;
-};
-
-void exp_theap_begin(struct exp_theap_scan *s);
-/* 0 or -ENOMEM */
-int exp_theap_mark(struct exp_theap_scan *s, const struct exp_rec_tmark *m);
-int exp_theap_view(struct exp_theap_scan *s, const struct exp_rec_theap *h,
-		   struct exp_tcall *v, const char **why);
-void exp_theap_end(struct exp_theap_scan *s);
+static inline __u64 exp_theap_size(const struct exp_rec_theap *h)
+{
+	return sizeof(*h) + sizeof(h->e[0]) * (__u64)h->nent;
+}
 
 /*
  * The sample of a record the reader handed out: a SAMPLE itself, a trace

@@ -33,9 +33,6 @@ struct tr_thread {
 	uint64_t stack_top;		/* copies end here; 0: unknown */
 	struct tr_stack_base base;	/* of the stack copies' deltas */
 	struct tr_stab *stab;		/* the heap calls' stacks (stackid.c) */
-	uint64_t heap_time, heap_addr;	/* of its last heap record */
-	uint32_t heap_cpu;
-	int heap_have;			/* 0: the next carries them whole */
 	uint32_t len;			/* bytes in buf (the owner's; release) */
 	uint32_t done;			/* bytes of buf written out (under lock) */
 	uint8_t *buf;
@@ -164,6 +161,7 @@ void tr_flush_dying(void)
 		if (!mine)
 			__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
 	}
+	tr_heapsum_dying();	/* the heap's counts, after the stacks they name */
 	__atomic_store_n(&dying, -1, __ATOMIC_RELEASE);
 }
 
@@ -212,7 +210,7 @@ static struct tr_thread *thread_get(uint64_t top)
 	t->tid = gettid();
 	t->len = t->done = 0;
 	t->base.have = 0;	/* a new thread's first copy is whole */
-	t->heap_have = 0;	/* ... and its first heap record */
+	tr_stab_reset(t->stab);	/* its stack ids are its own */
 	t->stack_top = top ? top : stack_top(t->tid);
 	tr_self = t;
 	return t;
@@ -259,8 +257,7 @@ void tr_thread_after_fork(void)
 		t->lock = 0;
 		t->len = t->done = 0;
 		t->base.have = 0;	/* the bases are in the parent's file */
-		t->heap_have = 0;	/* ... the heap records' values */
-		tr_stab_reset(t->stab);	/* ... and its stacks */
+		tr_stab_reset(t->stab);	/* ... and the stacks */
 		if (t != tr_self)
 			t->used = 0;
 	}
@@ -382,20 +379,15 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 }
 
 /*
- * A heap record (libexp/trace.h): its time, address and CPU as
- * differences from the thread's last one where they fit; an
- * allocation's stack by its id, defined first if it is new.
+ * A heap call (heapsum.c counts it): an allocation with its stack's id,
+ * the stack defined first in this thread's records if it is new.
  */
 void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
 		  uint64_t bytes, bool alloc)
 {
-	struct exp_rec_theap *r;
 	struct tr_thread *t;
 	uint64_t now;
-	__u64 *m;
-	int64_t daddr;
-	uint32_t id = 0, cpu, site[2];
-	uint16_t f = event;
+	uint32_t id;
 
 	if (!tr_self && !thread_get(0))
 		return;
@@ -403,55 +395,16 @@ void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
 	if (alloc) {
 		if (!t->stab)
 			t->stab = tr_stab_new();
-		id = tr_stack_id(t->stab);
-	}
-	now = tr_now();
-	cpu = sched_getcpu();
-	r = (struct exp_rec_theap *)reserve(sizeof(*r) + 6 * 8);
-	if (!r)
-		return;
-	m = r->more;
-	if (alloc || bytes) {
-		site[0] = id;
-		site[1] = bytes >> 32 ? 0 : bytes;
-		memcpy(m++, site, 8);
-		f |= EXP_THF_SITE;
-	}
-	daddr = addr - t->heap_addr;
-	if (t->heap_have && now >= t->heap_time && now - t->heap_time <= UINT32_MAX) {
-		r->dt = now - t->heap_time;
+		id = tr_stack_id(t->stab, event);
+		now = tr_now();
+		if (addr2)	/* realloc: its old block ends as the new one is made */
+			tr_heapsum_free(event, addr2, 0, now);
+		tr_heapsum_alloc(event, addr, bytes, id, now);
 	} else {
-		r->dt = 0;
-		*m++ = now;
-		f |= EXP_THF_TIME;
+		tr_heapsum_free(event, addr, bytes, tr_now());
 	}
-	if (t->heap_have && daddr == (int32_t)daddr) {
-		r->daddr = daddr;
-	} else {
-		r->daddr = 0;
-		*m++ = addr;
-		f |= EXP_THF_ADDR;
-	}
-	if (bytes >> 32) {
-		*m++ = bytes;
-		f |= EXP_THF_BYTES;
-	}
-	if (addr2) {
-		*m++ = addr2;
-		f |= EXP_THF_ADDR2;
-	}
-	if (!t->heap_have || cpu != t->heap_cpu) {
-		*m++ = cpu;
-		f |= EXP_THF_CPU;
-	}
-	r->hdr.type = EXP_REC_THEAP;
-	r->hdr.flags = f;
-	r->hdr.size = (uint8_t *)m - (uint8_t *)r;
-	t->heap_time = now;
-	t->heap_addr = addr;
-	t->heap_cpu = cpu;
-	t->heap_have = 1;
-	commit(r->hdr.size);
+	if (tr.exiting)	/* after the last flush: out at once */
+		tr_heapsum_flush();
 }
 
 void tr_emit_file(int fd, const char *path)

@@ -316,8 +316,10 @@ __attribute__((constructor(101))) static void tr_init(void)
 		tr_conf.sync_ns = ns;
 		tr_conf.stack_bytes = stack > LWPROF_STACK_MAX ? LWPROF_STACK_MAX : stack;
 		tr_exec_init(v, dir);
-		if (k & TR_HEAP)
+		if (k & TR_HEAP) {
 			tr_stackid_init();
+			tr_heapsum_init();
+		}
 		process_start(LWPROF_TASK_START);
 		tr_conf.kinds = tr.fd >= 0 ? k : 0;
 	}
@@ -330,6 +332,7 @@ __attribute__((constructor(101))) static void tr_init(void)
 __attribute__((destructor(101))) static void tr_fini(void)
 {
 	tr_in++;
+	tr_heapsum_flush();
 	tr_flush_all();
 	tr.exiting = true;
 	tr_in--;
@@ -337,6 +340,8 @@ __attribute__((destructor(101))) static void tr_fini(void)
 
 void tr_before_fork(void)
 {
+	if (tr_conf.kinds & TR_HEAP)
+		tr_heapsum_flush();
 	tr_flush_self();
 }
 
@@ -346,6 +351,7 @@ void tr_after_fork(bool child)
 		return;
 	tr_in++;
 	tr_thread_after_fork();
+	tr_heapsum_after_fork();
 	if (tr.fd >= 0)
 		close(tr.fd);
 	tr_ms_after_fork();
@@ -355,8 +361,11 @@ void tr_after_fork(bool child)
 
 void tr_before_exec(void)
 {
-	if (tr_conf.kinds && getpid() == tr.pid)
+	if (tr_conf.kinds && getpid() == tr.pid) {
+		if (tr_conf.kinds & TR_HEAP)
+			tr_heapsum_flush();
 		tr_flush_all();
+	}
 }
 
 /* A library loaded later: its mappings. */

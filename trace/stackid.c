@@ -6,13 +6,13 @@
  * so a walk of a known stack reads no unwinding tables), and gives each
  * distinct stack an id, which the caller's buffer defines once.
  *
- * Each thread's buffer keeps its own table (no lock on the hot path):
- * open addressing over the stacks' hashes, the pcs in an arena beside it
- * to tell stacks of one hash apart.  Ids are the process's (one counter),
- * so stacks that two threads both define carry two ids of the same
- * stack, each defined in its thread's records before their first use.
- * A full table starts again empty: the stacks used after are defined
- * again, under new ids.
+ * Each thread keeps its own table (no lock on the hot path): open
+ * addressing over the stacks' hashes (with the call's event: a stack id
+ * says which call it is), the pcs in an arena beside it to tell stacks
+ * of one hash apart.  Ids are the process's (one counter), so an id is
+ * one thread's: two threads that make the same stack define it under
+ * two ids, each in its own records.  A full table starts again empty:
+ * the stacks used after are defined again, under new ids.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -136,7 +136,7 @@ static uint32_t walk(uint64_t *pc, bool *trunc)
  * The id of the calling thread's stack in s, 0 if it has none.  A stack
  * new to s gets its record (libexp/trace.h) through tr_reserve().
  */
-uint32_t tr_stack_id(struct tr_stab *s)
+uint32_t tr_stack_id(struct tr_stab *s, uint16_t event)
 {
 	uint64_t pc[EXP_TSTACK_MAX], h;
 	struct exp_rec_tstack *r;
@@ -147,12 +147,12 @@ uint32_t tr_stack_id(struct tr_stab *s)
 	n = walk(pc, &trunc);
 	if (!n || !s)
 		return 0;
-	h = hash_pcs(pc, n) | trunc;
+	h = (hash_pcs(pc, n) ^ event) | trunc;
 	for (i = h & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
 		sl = &s->slot[i];
 		if (!sl->id)
 			break;
-		if (sl->hash == h && s->arena[sl->off] == n &&
+		if (sl->hash == h && s->arena[sl->off] == (n | (uint64_t)event << 32) &&
 		    !memcmp(&s->arena[sl->off + 1], pc, 8 * n))
 			return sl->id;
 	}
@@ -174,12 +174,13 @@ uint32_t tr_stack_id(struct tr_stab *s)
 	r->hdr.size = size;
 	r->id = id;
 	r->nr = n;
+	r->event = event;
 	memcpy(r->pc, pc, 8 * n);
 	tr_commit(size);
 	sl->hash = h;
 	sl->id = id;
 	sl->off = s->top;
-	s->arena[s->top] = n;
+	s->arena[s->top] = n | (uint64_t)event << 32;
 	memcpy(&s->arena[s->top + 1], pc, 8 * n);
 	s->top += n + 1;
 	s->used++;

@@ -207,7 +207,40 @@ void tr_stackid_init(void);
 void tr_stackid_loaded(void);
 struct tr_stab *tr_stab_new(void);
 void tr_stab_reset(struct tr_stab *s);
-uint32_t tr_stack_id(struct tr_stab *s);
+uint32_t tr_stack_id(struct tr_stab *s, uint16_t event);
+
+/* Spin flags of the heap's tables (live.c). */
+void tr_spin_lock(int *l);
+void tr_spin_unlock(int *l);
+
+/* live.c: a block made and not yet freed. */
+struct tr_block {
+	uint64_t addr, bytes;
+	uint32_t stack;		/* its allocation's stack id */
+	uint32_t slice;		/* and slice (heapsum.c) */
+};
+
+void tr_live_add(const struct tr_block *b);
+/* The block at addr, forgotten (false: none). */
+bool tr_live_take(uint64_t addr, struct tr_block *b);
+void tr_live_reset(void);
+
+/*
+ * heapsum.c: the heap calls counted per slice of TR_SLICE_NS (by stack,
+ * size and slice; a free by its allocation's) and written as the slices
+ * pass; tr_heapsum_flush() writes all (exit, exec, fork),
+ * tr_heapsum_dying() from a fatal signal's handler.
+ */
+#define TR_SLICE_NS	10000000ULL
+
+void tr_heapsum_init(void);
+void tr_heapsum_alloc(uint16_t event, uint64_t addr, uint64_t bytes,
+		      uint32_t stack, uint64_t now);
+void tr_heapsum_free(uint16_t event, uint64_t addr, uint64_t bytes,
+		     uint64_t now);
+void tr_heapsum_flush(void);
+void tr_heapsum_dying(void);
+void tr_heapsum_after_fork(void);
 
 /* A descriptor's file name (open, and the inherited ones). */
 void tr_emit_file(int fd, const char *path);

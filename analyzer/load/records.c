@@ -38,8 +38,7 @@ struct rec_ctx {
 	uint64_t cur_hash;
 	struct exp_stack_scan sd;	/* delta stack copies: the bases */
 	uint32_t last_unw;	/* the last sample's an_unw_ref, or UINT32_MAX */
-	struct exp_theap_scan hs;	/* heap records: their threads */
-	struct an_vec sid;	/* uint32_t: a stack id's raw stack (UINT32_MAX: none) */
+	struct an_heapfile *heap;	/* the heap tracer's records, or NULL */
 	uint32_t field_base;	/* of the sample in its record (a trace record's) */
 	struct exp_reader rd;
 };
@@ -634,107 +633,31 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 	return 0;
 }
 
-/*
- * A heap tracer's stack (format 1.7): interned as the raw stack of the
- * mark's process, found by its id by the heap records after it.
- */
-static int do_tstack(struct rec_ctx *c, const struct exp_rec_tstack *r)
+/* The heap tracer's records (format 1.7): load/heap.c's. */
+static int do_heaprec(struct rec_ctx *c, const struct lwprof_rec *h)
 {
-	struct an *an = c->an;
-	uint32_t as, raw, flags = r->hdr.flags & EXP_TSK_TRUNC ? AN_RAW_TRUNC : 0;
-	uint32_t *m;
+	const char *why = NULL;
+	int err;
 
-	if (!(an->need & AN_NEED_TRACE))
-		return 0;
-	if (!c->hs.pid)
-		return bad(c, 0, "stack record before any thread mark");
-	as = an_as_get(an, c->exp, c->hs.pid, 0);
-	if (as == UINT32_MAX)
-		return an_errf(an, -ENOMEM, "out of memory");
-	raw = an_raw_intern_h(an, an_raw_hash(as, (const uint64_t *)r->pc, r->nr, flags),
-			      as, (const uint64_t *)r->pc, r->nr, flags);
-	if (raw == UINT32_MAX)
-		return an_errf(an, -ENOMEM, "out of memory");
-	c->sid.esz = sizeof(uint32_t);
-	while (c->sid.n <= r->id) {
-		m = an_vec_push(&c->sid);
-		if (!m)
-			return an_errf(an, -ENOMEM, "out of memory");
-		*m = UINT32_MAX;
+	if (!c->heap && !(c->heap = an_heap_open(c->an, c->exp)))
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	switch (h->type) {
+	case EXP_REC_TMARK:
+		err = an_heap_mark(c->heap, (const void *)h);
+		break;
+	case EXP_REC_TSTACK:
+		err = an_heap_stack(c->heap, (const void *)h, &why);
+		break;
+	default:
+		time_check(c, ((const struct exp_rec_theap *)h)->time_ns);
+		if (!(c->an->need & AN_NEED_TRACE))
+			skip_time(c->an, ((const struct exp_rec_theap *)h)->time_ns);
+		err = an_heap_counts(c->heap, (const void *)h, &why);
+		break;
 	}
-	AN_VEC(c->sid, uint32_t, r->id) = raw;
-	return 0;
-}
-
-/*
- * A heap call of format 1.7: an allocation is a sample on its interned
- * stack (one the file did not define: <Unknown>), and each call an entry
- * of the side table, as do_trace() makes them of the older records.
- */
-static int do_theap(struct rec_ctx *c, const struct exp_rec_theap *r)
-{
-	static const uint64_t no_ips[1];
-	struct an *an = c->an;
-	struct an_exp *e = c->e;
-	uint32_t layout, sample = UINT32_MAX, raw = UINT32_MAX, as, thr;
-	struct an_thread *th;
-	struct exp_tcall t;
-	const char *why;
-	uint64_t vals[4];
-	int nv;
-
-	if (exp_theap_view(&c->hs, r, &t, &why))
-		return bad(c, 0, "%s", why);
-	time_check(c, t.time_ns);
-	if (!(an->need & AN_NEED_TRACE)) {
-		if (an_trace_has_sample(&t)) {
-			e->nsamples++;
-			e->ncalls++;
-			skip_time(an, t.time_ns);
-		}
-		return 0;
-	}
-	if (e->log->cpus_possible && t.cpu >= e->log->cpus_possible)
-		return bad(c, 0, "cpu %u of %u", t.cpu, e->log->cpus_possible);
-	nv = an_trace_decode(an, &t, &layout, vals);
-	if (nv < 0)
-		return an_errf(an, -ENOMEM, "out of memory");
-	if (nv > 0) {
-		if (t.pid == c->last_pid && t.tid == c->last_tid) {
-			thr = c->last_thr;
-			as = c->last_as;
-		} else {
-			thr = an_thread_get(an, c->exp, t.pid, t.tid);
-			as = an_as_get(an, c->exp, t.pid, 0);
-			c->last_pid = t.pid;
-			c->last_tid = t.tid;
-			c->last_thr = thr;
-			c->last_as = as;
-		}
-		if (thr == UINT32_MAX || as == UINT32_MAX)
-			return an_errf(an, -ENOMEM, "out of memory");
-		if (t.stack_id < c->sid.n)
-			raw = AN_VEC(c->sid, uint32_t, t.stack_id);
-		if (raw == UINT32_MAX)
-			raw = an_raw_intern_h(an, an_raw_hash(as, no_ips, 0, AN_RAW_UNKNOWN),
-					      as, no_ips, 0, AN_RAW_UNKNOWN);
-		if (raw == UINT32_MAX)
-			return an_errf(an, -ENOMEM, "out of memory");
-		th = &AN_VEC(an->threads, struct an_thread, thr);
-		if (!th->nsamples || t.time_ns < th->first_ns)
-			th->first_ns = t.time_ns;
-		if (t.time_ns > th->last_ns)
-			th->last_ns = t.time_ns;
-		th->nsamples++;
-		e->nsamples++;
-		sample = an->s.n;
-		if (an_sample_add(an, t.time_ns, raw, thr, t.cpu, layout, vals, nv, 0))
-			return an_errf(an, -ENOMEM, "out of memory");
-		e->ncalls++;
-	}
-	if (an_trace_add(an, c->exp, &t, sample, UINT32_MAX))
-		return an_errf(an, -ENOMEM, "out of memory");
-	return 0;
+	if (err == -ENOMEM)
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	return err ? bad(c, 0, "%s", why) : 0;
 }
 
 static int do_record(struct rec_ctx *c, const uint8_t *p)
@@ -754,18 +677,11 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 	case EXP_REC_TRACE_FREE:
 		return do_trace(c, h);
 	case EXP_REC_TMARK:
-		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
-			return 0;	/* not this format's: skipped */
-		return exp_theap_mark(&c->hs, (const void *)p) ?
-			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case EXP_REC_TSTACK:
-		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
-			return 0;
-		return do_tstack(c, (const void *)p);
 	case EXP_REC_THEAP:
 		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
-			return 0;
-		return do_theap(c, (const void *)p);
+			return 0;	/* not this format's: skipped */
+		return do_heaprec(c, h);
 	case EXP_REC_TRACE_FILE:
 		return an_trace_file(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
@@ -812,7 +728,6 @@ int an_read_rec(struct an *an, uint32_t exp, uint32_t file)
 	if (!st)
 		return an_errf(an, -ENOMEM, "out of memory");
 	exp_stack_scan_begin(&c.sd, st, file);
-	exp_theap_begin(&c.hs);
 	err = exp_file_open(e->x, file, &c.rd, rec_warn, an);
 	if (err) {
 		err = an_errf(an, err, "%s", c.rd.msg);
@@ -844,7 +759,7 @@ out:
 		an_warn(an, "%s: %" PRIu64 " delta stack copies without their base (records lost or damaged): those samples keep their frame-pointer stacks",
 			c.path, c.sd.missing);
 	exp_stack_scan_end(&c.sd);
-	exp_theap_end(&c.hs);
-	free(c.sid.p);
+	if (c.heap && an_heap_close(c.heap) && !err)
+		err = an_errf(an, -ENOMEM, "out of memory");
 	return err;
 }

@@ -308,22 +308,28 @@ static void dump_tcall(const struct lwprof_rec *r)
 		dump_tstack(&v);
 }
 
-/* A heap call (format 1.7), its differences undone; its stack by id. */
-static void dump_theap(struct exp_theap_scan *hs, const struct lwprof_rec *r)
+/* A slice's heap counts (format 1.7): an entry a line. */
+static void dump_theap(const struct exp_rec_theap *h)
 {
-	struct exp_tcall v;
-	const char *why;
+	const struct exp_theap_ent *e;
+	unsigned int i;
 
-	if (exp_theap_view(hs, (const void *)r, &v, &why)) {
-		printf("HEAP ? (%s) flags=0x%x size=%u\n", why, r->flags, r->size);
-		return;
+	printf("HEAP ");
+	put_time(h->time_ns);
+	printf(" slice=%u entries=%u peak=%llu peak_at=", h->slice_ns, h->nent,
+	       (unsigned long long)h->peak);
+	put_time(h->peak_ns);
+	putchar('\n');
+	for (i = 0; i < h->nent; i++) {
+		e = &h->e[i];
+		printf("  %s %s stack=%u bytes=%llu count=%u first=+%u",
+		       e->flags & EXP_THE_FREE ? "freed" : "made",
+		       exp_trace_event(e->event)->name, e->stack,
+		       (unsigned long long)e->bytes, e->count, e->first_ns);
+		if (e->flags & EXP_THE_FREE)
+			printf(" age=%u", e->age);
+		putchar('\n');
 	}
-	printf("TRACE %s ", exp_trace_event(v.event)->name);
-	put_time(v.time_ns);
-	printf(" pid=%u tid=%u cpu=%u addr=0x%llx addr2=0x%llx bytes=%llu stack=%u size=%u\n",
-	       v.pid, v.tid, v.cpu, (unsigned long long)v.addr,
-	       (unsigned long long)v.addr2, (unsigned long long)v.bytes,
-	       v.stack_id, r->size);
 }
 
 /* A stack of heap calls (format 1.7): its id and pcs, leaf first. */
@@ -331,7 +337,8 @@ static void dump_tstack_rec(const struct exp_rec_tstack *s)
 {
 	unsigned int i;
 
-	printf("STACK id=%u nr=%u%s\n ", s->id, s->nr,
+	printf("STACK id=%u %s nr=%u%s\n ", s->id,
+	       exp_trace_event(s->event)->name, s->nr,
 	       s->hdr.flags & EXP_TSK_TRUNC ? " truncated" : "");
 	for (i = 0; i < s->nr; i++)
 		printf(" 0x%llx%s", (unsigned long long)s->pc[i],
@@ -382,12 +389,10 @@ static int dump_file(const char *name, struct counts *tot)
 {
 	struct counts c = { 0 };
 	const struct lwprof_rec *r;
-	struct exp_theap_scan hs;
 	struct exp_reader f;
 	size_t i;
 	int ret;
 
-	exp_theap_begin(&hs);
 	ret = exp_reader_open(&f, AT_FDCWD, name, dump_warn, NULL);
 	if (ret) {
 		fprintf(stderr, DUMP ": %s\n", f.msg);
@@ -444,13 +449,9 @@ static int dump_file(const char *name, struct counts *tot)
 		case EXP_REC_TMARK:
 			if (f.hdr.minor < EXP_MINOR_THEAP)
 				goto unknown;
-			if (exp_theap_mark(&hs, (const void *)r)) {
-				fprintf(stderr, DUMP ": out of memory\n");
-				exp_reader_close(&f);
-				exp_theap_end(&hs);
-				return 1;
-			}
-			printf("MARK pid=%u tid=%u\n", hs.pid, hs.tid);
+			printf("MARK pid=%u tid=%u\n",
+			       ((const struct exp_rec_tmark *)r)->pid,
+			       ((const struct exp_rec_tmark *)r)->tid);
 			break;
 		case EXP_REC_TSTACK:
 			if (f.hdr.minor < EXP_MINOR_THEAP)
@@ -460,7 +461,7 @@ static int dump_file(const char *name, struct counts *tot)
 		case EXP_REC_THEAP:
 			if (f.hdr.minor < EXP_MINOR_THEAP)
 				goto unknown;
-			dump_theap(&hs, r);
+			dump_theap((const void *)r);
 			break;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
@@ -492,7 +493,6 @@ unknown:
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
-	exp_theap_end(&hs);
 	tot->rec += c.rec;
 	tot->other += c.other;
 	tot->lost += c.lost;

@@ -169,6 +169,19 @@ static void adopt_warn(void *arg, const char *msg)
 	exp_warn(arg, "%s", msg);
 }
 
+/* The heap calls a slice's counts stand for: its allocations and frees. */
+static unsigned long long theap_calls(const struct exp_rec_theap *h)
+{
+	unsigned long long n = 0;
+	__u32 i;
+
+	for (i = 0; i < h->nent; i++)
+		if (!(h->e[i].flags & EXP_THE_FREE) ||
+		    exp_trace_event(h->e[i].event)->cls == EXP_TC_FREE)
+			n += h->e[i].count;
+	return n;
+}
+
 void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			 struct archiver *a)
 {
@@ -201,9 +214,9 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			calls += rec->type == EXP_REC_TRACE ||
 				 rec->type == EXP_REC_TRACE_FREE ||
 				 (rec->type == EXP_REC_TCALL &&
-				  f.hdr.minor >= EXP_MINOR_TCALL) ||
-				 (rec->type == EXP_REC_THEAP &&
-				  f.hdr.minor >= EXP_MINOR_THEAP);
+				  f.hdr.minor >= EXP_MINOR_TCALL);
+			if (rec->type == EXP_REC_THEAP && f.hdr.minor >= EXP_MINOR_THEAP)
+				calls += theap_calls((const void *)rec);
 			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 				archiver_rec(a, rec);
 			if (rec->type == EXP_REC_TRACE_UNTRACED &&
