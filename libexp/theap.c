@@ -4,6 +4,7 @@
  * the thread mark, stack and heap records.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "libexp/trace.h"
 
@@ -24,16 +25,20 @@ const char *exp_tstack_check(const struct exp_rec_tstack *s, unsigned int *at)
 	*at = 2;
 	if (s->hdr.flags & ~EXP_TSK_KNOWN)
 		return "stack record flags unknown";
+	if ((s->hdr.flags & EXP_TSK_TRUNC) && s->parent)
+		return "stack record cut short under a parent";
 	*at = offsetof(struct exp_rec_tstack, id);
-	if (!s->id)
-		return "stack record of id 0";
+	if (!s->id || s->id + (__u64)s->nr - 1 > UINT32_MAX)
+		return "stack record of id 0 or ids past 2^32";
+	*at = offsetof(struct exp_rec_tstack, parent);
+	if (s->parent >= s->id)
+		return "stack record's parent not defined before it";
 	*at = offsetof(struct exp_rec_tstack, nr);
 	if (!s->nr || s->nr > EXP_TSTACK_MAX)
-		return "stack record of no pcs or more than EXP_TSTACK_MAX";
-	*at = offsetof(struct exp_rec_tstack, event);
-	if (!exp_trace_event(s->event) ||
-	    exp_trace_event(s->event)->cls != EXP_TC_ALLOC)
-		return "stack record of an event that allocates nothing";
+		return "stack record of no nodes or more than EXP_TSTACK_MAX";
+	*at = offsetof(struct exp_rec_tstack, pad0);
+	if (s->pad0)
+		return "stack record padding not zero";
 	*at = 4;
 	if (s->hdr.size != exp_tstack_size(s))
 		return "stack record size not that of its pcs";

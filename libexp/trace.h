@@ -326,23 +326,29 @@ struct exp_rec_tmark {
 _Static_assert(sizeof(struct exp_rec_tmark) == 16, "layout");
 
 /*
- * A stack of the mark's thread: nr pcs, leaf first (the interposed
- * function's pc, then the return addresses of its callers), of the calls
- * of one event.  EXP_TSK_TRUNC: the walk stopped at EXP_TSTACK_MAX.
+ * Stacks of the mark's thread, as a tree of frames: nodes id, id + 1,
+ * ... id + nr - 1, whose pcs are pc[0] ... pc[nr - 1]; the first's
+ * parent is parent (0: none, the outermost frame; with EXP_TSK_TRUNC
+ * the walk stopped at EXP_TSTACK_MAX frames there), each next one's the
+ * node before it.  A stack is its leaf's node: its pcs are the node's
+ * and its ancestors', leaf first (the interposed function's pc, then the
+ * return addresses of its callers).  Node ids are unique in a file and
+ * a node's parent is defined before it, in its thread's records.
  */
 #define EXP_TSK_TRUNC		0x1
 #define EXP_TSK_KNOWN		0x1u
-#define EXP_TSTACK_MAX		256	/* pcs, at most */
+#define EXP_TSTACK_MAX		256	/* pcs of a stack, at most */
 
 struct exp_rec_tstack {
 	struct lwprof_rec hdr;	/* EXP_REC_TSTACK, flags EXP_TSK_* */
-	__u32 id;		/* from 1; once in a file */
-	__u16 nr;		/* pcs, 1 to EXP_TSTACK_MAX */
-	__u16 event;		/* the allocation's (class EXP_TC_ALLOC) */
+	__u32 id;		/* the first node's, from 1 */
+	__u32 parent;		/* its parent's id, 0: none */
+	__u32 nr;		/* nodes, 1 to EXP_TSTACK_MAX */
+	__u32 pad0;		/* zero */
 	__u64 pc[];
 };
 
-_Static_assert(sizeof(struct exp_rec_tstack) == 16, "layout");
+_Static_assert(sizeof(struct exp_rec_tstack) == 24, "layout");
 
 /*
  * One slice's counts.  An entry without EXP_THE_FREE: count blocks of

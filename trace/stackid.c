@@ -4,7 +4,9 @@
  * library walks the stack of each allocation itself (libunwind's
  * unw_backtrace, which keeps each pc's frame rule in a per-thread cache,
  * so a walk of a known stack reads no unwinding tables), and gives each
- * distinct stack an id, which the caller's buffer defines once.
+ * distinct stack an id: its leaf's in a tree of frames, whose nodes the
+ * caller's records define once, as the first stack through them comes
+ * (stacks share their callers' frames, as heaptrack's trace tree does).
  *
  * Each thread keeps its own table (no lock on the hot path): open
  * addressing over the stacks' hashes (with the call's event: a stack id
@@ -32,10 +34,22 @@ struct slot {
 	uint32_t off;		/* its length word in the arena */
 };
 
+/* A frame of the stacks' tree: its pc under its parent (0: the root). */
+struct node {
+	uint64_t pc;
+	uint32_t parent;
+	uint32_t id;		/* 0: free */
+};
+
+#define NODES		(1u << 16)	/* per thread, a power of 2 */
+#define TRUNC_ROOT	UINT32_MAX	/* the parent of a cut stack's outermost */
+
 struct tr_stab {
 	struct slot slot[SLOTS];
 	uint32_t used;		/* slots */
 	uint32_t top;		/* arena words */
+	uint32_t nodes;
+	struct node node[NODES];
 	uint64_t arena[ARENA_WORDS];
 };
 
@@ -89,8 +103,10 @@ void tr_stab_reset(struct tr_stab *s)
 {
 	if (s && s->used) {
 		memset(s->slot, 0, sizeof(s->slot));
+		memset(s->node, 0, sizeof(s->node));
 		s->used = 0;
 		s->top = 0;
+		s->nodes = 0;
 	}
 }
 
@@ -132,6 +148,64 @@ static uint32_t walk(uint64_t *pc, bool *trunc)
 	return k;
 }
 
+/* The slot of node (parent, pc) in s: its id, or 0 and a free slot. */
+static struct node *node_slot(struct tr_stab *s, uint32_t parent, uint64_t pc)
+{
+	uint32_t i = ((pc ^ (uint64_t)parent << 40) * 0x9e3779b97f4a7c15ULL) >> 48;
+	struct node *nd;
+
+	for (;; i = (i + 1) & (NODES - 1)) {
+		nd = &s->node[i];
+		if (!nd->id || (nd->pc == pc && nd->parent == parent))
+			return nd;
+	}
+}
+
+/*
+ * A stack new to s (pc[0] its leaf, n frames): the nodes its path from
+ * the root has in s, and a record of the ones it does not, which get
+ * ids in a row, from the root's side; its leaf's id (0: no room).
+ */
+static uint32_t new_stack(struct tr_stab *s, const uint64_t *pc, uint32_t n,
+			  bool trunc)
+{
+	uint32_t parent = trunc ? TRUNC_ROOT : 0, first, size, k;
+	struct exp_rec_tstack *r;
+	struct node *nd;
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		nd = node_slot(s, parent, pc[i]);
+		if (!nd->id)
+			break;
+		parent = nd->id;
+	}
+	if (i < 0)
+		return parent;	/* its path is known: a leaf of its own */
+	size = sizeof(*r) + 8 * (i + 1);
+	r = (struct exp_rec_tstack *)tr_reserve(size);
+	if (!r)
+		return 0;
+	first = __atomic_add_fetch(&next_id, i + 1, __ATOMIC_RELAXED) - i;
+	r->hdr.type = EXP_REC_TSTACK;
+	r->hdr.flags = parent == TRUNC_ROOT ? EXP_TSK_TRUNC : 0;
+	r->hdr.size = size;
+	r->id = first;
+	r->parent = parent == TRUNC_ROOT ? 0 : parent;
+	r->nr = i + 1;
+	r->pad0 = 0;
+	for (k = 0; i >= 0; i--, k++) {
+		r->pc[k] = pc[i];
+		nd = node_slot(s, parent, pc[i]);
+		nd->pc = pc[i];
+		nd->parent = parent;
+		nd->id = parent = first + k;
+		s->nodes++;
+	}
+	tr_commit(size);
+	return parent;
+}
+
 /*
  * The id of the calling thread's stack in s, 0 if it has none.  A stack
  * new to s gets its record (libexp/trace.h) through tr_reserve().
@@ -139,9 +213,8 @@ static uint32_t walk(uint64_t *pc, bool *trunc)
 uint32_t tr_stack_id(struct tr_stab *s, uint16_t event)
 {
 	uint64_t pc[EXP_TSTACK_MAX], h;
-	struct exp_rec_tstack *r;
 	struct slot *sl;
-	uint32_t n, i, id, size;
+	uint32_t n, i, id;
 	bool trunc = false;
 
 	n = walk(pc, &trunc);
@@ -156,27 +229,16 @@ uint32_t tr_stack_id(struct tr_stab *s, uint16_t event)
 		    !memcmp(&s->arena[sl->off + 1], pc, 8 * n))
 			return sl->id;
 	}
-	if (s->used >= SLOTS / 4 * 3 || s->top + n + 1 > ARENA_WORDS) {
+	if (s->used >= SLOTS / 4 * 3 || s->top + n + 1 > ARENA_WORDS ||
+	    s->nodes + n > NODES / 4 * 3) {
 		tr_stab_reset(s);
 		for (i = h & (SLOTS - 1); s->slot[i].id; i = (i + 1) & (SLOTS - 1))
 			;
 		sl = &s->slot[i];
 	}
-	size = sizeof(*r) + 8 * n;
-	r = (struct exp_rec_tstack *)tr_reserve(size);
-	if (!r)
+	id = new_stack(s, pc, n, trunc);
+	if (!id)
 		return 0;
-	id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
-	if (!id)	/* 2^32 stacks: start again */
-		id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
-	r->hdr.type = EXP_REC_TSTACK;
-	r->hdr.flags = trunc ? EXP_TSK_TRUNC : 0;
-	r->hdr.size = size;
-	r->id = id;
-	r->nr = n;
-	r->event = event;
-	memcpy(r->pc, pc, 8 * n);
-	tr_commit(size);
 	sl->hash = h;
 	sl->id = id;
 	sl->off = s->top;

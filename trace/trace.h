@@ -231,7 +231,7 @@ void tr_live_reset(void);
  * pass; tr_heapsum_flush() writes all (exit, exec, fork),
  * tr_heapsum_dying() from a fatal signal's handler.
  */
-#define TR_SLICE_NS	10000000ULL
+#define TR_SLICE_NS	100000000ULL
 
 void tr_heapsum_init(void);
 void tr_heapsum_alloc(uint16_t event, uint64_t addr, uint64_t bytes,

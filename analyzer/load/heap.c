@@ -14,9 +14,14 @@
 
 #include "analyzer/load/load.h"
 
-struct sid {
-	uint32_t raw, thr, tid;	/* raw UINT32_MAX: not defined */
-	uint16_t event;
+/* A node of the file's stack tree (libexp/trace.h): its frame, thread. */
+struct node {
+	uint64_t pc;
+	uint32_t parent;	/* 0: the outermost */
+	uint32_t thr, tid;
+	uint32_t raw;		/* the stack it ends, once made; UINT32_MAX */
+	bool trunc;		/* the outermost of a cut walk */
+	bool defined;
 };
 
 struct pend {
@@ -29,7 +34,7 @@ struct pend {
 struct an_heapfile {
 	struct an *an;
 	uint32_t exp, pid, tid;		/* the last mark's */
-	struct an_vec sids;		/* struct sid, by id */
+	struct an_vec nodes;		/* struct node, by id */
 	struct an_vec pend;		/* struct pend */
 };
 
@@ -41,7 +46,7 @@ struct an_heapfile *an_heap_open(struct an *an, uint32_t exp)
 		return NULL;
 	h->an = an;
 	h->exp = exp;
-	h->sids.esz = sizeof(struct sid);
+	h->nodes.esz = sizeof(struct node);
 	h->pend.esz = sizeof(struct pend);
 	return h;
 }
@@ -57,8 +62,8 @@ int an_heap_stack(struct an_heapfile *h, const struct exp_rec_tstack *s,
 		  const char **why)
 {
 	struct an *an = h->an;
-	uint32_t as, flags = s->hdr.flags & EXP_TSK_TRUNC ? AN_RAW_TRUNC : 0;
-	struct sid *x;
+	struct node *x;
+	uint32_t k, thr;
 
 	if (!h->pid) {
 		*why = "stack record before any thread mark";
@@ -66,23 +71,58 @@ int an_heap_stack(struct an_heapfile *h, const struct exp_rec_tstack *s,
 	}
 	if (!(an->need & AN_NEED_TRACE))
 		return 0;
-	while (h->sids.n <= s->id) {
-		x = an_vec_push(&h->sids);
+	thr = an_thread_get(an, h->exp, h->pid, h->tid);
+	if (thr == UINT32_MAX)
+		return -ENOMEM;
+	while (h->nodes.n < s->id + s->nr) {
+		x = an_vec_push(&h->nodes);
 		if (!x)
 			return -ENOMEM;
-		x->raw = UINT32_MAX;
+		memset(x, 0, sizeof(*x));
 	}
-	x = &AN_VEC(h->sids, struct sid, s->id);
-	as = an_as_get(an, h->exp, h->pid, 0);
-	x->thr = an_thread_get(an, h->exp, h->pid, h->tid);
-	if (as == UINT32_MAX || x->thr == UINT32_MAX)
-		return -ENOMEM;
-	x->raw = an_raw_intern_h(an, an_raw_hash(as, (const uint64_t *)s->pc,
-						 s->nr, flags),
-				 as, (const uint64_t *)s->pc, s->nr, flags);
-	x->tid = h->tid;
-	x->event = s->event;
-	return x->raw == UINT32_MAX ? -ENOMEM : 0;
+	for (k = 0; k < s->nr; k++) {
+		x = &AN_VEC(h->nodes, struct node, s->id + k);
+		*x = (struct node){ s->pc[k], k ? s->id + k - 1 : s->parent, thr,
+				    h->tid, UINT32_MAX,
+				    !k && (s->hdr.flags & EXP_TSK_TRUNC), true };
+	}
+	return 0;
+}
+
+/*
+ * The raw stack of node id (its pcs and its ancestors', leaf first), made
+ * once; UINT32_MAX: out of memory, *x NULL: not a node the file defines.
+ */
+static uint32_t node_raw(struct an_heapfile *h, uint32_t pid, uint32_t id,
+			 struct node **leaf)
+{
+	uint64_t ips[EXP_TSTACK_MAX];
+	struct node *x = NULL;
+	uint32_t n = 0, as, flags = 0, at = id;
+
+	*leaf = NULL;
+	while (at && at < h->nodes.n && n < EXP_TSTACK_MAX) {
+		x = &AN_VEC(h->nodes, struct node, at);
+		if (!x->defined)
+			return 0;
+		if (n == 0 && x->raw != UINT32_MAX) {
+			*leaf = x;
+			return x->raw;
+		}
+		ips[n++] = x->pc;
+		flags = x->trunc ? AN_RAW_TRUNC : 0;
+		at = x->parent;
+	}
+	if (!n || at)
+		return 0;	/* not defined, or a loop: <Unknown> */
+	x = &AN_VEC(h->nodes, struct node, id);
+	as = an_as_get(h->an, h->exp, pid, 0);
+	if (as == UINT32_MAX)
+		return UINT32_MAX;
+	x->raw = an_raw_intern_h(h->an, an_raw_hash(as, ips, n, flags), as, ips,
+				 n, flags);
+	*leaf = x;
+	return x->raw;
 }
 
 int an_heap_counts(struct an_heapfile *h, const struct exp_rec_theap *r,
@@ -133,16 +173,17 @@ static int made(struct an_heapfile *h, const struct pend *p)
 {
 	static const uint64_t no_ips[1];
 	struct an *an = h->an;
-	struct sid *x = p->e.stack < h->sids.n ?
-		&AN_VEC(h->sids, struct sid, p->e.stack) : NULL;
 	struct exp_tcall t = { .event = p->e.event, .bytes = p->e.bytes };
 	uint32_t layout, raw, thr, as, tid;
 	struct an_thread *th;
+	struct node *x;
 	uint64_t vals[4];
 	int nv;
 
-	if (x && x->raw != UINT32_MAX) {
-		raw = x->raw;
+	raw = node_raw(h, p->pid, p->e.stack, &x);
+	if (raw == UINT32_MAX)
+		return -ENOMEM;
+	if (x) {
 		thr = x->thr;
 		tid = x->tid;
 	} else {	/* a stack the file does not define: <Unknown>, its process's */
@@ -197,7 +238,7 @@ int an_heap_close(struct an_heapfile *h)
 		p = &AN_VEC(h->pend, struct pend, i);
 		err = p->e.flags & EXP_THE_FREE ? freed(h, p) : made(h, p);
 	}
-	free(h->sids.p);
+	free(h->nodes.p);
 	free(h->pend.p);
 	free(h);
 	return err;

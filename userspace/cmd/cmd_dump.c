@@ -332,16 +332,15 @@ static void dump_theap(const struct exp_rec_theap *h)
 	}
 }
 
-/* A stack of heap calls (format 1.7): its id and pcs, leaf first. */
+/* Nodes of the heap calls' stacks (format 1.7): ids, parent, pcs. */
 static void dump_tstack_rec(const struct exp_rec_tstack *s)
 {
 	unsigned int i;
 
-	printf("STACK id=%u %s nr=%u%s\n ", s->id,
-	       exp_trace_event(s->event)->name, s->nr,
-	       s->hdr.flags & EXP_TSK_TRUNC ? " truncated" : "");
+	printf("STACK id=%u-%u parent=%u%s\n", s->id, s->id + s->nr - 1,
+	       s->parent, s->hdr.flags & EXP_TSK_TRUNC ? " truncated" : "");
 	for (i = 0; i < s->nr; i++)
-		printf(" 0x%llx%s", (unsigned long long)s->pc[i],
+		printf("%s0x%llx%s", i % 6 ? " " : "  ", (unsigned long long)s->pc[i],
 		       i + 1 == s->nr || i % 6 == 5 ? "\n" : "");
 }
 
