@@ -55,7 +55,7 @@ EXP_LIB := $(B)/libexp.a
 # without the analyzer's libraries.
 USER_SRCS := $(sort $(wildcard userspace/*/*.c userspace/*/*/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
-LDLIBS := -luring -lelf
+LDLIBS := -luring -lelf -lz
 
 # lwprof-print, the analyzer (lwprof print execs it), in layers:
 # analyzer/{model,symbols,load,report,export,cmd}/ (docs/design/
@@ -103,7 +103,7 @@ $(B)/pic/%.o: %.c
 		-fasynchronous-unwind-tables -c -o $@ $<
 
 $(TRACE_LIB): $(TRACE_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -lunwind -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -lunwind -lz -ldl -lpthread
 
 # The collector API (include/lwprof/collector.h) for programs to link, and
 # the signal handlers collect -l / -y preload into the target.

@@ -429,41 +429,18 @@ static int check_heaprec(struct exp_reader *r, struct lwprof_rec *h)
 {
 	const char *why;
 	unsigned int at;
-	uint64_t known;
-	int err;
 
 	switch (h->type) {
-	case EXP_REC_TMARK:
-		known = sizeof(struct exp_rec_tmark);
-		break;
-	case EXP_REC_TSTACK:
-		if (h->flags & ~EXP_TSK_KNOWN) {
-			err = unknown_flags(r, h, EXP_TSK_KNOWN, "stack record");
-			if (err)
-				return err;
-		}
-		known = exp_tstack_size((void *)h);
-		break;
-	default:
-		known = exp_theap_size((void *)h);
-		break;
-	}
-	if (h->size < known)
-		return bad(r, 4, "record size %u, its fields need %" PRIu64,
-			   h->size, known);
-	if (h->size > known && r->newer) {
-		grew(r, known);
-		h->size = known;
-	}
-	switch (h->type) {
-	case EXP_REC_TMARK:
-		why = exp_tmark_check((void *)h, &at);
-		break;
 	case EXP_REC_TSTACK:
 		why = exp_tstack_check((void *)h, &at);
 		break;
-	default:
+	case EXP_REC_THEAP:
+		if (h->size < sizeof(struct exp_rec_theap))
+			return bad(r, 4, "heap record size %u", h->size);
 		why = exp_theap_check((void *)h, &at);
+		break;
+	default:
+		why = exp_tz_check((void *)h, &at);
 		break;
 	}
 	return why ? bad(r, at, "%s", why) : 0;
@@ -614,9 +591,9 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		if (!err)
 			err = check_untraced(r, (void *)h);
 		goto out;
-	case EXP_REC_TMARK:
 	case EXP_REC_TSTACK:
 	case EXP_REC_THEAP:
+	case EXP_REC_TZ:
 		if (r->hdr.minor < EXP_MINOR_THEAP)
 			break;	/* not this format's: skipped */
 		if (size < 16)

@@ -1,47 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The heap tracer's records (format 1.7, libexp/trace.h): the checks of
- * the thread mark, stack and heap records.
+ * the stack, heap and deflated records.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "libexp/trace.h"
 
-const char *exp_tmark_check(const struct exp_rec_tmark *m, unsigned int *at)
-{
-	*at = 2;
-	if (m->hdr.flags)
-		return "thread mark flags not zero";
-	*at = 4;
-	if (m->hdr.size != sizeof(*m))
-		return "thread mark size not 16";
-	*at = offsetof(struct exp_rec_tmark, pid);
-	return !m->pid || !m->tid ? "thread mark of pid or tid 0" : NULL;
-}
-
 const char *exp_tstack_check(const struct exp_rec_tstack *s, unsigned int *at)
 {
+	const __u8 *p = (const __u8 *)(s + 1), *end = (const __u8 *)s + s->hdr.size;
+	const struct exp_tchain *c;
+	__u32 i;
+
 	*at = 2;
-	if (s->hdr.flags & ~EXP_TSK_KNOWN)
-		return "stack record flags unknown";
-	if ((s->hdr.flags & EXP_TSK_TRUNC) && s->parent)
-		return "stack record cut short under a parent";
-	*at = offsetof(struct exp_rec_tstack, id);
-	if (!s->id || s->id + (__u64)s->nr - 1 > UINT32_MAX)
-		return "stack record of id 0 or ids past 2^32";
-	*at = offsetof(struct exp_rec_tstack, parent);
-	if (s->parent >= s->id)
-		return "stack record's parent not defined before it";
-	*at = offsetof(struct exp_rec_tstack, nr);
-	if (!s->nr || s->nr > EXP_TSTACK_MAX)
-		return "stack record of no nodes or more than EXP_TSTACK_MAX";
-	*at = offsetof(struct exp_rec_tstack, pad0);
-	if (s->pad0)
-		return "stack record padding not zero";
+	if (s->hdr.flags)
+		return "stack record flags not zero";
+	*at = offsetof(struct exp_rec_tstack, pid);
+	if (!s->pid)
+		return "stack record of pid 0";
+	for (i = 0; i < s->nchain; i++) {
+		c = (const void *)p;
+		*at = p - (const __u8 *)s;
+		if (p + sizeof(*c) > end || p + sizeof(*c) + 8 * c->nr > end)
+			return "stack record too short for its chains";
+		if (!c->tid)
+			return "stack chain of tid 0";
+		if (c->flags & ~EXP_TSK_KNOWN)
+			return "stack chain flags unknown";
+		if ((c->flags & EXP_TSK_TRUNC) && c->parent)
+			return "stack chain cut short under a parent";
+		if (!c->id || c->id + (__u64)c->nr - 1 > UINT32_MAX)
+			return "stack chain of id 0 or ids past 2^32";
+		if (c->parent >= c->id)
+			return "stack chain's parent not defined before it";
+		if (!c->nr || c->nr > EXP_TSTACK_MAX)
+			return "stack chain of no nodes or more than EXP_TSTACK_MAX";
+		p += sizeof(*c) + 8 * c->nr;
+	}
 	*at = 4;
-	if (s->hdr.size != exp_tstack_size(s))
-		return "stack record size not that of its pcs";
+	return p != end ? "stack record size not that of its chains" : NULL;
+}
+
+const char *exp_tz_check(const struct exp_rec_tz *z, unsigned int *at)
+{
+	const __u8 *p;
+
+	*at = 2;
+	if (z->hdr.flags)
+		return "deflated record flags not zero";
+	*at = offsetof(struct exp_rec_tz, raw);
+	if (!z->raw || z->raw > EXP_TZ_MAX || z->raw % 8)
+		return "deflated records' size 0, past EXP_TZ_MAX or not of whole records";
+	*at = 4;
+	if (z->hdr.size != ((sizeof(*z) + (__u64)z->zbytes + 7) & ~7ULL))
+		return "deflated record size not that of its stream";
+	for (p = z->z + z->zbytes; p < (const __u8 *)z + z->hdr.size; p++)
+		if (*p) {
+			*at = p - (const __u8 *)z;
+			return "deflated record padding not zero";
+		}
 	return NULL;
 }
 
@@ -54,6 +73,12 @@ const char *exp_theap_check(const struct exp_rec_theap *h, unsigned int *at)
 	*at = 2;
 	if (h->hdr.flags)
 		return "heap record flags not zero";
+	*at = offsetof(struct exp_rec_theap, pid);
+	if (!h->pid)
+		return "heap record of pid 0";
+	*at = offsetof(struct exp_rec_theap, pad0);
+	if (h->pad0)
+		return "heap record padding not zero";
 	*at = offsetof(struct exp_rec_theap, nent);
 	if (!h->nent)
 		return "heap record without entries";

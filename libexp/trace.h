@@ -303,52 +303,55 @@ const char *exp_tcall_check(const struct exp_rec_tcall *t, __u32 size,
 
 /*
  * 1.7: heap calls counted by the library.  It walks each allocation's
- * stack itself and gives each distinct stack of a thread an id, which a
- * stack record (EXP_REC_TSTACK) defines once in the file, in the
- * thread's records (the last thread mark, EXP_REC_TMARK, before it names
- * the thread: each write of a thread's buffer starts with one).  The
- * calls themselves are counted per slice of time (EXP_REC_THEAP): how
- * many blocks of a stack and size were made in a slice, and how many of
- * them (by their allocation's stack, size and slice) were freed in a
- * later one.  A heap record may come before the stack record it names
- * (another thread wrote it): a reader resolves the ids at the file's
+ * stack itself and keeps, per thread, a tree of the frames its stacks
+ * go through: a stack record (EXP_REC_TSTACK) defines the nodes each new
+ * stack adds, once.  The calls themselves are counted per slice of time
+ * (EXP_REC_THEAP): how many blocks of a stack and size were made in a
+ * slice, and how many of them (by their allocation's stack, size and
+ * slice) were freed in a later one.  The library writes both in deflated
+ * groups (EXP_REC_TZ: zlib's format), and whole where it cannot (a
+ * fatal signal's handler).  A heap record may come before the stack
+ * record that defines its stacks: a reader resolves them at the file's
  * end.  Types 21-31 are the heap tracer's.
  */
 #define EXP_REC_TSTACK		21	/* 1.7: struct exp_rec_tstack */
 #define EXP_REC_THEAP		22	/* 1.7: struct exp_rec_theap */
-#define EXP_REC_TMARK		23	/* 1.7: struct exp_rec_tmark */
-
-struct exp_rec_tmark {
-	struct lwprof_rec hdr;	/* EXP_REC_TMARK, flags 0 */
-	__u32 pid, tid;		/* whose records follow, until the next mark */
-};
-
-_Static_assert(sizeof(struct exp_rec_tmark) == 16, "layout");
+#define EXP_REC_TZ		23	/* 1.7: struct exp_rec_tz */
 
 /*
- * Stacks of the mark's thread, as a tree of frames: nodes id, id + 1,
- * ... id + nr - 1, whose pcs are pc[0] ... pc[nr - 1]; the first's
- * parent is parent (0: none, the outermost frame; with EXP_TSK_TRUNC
- * the walk stopped at EXP_TSTACK_MAX frames there), each next one's the
- * node before it.  A stack is its leaf's node: its pcs are the node's
- * and its ancestors', leaf first (the interposed function's pc, then the
- * return addresses of its callers).  Node ids are unique in a file and
- * a node's parent is defined before it, in its thread's records.
+ * Stack nodes of thread tid: ids id ... id + nr - 1; the first's parent
+ * is parent (0: none, the outermost frame; with EXP_TSK_TRUNC the walk
+ * stopped at EXP_TSTACK_MAX frames there), each next one's the node
+ * before it.  Node id + k's pc is its parent's plus pc[k] (modulo 2^64;
+ * the outermost's parent's pc is 0): callers' and callees' pcs are near,
+ * and small differences deflate.  A stack is its leaf's
+ * node: its pcs are the node's and its ancestors', leaf first (the
+ * interposed function's pc, then the return addresses of its callers).
+ * Node ids are unique in a file; a node's parent has a smaller id, a
+ * node of the same thread defined before it.
  */
 #define EXP_TSK_TRUNC		0x1
 #define EXP_TSK_KNOWN		0x1u
 #define EXP_TSTACK_MAX		256	/* pcs of a stack, at most */
 
-struct exp_rec_tstack {
-	struct lwprof_rec hdr;	/* EXP_REC_TSTACK, flags EXP_TSK_* */
+struct exp_tchain {
+	__u32 tid;
 	__u32 id;		/* the first node's, from 1 */
 	__u32 parent;		/* its parent's id, 0: none */
-	__u32 nr;		/* nodes, 1 to EXP_TSTACK_MAX */
-	__u32 pad0;		/* zero */
-	__u64 pc[];
+	__u16 nr;		/* nodes, 1 to EXP_TSTACK_MAX */
+	__u16 flags;		/* EXP_TSK_* */
+	__u64 pc[];		/* differences from the parent's pc */
 };
 
-_Static_assert(sizeof(struct exp_rec_tstack) == 24, "layout");
+_Static_assert(sizeof(struct exp_tchain) == 16, "layout");
+
+struct exp_rec_tstack {
+	struct lwprof_rec hdr;	/* EXP_REC_TSTACK, flags 0 */
+	__u32 pid;
+	__u32 nchain;		/* struct exp_tchain, one after the other */
+};
+
+_Static_assert(sizeof(struct exp_rec_tstack) == 16, "layout");
 
 /*
  * One slice's counts.  An entry without EXP_THE_FREE: count blocks of
@@ -362,13 +365,14 @@ _Static_assert(sizeof(struct exp_rec_tstack) == 24, "layout");
 #define EXP_THE_KNOWN		0x1u
 
 struct exp_theap_ent {
-	__u32 stack;		/* the allocation's stack id; 0: none */
+	__u32 stack;		/* the allocation's stack (leaf node) id; 0: none */
 	__u16 event;		/* the call (enum exp_trace_event) */
 	__u16 flags;		/* EXP_THE_* */
 	__u64 bytes;		/* a block's size */
 	__u32 count;		/* blocks, at least 1 */
 	__u32 age;		/* a free: slices since the blocks were made */
-	__u32 first_ns;		/* the first of these calls, after the slice's start */
+	__u32 first_ns;		/* the first of these calls, after the slice's start
+				 * (the library gives it to the ms) */
 	__u32 pad0;		/* zero */
 };
 
@@ -376,35 +380,55 @@ _Static_assert(sizeof(struct exp_theap_ent) == 32, "layout");
 
 struct exp_rec_theap {
 	struct lwprof_rec hdr;	/* EXP_REC_THEAP, flags 0 */
+	__u32 pid;
 	__u32 nent;		/* entries, at least 1 */
-	__u32 slice_ns;		/* the slices' length */
 	__u64 time_ns;		/* this slice's start */
 	__u64 peak;		/* the process's bytes in use at their peak so far */
 	__u64 peak_ns;		/* ... and when */
+	__u32 slice_ns;		/* the slices' length */
+	__u32 pad0;		/* zero */
 	struct exp_theap_ent e[];
 };
 
-_Static_assert(sizeof(struct exp_rec_theap) == 40, "layout");
+_Static_assert(sizeof(struct exp_rec_theap) == 48, "layout");
+
+/*
+ * Records of types 21 and 22, deflated: raw bytes of them once
+ * inflated, at most EXP_TZ_MAX; the zlib stream, then zeros to 8 bytes.
+ */
+#define EXP_TZ_MAX		(1u << 20)
+
+struct exp_rec_tz {
+	struct lwprof_rec hdr;	/* EXP_REC_TZ, flags 0 */
+	__u32 raw;		/* the records' bytes */
+	__u32 zbytes;		/* the stream's */
+	__u8 z[];
+};
+
+_Static_assert(sizeof(struct exp_rec_tz) == 16, "layout");
 
 /*
  * The checks of records of types 21-23 (their size as the reader has
  * cut it): NULL, or what is wrong and *at the offset of the field at
- * fault.
+ * fault.  exp_tstack_check() checks the chains too.
  */
-const char *exp_tmark_check(const struct exp_rec_tmark *m, unsigned int *at);
 const char *exp_tstack_check(const struct exp_rec_tstack *s, unsigned int *at);
 const char *exp_theap_check(const struct exp_rec_theap *h, unsigned int *at);
+const char *exp_tz_check(const struct exp_rec_tz *z, unsigned int *at);
 
-/* The bytes of each record of type 21 and 22 this format knows. */
-static inline __u64 exp_tstack_size(const struct exp_rec_tstack *s)
-{
-	return sizeof(*s) + 8 * (__u64)s->nr;
-}
-
+/* The bytes a record of type 22 of nent entries takes. */
 static inline __u64 exp_theap_size(const struct exp_rec_theap *h)
 {
 	return sizeof(*h) + sizeof(h->e[0]) * (__u64)h->nent;
 }
+
+/*
+ * The records a type-23 record holds, inflated into buf (EXP_TZ_MAX
+ * bytes): their bytes, or -1 and *why.  Each is whole (its size fits)
+ * but not otherwise checked: exp_reader_next()'s checks are the
+ * caller's (exp_tstack_check(), exp_theap_check()).
+ */
+long exp_tz_inflate(const struct exp_rec_tz *z, void *buf, const char **why);
 
 /*
  * The sample of a record the reader handed out: a SAMPLE itself, a trace

@@ -18,7 +18,6 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -55,27 +54,19 @@ static void flush_locked(struct tr_thread *t, bool reset)
 	uint32_t len = __atomic_load_n(&t->len, __ATOMIC_ACQUIRE), from;
 	ssize_t n;
 
-	struct exp_rec_tmark mark = {
-		.hdr = { EXP_REC_TMARK, 0, sizeof(mark) }, .pid = tr.pid,
-		.tid = t->tid };
-	struct iovec iov[2] = { { &mark, sizeof(mark) } };
-
 	while (t->done < len && tr.fd >= 0) {
 		from = t->done;
 		/* the claim before the write, for a handler on this thread */
 		__atomic_store_n(&t->done, len, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		/* the thread's records, after the mark that says whose */
-		iov[1].iov_base = t->buf + from;
-		iov[1].iov_len = len - from;
-		n = syscall(SYS_writev, tr.fd, iov, 2);
+		n = tr_raw_write(tr.fd, t->buf + from, len - from);
 		if (n < 0 && errno == EINTR) {
 			t->done = from;
 			continue;
 		}
-		if (n <= (ssize_t)sizeof(mark))
+		if (n <= 0)
 			break;	/* the experiment's disk: nothing better to do */
-		t->done = from + n - sizeof(mark);
+		t->done = from + n;
 	}
 	t->done = len;
 	if (reset) {

@@ -316,11 +316,11 @@ __attribute__((constructor(101))) static void tr_init(void)
 		tr_conf.sync_ns = ns;
 		tr_conf.stack_bytes = stack > LWPROF_STACK_MAX ? LWPROF_STACK_MAX : stack;
 		tr_exec_init(v, dir);
-		if (k & TR_HEAP) {
+		if (k & TR_HEAP)
 			tr_stackid_init();
-			tr_heapsum_init();
-		}
 		process_start(LWPROF_TASK_START);
+		/* after the start's records: its slices are this image's */
+		tr_heapsum_init();
 		tr_conf.kinds = tr.fd >= 0 ? k : 0;
 	}
 	tr_sync_init();

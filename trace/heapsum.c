@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <zlib.h>
 
 #include "trace.h"
 
@@ -123,48 +124,104 @@ static void count(const struct key *k, uint64_t now)
 }
 
 /*
- * The entries of slices before `before` of every stripe out, as records
- * made by put_rec (into this thread's buffer, or a fatal signal's
- * direct writes); lock: take the flags (false: try a while, skip those
- * held: the process is dying).  Each stripe keeps the others, moved to
- * the front of a table of the same size.
+ * Where the records go (a sink): this thread's buffer, deflated in
+ * groups of up to OUT_MAX bytes (out_put(), out_end()), or a fatal
+ * signal's direct writes, whole.
  */
-struct recbuf {
-	struct exp_rec_theap h;
-	struct exp_theap_ent e[PER_REC];
-};
+typedef void sink_fn(const void *rec, uint32_t size);
 
-typedef void put_rec_fn(struct recbuf *r);
+#define OUT_MAX		(256u << 10)
 
-static void rec_out(struct recbuf *r, put_rec_fn *put_rec)
+static uint8_t out_buf[OUT_MAX];	/* the emitter's (emitting held) */
+static uint32_t out_len;
+static z_stream zs;
+static bool zs_ready;
+
+static void out_end(void)
 {
-	if (!r->h.nent)
+	struct exp_rec_tz *z;
+	uint32_t bound, size;
+
+	if (!out_len)
 		return;
-	r->h.hdr.size = sizeof(r->h) + r->h.nent * sizeof(r->e[0]);
-	r->h.peak = __atomic_load_n(&peak, __ATOMIC_RELAXED);
-	r->h.peak_ns = __atomic_load_n(&peak_time, __ATOMIC_RELAXED);
-	put_rec(r);
-	r->h.nent = 0;
+	if (!zs_ready && deflateInit(&zs, 9) == Z_OK)
+		zs_ready = true;
+	bound = zs_ready ? deflateBound(&zs, out_len) : 0;
+	z = zs_ready ? (struct exp_rec_tz *)tr_reserve(sizeof(*z) + bound + 8) : NULL;
+	if (z) {
+		deflateReset(&zs);
+		zs.next_in = out_buf;
+		zs.avail_in = out_len;
+		zs.next_out = z->z;
+		zs.avail_out = bound;
+		if (deflate(&zs, Z_FINISH) == Z_STREAM_END) {
+			size = (sizeof(*z) + zs.total_out + 7) & ~7u;
+			memset(z->z + zs.total_out, 0, size - sizeof(*z) - zs.total_out);
+			z->hdr = (struct lwprof_rec){ EXP_REC_TZ, 0, size };
+			z->raw = out_len;
+			z->zbytes = zs.total_out;
+			tr_commit(size);
+			out_len = 0;
+			return;
+		}
+	}
+	/* no zlib, no room: the records whole */
+	z = (struct exp_rec_tz *)tr_reserve(out_len);
+	if (z) {
+		memcpy(z, out_buf, out_len);
+		tr_commit(out_len);
+	}
+	out_len = 0;
 }
 
-static void add_ent(struct recbuf *r, const struct ent *e, put_rec_fn *put_rec)
+static void out_put(const void *rec, uint32_t size)
 {
-	struct exp_theap_ent *x;
-
-	if (r->h.nent && (r->h.time_ns != t0 + (uint64_t)e->k.slice * TR_SLICE_NS ||
-			  r->h.nent == PER_REC))
-		rec_out(r, put_rec);
-	r->h.time_ns = t0 + (uint64_t)e->k.slice * TR_SLICE_NS;
-	x = &r->e[r->h.nent++];
-	x->stack = e->k.stack;
-	x->event = e->k.event;
-	x->flags = e->k.flags;
-	x->bytes = e->k.bytes;
-	x->count = e->count;
-	x->age = e->k.age;
-	x->first_ns = e->first;
-	x->pad0 = 0;
+	if (out_len + size > OUT_MAX)
+		out_end();
+	memcpy(out_buf + out_len, rec, size);
+	out_len += size;
 }
+
+static void put_direct(const void *rec, uint32_t size)
+{
+	tr_raw_write(tr.fd, rec, size);
+}
+
+/* The stacks' nodes (stackid.c) that wait for a record. */
+static struct {
+	int lock;
+	uint32_t len, cap;
+	uint8_t *p;
+} chains;
+
+void tr_heapsum_chain(const struct exp_tchain *c, const uint64_t *pc)
+{
+	uint32_t size = sizeof(*c) + 8 * c->nr, cap;
+	uint8_t *p;
+
+	tr_spin_lock(&chains.lock);
+	if (chains.len + size > chains.cap) {
+		cap = chains.cap ? 2 * chains.cap : 64u << 10;
+		p = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			tr_spin_unlock(&chains.lock);
+			return;	/* its stacks will be <Unknown> */
+		}
+		if (chains.p) {
+			memcpy(p, chains.p, chains.len);
+			munmap(chains.p, chains.cap);
+		}
+		chains.p = p;
+		chains.cap = cap;
+	}
+	memcpy(chains.p + chains.len, c, sizeof(*c));
+	memcpy(chains.p + chains.len + sizeof(*c), pc, 8 * c->nr);
+	chains.len += size;
+	tr_spin_unlock(&chains.lock);
+}
+
+#define STACK_REC	(16u << 10)	/* bytes of a stack record, about */
 
 static bool try_lock(int *l)
 {
@@ -178,14 +235,87 @@ static bool try_lock(int *l)
 	return false;
 }
 
-static void drain(uint32_t before, bool lock, put_rec_fn *put_rec)
+/* The waiting chains out, in records of about STACK_REC bytes. */
+static void emit_chains(sink_fn *sink, bool lock)
 {
-	struct recbuf r = { .h = { .hdr = { EXP_REC_THEAP, 0, 0 },
+	static uint8_t rec[STACK_REC + sizeof(struct exp_tchain) + 8 * EXP_TSTACK_MAX];
+	struct exp_rec_tstack *r = (struct exp_rec_tstack *)rec;
+	const struct exp_tchain *c;
+	uint32_t off = 0, len = sizeof(*r), size;
+
+	if (lock)
+		tr_spin_lock(&chains.lock);
+	else if (!try_lock(&chains.lock))
+		return;
+	*r = (struct exp_rec_tstack){ { EXP_REC_TSTACK, 0, 0 }, tr.pid, 0 };
+	while (off < chains.len) {
+		c = (const void *)(chains.p + off);
+		size = sizeof(*c) + 8 * c->nr;
+		memcpy(rec + len, c, size);
+		len += size;
+		off += size;
+		r->nchain++;
+		if (len >= STACK_REC || off == chains.len) {
+			r->hdr.size = len;
+			sink(rec, len);
+			len = sizeof(*r);
+			r->nchain = 0;
+		}
+	}
+	chains.len = 0;
+	tr_spin_unlock(&chains.lock);
+}
+
+/*
+ * The entries of slices before `before` of every stripe out, as records
+ * to sink; lock: take the flags (false: try a while, skip those held:
+ * the process is dying).  Each stripe keeps the others, moved to a table
+ * of the same size.
+ */
+struct recbuf {
+	struct exp_rec_theap h;
+	struct exp_theap_ent e[PER_REC];
+};
+
+static void rec_out(struct recbuf *r, sink_fn *sink)
+{
+	if (!r->h.nent)
+		return;
+	r->h.hdr.size = sizeof(r->h) + r->h.nent * sizeof(r->e[0]);
+	r->h.peak = __atomic_load_n(&peak, __ATOMIC_RELAXED);
+	r->h.peak_ns = __atomic_load_n(&peak_time, __ATOMIC_RELAXED);
+	sink(r, r->h.hdr.size);
+	r->h.nent = 0;
+}
+
+static void add_ent(struct recbuf *r, const struct ent *e, sink_fn *sink)
+{
+	struct exp_theap_ent *x;
+
+	if (r->h.nent && (r->h.time_ns != t0 + (uint64_t)e->k.slice * TR_SLICE_NS ||
+			  r->h.nent == PER_REC))
+		rec_out(r, sink);
+	r->h.time_ns = t0 + (uint64_t)e->k.slice * TR_SLICE_NS;
+	x = &r->e[r->h.nent++];
+	x->stack = e->k.stack;
+	x->event = e->k.event;
+	x->flags = e->k.flags;
+	x->bytes = e->k.bytes;
+	x->count = e->count;
+	x->age = e->k.age;
+	x->first_ns = e->first / 1000000 * 1000000;	/* to the ms: deflates */
+	x->pad0 = 0;
+}
+
+static void drain(uint32_t before, bool lock, sink_fn *sink)
+{
+	struct recbuf r = { .h = { .hdr = { EXP_REC_THEAP, 0, 0 }, .pid = tr.pid,
 				   .slice_ns = TR_SLICE_NS } };
 	struct stripe *s;
 	struct ent *e, *keep;
 	uint32_t i, n, k;
 
+	emit_chains(sink, lock);
 	for (k = 0; k < STRIPES; k++) {
 		s = &sums[k];
 		if (lock)
@@ -209,7 +339,7 @@ static void drain(uint32_t before, bool lock, put_rec_fn *put_rec)
 			if (!e->count)
 				continue;
 			if (e->k.slice < before)
-				add_ent(&r, e, put_rec);
+				add_ent(&r, e, sink);
 			else
 				put(keep, s->cap, e);
 		}
@@ -222,17 +352,9 @@ static void drain(uint32_t before, bool lock, put_rec_fn *put_rec)
 		s->n = n;
 		tr_spin_unlock(&s->lock);
 	}
-	rec_out(&r, put_rec);
-}
-
-static void put_buffer(struct recbuf *r)
-{
-	uint8_t *p = tr_reserve(r->h.hdr.size);
-
-	if (!p)
-		return;
-	memcpy(p, r, r->h.hdr.size);
-	tr_commit(r->h.hdr.size);
+	rec_out(&r, sink);
+	if (sink == out_put)
+		out_end();
 }
 
 static uint32_t slice_of(uint64_t now)
@@ -249,7 +371,7 @@ static void emit_passed(uint32_t slice)
 		return;
 	e = __atomic_load_n(&emitted, __ATOMIC_RELAXED);
 	if (e < slice) {
-		drain(slice, true, put_buffer);
+		drain(slice, true, out_put);
 		__atomic_store_n(&emitted, slice, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&emitting, 0, __ATOMIC_RELEASE);
@@ -302,23 +424,11 @@ void tr_heapsum_flush(void)
 {
 	while (__atomic_exchange_n(&emitting, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
-	drain(UINT32_MAX, true, put_buffer);
+	drain(UINT32_MAX, true, out_put);
 	__atomic_store_n(&emitting, 0, __ATOMIC_RELEASE);
 }
 
-/*
- * A fatal signal: the counts straight to the file, after a mark of this
- * thread (async-signal-safe: system calls, and flags tried a while).
- */
-static void put_direct(struct recbuf *r)
-{
-	struct exp_rec_tmark m = { { EXP_REC_TMARK, 0, sizeof(m) }, tr.pid,
-				   gettid() };
-
-	tr_raw_write(tr.fd, &m, sizeof(m));
-	tr_raw_write(tr.fd, r, r->h.hdr.size);
-}
-
+/* A fatal signal: the stacks and counts straight to the file, whole. */
 void tr_heapsum_dying(void)
 {
 	if (tr.fd >= 0)
@@ -335,7 +445,10 @@ void tr_heapsum_after_fork(void)
 			munmap(sums[i].t, sums[i].cap * sizeof(struct ent));
 		sums[i] = (struct stripe){ 0 };
 	}
+	chains.lock = 0;
+	chains.len = 0;
 	emitting = 0;
+	emitted = 0;
 	in_use = 0;
 	peak = peak_time = 0;
 	tr_live_reset();

@@ -4,9 +4,9 @@
  * library walks the stack of each allocation itself (libunwind's
  * unw_backtrace, which keeps each pc's frame rule in a per-thread cache,
  * so a walk of a known stack reads no unwinding tables), and gives each
- * distinct stack an id: its leaf's in a tree of frames, whose nodes the
- * caller's records define once, as the first stack through them comes
- * (stacks share their callers' frames, as heaptrack's trace tree does).
+ * distinct stack an id: its leaf's in a tree of frames, whose nodes are
+ * defined once, as the first stack through them comes (stacks share
+ * their callers' frames, as heaptrack's trace tree does).
  *
  * Each thread keeps its own table (no lock on the hot path): open
  * addressing over the stacks' hashes (with the call's event: a stack id
@@ -163,14 +163,16 @@ static struct node *node_slot(struct tr_stab *s, uint32_t parent, uint64_t pc)
 
 /*
  * A stack new to s (pc[0] its leaf, n frames): the nodes its path from
- * the root has in s, and a record of the ones it does not, which get
- * ids in a row, from the root's side; its leaf's id (0: no room).
+ * the root has in s, and a chain of the ones it does not, which get
+ * ids in a row, from the root's side (heapsum.c writes it); its leaf's
+ * id.
  */
 static uint32_t new_stack(struct tr_stab *s, const uint64_t *pc, uint32_t n,
 			  bool trunc)
 {
-	uint32_t parent = trunc ? TRUNC_ROOT : 0, first, size, k;
-	struct exp_rec_tstack *r;
+	uint32_t parent = trunc ? TRUNC_ROOT : 0, first, k;
+	uint64_t chain[EXP_TSTACK_MAX];
+	struct exp_tchain c;
 	struct node *nd;
 	int i;
 
@@ -182,27 +184,20 @@ static uint32_t new_stack(struct tr_stab *s, const uint64_t *pc, uint32_t n,
 	}
 	if (i < 0)
 		return parent;	/* its path is known: a leaf of its own */
-	size = sizeof(*r) + 8 * (i + 1);
-	r = (struct exp_rec_tstack *)tr_reserve(size);
-	if (!r)
-		return 0;
 	first = __atomic_add_fetch(&next_id, i + 1, __ATOMIC_RELAXED) - i;
-	r->hdr.type = EXP_REC_TSTACK;
-	r->hdr.flags = parent == TRUNC_ROOT ? EXP_TSK_TRUNC : 0;
-	r->hdr.size = size;
-	r->id = first;
-	r->parent = parent == TRUNC_ROOT ? 0 : parent;
-	r->nr = i + 1;
-	r->pad0 = 0;
+	c = (struct exp_tchain){ tr_thread_tid(), first,
+				 parent == TRUNC_ROOT ? 0 : parent, i + 1,
+				 parent == TRUNC_ROOT ? EXP_TSK_TRUNC : 0 };
 	for (k = 0; i >= 0; i--, k++) {
-		r->pc[k] = pc[i];
+		/* each pc as its difference from its parent's: small, deflated */
+		chain[k] = pc[i] - ((uint32_t)i + 1 < n ? pc[i + 1] : 0);
 		nd = node_slot(s, parent, pc[i]);
 		nd->pc = pc[i];
 		nd->parent = parent;
 		nd->id = parent = first + k;
 		s->nodes++;
 	}
-	tr_commit(size);
+	tr_heapsum_chain(&c, chain);
 	return parent;
 }
 

@@ -239,6 +239,8 @@ void tr_heapsum_alloc(uint16_t event, uint64_t addr, uint64_t bytes,
 void tr_heapsum_free(uint16_t event, uint64_t addr, uint64_t bytes,
 		     uint64_t now);
 void tr_heapsum_flush(void);
+/* a chain of new stack nodes (stackid.c), pc[c->nr], for the next record */
+void tr_heapsum_chain(const struct exp_tchain *c, const uint64_t *pc);
 void tr_heapsum_dying(void);
 void tr_heapsum_after_fork(void);
 

@@ -4,9 +4,9 @@
  * file defines, interned as raw stacks of their thread's process, and
  * the slices' counts, which become one sample per allocation entry (its
  * count and bytes, on its stack, at the slice's start) and side table
- * entries (load/trace.c matches their frees with them).  Counts may
- * name a stack defined later in the file (another thread wrote them):
- * they wait in the file's state until its end.
+ * entries (load/trace.c matches their frees with them).  Both may come
+ * deflated (EXP_REC_TZ).  Counts may name a stack defined later in the
+ * file: they wait in the file's state until its end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,9 +33,10 @@ struct pend {
 
 struct an_heapfile {
 	struct an *an;
-	uint32_t exp, pid, tid;		/* the last mark's */
+	uint32_t exp;
 	struct an_vec nodes;		/* struct node, by id */
 	struct an_vec pend;		/* struct pend */
+	uint8_t *zbuf;			/* EXP_TZ_MAX: deflated records inflated */
 };
 
 struct an_heapfile *an_heap_open(struct an *an, uint32_t exp)
@@ -51,40 +52,39 @@ struct an_heapfile *an_heap_open(struct an *an, uint32_t exp)
 	return h;
 }
 
-int an_heap_mark(struct an_heapfile *h, const struct exp_rec_tmark *m)
-{
-	h->pid = m->pid;
-	h->tid = m->tid;
-	return 0;
-}
-
 int an_heap_stack(struct an_heapfile *h, const struct exp_rec_tstack *s,
 		  const char **why)
 {
+	const uint8_t *p = (const uint8_t *)(s + 1);
+	const struct exp_tchain *c;
 	struct an *an = h->an;
 	struct node *x;
-	uint32_t k, thr;
+	uint32_t i, k, thr;
+	uint64_t pc;
 
-	if (!h->pid) {
-		*why = "stack record before any thread mark";
-		return -EINVAL;
-	}
 	if (!(an->need & AN_NEED_TRACE))
 		return 0;
-	thr = an_thread_get(an, h->exp, h->pid, h->tid);
-	if (thr == UINT32_MAX)
-		return -ENOMEM;
-	while (h->nodes.n < s->id + s->nr) {
-		x = an_vec_push(&h->nodes);
-		if (!x)
+	for (i = 0; i < s->nchain; i++, p += sizeof(*c) + 8 * c->nr) {
+		c = (const void *)p;
+		thr = an_thread_get(an, h->exp, s->pid, c->tid);
+		if (thr == UINT32_MAX)
 			return -ENOMEM;
-		memset(x, 0, sizeof(*x));
-	}
-	for (k = 0; k < s->nr; k++) {
-		x = &AN_VEC(h->nodes, struct node, s->id + k);
-		*x = (struct node){ s->pc[k], k ? s->id + k - 1 : s->parent, thr,
-				    h->tid, UINT32_MAX,
-				    !k && (s->hdr.flags & EXP_TSK_TRUNC), true };
+		while (h->nodes.n < c->id + c->nr) {
+			x = an_vec_push(&h->nodes);
+			if (!x)
+				return -ENOMEM;
+			memset(x, 0, sizeof(*x));
+		}
+		/* the parent's pc, that the chain's differ from */
+		pc = c->parent && c->parent < h->nodes.n ?
+			AN_VEC(h->nodes, struct node, c->parent).pc : 0;
+		for (k = 0; k < c->nr; k++) {
+			x = &AN_VEC(h->nodes, struct node, c->id + k);
+			pc += c->pc[k];
+			*x = (struct node){ pc, k ? c->id + k - 1 : c->parent,
+					    thr, c->tid, UINT32_MAX,
+					    !k && (c->flags & EXP_TSK_TRUNC), true };
+		}
 	}
 	return 0;
 }
@@ -132,13 +132,9 @@ int an_heap_counts(struct an_heapfile *h, const struct exp_rec_theap *r,
 	struct pend *p;
 	uint32_t i;
 
-	if (!h->pid) {
-		*why = "heap record before any thread mark";
-		return -EINVAL;
-	}
-	if (e->heap_pid && e->heap_pid != h->pid)
+	if (e->heap_pid && e->heap_pid != r->pid)
 		e->heap_multi = true;
-	e->heap_pid = h->pid;
+	e->heap_pid = r->pid;
 	if (r->peak > e->heap_peak) {
 		e->heap_peak = r->peak;
 		e->heap_peak_ns = r->peak_ns;
@@ -153,13 +149,19 @@ int an_heap_counts(struct an_heapfile *h, const struct exp_rec_theap *r,
 		e->ncalls++;
 		e->ncounted += x->count - 1;
 	}
-	if (!(h->an->need & AN_NEED_TRACE))
+	if (!(h->an->need & AN_NEED_TRACE)) {
+		/* the time span, as a record counted but not decoded */
+		if (r->time_ns < h->an->ld->skip_tmin)
+			h->an->ld->skip_tmin = r->time_ns;
+		if (r->time_ns > h->an->ld->skip_tmax)
+			h->an->ld->skip_tmax = r->time_ns;
 		return 0;
+	}
 	for (i = 0; i < r->nent; i++) {
 		p = an_vec_push(&h->pend);
 		if (!p)
 			return -ENOMEM;
-		p->pid = h->pid;
+		p->pid = r->pid;
 		p->time = r->time_ns + r->e[i].first_ns;
 		p->slice_start = r->time_ns;
 		p->slice = r->slice_ns;
@@ -228,6 +230,40 @@ static int freed(struct an_heapfile *h, const struct pend *p)
 		.unw = UINT32_MAX, .ms = UINT32_MAX, .count = p->e.count });
 }
 
+int an_heap_tz(struct an_heapfile *h, const struct exp_rec_tz *z,
+	       const char **why, uint32_t *at)
+{
+	const struct lwprof_rec *r;
+	unsigned int where;
+	long n, off;
+	int err;
+
+	if (!h->zbuf && !(h->zbuf = malloc(EXP_TZ_MAX)))
+		return -ENOMEM;
+	n = exp_tz_inflate(z, h->zbuf, why);
+	if (n < 0) {
+		*at = 0;
+		return -EINVAL;
+	}
+	for (off = 0; off < n; off += r->size) {
+		r = (const void *)(h->zbuf + off);
+		if (r->type == EXP_REC_TSTACK) {
+			*why = exp_tstack_check((const void *)r, &where);
+			err = *why ? -EINVAL : an_heap_stack(h, (const void *)r, why);
+		} else {
+			*why = r->size < sizeof(struct exp_rec_theap) ?
+				"heap record too short" :
+				exp_theap_check((const void *)r, &where);
+			err = *why ? -EINVAL : an_heap_counts(h, (const void *)r, why);
+		}
+		if (err) {
+			*at = off + where;
+			return err;
+		}
+	}
+	return 0;
+}
+
 int an_heap_close(struct an_heapfile *h)
 {
 	const struct pend *p;
@@ -239,6 +275,7 @@ int an_heap_close(struct an_heapfile *h)
 		err = p->e.flags & EXP_THE_FREE ? freed(h, p) : made(h, p);
 	}
 	free(h->nodes.p);
+	free(h->zbuf);
 	free(h->pend.p);
 	free(h);
 	return err;

@@ -54,11 +54,13 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
  */
 struct an_heapfile;
 struct an_heapfile *an_heap_open(struct an *an, uint32_t exp);
-int an_heap_mark(struct an_heapfile *h, const struct exp_rec_tmark *m);
 int an_heap_stack(struct an_heapfile *h, const struct exp_rec_tstack *s,
 		  const char **why);
 int an_heap_counts(struct an_heapfile *h, const struct exp_rec_theap *r,
 		   const char **why);
+/* a deflated group: what is wrong at byte *at of the records inflated */
+int an_heap_tz(struct an_heapfile *h, const struct exp_rec_tz *z,
+	       const char **why, uint32_t *at);
 int an_heap_close(struct an_heapfile *h);
 
 /* trace.c: traced calls (any record type: libexp/trace.h's view) */

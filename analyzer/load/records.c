@@ -637,21 +637,22 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 static int do_heaprec(struct rec_ctx *c, const struct lwprof_rec *h)
 {
 	const char *why = NULL;
+	uint32_t at;
 	int err;
 
 	if (!c->heap && !(c->heap = an_heap_open(c->an, c->exp)))
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	switch (h->type) {
-	case EXP_REC_TMARK:
-		err = an_heap_mark(c->heap, (const void *)h);
-		break;
 	case EXP_REC_TSTACK:
 		err = an_heap_stack(c->heap, (const void *)h, &why);
 		break;
+	case EXP_REC_TZ:
+		err = an_heap_tz(c->heap, (const void *)h, &why, &at);
+		if (err == -EINVAL)
+			return bad(c, 0, "deflated records: byte %u: %s", at, why);
+		break;
 	default:
 		time_check(c, ((const struct exp_rec_theap *)h)->time_ns);
-		if (!(c->an->need & AN_NEED_TRACE))
-			skip_time(c->an, ((const struct exp_rec_theap *)h)->time_ns);
 		err = an_heap_counts(c->heap, (const void *)h, &why);
 		break;
 	}
@@ -676,9 +677,9 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 	case EXP_REC_TRACE:
 	case EXP_REC_TRACE_FREE:
 		return do_trace(c, h);
-	case EXP_REC_TMARK:
 	case EXP_REC_TSTACK:
 	case EXP_REC_THEAP:
+	case EXP_REC_TZ:
 		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
 			return 0;	/* not this format's: skipped */
 		return do_heaprec(c, h);

@@ -32,7 +32,7 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TMARK + 1], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_TZ + 1], other, lost, gs;
 };
 
 static int show_stack;
@@ -316,8 +316,8 @@ static void dump_theap(const struct exp_rec_theap *h)
 
 	printf("HEAP ");
 	put_time(h->time_ns);
-	printf(" slice=%u entries=%u peak=%llu peak_at=", h->slice_ns, h->nent,
-	       (unsigned long long)h->peak);
+	printf(" pid=%u slice=%u entries=%u peak=%llu peak_at=", h->pid,
+	       h->slice_ns, h->nent, (unsigned long long)h->peak);
 	put_time(h->peak_ns);
 	putchar('\n');
 	for (i = 0; i < h->nent; i++) {
@@ -332,16 +332,49 @@ static void dump_theap(const struct exp_rec_theap *h)
 	}
 }
 
-/* Nodes of the heap calls' stacks (format 1.7): ids, parent, pcs. */
+/* Nodes of the heap calls' stacks (format 1.7): chains of ids, pcs. */
 static void dump_tstack_rec(const struct exp_rec_tstack *s)
 {
-	unsigned int i;
+	const uint8_t *p = (const uint8_t *)(s + 1);
+	const struct exp_tchain *c;
+	unsigned int i, k;
 
-	printf("STACK id=%u-%u parent=%u%s\n", s->id, s->id + s->nr - 1,
-	       s->parent, s->hdr.flags & EXP_TSK_TRUNC ? " truncated" : "");
-	for (i = 0; i < s->nr; i++)
-		printf("%s0x%llx%s", i % 6 ? " " : "  ", (unsigned long long)s->pc[i],
-		       i + 1 == s->nr || i % 6 == 5 ? "\n" : "");
+	printf("STACK pid=%u chains=%u\n", s->pid, s->nchain);
+	for (k = 0; k < s->nchain; k++, p += sizeof(*c) + 8 * c->nr) {
+		c = (const void *)p;
+		printf("  nodes %u-%u tid=%u parent=%u%s, pcs less their parent's:\n", c->id,
+		       c->id + c->nr - 1, c->tid, c->parent,
+		       c->flags & EXP_TSK_TRUNC ? " truncated" : "");
+		for (i = 0; i < c->nr; i++)
+			printf("%s%+lld%s", i % 6 ? " " : "    ",
+			       (long long)c->pc[i],
+			       i + 1 == c->nr || i % 6 == 5 ? "\n" : "");
+	}
+}
+
+/* Deflated heap records (format 1.7): each, inflated. */
+static void dump_tz(const struct exp_rec_tz *z, struct counts *c)
+{
+	static uint8_t buf[EXP_TZ_MAX];
+	const struct lwprof_rec *r;
+	const char *why;
+	long n, off;
+
+	printf("DEFLATED raw=%u zbytes=%u\n", z->raw, z->zbytes);
+	n = exp_tz_inflate(z, buf, &why);
+	if (n < 0) {
+		printf("  (%s)\n", why);
+		return;
+	}
+	for (off = 0; off < n; off += r->size) {
+		r = (const void *)(buf + off);
+		printf("  +%ld: ", off);
+		if (r->type == EXP_REC_TSTACK)
+			dump_tstack_rec((const void *)r);
+		else
+			dump_theap((const void *)r);
+		c->type[r->type]++;
+	}
 }
 
 static void dump_trace_file(const struct exp_rec_trace_file *f)
@@ -445,12 +478,10 @@ static int dump_file(const char *name, struct counts *tot)
 				goto unknown;	/* not this format's type */
 			dump_stop((const void *)r);
 			break;
-		case EXP_REC_TMARK:
+		case EXP_REC_TZ:
 			if (f.hdr.minor < EXP_MINOR_THEAP)
 				goto unknown;
-			printf("MARK pid=%u tid=%u\n",
-			       ((const struct exp_rec_tmark *)r)->pid,
-			       ((const struct exp_rec_tmark *)r)->tid);
+			dump_tz((const void *)r, &c);
 			break;
 		case EXP_REC_TSTACK:
 			if (f.hdr.minor < EXP_MINOR_THEAP)

@@ -169,12 +169,29 @@ static void adopt_warn(void *arg, const char *msg)
 	exp_warn(arg, "%s", msg);
 }
 
-/* The heap calls a slice's counts stand for: its allocations and frees. */
-static unsigned long long theap_calls(const struct exp_rec_theap *h)
+/*
+ * The heap calls a slice's counts stand for (its allocations and frees),
+ * of a heap record or those a deflated one holds (buf: EXP_TZ_MAX bytes).
+ */
+static unsigned long long theap_calls(const struct lwprof_rec *r, void *buf)
 {
+	const struct exp_rec_theap *h = (const void *)r;
 	unsigned long long n = 0;
+	const char *why;
+	long len, off;
 	__u32 i;
 
+	if (r->type == EXP_REC_TZ) {
+		len = buf ? exp_tz_inflate((const void *)r, buf, &why) : -1;
+		for (off = 0; off < len; off += r->size) {
+			r = (const void *)((const __u8 *)buf + off);
+			if (r->type == EXP_REC_THEAP &&
+			    r->size >= sizeof(struct exp_rec_theap) &&
+			    r->size >= exp_theap_size((const void *)r))
+				n += theap_calls(r, NULL);
+		}
+		return n;
+	}
 	for (i = 0; i < h->nent; i++)
 		if (!(h->e[i].flags & EXP_THE_FREE) ||
 		    exp_trace_event(h->e[i].event)->cls == EXP_TC_FREE)
@@ -191,6 +208,7 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 	char why[PATH_MAX + 256];
 	struct exp_file *v;
 	struct exp_reader f;
+	void *zbuf = NULL;
 	size_t i, n, k;
 	int ret;
 
@@ -215,8 +233,10 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 				 rec->type == EXP_REC_TRACE_FREE ||
 				 (rec->type == EXP_REC_TCALL &&
 				  f.hdr.minor >= EXP_MINOR_TCALL);
-			if (rec->type == EXP_REC_THEAP && f.hdr.minor >= EXP_MINOR_THEAP)
-				calls += theap_calls((const void *)rec);
+			if ((rec->type == EXP_REC_THEAP || rec->type == EXP_REC_TZ) &&
+			    f.hdr.minor >= EXP_MINOR_THEAP &&
+			    (zbuf || (zbuf = malloc(EXP_TZ_MAX))))
+				calls += theap_calls(rec, zbuf);
 			if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 				archiver_rec(a, rec);
 			if (rec->type == EXP_REC_TRACE_UNTRACED &&
@@ -229,6 +249,7 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 		exp_reader_close(&f);
 	}
 	exp_files_free(v, n);
+	free(zbuf);
 	e->records += recs;
 	exp_note(e, EXP_K_TRACE_FILES, "%llu", files);
 	exp_note(e, EXP_K_TRACE_CALLS, "%llu", calls);
