@@ -189,6 +189,8 @@ $(B)/tests/progs/seed_example: CFLAGS += -finstrument-functions \
 	-finstrument-functions-exclude-function-list=work \
 	-include tests/lib/seed_truth.h -rdynamic
 $(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse $(B)/tests/progs/unwind_sampler: CFLAGS += -fomit-frame-pointer
+# ... and libunwind's walk, as the tracing library's of a heap call
+$(B)/tests/progs/qsort_unwind: TEST_LDLIBS = -lunwind
 # The PLT unwinding test's second build: IBT PLT entries (.plt.sec, and
 # the .plt's lazy part with endbr64 first), as -fcf-protection toolchains
 # make them.
@@ -241,7 +243,7 @@ tests: $(B)/tests/progs/kdbg_kernel.ko
 GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))
 $(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h tests/lib/sdelta_enc.h $(EXP_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone -lz
 tests: $(B)/tests/lib/gen_exp
 
 # The ABI header must compile on its own with no implicit padding.
