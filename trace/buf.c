@@ -384,6 +384,7 @@ void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
 		return;
 	t = tr_self;
 	if (alloc) {
+		tr_live_prefetch(addr);	/* while the stack is walked */
 		if (!t->stab)
 			t->stab = tr_stab_new();
 		id = tr_stack_id(t->stab, event);

@@ -144,7 +144,7 @@ static void out_end(void)
 
 	if (!out_len)
 		return;
-	if (!zs_ready && deflateInit(&zs, 9) == Z_OK)
+	if (!zs_ready && deflateInit(&zs, Z_BEST_COMPRESSION) == Z_OK)
 		zs_ready = true;
 	bound = zs_ready ? deflateBound(&zs, out_len) : 0;
 	z = zs_ready ? (struct exp_rec_tz *)tr_reserve(sizeof(*z) + bound + 8) : NULL;

@@ -87,23 +87,32 @@ static bool grow(struct stripe *s)
 
 void tr_live_add(const struct tr_block *b)
 {
-	struct stripe *s = &live[mix(b->addr) % STRIPES];
+	const uint64_t h = mix(b->addr);
+	struct stripe *s = &live[h % STRIPES];
 	uint32_t i;
 
 	tr_spin_lock(&s->lock);
-	/* a block made again without its free seen: the new one holds */
-	for (i = (mix(b->addr) >> 10) & (s->cap - 1); s->cap && s->t[i].addr;
-	     i = (i + 1) & (s->cap - 1))
-		if (s->t[i].addr == b->addr) {
-			s->t[i] = *b;
-			tr_spin_unlock(&s->lock);
-			return;
-		}
-	if ((2 * (s->n + 1) <= s->cap || grow(s))) {
-		put(s->t, s->cap, b);
-		s->n++;
+	if (2 * (s->n + 1) > s->cap && !grow(s)) {
+		tr_spin_unlock(&s->lock);
+		return;	/* no memory: the block is not remembered */
 	}
+	/* its slot, or the slot of a block made again without its free seen */
+	for (i = (h >> 10) & (s->cap - 1); s->t[i].addr && s->t[i].addr != b->addr;
+	     i = (i + 1) & (s->cap - 1))
+		;
+	s->n += !s->t[i].addr;
+	s->t[i] = *b;
 	tr_spin_unlock(&s->lock);
+}
+
+/* Bring addr's slot into the cache, before the work that precedes its use. */
+void tr_live_prefetch(uint64_t addr)
+{
+	const uint64_t h = mix(addr);
+	const struct stripe *s = &live[h % STRIPES];
+
+	if (s->cap)
+		__builtin_prefetch(&s->t[(h >> 10) & (s->cap - 1)]);
 }
 
 bool tr_live_take(uint64_t addr, struct tr_block *b)

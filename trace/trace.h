@@ -221,6 +221,7 @@ struct tr_block {
 };
 
 void tr_live_add(const struct tr_block *b);
+void tr_live_prefetch(uint64_t addr);
 /* The block at addr, forgotten (false: none). */
 bool tr_live_take(uint64_t addr, struct tr_block *b);
 void tr_live_reset(void);
