@@ -75,7 +75,7 @@ TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 # (trace/, docs/design/tracing.md): position-independent, only the interposed
 # functions exported, with the file header code of libexp and its check
 # of the programs it can enter.
-TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c libexp/traceable.c
+TRACE_SRCS := $(sort $(wildcard trace/*.c ompt/*.c)) libexp/format.c libexp/traceable.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
 TRACE_LIB := $(B)/liblwprof_trace.so
 
@@ -105,12 +105,66 @@ $(B)/pic/%.o: %.c
 $(TRACE_LIB): $(TRACE_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -lunwind -lz -ldl -lpthread
 
+# liblwprof_jvmti.so, the JVMTI agent collect -j on loads into a JVM
+# (jvmti/, docs/guide/java.md): built where a JDK's headers are, found
+# from javac (openjdk-17-jdk-headless) or JDK_HOME; without them the
+# tools build and the Java tests skip.
+JDK_HOME ?= $(shell j=$$(readlink -f "$$(command -v javac)" 2>/dev/null) && \
+	   [ -n "$$j" ] && dirname "$$(dirname "$$j")")
+JVMTI_LIB := $(if $(wildcard $(JDK_HOME)/include/jvmti.h),$(B)/liblwprof_jvmti.so)
+JVMTI_SRCS := $(sort $(wildcard jvmti/*.c)) libexp/format.c libexp/java.c
+JVMTI_OBJS := $(JVMTI_SRCS:%.c=$(B)/jvmti-pic/%.o)
+tools: $(JVMTI_LIB)
+$(B)/jvmti-pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -I$(JDK_HOME)/include -I$(JDK_HOME)/include/linux \
+		$(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+$(B)/liblwprof_jvmti.so: $(JVMTI_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread -lrt
+# The Java tests' workloads (tests/progs/java/), where javac is.
+JAVAC := $(if $(JVMTI_LIB),$(JDK_HOME)/bin/javac)
+JAVA_CLASSES := $(if $(JAVAC),$(patsubst tests/progs/java/%.java,$(B)/tests/progs/java/%.class,$(wildcard tests/progs/java/*.java)))
+tests: $(JAVA_CLASSES)
+$(B)/tests/progs/java/%.class: tests/progs/java/%.java
+	@mkdir -p $(@D)
+	$(JAVAC) -g -d $(@D) $<
+
 # The collector API (include/lwprof/collector.h) for programs to link, and
 # the signal handlers collect -l / -y preload into the target.
 $(B)/liblwprof_collector.so: collector/collector.c collector/proto.h \
 		include/lwprof/collector.h
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
 		-Wl,-soname,liblwprof_collector.so -o $@ $<
+
+# The MPI tracing library collect -M preloads after the tracing one
+# (mpi/, docs/guide/mpi.md): one per MPI implementation installed (their
+# handles differ), built by its own compiler wrapper; the wrappers of the
+# functions that need only their time are written from its mpi.h
+# (mpi/gen.awk).  MPI test programs: tests/progs/mpi/, one build each.
+MPI_FLAVOURS := $(foreach f,openmpi mpich,$(if $(shell command -v mpicc.$(f) 2>/dev/null),$(f)))
+MPI_SRCS := $(sort $(wildcard mpi/*.c))
+MPI_LIBS := $(MPI_FLAVOURS:%=$(B)/liblwprof_mpi_%.so)
+MPI_PROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.c,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.c)))
+MPI_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-Wno-unused-parameter -Wno-deprecated-declarations -Iuapi -I.
+.PRECIOUS: $(B)/mpi/%/gen.c
+$(B)/mpi/%/gen.c: mpi/gen.awk libexp/mpi_funcs.h
+	@mkdir -p $(@D)
+	echo '#include <mpi.h>' | mpicc.$* -E -P -x c - | \
+		awk -f mpi/gen.awk libexp/mpi_funcs.h - >$@.tmp
+	mv $@.tmp $@
+$(B)/liblwprof_mpi_%.so: $(MPI_SRCS) $(B)/mpi/%/gen.c mpi/lwmpi.h trace/mpi.h \
+		trace/trace.h libexp/mpi.h libexp/mpi_funcs.h
+	mpicc.$* $(MPI_CFLAGS) -Impi $(CFLAGS) -fPIC -shared -fvisibility=hidden \
+		-fasynchronous-unwind-tables -o $@ $(MPI_SRCS) $(B)/mpi/$*/gen.c -ldl
+$(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
+	@mkdir -p $(@D)
+	mpicc.openmpi $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+$(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
+	@mkdir -p $(@D)
+	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+tools: $(MPI_LIBS)
+tests: $(MPI_PROGS)
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
@@ -218,7 +272,7 @@ $(B)/tests/unit/traceable: $(EXP_LIB)
 $(B)/tests/unit/traceable: TEST_LDLIBS = $(EXP_LIB)
 # The unit tests of libexp (tests/run -U) link it.
 EXP_UNITS := $(B)/tests/unit/exp_log $(B)/tests/unit/exp_files \
-	$(B)/tests/unit/reader $(B)/tests/unit/stack
+	$(B)/tests/unit/reader $(B)/tests/unit/stack $(B)/tests/unit/java_records
 $(EXP_UNITS): $(EXP_LIB)
 $(EXP_UNITS): TEST_LDLIBS = $(EXP_LIB)
 # ... and the analyzer's, its layers but its command.

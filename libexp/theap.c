@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The heap tracer's records (format 1.7, libexp/trace.h): the checks of
+ * The heap tracer's records (format 1.10, libexp/trace.h): the checks of
  * the stack, heap and deflated records.
  */
 #include <stddef.h>

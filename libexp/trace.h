@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace records (format 1.4 to 1.7, docs/design/experiment-format.md,
+ * Trace records (format 1.4 to 1.10, docs/design/experiment-format.md,
  * docs/design/tracing.md):
  * what the tracing library (trace/, LD_PRELOAD'ed into the target by
  * collect -s/-H/-i) writes into trace.PID.rec files of the experiment.
@@ -45,6 +45,7 @@ enum exp_trace_event {
 	EXP_TR_LSEEK, EXP_TR_CREAT, EXP_TR_FCNTL, EXP_TR_FTRUNCATE,
 	EXP_TR_FOPEN, EXP_TR_FCLOSE, EXP_TR_FREAD, EXP_TR_FWRITE,
 	EXP_TR_FFLUSH,
+	EXP_TR_MPI = 127,	/* an MPI call's own record (libexp/mpi.h) */
 	EXP_TR_MAX = 128
 };
 
@@ -302,7 +303,7 @@ const char *exp_tcall_check(const struct exp_rec_tcall *t, __u32 size,
 /* Its stack copy (whole or delta): libexp/stack.h. */
 
 /*
- * 1.7: heap calls counted by the library.  It walks each allocation's
+ * 1.10: heap calls counted by the library.  It walks each allocation's
  * stack itself and keeps, per thread, a tree of the frames its stacks
  * go through: a stack record (EXP_REC_TSTACK) defines the nodes each new
  * stack adds, once.  The calls themselves are counted per slice of time
@@ -314,9 +315,9 @@ const char *exp_tcall_check(const struct exp_rec_tcall *t, __u32 size,
  * record that defines its stacks: a reader resolves them at the file's
  * end.  Types 21-31 are the heap tracer's.
  */
-#define EXP_REC_TSTACK		21	/* 1.7: struct exp_rec_tstack */
-#define EXP_REC_THEAP		22	/* 1.7: struct exp_rec_theap */
-#define EXP_REC_TZ		23	/* 1.7: struct exp_rec_tz */
+#define EXP_REC_TSTACK		21	/* 1.10: struct exp_rec_tstack */
+#define EXP_REC_THEAP		22	/* 1.10: struct exp_rec_theap */
+#define EXP_REC_TZ		23	/* 1.10: struct exp_rec_tz */
 
 /*
  * Stack nodes of thread tid: ids id ... id + nr - 1; the first's parent

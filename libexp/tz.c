@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The heap tracer's deflated records (format 1.7, libexp/trace.h,
+ * The heap tracer's deflated records (format 1.10, libexp/trace.h,
  * EXP_REC_TZ) inflated: apart, so that only their readers link zlib.
  */
 #include <zlib.h>

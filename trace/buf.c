@@ -293,9 +293,16 @@ void tr_commit(size_t n)
  */
 void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 {
+	tr_emit_after(NULL, 0, ev, regs);
+}
+
+void tr_emit_after(const void *pre, size_t npre, const struct tr_ev *ev,
+		   uint64_t *regs)
+{
 	uint64_t sp = regs ? regs[EXP_TR_RSP] : 0, top, r[EXP_TR_NR_REGS];
 	__u64 *f;
 	struct exp_rec_tcall *t;
+	uint8_t *p;
 	uint32_t copy = 0;
 	uint16_t flags = 0;
 	bool delta;
@@ -311,12 +318,13 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 			copy = 0;	/* unknown or foreign stack: registers only */
 		copy &= ~7U;
 	}
-	t = (struct exp_rec_tcall *)reserve(sizeof(*t) +
-					    8 * __builtin_popcount(EXP_TCF_FIELDS) +
-					    (ev->ms ? 8 * LWPROF_MS_COUNT : 0) +
-					    (regs ? tr_stack_room(copy) : 0));
-	if (!t)
+	p = reserve(npre + sizeof(*t) + 8 * __builtin_popcount(EXP_TCF_FIELDS) +
+		    (ev->ms ? 8 * LWPROF_MS_COUNT : 0) +
+		    (regs ? tr_stack_room(copy) : 0));
+	if (!p)
 		return;
+	memcpy(p, pre, npre);
+	t = (struct exp_rec_tcall *)(p + npre);
 	f = t->fields;
 	if (ev->start != ev->end) {
 		*f++ = ev->start;
@@ -366,7 +374,9 @@ void tr_emit(const struct tr_ev *ev, uint64_t *regs)
 	t->tid = tr_self->tid;
 	t->fd = ev->fd;
 	t->time_ns = ev->end;
-	commit(t->hdr.size);
+	if (npre)	/* the outer record holds this one */
+		((struct lwprof_rec *)p)->size = npre + t->hdr.size;
+	commit(npre + t->hdr.size);
 }
 
 /*

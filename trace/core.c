@@ -306,11 +306,13 @@ __attribute__((constructor(101))) static void tr_init(void)
 	tr_in++;
 	if (getauxval(AT_SECURE))
 		v = dir = NULL;
-	if (v && dir && sscanf(v, "%7[hsik],%llu,%llu", kinds, &ns, &stack) == 3 &&
+	if (v && dir && sscanf(v, "%7[hsikmo],%llu,%llu", kinds, &ns, &stack) == 3 &&
 	    strlen(dir) < sizeof(tr.dir)) {
 		k |= strchr(kinds, 'h') ? TR_HEAP : 0;
 		k |= strchr(kinds, 's') ? TR_SYNC : 0;
 		k |= strchr(kinds, 'i') ? TR_IO : 0;
+		k |= strchr(kinds, 'o') ? TR_OMP : 0;
+		k |= strchr(kinds, 'm') ? TR_MPI : 0;
 		tr_conf.no_tasks = strchr(kinds, 'k') != NULL;
 		strcpy(tr.dir, dir);
 		tr_conf.sync_ns = ns;

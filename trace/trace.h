@@ -34,6 +34,8 @@
 #define TR_HEAP		0x1
 #define TR_SYNC		0x2
 #define TR_IO		0x4
+#define TR_OMP		0x8	/* the OMPT tool (ompt/) */
+#define TR_MPI		0x10	/* MPI calls: the MPI library's (trace/mpi.c) */
 
 struct tr_conf {
 	unsigned int kinds;		/* TR_* */
@@ -116,6 +118,15 @@ void tr_ms_after_fork(void);
 uint64_t tr_clock_start(void);
 uint64_t tr_clock_end(void);
 bool tr_ms_delta(uint64_t t0, uint64_t t1, uint64_t *ms);
+/*
+ * For spans that nest or pause (the OMPT tool's waits), which keep their
+ * own readings: the clock into *t and the microstates into
+ * v[LWPROF_MS_COUNT] (true: v is this thread's); tr_ms_sub() gives
+ * those over a span of span ns from two readings.
+ */
+bool tr_clock_ms(uint64_t *t, uint64_t *v);
+void tr_ms_sub(const uint64_t *v0, const uint64_t *v1, uint64_t span,
+	       uint64_t *ms);
 
 /*
  * May this call of kind k be traced?  Then tr_in is set: tr_leave()
@@ -179,6 +190,13 @@ uint32_t tr_stack_copy(struct tr_stack_base *b, const uint64_t *regs,
  * tr_leave().
  */
 void tr_emit(const struct tr_ev *ev, uint64_t *regs);
+/*
+ * The same record after npre bytes of pre, in one reservation: a record
+ * that starts with a struct lwprof_rec and holds a traced call
+ * (libexp/mpi.h's); its size is set to the whole's.
+ */
+void tr_emit_after(const void *pre, size_t npre, const struct tr_ev *ev,
+		   uint64_t *regs);
 
 /*
  * The trace file's descriptor; is fd it (move: and move it elsewhere,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The heap tracer's records (format 1.7, libexp/trace.h): the stacks a
+ * The heap tracer's records (format 1.10, libexp/trace.h): the stacks a
  * file defines, interned as raw stacks of their thread's process, and
  * the slices' counts, which become one sample per allocation entry (its
  * count and bytes, on its stack, at the slice's start) and side table

@@ -80,4 +80,38 @@ int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *
 int an_trace_exp_done(struct an *an, uint32_t exp);
 void an_trace_release(struct an *an);
 
+/*
+ * omp.c: OpenMP's bases (an_init); a record of libexp/omp.h; after the
+ * stacks are resolved, the model's tables and the metrics' rows.
+ */
+struct an_omp_load;
+int an_omp_init(struct an *an);
+int an_omp_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h);
+int an_omp_finish(struct an *an);
+/* before resolving: each stack in its process's last address space */
+int an_omp_rehome(struct an *an);
+/* load.c: the generation of pid at time t (execs before it) */
+uint32_t an_gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t);
+void an_omp_load_free(struct an_omp_load *l);
+/* java.c: a record of a JVMTI agent's file (libexp/java.h) */
+int an_java_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h);
+
+/*
+ * mpi.c: MPI calls (libexp/mpi.h).  an_mpi_decode(): a call's values for
+ * its sample; an_mpi_add(): its entry of an->mpi; an_mpi_req(): a
+ * request a wait completed, for the call after it; an_mpi_finish():
+ * once every experiment is read, each experiment's rank, messages
+ * matched with their receives, Late Sender and Wait at Barrier (samples
+ * of their own on the calls' stacks).
+ */
+struct exp_rec_mpi;
+struct exp_rec_mpi_req;
+int an_mpi_decode(struct an *an, const struct exp_rec_mpi *m,
+		  uint32_t *layout, uint64_t *vals);
+int an_mpi_add(struct an *an, uint32_t exp, const struct exp_rec_mpi *m,
+	       const struct exp_tcall *t, uint32_t sample, uint32_t unw);
+int an_mpi_req(struct an *an, uint32_t exp, const struct exp_rec_mpi_req *q);
+int an_mpi_finish(struct an *an);
+void an_mpi_release(struct an *an);
+
 #endif

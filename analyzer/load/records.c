@@ -17,9 +17,12 @@
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "libexp/java.h"
+#include "libexp/omp.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
 #include "libexp/stack.h"
+#include "libexp/mpi.h"
 #include "libexp/trace.h"
 
 #define TIME_SLACK_NS	(60ULL * 1000000000ULL)
@@ -40,6 +43,7 @@ struct rec_ctx {
 	uint32_t last_unw;	/* the last sample's an_unw_ref, or UINT32_MAX */
 	struct an_heapfile *heap;	/* the heap tracer's records, or NULL */
 	uint32_t field_base;	/* of the sample in its record (a trace record's) */
+	const struct exp_rec_mpi *mpi;	/* the MPI record whose call is read */
 	struct exp_reader rd;
 };
 
@@ -313,7 +317,9 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (err)
 		return err;
 	c->last_unw = UINT32_MAX;
-	if (t) {
+	if (t && c->mpi) {
+		nv = an_mpi_decode(an, c->mpi, &layout, vals);
+	} else if (t) {
 		nv = an_trace_decode(an, t, &layout, vals);
 	} else {
 		/* pauses apply to the sampled data; tracing goes on */
@@ -633,7 +639,7 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 	return 0;
 }
 
-/* The heap tracer's records (format 1.7): load/heap.c's. */
+/* The heap tracer's records (format 1.10): load/heap.c's. */
 static int do_heaprec(struct rec_ctx *c, const struct lwprof_rec *h)
 {
 	const char *why = NULL;
@@ -659,6 +665,45 @@ static int do_heaprec(struct rec_ctx *c, const struct lwprof_rec *h)
 	if (err == -ENOMEM)
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	return err ? bad(c, 0, "%s", why) : 0;
+}
+
+/*
+ * An MPI call (libexp/mpi.h): a sample with its MPI values on the stack
+ * of its call part, which is read as the trace call record it is, at its
+ * own offset (the stack copies' bases and the unwinding find it there),
+ * and an entry of the MPI table.
+ */
+static int do_mpi(struct rec_ctx *c, const struct exp_rec_mpi *m)
+{
+	const uint32_t part = offsetof(struct exp_rec_mpi, call);
+	uint32_t sample = UINT32_MAX;
+	struct lwprof_rec_sample fs;
+	struct exp_tcall t;
+	int err;
+
+	exp_tcall_view(&m->call.hdr, &t);
+	if (!(c->an->need & AN_NEED_TRACE)) {
+		time_check(c, t.time_ns);	/* counted only, as do_trace() */
+		c->e->nsamples++;
+		c->e->ncalls++;
+		skip_time(c->an, t.time_ns);
+		return 0;
+	}
+	c->off += part;
+	err = tcall_sample(c, &m->call.hdr, &t, &fs);
+	if (!err) {
+		sample = c->an->s.n;
+		c->mpi = m;
+		err = do_sample(c, &fs, &t);
+		c->mpi = NULL;
+	}
+	c->off -= part;
+	if (err)
+		return err;
+	c->e->ncalls++;
+	if (an_mpi_add(c->an, c->exp, m, &t, sample, c->last_unw))
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	return 0;
 }
 
 static int do_record(struct rec_ctx *c, const uint8_t *p)
@@ -691,6 +736,23 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 			return 0;	/* not this format's: skipped */
 		return exp_untraced_add(&c->e->untraced, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_OMP_RUNTIME:
+	case EXP_REC_OMP_STACK:
+	case EXP_REC_OMP_EVENT:
+		if (c->rd.hdr.minor < EXP_MINOR_OMP)
+			return 0;	/* not this format's: skipped */
+		return an_omp_rec(c->an, c->exp, h) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_MPI:
+		if (c->rd.hdr.minor < EXP_MINOR_MPI)
+			return 0;	/* not this format's: skipped */
+		return do_mpi(c, (const void *)p);
+	case EXP_REC_MPI_REQ:
+		if (c->rd.hdr.minor < EXP_MINOR_MPI ||
+		    !(c->an->need & AN_NEED_TRACE))
+			return 0;
+		return an_mpi_req(c->an, c->exp, (const void *)p) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case LWPROF_REC_TASK:
 		return do_task(c, (const void *)p);
 	case LWPROF_REC_MMAP:
@@ -707,6 +769,14 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		if (c->rd.hdr.minor < EXP_MINOR_STOP)
 			return 0;	/* not this format's: skipped */
 		return do_stop(c, (const void *)p);
+	case EXP_REC_JMETHOD:
+	case EXP_REC_JCODE:
+	case EXP_REC_JUNLOAD:
+	case EXP_REC_JSTACK:
+	case EXP_REC_JTHREAD:
+		if (c->rd.hdr.minor < EXP_MINOR_JAVA)
+			return 0;	/* not this format's: skipped */
+		return an_java_rec(c->an, c->exp, h);
 	default:
 		return 0;	/* a later minor's record: skip by size */
 	}

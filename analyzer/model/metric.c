@@ -62,7 +62,19 @@ static const struct mrow registry[] = {
 	TR("ioothertime", "Other I/O Time", TIME, OTHER_NS),
 	TR("ioerrorcnt", "I/O Error Count", COUNT, ERR_CNT),
 	TR("ioerrortime", "I/O Error Time", TIME, ERR_NS),
+	/* MPI calls (docs/guide/mpi.md), Oracle's keywords; bytes are actual */
+	TR("mpitime", "MPI Time", TIME, MPI_NS),
+	TR("mpisend", "MPI Sends", COUNT, MPI_SEND),
+	TR("mpibytessent", "MPI Bytes Sent", BYTES, MPI_SBYTES),
+	TR("mpircv", "MPI Receives", COUNT, MPI_RECV),
+	TR("mpibytesrcv", "MPI Bytes Received", BYTES, MPI_RBYTES),
+	TR("mpiother", "Other MPI Events", COUNT, MPI_OTHER),
+	TR("mpilatesender", "MPI Late Sender Time", TIME, MPI_LATE),
+	TR("mpibarrierwait", "MPI Wait at Barrier", TIME, MPI_BARWAIT),
 #undef TR
+	/* OpenMP (docs/guide/openmp.md): Oracle's keywords; states: the base */
+	{ "ompwork", "OpenMP Work", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, 0, false },
+	{ "ompwait", "OpenMP Wait", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, 1, false },
 };
 
 #define NROWS (sizeof(registry) / sizeof(registry[0]))
@@ -121,7 +133,8 @@ int an_metrics_init(struct an *an)
 
 		if (r->kw)
 			err = metric_add(an, r, r->kw, r->title,
-					 r->kind == AN_B_TRACE ? r->states : 0, 0);
+					 r->kind == AN_B_TRACE || r->kind == AN_B_OMP ?
+					 r->states : 0, 0);
 		else if (r->kind == AN_B_MSTATE)
 			for (k = 0; k < LWPROF_MS_COUNT && !err; k++)
 				err = metric_add(an, r, exp_mstate_names[k].keyword,

@@ -7,7 +7,7 @@
 # (20: whole, then word deltas with and without runs; microstates), each
 # encoded independently of the library and the reader.  lwprof print must
 # give the same heap views for both, with the counts the generator wrote
-# and the leaks unwound to main through qsort; format 1.7's heap counts
+# and the leaks unwound to main through qsort; format 1.10's heap counts
 # of the same calls, on the stack libunwind walked at the capture (the
 # tracing library's), give them too; dump shows the 1.5 records' deltas
 # and microstates; a delta whose base number is not its base's is not
@@ -26,7 +26,7 @@ f_new=$(ls "$new"/trace.*.rec)
 u32() { od -An -tu4 -j "$1" -N4 "$2" | tr -d ' '; }
 check "$(u32 12 "$f_old")" -eq 4 "the old trace file says format 1.4"
 check "$(u32 12 "$f_new")" -eq 5 "the new one 1.5"
-check "$(u32 12 "$(ls "$cnt"/trace.*.rec)")" -eq 7 "the counted one 1.7"
+check "$(u32 12 "$(ls "$cnt"/trace.*.rec)")" -eq 10 "the counted one 1.10"
 
 views() { "$LWPROF" print -heapstat -heap -leaks "$1" 2>"$PRINT_OUT/$2.err"; }
 views "$old" old >"$PRINT_OUT/old.views"
@@ -37,7 +37,7 @@ check "$(cat "$PRINT_OUT/old.err" "$PRINT_OUT/new.err" | grep -c .)" -eq 0 "  no
 diff "$PRINT_OUT/old.views" "$PRINT_OUT/new.views" >"$PRINT_OUT/views.diff"
 check $? -eq 0 "-heapstat, -heap and -leaks the same for both ($(head -c 300 "$PRINT_OUT/views.diff"))"
 views "$cnt" cnt >"$PRINT_OUT/cnt.views"
-check $? -eq 0 "print reads format 1.7's heap counts ($(head -c 300 "$PRINT_OUT/cnt.err"))"
+check $? -eq 0 "print reads format 1.10's heap counts ($(head -c 300 "$PRINT_OUT/cnt.err"))"
 diff "$PRINT_OUT/new.views" "$PRINT_OUT/cnt.views" >"$PRINT_OUT/cnt.diff"
 check $? -eq 0 "  -heapstat, -heap and -leaks the same as 1.5's ($(head -c 300 "$PRINT_OUT/cnt.diff"))"
 "$LWPROF" dump "$cnt" >"$PRINT_OUT/cnt.dump" 2>&1

@@ -18,7 +18,7 @@
  * ms[k] = 1000 (k + 1) + i.  event=NAME (20 only) makes every call that
  * function's ("pthread_mutex_lock", "read"), freed only if it allocates,
  * and wait=NS gives each call a start NS before its return.  format=21
- * writes format 1.7's heap records of the same calls (heap21()).
+ * writes format 1.10's heap records of the same calls (heap21()).
  */
 #include <zlib.h>
 
@@ -160,7 +160,7 @@ static int alloc20(struct tfile *tf, uint32_t i, uint64_t t, bool with_ms,
 }
 
 /*
- * Format 1.7: the heap tracer's records of the same calls: the capture's
+ * Format 1.10: the heap tracer's records of the same calls: the capture's
  * pcs (FILE.pcs, libunwind's walk at the capture) as one chain of stack
  * nodes, written whole; one slice from the first call whose counts (an
  * entry per call's allocation, its first call at its time; an entry per

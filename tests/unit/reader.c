@@ -9,7 +9,7 @@
  * an unknown sample kind, a path without its NUL, a bad magic, another
  * major version, a header of another CPU; and a newer minor's longer
  * record handed out as this reader knows it, with one warning.  The heap
- * tracer's records (1.7): a stack chain and a slice's counts read, a
+ * tracer's records (1.10): a stack chain and a slice's counts read, a
  * chain whose parent comes after it and an entry of no blocks refused at
  * their bytes, and both skipped unchecked in a 1.6 file.
  */
@@ -256,7 +256,7 @@ static void newer(void)
 	exp_reader_close(&r);
 }
 
-/* A 1.7 heap file: a chain of 3 nodes, a slice with 2 entries. */
+/* A 1.10 heap file: a chain of 3 nodes, a slice with 2 entries. */
 static void heap_file(__u32 minor)
 {
 	struct exp_rec_tstack *st;
@@ -291,7 +291,7 @@ static void heap(void)
 	err = exp_reader_open(&r, AT_FDCWD, save("trace.7.rec", len), NULL, NULL);
 	while (!err && exp_reader_next(&r, &h) > 0)
 		n++;
-	t_check(!err && n == 2 && !r.msg[0], "1.7: a stack record and a slice's counts read (%d: %s)",
+	t_check(!err && n == 2 && !r.msg[0], "1.10: a stack record and a slice's counts read (%d: %s)",
 		n, r.msg);
 	exp_reader_close(&r);
 

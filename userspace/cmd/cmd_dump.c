@@ -19,7 +19,11 @@
 
 #include "libexp/exp.h"
 #include "libexp/format.h"
+#include "libexp/java.h"
+#include "libexp/mpi.h"
 #include "libexp/mstate_names.h"
+#include "libexp/nearest.h"
+#include "libexp/omp.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 #include "libexp/trace.h"
@@ -32,7 +36,8 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TZ + 1], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_JTHREAD + 1], other, lost, gs;
+	unsigned long long mpi, mpi_req;
 };
 
 static int show_stack;
@@ -308,7 +313,7 @@ static void dump_tcall(const struct lwprof_rec *r)
 		dump_tstack(&v);
 }
 
-/* A slice's heap counts (format 1.7): an entry a line. */
+/* A slice's heap counts (format 1.10): an entry a line. */
 static void dump_theap(const struct exp_rec_theap *h)
 {
 	const struct exp_theap_ent *e;
@@ -332,7 +337,7 @@ static void dump_theap(const struct exp_rec_theap *h)
 	}
 }
 
-/* Nodes of the heap calls' stacks (format 1.7): chains of ids, pcs. */
+/* Nodes of the heap calls' stacks (format 1.10): chains of ids, pcs. */
 static void dump_tstack_rec(const struct exp_rec_tstack *s)
 {
 	const uint8_t *p = (const uint8_t *)(s + 1);
@@ -352,7 +357,7 @@ static void dump_tstack_rec(const struct exp_rec_tstack *s)
 	}
 }
 
-/* Deflated heap records (format 1.7): each, inflated. */
+/* Deflated heap records (format 1.10): each, inflated. */
 static void dump_tz(const struct exp_rec_tz *z, struct counts *c)
 {
 	static uint8_t buf[EXP_TZ_MAX];
@@ -377,6 +382,25 @@ static void dump_tz(const struct exp_rec_tz *z, struct counts *c)
 	}
 }
 
+/* An MPI call: its MPI fields, then its call part as a trace call's. */
+static void dump_mpi(const struct exp_rec_mpi *m)
+{
+	printf("MPI %s rank=%d comm=0x%08x root=%d dst=%d stag=%d sbytes=%llu src=%d rtag=%d rposted=%llu rbytes=%llu req=%llu nsend=%u nrecv=%u\n  ",
+	       exp_mpi_func(m->func)->name, m->rank, m->comm, m->root, m->dst,
+	       m->stag, (unsigned long long)m->sbytes, m->src, m->rtag,
+	       (unsigned long long)m->rposted, (unsigned long long)m->rbytes,
+	       (unsigned long long)m->req, m->nsend, m->nrecv);
+	dump_tcall(&m->call.hdr);
+}
+
+static void dump_mpi_req(const struct exp_rec_mpi_req *q)
+{
+	printf("MPI_REQ pid=%u tid=%u req=%llu kind=%s cancelled=%u peer=%d tag=%d bytes=%llu\n",
+	       q->pid, q->tid, (unsigned long long)q->req,
+	       exp_mpi_func(q->kind)->name, q->cancelled, q->peer, q->tag,
+	       (unsigned long long)q->bytes);
+}
+
 static void dump_trace_file(const struct exp_rec_trace_file *f)
 {
 	printf("FILE ");
@@ -392,6 +416,149 @@ static void dump_untraced(const struct exp_rec_trace_untraced *u)
 	       u->reason, u->path, exp_untraced_why(u->reason));
 }
 
+static void put_jframes(const struct exp_jframe *f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		printf("  #%u method=0x%llx bci=%d\n", i,
+		       (unsigned long long)f[i].method, f[i].bci);
+}
+
+/* The JVMTI agent's records (libexp/java.h); frames with -s. */
+static void dump_java(const struct lwprof_rec *r)
+{
+	const struct exp_rec_jmethod *m = (const void *)r;
+	const struct exp_rec_jcode *c = (const void *)r;
+	const struct exp_rec_junload *u = (const void *)r;
+	const struct exp_rec_jstack *s = (const void *)r;
+	const struct exp_rec_jthread *t = (const void *)r;
+	struct exp_jmethod_strs ms;
+	const struct exp_jline *l;
+	const struct exp_jpc *pc;
+	unsigned int i;
+
+	switch (r->type) {
+	case EXP_REC_JMETHOD:
+		exp_jmethod_strs(m, &ms);
+		printf("JMETHOD ");
+		put_time(m->time_ns);
+		printf(" pid=%u id=0x%llx class=%s name=%s sig=%s file=%s lines=%u%s\n",
+		       m->pid, (unsigned long long)m->id, ms.cls, ms.name,
+		       ms.sig, ms.file, m->nlines,
+		       r->flags & EXP_JM_NATIVE ? " native" : "");
+		l = exp_jmethod_lines(m);
+		for (i = 0; show_stack && i < m->nlines; i++)
+			printf("  bci=%u line=%u\n", l[i].bci, l[i].line);
+		break;
+	case EXP_REC_JCODE:
+		printf("JCODE ");
+		put_time(c->time_ns);
+		printf(" pid=%u %s method=0x%llx addr=0x%llx size=%u pcs=%u%s name=\"%s\"\n",
+		       c->pid, r->flags & EXP_JC_STUB ? "stub" : "compiled",
+		       (unsigned long long)c->method,
+		       (unsigned long long)c->addr, c->size, c->npcs,
+		       r->flags & EXP_JC_CUT ? " cut" : "", exp_jcode_name(c));
+		pc = (const void *)(c + 1);
+		for (i = 0; i < c->npcs; i++) {
+			if (show_stack) {
+				printf(" pc=0x%llx\n", (unsigned long long)pc->pc);
+				put_jframes((const void *)(pc + 1), pc->nframes);
+			}
+			pc = (const void *)((const char *)(pc + 1) +
+					    pc->nframes * sizeof(struct exp_jframe));
+		}
+		break;
+	case EXP_REC_JUNLOAD:
+		printf("JUNLOAD ");
+		put_time(u->time_ns);
+		printf(" pid=%u method=0x%llx addr=0x%llx\n", u->pid,
+		       (unsigned long long)u->method, (unsigned long long)u->addr);
+		break;
+	case EXP_REC_JSTACK:
+		printf("JSTACK ");
+		put_time(s->time_ns);
+		printf(" pid=%u tid=%u %s%s frames=%u err=%d\n", s->pid, s->tid,
+		       exp_jwhat_name(s->what), r->flags & EXP_JS_END ? " end" : "",
+		       s->nframes, s->err);
+		if (show_stack)
+			put_jframes(exp_jstack_frames(s), s->nframes);
+		break;
+	case EXP_REC_JTHREAD:
+		printf("JTHREAD ");
+		put_time(t->time_ns);
+		printf(" pid=%u tid=%u name=", t->pid, t->tid);
+		put_comm(t->name, strlen(t->name));
+		printf("%s\n", r->flags & EXP_JT_DAEMON ? " daemon" : "");
+		break;
+	}
+}
+
+static const char *const omp_event[EXP_OMP_EVENT_MAX] = {
+	"?", "region", "itask", "idle", "implicit_barrier", "explicit_barrier",
+	"lock", "critical", "ordered", "atomic", "reduction", "taskwait", "task",
+};
+
+/* The OMPT tool's records (libexp/omp.h); a stack's frames with -s. */
+static void dump_omp(const struct lwprof_rec *r)
+{
+	const struct exp_rec_omp_runtime *rt = (const void *)r;
+	const struct exp_rec_omp_stack *st = (const void *)r;
+	const struct exp_rec_omp_event *e = (const void *)r;
+	unsigned int i;
+
+	switch (r->type) {
+	case EXP_REC_OMP_RUNTIME:
+		printf("OMP_RUNTIME ");
+		put_time(rt->time_ns);
+		printf(" pid=%u openmp=%u version=", rt->pid, rt->omp_version);
+		put_comm(rt->version, strlen(rt->version));
+		printf("\n");
+		break;
+	case EXP_REC_OMP_STACK:
+		printf("OMP_STACK pid=%u id=%u nr=%u\n", st->pid, st->id, st->nr);
+		for (i = 0; show_stack && i < st->nr; i++)
+			printf("  #%u 0x%llx\n", i, (unsigned long long)st->ips[i]);
+		break;
+	case EXP_REC_OMP_EVENT:
+		printf("OMP_EVENT ");
+		put_time(e->start_ns);
+		printf(" dur=%llu %s pid=%u tid=%u cpu=%u region=%llu stack=%u obj=0x%llx codeptr=0x%llx\n",
+		       (unsigned long long)(e->end_ns - e->start_ns),
+		       e->event < EXP_OMP_EVENT_MAX ? omp_event[e->event] : "?",
+		       e->pid, e->tid, e->cpu, (unsigned long long)e->region,
+		       e->stack, (unsigned long long)e->obj,
+		       (unsigned long long)e->codeptr);
+		for (i = 0; (r->flags & EXP_OMPF_MS) && i < LWPROF_MS_COUNT; i++)
+			printf("%s%s=%llu%s", i ? " " : "  ms ",
+			       exp_mstate_names[i].name,
+			       (unsigned long long)e->ms[i],
+			       i + 1 == LWPROF_MS_COUNT ? "\n" : "");
+		break;
+	}
+}
+
+/* "NAME: N OMP_RUNTIME, N OMP_STACK, N OMP_EVENT" of a file or the total. */
+static void put_omp_counts(const char *name, const struct counts *c)
+{
+	if (!c->type[EXP_REC_OMP_RUNTIME] && !c->type[EXP_REC_OMP_EVENT])
+		return;
+	printf("%s: %llu OMP_RUNTIME, %llu OMP_STACK, %llu OMP_EVENT\n", name,
+	       c->type[EXP_REC_OMP_RUNTIME], c->type[EXP_REC_OMP_STACK],
+	       c->type[EXP_REC_OMP_EVENT]);
+}
+
+/* "NAME: N JMETHOD, N JCODE, ..." of a file or the total, if any. */
+static void put_java_counts(const char *name, const struct counts *c)
+{
+	if (!c->type[EXP_REC_JMETHOD] && !c->type[EXP_REC_JSTACK])
+		return;
+	printf("%s: %llu JMETHOD, %llu JCODE, %llu JUNLOAD, %llu JSTACK, %llu JTHREAD\n",
+	       name, c->type[EXP_REC_JMETHOD], c->type[EXP_REC_JCODE],
+	       c->type[EXP_REC_JUNLOAD], c->type[EXP_REC_JSTACK],
+	       c->type[EXP_REC_JTHREAD]);
+}
+
 /* The reader's warnings (a newer minor's records): on stderr. */
 static void dump_warn(void *arg, const char *msg)
 {
@@ -403,7 +570,8 @@ static void put_trace_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_TRACE] && !c->type[EXP_REC_TRACE_FREE] &&
 	    !c->type[EXP_REC_TCALL] && !c->type[EXP_REC_TRACE_FILE] &&
-	    !c->type[EXP_REC_TRACE_UNTRACED] && !c->type[EXP_REC_THEAP])
+	    !c->type[EXP_REC_TRACE_UNTRACED] && !c->type[EXP_REC_THEAP] &&
+	    !c->mpi && !c->mpi_req)
 		return;
 	printf("%s: %llu TRACE, %llu FILE", name,
 	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE] +
@@ -413,6 +581,8 @@ static void put_trace_counts(const char *name, const struct counts *c)
 		printf(", %llu UNTRACED", c->type[EXP_REC_TRACE_UNTRACED]);
 	if (c->type[EXP_REC_TSTACK])
 		printf(", %llu STACK", c->type[EXP_REC_TSTACK]);
+	if (c->mpi || c->mpi_req)
+		printf(", %llu MPI, %llu MPI_REQ", c->mpi, c->mpi_req);
 	printf("\n");
 }
 
@@ -493,6 +663,34 @@ static int dump_file(const char *name, struct counts *tot)
 				goto unknown;
 			dump_theap((const void *)r);
 			break;
+		case EXP_REC_JMETHOD:
+		case EXP_REC_JCODE:
+		case EXP_REC_JUNLOAD:
+		case EXP_REC_JSTACK:
+		case EXP_REC_JTHREAD:
+			if (f.hdr.minor < EXP_MINOR_JAVA)
+				goto unknown;	/* not this format's type */
+			dump_java(r);
+			break;
+		case EXP_REC_OMP_RUNTIME:
+		case EXP_REC_OMP_STACK:
+		case EXP_REC_OMP_EVENT:
+			if (f.hdr.minor < EXP_MINOR_OMP)
+				goto unknown;	/* not this format's type */
+			dump_omp(r);
+			break;
+		case EXP_REC_MPI:
+			if (f.hdr.minor < EXP_MINOR_MPI)
+				goto unknown;	/* not this format's type */
+			dump_mpi((const void *)r);
+			c.mpi++;
+			continue;
+		case EXP_REC_MPI_REQ:
+			if (f.hdr.minor < EXP_MINOR_MPI)
+				goto unknown;	/* not this format's type */
+			dump_mpi_req((const void *)r);
+			c.mpi_req++;
+			continue;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
 
@@ -520,6 +718,8 @@ unknown:
 		printf(", %llu PACKET", c.gs);
 	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
 	put_trace_counts(name, &c);
+	put_java_counts(name, &c);
+	put_omp_counts(name, &c);
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
@@ -527,6 +727,8 @@ unknown:
 	tot->other += c.other;
 	tot->lost += c.lost;
 	tot->gs += c.gs;
+	tot->mpi += c.mpi;
+	tot->mpi_req += c.mpi_req;
 	for (i = 0; i < sizeof(c.type) / sizeof(c.type[0]); i++)
 		tot->type[i] += c.type[i];
 	return ret < 0;
@@ -563,14 +765,14 @@ static void cut_at(const char *name)
 			name, (long long)st.st_size);
 }
 
-/* cpu.N.rec by N, then trace.PID[.G].rec by PID and G */
+/* cpu.N.rec by N, then trace.PID[.G].rec by PID and G, then java.PID.rec */
 static int file_cmp(const void *a, const void *b)
 {
 	const struct exp_file *const *p = a, *const *q = b;
 	unsigned int x[3] = { 0 }, y[3] = { 0 }, i;
 
-	x[0] = (*p)->id >= EXP_FILE_TRACE;
-	y[0] = (*q)->id >= EXP_FILE_TRACE;
+	x[0] = ((*p)->id >= EXP_FILE_TRACE) + ((*p)->id >= EXP_FILE_JAVA);
+	y[0] = ((*q)->id >= EXP_FILE_TRACE) + ((*q)->id >= EXP_FILE_JAVA);
 	sscanf(strchr((*p)->name, '.') + 1, "%u.%u", &x[1], &x[2]);
 	sscanf(strchr((*q)->name, '.') + 1, "%u.%u", &y[1], &y[2]);
 	for (i = 0; i < 3; i++)
@@ -653,6 +855,8 @@ static int dump_dir(const char *path)
 		printf(", %llu PACKET", tot.gs);
 	printf("\n");
 	put_trace_counts("total", &tot);
+	put_java_counts("total", &tot);
+	put_omp_counts("total", &tot);
 	close(dirfd);
 	exp_close(x);
 	return bad;
@@ -671,12 +875,14 @@ int cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = "+:sh";
 	struct counts tot = { 0 };
 	struct stat st;
 	int c, i, bad = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+sh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			show_stack = 1;
@@ -685,8 +891,7 @@ int cmd_dump(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return exp_option_error(DUMP, argv, c, shortopts, lopts);
 		}
 	}
 	if (optind >= argc) {
