@@ -9,8 +9,9 @@
 # completed them, so matched to it), the collectives' calls, each rank's
 # Late Sender and Wait at Barrier within 2% + 50 us of the delays the
 # program timed itself, MPI_ANY_SOURCE receives under their real
-# senders, the message matrix, a rank selection, and the microstate
-# split named absent (the perf backend keeps none per call).
+# senders, the message matrix, a rank selection, the microstate split
+# named absent (the perf backend keeps none per call), and the perfetto
+# export's ranks and message flows.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
@@ -74,6 +75,17 @@ for impl in $impls; do
 			"$impl, $np ranks: -rank_select 1: the totals are rank 1's"
 		check "$(awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$sel" | cut -d, -f1 | tr '\n' ' ')" = "1 " \
 			"$impl, $np ranks: -rank_select 1: rank 1's row alone"
+		# perfetto: each rank a process named by its rank, and each
+		# point-to-point message a flow from its send to its receive
+		"$LWPROF" export perfetto -o "$exp.pftrace" "$exp" 2>/dev/null &&
+			protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto \
+				<"$exp.pftrace" >"$exp.pftrace.txt" 2>/dev/null
+		check $? -eq 0 "$impl, $np ranks: export perfetto, decoded"
+		check "$(grep -c 'process_name: "rank [0-9]*: mpi_truth"' "$exp.pftrace.txt")" -eq "$np" \
+			"$impl, $np ranks: perfetto: $np processes named by rank"
+		msgs=$(awk '$3 == "MPI_Send" || $3 == "MPI_Isend" { n += $5 } END { print n }' <<<"$out")
+		check "$(grep -c ' flow_ids: ' "$exp.pftrace.txt"),$(grep -c 'terminating_flow_ids: ' "$exp.pftrace.txt")" = "$msgs,$msgs" \
+			"$impl, $np ranks: perfetto: $msgs messages, $msgs flows from send to receive"
 	done
 done
 done_testing
