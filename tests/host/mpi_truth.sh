@@ -57,11 +57,7 @@ for impl in $impls; do
 		check "$(mpi_csv_row "$ranks" 0 13)" = absent "$impl, $np ranks: the microstate split absent (perf backend)"
 		# ANY_SOURCE: rank 0's receives of tag 3 name each sender and its bytes
 		want=$(grep '^truth any_source' <<<"$out" | cut -d' ' -f3- | tr ' ' '\n' | sort | tr '\n' ' ')
-		got=$("$LWPROF" dump "$exp/M_r0.er" 2>/dev/null |
-			awk '/MPI MPI_Recv/ && / rtag=3 / { for (i = 1; i <= NF; i++) {
-				if ($i ~ /^src=/) s = substr($i, 5);
-				if ($i ~ /^rbytes=/) b = substr($i, 8) }
-				print s ":" b }' | sort | tr '\n' ' ')
+		got=$(mpi_recv_sources "$exp/M_r0.er" 3)
 		check "$got" = "$want" "$impl, $np ranks: MPI_ANY_SOURCE receives: sender:bytes $want"
 		# the matrix: rank 1 sent rank 0 its ANY_SOURCE message, and
 		# with two ranks its ring messages too (the next rank is 0)
