@@ -11,7 +11,8 @@
 # program timed itself, MPI_ANY_SOURCE receives under their real
 # senders, the message matrix, a rank selection, the microstate split
 # named absent (the perf backend keeps none per call), and the perfetto
-# export's ranks and message flows.
+# export's ranks and message flows, and the html report's (headless
+# Chromium: the calls under each thread, the messages drawn).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
@@ -82,6 +83,22 @@ for impl in $impls; do
 		msgs=$(awk '$3 == "MPI_Send" || $3 == "MPI_Isend" { n += $5 } END { print n }' <<<"$out")
 		check "$(grep -c ' flow_ids: ' "$exp.pftrace.txt"),$(grep -c 'terminating_flow_ids: ' "$exp.pftrace.txt")" = "$msgs,$msgs" \
 			"$impl, $np ranks: perfetto: $msgs messages, $msgs flows from send to receive"
+		# html, once per implementation: the ranks named, every MPI
+		# call under its thread, every message drawn
+		chrome=$(command -v chromium || command -v chromium-browser) || continue
+		[ "$np" -eq 2 ] || continue
+		"$LWPROF" export html -o "$exp.html" "$exp" 2>/dev/null
+		check $? -eq 0 "$impl, $np ranks: export html"
+		dom=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu \
+			--user-data-dir="$PRINT_OUT/chrome" --dump-dom "file://$exp.html" 2>/dev/null |
+			tr -d '\n' | sed 's|<script type="application/json".*||')
+		check "$(grep -c 'data-lwprof="ready"' <<<"$dom")" -eq 1 "$impl, $np ranks: html: the script ran to the end"
+		check "$(grep -o 'rank [01]: process' <<<"$dom" | wc -l)" -eq 2 "$impl, $np ranks: html: two processes named by rank"
+		calls=$(mpi_csv_row "$stats" '<Total>' 2)
+		check "$(grep -o 'data-mpi="[0-9]*"' <<<"$dom" | tr -dc '0-9\n' | awk '{ s += $1 } END { print s }')" -eq "$calls" \
+			"$impl, $np ranks: html: the $calls MPI calls under their threads"
+		check "$(grep -o 'data-mpi-messages="[0-9]*"' <<<"$dom" | tr -dc '0-9')" = "$msgs" \
+			"$impl, $np ranks: html: the $msgs messages drawn"
 	done
 done
 done_testing
