@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "analyzer/model/java.h"
 #include "analyzer/model/omp.h"
 #include "libexp/format.h"
 
@@ -122,6 +123,7 @@ void an_free(struct an *an)
 	an_omp_free(an->omp);
 	an->omp = NULL;
 	an_mpi_release(an);
+	an_java_free(an->java);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)
@@ -499,7 +501,9 @@ int an_finish(struct an *an)
 	}
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;
-	err = an_resolve(an);
+	err = an_java_finish(an);
+	if (!err)
+		err = an_resolve(an);
 	if (!err)
 		err = an_omp_finish(an);
 	if (!err)

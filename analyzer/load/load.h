@@ -74,6 +74,8 @@ int an_omp_rehome(struct an *an);
 /* load.c: the generation of pid at time t (execs before it) */
 uint32_t an_gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t);
 void an_omp_load_free(struct an_omp_load *l);
+/* java.c: a record of a JVMTI agent's file (libexp/java.h) */
+int an_java_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h);
 
 /*
  * mpi.c: MPI calls (libexp/mpi.h).  an_mpi_decode(): a call's values for

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "libexp/java.h"
 #include "libexp/omp.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
@@ -733,6 +734,14 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		if (c->rd.hdr.minor < EXP_MINOR_STOP)
 			return 0;	/* not this format's: skipped */
 		return do_stop(c, (const void *)p);
+	case EXP_REC_JMETHOD:
+	case EXP_REC_JCODE:
+	case EXP_REC_JUNLOAD:
+	case EXP_REC_JSTACK:
+	case EXP_REC_JTHREAD:
+		if (c->rd.hdr.minor < EXP_MINOR_JAVA)
+			return 0;	/* not this format's: skipped */
+		return an_java_rec(c->an, c->exp, h);
 	default:
 		return 0;	/* a later minor's record: skip by size */
 	}

@@ -550,7 +550,10 @@ struct an {
 	uint32_t *span_of;	/* per row of the sample table */
 	struct an_vm *vm;	/* viewmode/: the mode and the machine stacks */
 	struct an_omp *omp;	/* load/omp.c: OpenMP's regions and waits, or NULL */
+	struct an_java *java;	/* JVMs' methods and Java stacks (java.h), or NULL */
 };
+
+struct an_java;
 
 /* The function a frame's pc is charged to (-inline on: the inlined one). */
 static inline uint32_t an_pc_func(const struct an *an, const struct an_pc *p)

@@ -30,8 +30,8 @@ static bool line_eq(void *ctx, uint32_t id, const void *key)
 	return l->func == k->func && l->file == k->file && l->line == k->line;
 }
 
-static uint32_t line_intern(struct an *an, uint32_t func, uint32_t file,
-			    uint32_t line)
+uint32_t an_line_intern(struct an *an, uint32_t func, uint32_t file,
+			uint32_t line)
 {
 	struct line_key k = { func, file, line };
 	uint64_t h = an_hash(&k, sizeof(k), 11);
@@ -130,7 +130,7 @@ uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 	fid = an_str_intern(&an->strs, file);
 	if (fid == UINT32_MAX)
 		return UINT32_MAX;
-	return line_intern(an, *ifunc, fid, lineno);
+	return an_line_intern(an, *ifunc, fid, lineno);
 }
 
 /*
@@ -196,7 +196,7 @@ uint32_t an_inl_line(struct an *an, uint32_t func, const struct an_inl *call)
 {
 	if (call->file == UINT32_MAX || !call->line)
 		return UINT32_MAX;
-	return line_intern(an, func, call->file, call->line);
+	return an_line_intern(an, func, call->file, call->line);
 }
 
 const char *an_line_file(struct an *an, uint32_t line)

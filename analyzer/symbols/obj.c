@@ -146,6 +146,14 @@ static uint32_t pseudo_obj(struct an *an, const char *name)
 	return pseudo_obj_key(an, name, name);
 }
 
+uint32_t an_obj_named(struct an *an, const char *key, const char *name)
+{
+	uint32_t id = an_htab_find(&an->obj_h, an_hash(key, strlen(key), 3),
+				   obj_eq, an, key);
+
+	return id != UINT32_MAX ? id : pseudo_obj_key(an, key, name);
+}
+
 /*
  * A kernel load object (kernel.c): [kernel.kallsyms] or a module's,
  * "[ext4]"; its functions come from kallsyms, not from a file.  Its own

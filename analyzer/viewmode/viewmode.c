@@ -15,6 +15,7 @@
 /* The languages, in the order they rewrite a stack. */
 static const struct an_vm_lang *const langs[] = {
 	&an_vm_omp,
+	&an_vm_java,
 };
 
 #define NLANGS (sizeof(langs) / sizeof(langs[0]))

@@ -82,5 +82,6 @@ struct an_vm_lang {
 };
 
 extern const struct an_vm_lang an_vm_omp;
+extern const struct an_vm_lang an_vm_java;
 
 #endif

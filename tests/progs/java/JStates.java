@@ -113,6 +113,11 @@ public class JStates {
 	public static void main(String[] args) throws Exception {
 		String phases = "cpu,sleep,monitor,park,read,alloc";
 
+		/* what report() does, once before any phase: its first string
+		 * concatenation links a call site (tens of ms of CPU) */
+		sink += ("phase " + phases + " " + mx.getCurrentThreadCpuTime() +
+			 " " + System.nanoTime()).length();
+
 		if (args.length > 0)
 			ms = Long.parseLong(args[0]);
 		if (args.length > 1)
