@@ -163,8 +163,16 @@ $(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 $(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 	@mkdir -p $(@D)
 	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+# Fortran's bindings: a program of tests/progs/mpi/*.f90 each
+MPI_FPROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.f90,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.f90)))
+$(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.f90
+	@mkdir -p $(@D)
+	cd $(@D) && mpif90.openmpi -O2 -g -o $(@F) $(abspath $<)
+$(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.f90
+	@mkdir -p $(@D)
+	cd $(@D) && mpif90.mpich -O2 -g -o $(@F) $(abspath $<)
 tools: $(MPI_LIBS)
-tests: $(MPI_PROGS)
+tests: $(MPI_PROGS) $(MPI_FPROGS)
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 

@@ -60,6 +60,7 @@ pkgs=(
 	"libopenmpi-dev:/usr/bin/mpicc.openmpi"
 	"mpich:/usr/bin/mpiexec.hydra"
 	"libmpich-dev:/usr/bin/mpicc.mpich"
+	"gfortran:/usr/bin/gfortran"
 )
 
 # Java: the JVMTI agent's headers (jvmti.h), javac and java for the Java

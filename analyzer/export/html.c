@@ -310,6 +310,8 @@ static int put_data(struct hx *x)
 	put_tree(x);
 	err = html_threads(x->an, x->set, x->tr.of_node, x->tid, x->o);
 	if (!err)
+		err = html_mpi(x->an, x->set, x->o);
+	if (!err)
 		err = put_view(x, "header", an_view_header);
 	if (!err)
 		err = put_view(x, "stats", an_view_statistics);

@@ -280,6 +280,11 @@ struct an_mreq {
 	uint64_t bytes;
 };
 
+/* A message matched: its send's and its receive's calls (an->mpi). */
+struct an_mmsg {
+	uint32_t send, recv;
+};
+
 /* A descriptor's name from a trace file record. */
 struct an_tname {
 	uint32_t exp, pid;
@@ -552,6 +557,7 @@ struct an {
 	struct an_vec mpi;	/* struct an_mcall: MPI calls (load/mpi.c) */
 	struct an_vec mpi_req;	/* struct an_mreq */
 	struct an_vec mpi_ms;	/* uint64_t[LWPROF_MS_COUNT]: their microstates */
+	struct an_vec mpi_msgs;	/* struct an_mmsg: messages matched */
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */
