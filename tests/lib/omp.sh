@@ -81,15 +81,16 @@ omp_run() {
 # omp_blame_check EXP PROG.OUT WHAT: each "blame TID NS N SLACK" line
 # (tests/progs/omp/imbal: the others' measured waits at the N barriers
 # TID came to last) against OpenMP Imbalance charged to thread TID,
-# within omp_waits_check's bounds and SLACK either way; 90% of it on
-# work(), what the thread was doing before it came.
+# within omp_waits_check's bounds and SLACK either way; 90% of it in
+# work() (inclusive: its clock reads), what the thread was doing before
+# it came.
 omp_blame_check() {
 	local exp=$1 out=$2 what=$3 tid ns n slack got at tol
 
 	check "$(grep -c '^blame ' "$out")" -ge 2 "$what: blame reported"
 	while read -r _ tid ns n slack; do
 		"$LWPROF" print -filters "TID == $tid" -printmode csv \
-			-metrics e.ompimbal:name -functions "$exp" >blame.csv 2>/dev/null
+			-metrics i.ompimbal:name -functions "$exp" >blame.csv 2>/dev/null
 		got=$(awk -F, '$2 == "<Total>" { printf "%.0f", $1 * 1e9 }' blame.csv)
 		at=$(awk -F, '$2 == "work" { printf "%.0f", $1 * 1e9 }' blame.csv)
 		tol=$((ns / 50 + n * 50000 + 500000 + slack))

@@ -64,13 +64,15 @@ int main(int argc, char **argv)
 	int rounds = argc > 1 ? atoi(argv[1]) : 10, nt = 1;
 	unsigned long long unit = (argc > 2 ? atoll(argv[2]) : 20) * 1000000ULL;
 	struct arr *a = calloc((size_t)rounds * MAXT, sizeof(*a));
+	unsigned long long waited[MAXT] = { 0 }, slack[MAXT] = { 0 };
 	long tid[MAXT];
+	int k;
 
 	if (!a)
 		return 1;
 #pragma omp parallel
 	{
-		unsigned long long waited = 0, slack = 0, t0, rd0;
+		unsigned long long t0, rd0;
 		int k = omp_get_thread_num(), r;
 		struct arr *x;
 
@@ -86,13 +88,14 @@ int main(int argc, char **argv)
 #pragma omp barrier
 			x->ns = now() - t0;
 			x->slack = run_delay() - rd0;
-			waited += x->ns;
-			slack += x->slack;
+			waited[k] += x->ns;
+			slack[k] += x->slack;
 		}
-#pragma omp critical
-		printf("wait %ld explicit_barrier %llu %d %llu\n", tid[k], waited,
-		       rounds, slack);
 	}
+	/* after the region: the team meets its end with nothing left to do */
+	for (k = 0; k < nt; k++)
+		printf("wait %ld explicit_barrier %llu %d %llu\n", tid[k],
+		       waited[k], rounds, slack[k]);
 	blame(a, tid, rounds, nt);
 	free(a);
 	return 0;
