@@ -11,9 +11,9 @@
  * that slice used, however many calls they made: an allocation storm
  * writes no more than a quiet loop of the same calls.
  *
- * The counts are the process's, in STRIPES tables (by key) behind spin
- * flags, as live.c's blocks; the bytes in use and their peak are two
- * words updated with atomics.
+ * The counts are the process's, in STRIPES tables (by key, stripe.c)
+ * behind spin flags, as live.c's blocks; the bytes in use and their peak
+ * are two words updated with atomics.
  */
 #include <sched.h>
 #include <string.h>
@@ -41,13 +41,7 @@ struct ent {
 	uint32_t first;		/* ns of its first call after its slice's start */
 };
 
-struct stripe {
-	int lock;
-	uint32_t n, cap;
-	struct ent *t;
-};
-
-static struct stripe sums[STRIPES];
+static struct tr_stripe sums[STRIPES];	/* of struct ent */
 static uint64_t t0;			/* slice 0's start */
 static uint32_t emitted;		/* slices before this one are written */
 static int emitting;
@@ -64,60 +58,33 @@ static inline uint64_t hash_key(const struct key *k)
 	return h ^ h >> 29;
 }
 
-static struct ent *table(uint32_t cap)
+static uint32_t home(const void *e)
 {
-	void *p = mmap(NULL, cap * sizeof(struct ent), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void put(struct ent *t, uint32_t cap, const struct ent *e)
-{
-	uint32_t i = (hash_key(&e->k) >> 8) & (cap - 1);
-
-	while (t[i].count)
-		i = (i + 1) & (cap - 1);
-	t[i] = *e;
-}
-
-static bool grow(struct stripe *s)
-{
-	uint32_t cap = s->cap ? 2 * s->cap : FIRST_CAP, i;
-	struct ent *t = table(cap);
-
-	if (!t)
-		return false;
-	for (i = 0; i < s->cap; i++)
-		if (s->t[i].count)
-			put(t, cap, &s->t[i]);
-	if (s->t)
-		munmap(s->t, s->cap * sizeof(*t));
-	s->t = t;
-	s->cap = cap;
-	return true;
+	return hash_key(&((const struct ent *)e)->k) >> 8;
 }
 
 static void count(const struct key *k, uint64_t now)
 {
 	uint64_t h = hash_key(k);
-	struct stripe *s = &sums[h % STRIPES];
+	struct tr_stripe *s = &sums[h % STRIPES];
 	struct ent e = { *k, 1, now - t0 - (uint64_t)k->slice * TR_SLICE_NS };
+	struct ent *t;
 	uint32_t i;
 
 	tr_spin_lock(&s->lock);
-	for (i = (h >> 8) & (s->cap - 1); s->cap && s->t[i].count;
+	for (t = s->t, i = (h >> 8) & (s->cap - 1); s->cap && t[i].count;
 	     i = (i + 1) & (s->cap - 1))
-		if (!memcmp(&s->t[i].k, k, sizeof(*k))) {
-			if (s->t[i].count != UINT32_MAX)
-				s->t[i].count++;	/* 4 G calls in a slice: not */
-			if (e.first < s->t[i].first)
-				s->t[i].first = e.first;	/* another thread's, later */
+		if (!memcmp(&t[i].k, k, sizeof(*k))) {
+			if (t[i].count != UINT32_MAX)
+				t[i].count++;	/* 4 G calls in a slice: not */
+			if (e.first < t[i].first)
+				t[i].first = e.first;	/* another thread's, later */
 			tr_spin_unlock(&s->lock);
 			return;
 		}
-	if (2 * (s->n + 1) <= s->cap || grow(s)) {
-		put(s->t, s->cap, &e);
+	if (2 * (s->n + 1) <= s->cap ||
+	    tr_stripe_grow(s, sizeof(e), FIRST_CAP, home)) {
+		tr_table_put(s->t, s->cap, sizeof(e), &e, home(&e));
 		s->n++;
 	}
 	tr_spin_unlock(&s->lock);
@@ -311,8 +278,8 @@ static void drain(uint32_t before, bool lock, sink_fn *sink)
 {
 	struct recbuf r = { .h = { .hdr = { EXP_REC_THEAP, 0, 0 }, .pid = tr.pid,
 				   .slice_ns = TR_SLICE_NS } };
-	struct stripe *s;
-	struct ent *e, *keep;
+	struct tr_stripe *s;
+	struct ent *e, *t, *keep;
 	uint32_t i, n, k;
 
 	emit_chains(sink, lock);
@@ -327,27 +294,28 @@ static void drain(uint32_t before, bool lock, sink_fn *sink)
 			continue;
 		}
 		/* out with the old; the rest rehashed through a spare table */
+		t = s->t;
 		for (i = n = 0; i < s->cap; i++)
-			n += s->t[i].count && s->t[i].k.slice >= before;
-		keep = n ? table(s->cap) : NULL;
+			n += t[i].count && t[i].k.slice >= before;
+		keep = n ? tr_table_new(s->cap, sizeof(*e)) : NULL;
 		if (n && !keep) {	/* no memory: all stay, for later */
 			tr_spin_unlock(&s->lock);
 			continue;
 		}
 		for (i = 0; i < s->cap; i++) {
-			e = &s->t[i];
+			e = &t[i];
 			if (!e->count)
 				continue;
 			if (e->k.slice < before)
 				add_ent(&r, e, sink);
 			else
-				put(keep, s->cap, e);
+				tr_table_put(keep, s->cap, sizeof(*e), e, home(e));
 		}
 		if (keep) {
-			munmap(s->t, s->cap * sizeof(*e));
+			munmap(t, s->cap * sizeof(*e));
 			s->t = keep;
 		} else {
-			memset(s->t, 0, s->cap * sizeof(*e));
+			memset(t, 0, s->cap * sizeof(*e));
 		}
 		s->n = n;
 		tr_spin_unlock(&s->lock);
@@ -440,11 +408,8 @@ void tr_heapsum_after_fork(void)
 {
 	uint32_t i;
 
-	for (i = 0; i < STRIPES; i++) {
-		if (sums[i].t)
-			munmap(sums[i].t, sums[i].cap * sizeof(struct ent));
-		sums[i] = (struct stripe){ 0 };
-	}
+	for (i = 0; i < STRIPES; i++)
+		tr_table_free(&sums[i], sizeof(struct ent));
 	chains.lock = 0;
 	chains.len = 0;
 	emitting = 0;

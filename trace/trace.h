@@ -227,9 +227,28 @@ struct tr_stab *tr_stab_new(void);
 void tr_stab_reset(struct tr_stab *s);
 uint32_t tr_stack_id(struct tr_stab *s, uint16_t event);
 
-/* Spin flags of the heap's tables (live.c). */
+/*
+ * stripe.c: the heap's striped tables.  A stripe's n entries of esz
+ * bytes in cap slots (a power of 2), used when their first 8 bytes are
+ * not zero; tr_table_put() puts e in the first free slot from home,
+ * tr_stripe_grow() doubles s (or makes it first slots), placing each
+ * entry at home(entry); false: no memory.
+ */
+struct tr_stripe {
+	int lock;		/* tr_spin_lock()'s */
+	uint32_t n, cap;
+	void *t;
+};
+
 void tr_spin_lock(int *l);
 void tr_spin_unlock(int *l);
+void *tr_table_new(uint32_t cap, size_t esz);
+void tr_table_free(struct tr_stripe *s, size_t esz);
+bool tr_slot_used(const void *e);
+void tr_table_put(void *t, uint32_t cap, size_t esz, const void *e,
+		  uint32_t home);
+bool tr_stripe_grow(struct tr_stripe *s, size_t esz, uint32_t first,
+		    uint32_t (*home)(const void *e));
 
 /* live.c: a block made and not yet freed. */
 struct tr_block {
