@@ -24,6 +24,8 @@ pkgs=(
 	"liburing-dev:/usr/include/liburing.h"
 	"libelf-dev:/usr/include/libelf.h"
 	"libdw-dev:/usr/include/elfutils/libdwfl.h"
+	# The tracing library walks heap calls' stacks itself.
+	"libunwind-dev:/usr/include/x86_64-linux-gnu/libunwind.h"
 	"libcapstone-dev:/usr/include/capstone/capstone.h"
 	"zlib1g-dev:/usr/include/zlib.h"
 	"protobuf-compiler:/usr/bin/protoc"

@@ -292,10 +292,10 @@ static void count(struct hx *x)
 		    (!f || an_filter_pass(an, f, i)))
 			x->npackets++;
 	for (i = 0; i < an->tev.n; i++) {
-		uint32_t s = AN_VEC(an->tev, struct an_tev, i).sample;
+		const struct an_tev *t = &AN_VEC(an->tev, struct an_tev, i);
 
-		if (s != UINT32_MAX && (!f || an_filter_pass(an, f, s)))
-			x->ncalls++;
+		if (t->sample != UINT32_MAX && (!f || an_filter_pass(an, f, t->sample)))
+			x->ncalls += t->count;
 	}
 }
 

@@ -105,7 +105,17 @@ enum an_base_kind {
 	AN_B_COUNTER,	/* idx: the counter of log.txt (events) */
 	AN_B_IDLE,	/* a CPU's idle time (ns): SYSTEM of LWPROF_RS_IDLE packets */
 	AN_B_TRACE,	/* idx: enum an_trace_base, the traced calls' */
-	AN_B_OMP,	/* idx 0: OpenMP work, 1: OpenMP wait (ns; load/omp.c) */
+	AN_B_OMP,	/* idx: enum an_omp_base (ns; load/omp.c) */
+};
+
+/*
+ * OpenMP's bases: work, wait, the others' wait at a barrier a thread
+ * came to last (its blame), and the wait in each microstate.
+ */
+enum an_omp_base {
+	AN_OMP_B_WORK, AN_OMP_B_WAIT, AN_OMP_B_BLAME,
+	AN_OMP_B_MS,	/* + LWPROF_MS_*: a wait's time in it (the module's) */
+	AN_OMP_B_COUNT = AN_OMP_B_MS + LWPROF_MS_COUNT
 };
 
 /* The traced calls' bases (load/trace.c), in this order (layouts list them so). */
@@ -193,6 +203,12 @@ struct an_exp {
 	uint64_t lost_read;	/* LOST records' counts */
 	uint64_t nsamples, nrecords;
 	uint64_t ncalls;	/* traced calls with a stack (read as samples) */
+	uint64_t ncounted;	/* more heap calls a slice's counts stand for */
+	/* the heap's counts (format 1.10): the peak in use its process said,
+	 * when, and whether more than one process said one */
+	uint64_t heap_peak, heap_peak_ns;
+	uint32_t heap_pid;
+	bool heap_multi;
 	struct an_vec gs;	/* struct an_gs, by time */
 	struct an_vec pauses;	/* uint64_t [from, to) pairs, by time */
 	uint64_t paused_ns;
@@ -211,14 +227,41 @@ struct an_tev {
 	uint32_t sample;	/* its sample, or UINT32_MAX (a free has none) */
 	uint32_t exp, pid, tid;
 	uint16_t event;
+	uint8_t kind;		/* AN_TEV_* */
 	int32_t fd;
 	uint32_t file;		/* string id of the descriptor's file, or UINT32_MAX */
 	uint64_t t0, t1, addr, addr2, bytes;
 	int64_t ret;
-	uint64_t freed;		/* an allocation: when freed; 0 never (a leak) */
+	uint64_t freed;		/* a call's allocation: when freed; 0 never (a leak) */
 	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
 	uint32_t ms;		/* its microstates in an->tev_ms, or UINT32_MAX */
+	uint32_t count;		/* the calls it stands for (a call: 1) */
+	uint32_t leaks;		/* of its allocations, never freed */
 };
+
+/*
+ * What a side table entry is: one call (every record but the heap's
+ * counts), or the counts of a slice (format 1.10): count blocks made (t1
+ * the first of those calls, t0 the slice's start, addr the stack id,
+ * bytes each block's size), or freed (t1 the first of those frees, t0
+ * the start of the slice the blocks were made in; event the call that
+ * freed them, addr and bytes their allocation's stack id and size, an id
+ * 0 for blocks not made while traced).
+ */
+enum { AN_TEV_CALL, AN_TEV_MADE, AN_TEV_FREED };
+
+/* The class of call an entry counts (a realloc's freed blocks: a free). */
+static inline enum exp_trace_class an_tev_class(const struct an_tev *t)
+{
+	return t->kind == AN_TEV_FREED ? EXP_TC_FREE :
+		exp_trace_event(t->event)->cls;
+}
+
+/* Is it a free the heap statistics count (free, munmap: not a realloc)? */
+static inline bool an_tev_is_free(const struct an_tev *t)
+{
+	return exp_trace_event(t->event)->cls == EXP_TC_FREE;
+}
 
 /*
  * An MPI call (load/mpi.c, libexp/mpi.h), for the MPI views; ranks are
