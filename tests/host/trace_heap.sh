@@ -19,6 +19,8 @@ check "$(grep -c '^truth ' <<<"$truth")" -eq 7 "the program said its truth for 7
 grep -q '^source = tracing only$' "$exp/log.txt"; check $? -eq 0 "log.txt: tracing only"
 grep -q '^trace = heap$' "$exp/log.txt"; check $? -eq 0 "log.txt: what was traced"
 grep -Eq '^trace_calls = [1-9][0-9]*$' "$exp/log.txt"; check $? -eq 0 "log.txt: the calls adopted"
+"$LWPROF" print -header "$exp" 2>/dev/null | grep -q '^  Tracing: *heap; stacks walked in the process; '
+check $? -eq 0 "-header: heap stacks walked in the process, none copied"
 check "$(ls "$exp" | grep -c '^trace\.[0-9]*\.rec$')" -eq 1 "one trace file (one process)"
 
 csv=$("$LWPROF" print -printmode csv \
