@@ -182,58 +182,69 @@ static bool comm_learn(struct mw_comm *e, MPI_Comm comm)
 	return true;
 }
 
-/* comm's entry, learnt at its first use; NULL if it cannot be. */
-static struct mw_comm *comm_get(MPI_Comm comm)
+/*
+ * Rank r of comm (r < 0: none asked) as a world rank into *world, and
+ * comm's id into *id, from its entry, learnt at its first use (false: it
+ * cannot be).  Read under the table's lock: another thread may replace
+ * an entry when the table is full.
+ */
+static bool comm_look(MPI_Comm comm, int r, int *world, uint32_t *id)
 {
-	struct mw_comm *e = NULL, tmp = { 0 };
+	struct mw_comm tmp = { 0 };
 	unsigned int i;
+	bool learnt = false;
 
 	if (comm == MPI_COMM_NULL)
-		return NULL;
-	lock(&comms_lock);
-	for (i = 0; i < MW_COMMS; i++)
-		if (comms[i].used && comms[i].comm == comm) {
-			e = &comms[i];
-			break;
+		return false;
+	for (;;) {
+		lock(&comms_lock);
+		for (i = 0; i < MW_COMMS; i++)
+			if (comms[i].used && comms[i].comm == comm)
+				break;
+		if (i == MW_COMMS && learnt) {	/* put what was learnt */
+			for (i = 0; i < MW_COMMS && comms[i].used; i++)
+				;
+			if (i == MW_COMMS)	/* full: replace one, round the table */
+				i = comms_next++ % MW_COMMS;
+			free(comms[i].world);
+			comms[i] = tmp;
+			tmp.world = NULL;
 		}
-	unlock(&comms_lock);
-	if (e)
-		return e;
-	mw_depth++;
-	if (!comm_learn(&tmp, comm)) {
+		if (i < MW_COMMS) {
+			*id = comms[i].id;
+			*world = r >= 0 && r < comms[i].size && comms[i].world[r] >= 0 ?
+				 comms[i].world[r] : EXP_MPI_NONE;
+			unlock(&comms_lock);
+			free(tmp.world);	/* another thread learnt it first */
+			return true;
+		}
+		unlock(&comms_lock);
+		mw_depth++;
+		learnt = comm_learn(&tmp, comm);
 		mw_depth--;
-		return NULL;
+		if (!learnt)
+			return false;
 	}
-	mw_depth--;
-	lock(&comms_lock);
-	for (i = 0; i < MW_COMMS && comms[i].used; i++)
-		;
-	if (i == MW_COMMS)	/* full: replace one, round the table */
-		i = comms_next++ % MW_COMMS;
-	free(comms[i].world);
-	comms[i] = tmp;
-	e = &comms[i];
-	unlock(&comms_lock);
-	return e;
 }
 
 int mw_world(MPI_Comm comm, int r)
 {
-	struct mw_comm *e;
+	uint32_t id;
+	int w;
 
 	if (r < 0)	/* MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT */
 		return EXP_MPI_NONE;
 	if (comm == MPI_COMM_WORLD)
 		return r;
-	e = comm_get(comm);
-	return e && r < e->size && e->world[r] >= 0 ? e->world[r] : EXP_MPI_NONE;
+	return comm_look(comm, r, &w, &id) ? w : EXP_MPI_NONE;
 }
 
 uint32_t mw_comm_id(MPI_Comm comm)
 {
-	struct mw_comm *e = comm_get(comm);
+	uint32_t id;
+	int w;
 
-	return e ? e->id : 0;
+	return comm_look(comm, -1, &w, &id) ? id : 0;
 }
 
 void mw_comm_forget(MPI_Comm comm)

@@ -7,7 +7,8 @@
 # experiment per rank, which print reads together; a rank that calls
 # MPI_Abort (tests/progs/mpi/mpi_abort: 5 barriers on every rank, then
 # rank 1 aborts while the others wait for it) leaves every rank's
-# records: the abort itself, and the others' barriers.
+# records: the abort itself, and the others' barriers; dump of the
+# founder shows its mpi.txt and every rank's experiment.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
@@ -55,5 +56,9 @@ for impl in $impls; do
 	stats=$("$LWPROF" print -printmode csv -mpi_stats "$exp" 2>/dev/null)
 	check "$(mpi_csv_row "$stats" MPI_Abort 2)" = 1 "$impl: rank 1's MPI_Abort recorded"
 	check "$(mpi_csv_row "$stats" MPI_Barrier 2)" = 15 "$impl: every rank's 5 barriers kept"
+	# dump of the founder: its mpi.txt, then each rank's experiment
+	d=$("$LWPROF" dump "$exp" 2>/dev/null)
+	check "$(grep -c '^==== rank [0-2]: ' <<<"$d"),$(grep -c '^== mpi.txt ==' <<<"$d")" = 3,1 \
+		"$impl: dump of the founder: mpi.txt and the three ranks"
 done
 done_testing

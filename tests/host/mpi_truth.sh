@@ -9,7 +9,8 @@
 # completed them, so matched to it), the collectives' calls, each rank's
 # Late Sender and Wait at Barrier within 2% + 50 us of the delays the
 # program timed itself, MPI_ANY_SOURCE receives under their real
-# senders, the message matrix, a rank selection, the microstate split
+# senders, peers on a split communicator as world ranks, the message
+# matrix, a rank selection, the microstate split
 # named absent (the perf backend keeps none per call), and the perfetto
 # export's ranks and message flows, and the html report's (headless
 # Chromium: the calls under each thread, the messages drawn).
@@ -66,6 +67,13 @@ for impl in $impls; do
 		sent=$(awk -F, '$1 == "1" { print $2; exit }' <<<"$mat")
 		want=$((16 + (np == 2 ? 3 * 400 + 2 * 1000 : 0)))
 		check "$sent" = $want "$impl, $np ranks: -mpi_matrix: rank 1 sent rank 0 $want bytes"
+		# the split communicator's message: world rank 0 to 2, named so
+		if [ "$np" -eq 4 ]; then
+			check "$(awk -F, '$1 == "0" { print $4; exit }' <<<"$mat")" = 24 \
+				"$impl, $np ranks: -mpi_matrix: rank 0 sent rank 2 24 bytes on a communicator of its own"
+			check "$(mpi_recv_sources "$exp/M_r2.er" 4)" = "0:24 " \
+				"$impl, $np ranks: rank 2's receive on it names world rank 0"
+		fi
 		# one rank selected: its row alone, and the totals are its own
 		sel=$("$LWPROF" print -printmode csv -rank_select 1 -mpi_stats "$exp" 2>/dev/null)
 		check "$(mpi_csv_row "$sel" '<Total>' 2)" = "$(mpi_csv_row "$ranks" 1 2)" \
