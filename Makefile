@@ -291,7 +291,7 @@ $(B)/tests/unit/traceable: TEST_LDLIBS = $(EXP_LIB)
 # The unit tests of libexp (tests/run -U) link it.
 EXP_UNITS := $(B)/tests/unit/exp_log $(B)/tests/unit/exp_files \
 	$(B)/tests/unit/reader $(B)/tests/unit/stack $(B)/tests/unit/java_records \
-	$(B)/tests/unit/mpi_records
+	$(B)/tests/unit/mpi_records $(B)/tests/unit/omp_records
 $(EXP_UNITS): $(EXP_LIB)
 $(EXP_UNITS): TEST_LDLIBS = $(EXP_LIB)
 # ... and the analyzer's, its layers but its command.

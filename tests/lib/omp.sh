@@ -63,15 +63,17 @@ omp_waits_check() {
 	done < <(grep '^wait ' "$out")
 }
 
-# omp_run NAME THREADS PROG WHAT ROUNDS UNIT_MS NREPORTS [ENV...]: collect
-# $omp_dir/PROG.clang WHAT ROUNDS UNIT_MS with the perf backend into
-# NAME.er (its output NAME.out), then omp_waits_check it.
+# omp_run NAME THREADS PROG.CC WHAT ROUNDS UNIT_MS NREPORTS [ENV...]:
+# collect $omp_dir/PROG.CC WHAT ROUNDS UNIT_MS with the perf backend into
+# NAME.er (its output NAME.out; a gcc-built one on libomp), then
+# omp_waits_check it.
 omp_run() {
-	local name=$1 nthr=$2 prog=$3 what=$4 rounds=$5 unit=$6 nrep=$7
+	local name=$1 nthr=$2 prog=$3 what=$4 rounds=$5 unit=$6 nrep=$7 rt=()
 
 	shift 7
+	[ "${prog##*.}" = gcc ] && rt=(--omp-runtime llvm)
 	env OMP_NUM_THREADS="$nthr" "$@" "$LWPROF" collect --backend perf \
-		-p 1ms -o "$name.er" "./$prog.clang" "$what" "$rounds" "$unit" \
+		"${rt[@]}" -p 1ms -o "$name.er" "./$prog" "$what" "$rounds" "$unit" \
 		>"$name.out" 2>"$name.err"
 	check $? -eq 0 "$name: collect"
 	sed 's/^/#   /' "$name.err"
@@ -99,4 +101,10 @@ omp_blame_check() {
 		check "$(omp_frac "${at:-0}" "${got:-0}")" -ge $([ "${got:-0}" -gt 1000000 ] && echo 9000 || echo 0) \
 			"$what: thread $tid: work() holds ${at:-0} ns of it"
 	done < <(grep '^blame ' "$out")
+}
+
+# omp_have_gcc: gcc -fopenmp builds (the programs then run on libomp)
+omp_have_gcc() {
+	command -v gcc >/dev/null && gcc -fopenmp -o "$omp_dir/probe.gcc" \
+		"$omp_dir/probe.c" 2>/dev/null
 }
