@@ -7,8 +7,9 @@
 # machine (as root, Open MPI wants --allow-run-as-root; more ranks than
 # CPUs, --oversubscribe), printed one word a line for mapfile.
 # mpi_prog IMPL NAME: a test program's path.
-# mpi_recv_sources EXP TAG: the "source:bytes" of the MPI_Recv calls of
-# tag TAG in experiment EXP (lwprof dump's), sorted, on one line.
+# mpi_recv_sources EXP TAG [FUNC]: the "source:bytes" of the receives
+# completed by the FUNC calls (default MPI_Recv) of tag TAG in experiment
+# EXP (lwprof dump's), sorted, on one line.
 # mpi_csv_row CSV NAME COL: the COL-th field of the row named NAME (first
 # field) of lwprof print's csv.
 
@@ -40,7 +41,7 @@ mpi_csv_row() {
 
 mpi_recv_sources() {
 	"$LWPROF" dump "$1" 2>/dev/null |
-		awk -v tag="$2" '/MPI MPI_Recv/ && index($0, " rtag=" tag " ") {
+		awk -v tag="$2" -v fn="MPI ${3:-MPI_Recv} " 'index($0, fn) && index($0, " rtag=" tag " ") {
 			for (i = 1; i <= NF; i++) {
 				if ($i ~ /^src=/) s = substr($i, 5)
 				if ($i ~ /^rbytes=/) b = substr($i, 8)
