@@ -55,7 +55,7 @@ EXP_LIB := $(B)/libexp.a
 # without the analyzer's libraries.
 USER_SRCS := $(sort $(wildcard userspace/*/*.c userspace/*/*/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
-LDLIBS := -luring -lelf
+LDLIBS := -luring -lelf -lz
 
 # lwprof-print, the analyzer (lwprof print execs it), in layers:
 # analyzer/{model,symbols,load,report,export,cmd}/ (docs/design/
@@ -75,7 +75,7 @@ TEST_BINS := $(TEST_SRCS:%.c=$(B)/%)
 # (trace/, docs/design/tracing.md): position-independent, only the interposed
 # functions exported, with the file header code of libexp and its check
 # of the programs it can enter.
-TRACE_SRCS := $(sort $(wildcard trace/*.c)) libexp/format.c libexp/traceable.c
+TRACE_SRCS := $(sort $(wildcard trace/*.c ompt/*.c)) libexp/format.c libexp/traceable.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/pic/%.o)
 TRACE_LIB := $(B)/liblwprof_trace.so
 
@@ -103,7 +103,31 @@ $(B)/pic/%.o: %.c
 		-fasynchronous-unwind-tables -c -o $@ $<
 
 $(TRACE_LIB): $(TRACE_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -lunwind -lz -ldl -lpthread
+
+# liblwprof_jvmti.so, the JVMTI agent collect -j on loads into a JVM
+# (jvmti/, docs/guide/java.md): built where a JDK's headers are, found
+# from javac (openjdk-17-jdk-headless) or JDK_HOME; without them the
+# tools build and the Java tests skip.
+JDK_HOME ?= $(shell j=$$(readlink -f "$$(command -v javac)" 2>/dev/null) && \
+	   [ -n "$$j" ] && dirname "$$(dirname "$$j")")
+JVMTI_LIB := $(if $(wildcard $(JDK_HOME)/include/jvmti.h),$(B)/liblwprof_jvmti.so)
+JVMTI_SRCS := $(sort $(wildcard jvmti/*.c)) libexp/format.c libexp/java.c
+JVMTI_OBJS := $(JVMTI_SRCS:%.c=$(B)/jvmti-pic/%.o)
+tools: $(JVMTI_LIB)
+$(B)/jvmti-pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(LWPROF_CFLAGS) -I$(JDK_HOME)/include -I$(JDK_HOME)/include/linux \
+		$(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+$(B)/liblwprof_jvmti.so: $(JVMTI_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread -lrt
+# The Java tests' workloads (tests/progs/java/), where javac is.
+JAVAC := $(if $(JVMTI_LIB),$(JDK_HOME)/bin/javac)
+JAVA_CLASSES := $(if $(JAVAC),$(patsubst tests/progs/java/%.java,$(B)/tests/progs/java/%.class,$(wildcard tests/progs/java/*.java)))
+tests: $(JAVA_CLASSES)
+$(B)/tests/progs/java/%.class: tests/progs/java/%.java
+	@mkdir -p $(@D)
+	$(JAVAC) -g -d $(@D) $<
 
 # The collector API (include/lwprof/collector.h) for programs to link, and
 # the signal handlers collect -l / -y preload into the target.
@@ -111,6 +135,54 @@ $(B)/liblwprof_collector.so: collector/collector.c collector/proto.h \
 		include/lwprof/collector.h
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
 		-Wl,-soname,liblwprof_collector.so -o $@ $<
+
+# The MPI tracing library collect -M preloads after the tracing one
+# (mpi/, docs/guide/mpi.md): one per MPI implementation installed (their
+# handles differ), built by its own compiler wrapper; the wrappers of the
+# functions that need only their time are written from its mpi.h
+# (mpi/gen.awk).  MPI test programs: tests/progs/mpi/, one build each.
+MPI_FLAVOURS := $(foreach f,openmpi mpich,$(if $(shell command -v mpicc.$(f) 2>/dev/null),$(f)))
+MPI_SRCS := $(sort $(wildcard mpi/*.c))
+MPI_LIBS := $(MPI_FLAVOURS:%=$(B)/liblwprof_mpi_%.so)
+MPI_PROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.c,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.c)))
+MPI_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-Wno-unused-parameter -Wno-deprecated-declarations -Iuapi -I.
+.PRECIOUS: $(B)/mpi/%/gen.c
+$(B)/mpi/%/gen.c: mpi/gen.awk libexp/mpi_funcs.h
+	@mkdir -p $(@D)
+	echo '#include <mpi.h>' | mpicc.$* -E -P -x c - | \
+		awk -f mpi/gen.awk libexp/mpi_funcs.h - >$@.tmp
+	mv $@.tmp $@
+$(B)/liblwprof_mpi_%.so: $(MPI_SRCS) $(B)/mpi/%/gen.c mpi/lwmpi.h trace/mpi.h \
+		trace/trace.h libexp/mpi.h libexp/mpi_funcs.h
+	mpicc.$* $(MPI_CFLAGS) -Impi $(CFLAGS) -fPIC -shared -fvisibility=hidden \
+		-fasynchronous-unwind-tables -o $@ $(MPI_SRCS) $(B)/mpi/$*/gen.c -ldl
+$(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
+	@mkdir -p $(@D)
+	mpicc.openmpi $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+$(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
+	@mkdir -p $(@D)
+	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+# Fortran's bindings: a program of tests/progs/mpi/*.f90 each
+MPI_FPROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.f90,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.f90)))
+$(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.f90
+	@mkdir -p $(@D)
+	cd $(@D) && mpif90.openmpi -O2 -g -o $(@F) $(abspath $<)
+$(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.f90
+	@mkdir -p $(@D)
+	cd $(@D) && mpif90.mpich -O2 -g -o $(@F) $(abspath $<)
+tools: $(MPI_LIBS)
+tests: $(MPI_PROGS) $(MPI_FPROGS)
+
+# OpenMP test programs (tests/progs/omp/), for the guest's tests: built
+# by clang on LLVM's libomp where both are installed (the host tests
+# build their own, and skip without them).
+OMP_CC := $(if $(wildcard /usr/lib/llvm-*/lib/libomp.so),$(shell command -v clang 2>/dev/null))
+OMP_PROGS := $(if $(OMP_CC),$(patsubst tests/progs/omp/%.c,$(B)/tests/progs/omp/%,$(wildcard tests/progs/omp/*.c)))
+$(B)/tests/progs/omp/%: tests/progs/omp/%.c tests/progs/omp/truth.h
+	@mkdir -p $(@D)
+	$(OMP_CC) -g -O1 -fopenmp -o $@ $<
+tests: $(OMP_PROGS)
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
@@ -189,6 +261,8 @@ $(B)/tests/progs/seed_example: CFLAGS += -finstrument-functions \
 	-finstrument-functions-exclude-function-list=work \
 	-include tests/lib/seed_truth.h -rdynamic
 $(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse $(B)/tests/progs/unwind_sampler: CFLAGS += -fomit-frame-pointer
+# ... and libunwind's walk, as the tracing library's of a heap call
+$(B)/tests/progs/qsort_unwind: TEST_LDLIBS = -lunwind
 # The PLT unwinding test's second build: IBT PLT entries (.plt.sec, and
 # the .plt's lazy part with endbr64 first), as -fcf-protection toolchains
 # make them.
@@ -216,7 +290,8 @@ $(B)/tests/unit/traceable: $(EXP_LIB)
 $(B)/tests/unit/traceable: TEST_LDLIBS = $(EXP_LIB)
 # The unit tests of libexp (tests/run -U) link it.
 EXP_UNITS := $(B)/tests/unit/exp_log $(B)/tests/unit/exp_files \
-	$(B)/tests/unit/reader $(B)/tests/unit/stack
+	$(B)/tests/unit/reader $(B)/tests/unit/stack $(B)/tests/unit/java_records \
+	$(B)/tests/unit/mpi_records $(B)/tests/unit/omp_records
 $(EXP_UNITS): $(EXP_LIB)
 $(EXP_UNITS): TEST_LDLIBS = $(EXP_LIB)
 # ... and the analyzer's, its layers but its command.
@@ -241,7 +316,7 @@ tests: $(B)/tests/progs/kdbg_kernel.ko
 GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))
 $(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h tests/lib/sdelta_enc.h $(EXP_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone -lz
 tests: $(B)/tests/lib/gen_exp
 
 # The ABI header must compile on its own with no implicit padding.
@@ -279,6 +354,7 @@ install-tools: tools
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
+	$(foreach l,$(MPI_LIBS),install -D -m 0755 $(l) $(DESTDIR)$(LIBEXECDIR)/lwprof/$(notdir $(l));)
 	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
 	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	install -d $(DESTDIR)$(MANDIR)/man1
@@ -307,6 +383,7 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/lwprof 2>/dev/null
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
+	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_mpi_*.so
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lwprof

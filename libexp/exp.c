@@ -16,6 +16,7 @@
 
 #include "libexp/format.h"
 #include "libexp/internal.h"
+#include "libexp/java.h"
 #include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
@@ -45,11 +46,11 @@ int exp_files_list(int dirfd, const char *path, struct exp_file **vp,
 {
 	struct exp_file *v = NULL;
 	size_t n = 0, cap = 0;
-	uint32_t ntrace = 0;
+	uint32_t ntrace = 0, njava = 0;
 	unsigned int cpu;
 	struct dirent *de;
 	int len, err = 0;
-	bool trace;
+	bool trace, java;
 	DIR *d;
 
 	*vp = NULL;
@@ -64,14 +65,16 @@ int exp_files_list(int dirfd, const char *path, struct exp_file **vp,
 	}
 	while ((de = readdir(d))) {
 		trace = exp_trace_file_name(de->d_name);
-		if (!trace && (sscanf(de->d_name, "cpu.%u.rec%n", &cpu, &len) != 1 ||
+		java = exp_java_file_name(de->d_name);
+		if (!trace && !java && (sscanf(de->d_name, "cpu.%u.rec%n", &cpu, &len) != 1 ||
 			       de->d_name[len] || cpu >= EXP_FILE_TRACE))
 			continue;
 		if (exp_grow((void **)&v, sizeof(*v), n, &cap)) {
 			err = -ENOMEM;
 			break;
 		}
-		v[n].id = trace ? EXP_FILE_TRACE + ntrace++ : cpu;
+		v[n].id = trace ? EXP_FILE_TRACE + ntrace++ :
+			  java ? EXP_FILE_JAVA + njava++ : cpu;
 		v[n].name = strdup(de->d_name);
 		if (!v[n].name || asprintf(&v[n].path, "%s/%s", path,
 					   de->d_name) < 0) {
@@ -89,7 +92,7 @@ int exp_files_list(int dirfd, const char *path, struct exp_file **vp,
 	/*
 	 * the cpu files first, by N; then the trace files as the directory
 	 * lists them (the analyzer's sample order, and so its exports', is
-	 * theirs): numbered so as they came
+	 * theirs): numbered so as they came; then the Java agents' files
 	 */
 	if (n)
 		qsort(v, n, sizeof(*v), id_cmp);
@@ -235,20 +238,20 @@ bool exp_has_samples(const struct exp *x)
 
 const char *exp_file_path(const struct exp *x, uint32_t id)
 {
-	size_t i;
+	size_t lo = 0, hi = x->nfiles, mid;
 
 	if (id == EXP_FILE_SAMPLES)
 		return x->samples;
-	if (id >= EXP_FILE_TRACE) {
-		i = x->nfiles;
-		while (i && x->files[i - 1].id >= EXP_FILE_TRACE)
-			i--;
-		i += id - EXP_FILE_TRACE;
-		return i < x->nfiles ? x->files[i].path : NULL;
+	/* files[] is sorted by id (exp_files_list) */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (x->files[mid].id == id)
+			return x->files[mid].path;
+		if (x->files[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (i = 0; i < x->nfiles && x->files[i].id < EXP_FILE_TRACE; i++)
-		if (x->files[i].id == id)
-			return x->files[i].path;
 	return NULL;
 }
 

@@ -69,6 +69,13 @@ enum exp_key {
 	EXP_K_SAMPLE_PACKETS, EXP_K_PAUSED_NS,
 	EXP_K_FLIGHT,		/* 1.4: the flight recorder's window */
 	EXP_K_FLIGHT_PAUSED_OUT,
+	EXP_K_JAVA,		/* 1.7: collect -j on: how the JVM was started */
+	EXP_K_JAVA_AGENT, EXP_K_JAVA_FILES, EXP_K_JAVA_RECORDS,
+	EXP_K_OPENMP,		/* 1.8: collect's OpenMP decision */
+	EXP_K_OPENMP_RUNTIME,	/* 1.8: a runtime that started the OMPT tool */
+	EXP_K_MPI,		/* 1.9: collect -M: the MPI implementation */
+	EXP_K_MPI_RANK,		/* 1.9: the process's rank (its launcher's) */
+	EXP_K_MPI_LIBRARY,
 	EXP_K_COUNT
 };
 
@@ -109,6 +116,7 @@ struct exp_info {
 	char *stopped;		/* 1.4: why recording stopped early */
 	char *flight;		/* 1.4: the flight recorder's window */
 	char *trace, *sync_calibration;	/* what was traced, how */
+	char *mpi, *mpi_rank;	/* 1.7: collect -M's implementation, the rank */
 	uint32_t target, cpus, cpus_possible;
 	uint32_t max_depth, stack_bytes, kernel_stacks;
 	uint32_t perf_max_stack;	/* perf's cap of max_depth, or 0 */
@@ -118,6 +126,7 @@ struct exp_info {
 	uint64_t start_ns, end_ns, clock_interval_ns, records, lost;
 	uint64_t sync_ns;	/* sync_threshold_ns, or UINT64_MAX: none */
 	uint64_t trace_files, trace_calls;	/* as collect counted them */
+	char *java;		/* 1.7: collect -j on's JVM options */
 	struct exp_counter *counters;
 	size_t nr_counters;
 	char **warnings;
@@ -164,9 +173,11 @@ void exp_archive_name(char *name, size_t len, const char *buildid,
 /*
  * Record files are named by an id: cpu.N.rec is N, the i-th trace file
  * (trace.PID.rec, trace.PID.G.rec, as the directory lists them)
- * EXP_FILE_TRACE + i, samples.rec EXP_FILE_SAMPLES.
+ * EXP_FILE_TRACE + i, the i-th Java agent's file (java.PID.rec)
+ * EXP_FILE_JAVA + i, samples.rec EXP_FILE_SAMPLES.
  */
 #define EXP_FILE_TRACE		0x40000000u
+#define EXP_FILE_JAVA		0x50000000u
 #define EXP_FILE_SAMPLES	0x7fffffffu
 
 struct exp_file {

@@ -75,6 +75,15 @@ const struct exp_key_def exp_keys[EXP_K_COUNT] = {
 	NOTE(PAUSED_NS, "paused_ns"),
 	KEY(FLIGHT, "flight", STR, flight),
 	NOTE(FLIGHT_PAUSED_OUT, "flight_paused_out"),
+	KEY(JAVA, "java", STR, java),
+	NOTE(JAVA_AGENT, "java_agent"),
+	NOTE(JAVA_FILES, "java_files"),
+	NOTE(JAVA_RECORDS, "java_records"),
+	NOTE(OPENMP, "openmp"),
+	NOTE(OPENMP_RUNTIME, "openmp_runtime"),
+	KEY(MPI, "mpi", STR, mpi),
+	KEY(MPI_RANK, "mpi_rank", STR, mpi_rank),
+	NOTE(MPI_LIBRARY, "mpi_library"),
 };
 
 void exp_log_put(FILE *f, enum exp_key k, const char *fmt, ...)

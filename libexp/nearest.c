@@ -3,6 +3,7 @@
  * The nearest name (nearest.h): the optimal string alignment distance,
  * three rows of the table at a time.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "libexp/nearest.h"
@@ -62,3 +63,43 @@ const char *exp_nearest_name(const char *name, const void *names, size_t n,
 	return best && bd * 3 <= (int)strlen(best) ? best : NULL;
 }
 
+
+int exp_option_error(const char *prog, char *const *argv, int c,
+		     const char *shortopts, const struct option *longopts)
+{
+	/* A long option's optopt is its val (0 when unknown): its word says it. */
+	const char *word = argv[optind - 1], *s, *best = NULL;
+	bool is_long = !strncmp(word, "--", 2);
+	char name[64];
+	size_t n = 0;
+
+	if (is_long) {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(word, "="), word);
+		word = name;
+	}
+	if (c == ':') {
+		if (is_long)
+			fprintf(stderr, "%s: option %s needs a value\n", prog, word);
+		else
+			fprintf(stderr, "%s: option -%c needs a value\n", prog, optopt);
+		return 2;
+	}
+	while (longopts[n].name)
+		n++;
+	if (is_long && !optopt)
+		best = exp_nearest_name(word, &longopts[0].name, n, sizeof(*longopts), NULL);
+	if (is_long && !optopt)
+		fprintf(stderr, "%s: unknown option %s", prog, word);
+	else
+		fprintf(stderr, "%s: unknown option -%c", prog, optopt);
+	if (best)
+		fprintf(stderr, " (did you mean --%s?)", best);
+	fprintf(stderr, "; valid:");
+	for (s = shortopts; *s; s++)
+		if (*s != '+' && *s != ':')
+			fprintf(stderr, " -%c", *s);
+	for (; longopts->name; longopts++)
+		fprintf(stderr, " --%s", longopts->name);
+	fputc('\n', stderr);
+	return 2;
+}

@@ -7,6 +7,7 @@
 #ifndef LWPROF_LIBEXP_NEAREST_H
 #define LWPROF_LIBEXP_NEAREST_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,5 +26,15 @@ int exp_name_distance(const char *a, const char *b);
  */
 const char *exp_nearest_name(const char *name, const void *names, size_t n,
 			     size_t stride, bool (*ok)(const char *));
+
+/*
+ * getopt_long's error for prog, called with opterr 0 and a short option
+ * string beginning with ':' (after any '+'): c ':' is an option without
+ * its value, any other an unknown option, said with the nearest long
+ * option and the valid ones (every one of shortopts and longopts, so that
+ * one added to either is listed).  Returns 2, the usage error's status.
+ */
+int exp_option_error(const char *prog, char *const *argv, int c,
+		     const char *shortopts, const struct option *longopts);
 
 #endif

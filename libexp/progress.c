@@ -69,6 +69,9 @@ void exp_progress_add(struct exp_progress *p, uint64_t n)
 		len = snprintf(line, sizeof(line), "\r%s: %s: %3u%%\033[K", p->who, p->what,
 			       (unsigned)(p->done >= p->total ? 100 :
 					  p->done * 100 / p->total));
+	else if (p->bytes)
+		len = snprintf(line, sizeof(line), "\r%s: %s: %.1f MiB\033[K", p->who,
+			       p->what, p->done / 1048576.0);
 	else
 		len = snprintf(line, sizeof(line), "\r%s: %s ...\033[K", p->who, p->what);
 	if (len <= 0)
@@ -81,6 +84,8 @@ void exp_progress_add(struct exp_progress *p, uint64_t n)
 
 void exp_progress_end(struct exp_progress *p)
 {
+	if (p)
+		p->bytes = false;
 	if (!p || !p->on || !p->drawn)
 		return;
 	if (write(p->fd, "\r\033[K", 4) == 4)

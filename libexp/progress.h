@@ -24,6 +24,8 @@ struct exp_progress {
 	const char *who;	/* "lwprof print" */
 	char what[200];		/* "reading run.er" */
 	uint64_t done, total;	/* in the phase's units (0 total: none known) */
+	bool bytes;		/* set before a phase: done counts bytes, shown
+				   in MiB when no total is known */
 	uint64_t t0, next;	/* ns: the phase's start, the next redraw */
 };
 
@@ -34,7 +36,7 @@ void exp_progress_phase(struct exp_progress *p, uint64_t total,
 			const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* n more units done; redraws when due. */
 void exp_progress_add(struct exp_progress *p, uint64_t n);
-/* The phase is over: its line erased. */
+/* The phase is over: its line erased (and bytes cleared). */
 void exp_progress_end(struct exp_progress *p);
 
 #endif

@@ -9,9 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libexp/mpi.h"
 #include "libexp/progress.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
+#include "libexp/java.h"
+#include "libexp/omp.h"
 #include "libexp/trace.h"
 
 #define MMAP_PATH_MAX	(4096 + 8)	/* PATH_MAX and its NUL, padded */
@@ -384,6 +387,14 @@ static int check_trace_free(struct exp_reader *r, struct exp_rec_trace_free *f,
 	return err;
 }
 
+static int check_java(struct exp_reader *r, struct lwprof_rec *h)
+{
+	unsigned int at;
+	const char *why = exp_java_check(h, &at);
+
+	return why ? bad(r, at, "%s", why) : 0;
+}
+
 static int check_untraced(struct exp_reader *r, struct exp_rec_trace_untraced *u)
 {
 	unsigned int at;
@@ -392,10 +403,73 @@ static int check_untraced(struct exp_reader *r, struct exp_rec_trace_untraced *u
 	return check_plain(r, &u->hdr, "untraced record", why, at);
 }
 
+/* An OpenMP record (1.8): a newer minor's flags and growth skipped. */
+static int check_omp(struct exp_reader *r, struct lwprof_rec *h)
+{
+	unsigned int at;
+	__u32 known;
+	const char *why;
+	int err;
+
+	if (h->type == EXP_REC_OMP_EVENT && (h->flags & ~EXP_OMPF_KNOWN)) {
+		err = unknown_flags(r, h, EXP_OMPF_KNOWN, "OpenMP event record");
+		if (err)
+			return err;
+	} else if (h->type != EXP_REC_OMP_EVENT && h->flags) {
+		if (!r->newer)
+			return bad(r, 2, "OpenMP record flags 0x%x", h->flags);
+		h->flags = 0;
+	}
+	why = exp_omp_check(h, &known, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (h->size != known) {
+		if (!r->newer)
+			return bad(r, 4, "OpenMP record size %u, %u expected", h->size, known);
+		grew(r, known);
+		h->size = known;
+	}
+	return 0;
+}
+
 /*
  * A compact trace record (1.5): a newer minor's flags and the bytes after
  * what this format knows are skipped, in a minor it knows damage.
  */
+static int check_mpi(struct exp_reader *r, struct exp_rec_mpi *m)
+{
+	const char *why;
+	unsigned int at;
+	uint32_t known;
+
+	why = exp_mpi_check(m, &known, &at);
+	if (why)
+		return bad(r, at, "%s", why);
+	if (m->hdr.size == known)
+		return 0;
+	if (!r->newer)
+		return bad(r, 4, "MPI record size %u, its fields need %u",
+			   m->hdr.size, known);
+	grew(r, known);
+	m->hdr.size = known;
+	m->call.hdr.size = known - offsetof(struct exp_rec_mpi, call);
+	return 0;
+}
+
+static int check_mpi_req(struct exp_reader *r, struct exp_rec_mpi_req *q,
+			 uint64_t known)
+{
+	unsigned int at;
+	const char *why = exp_mpi_req_check(q, &at);
+	int err = check_plain(r, &q->hdr, "MPI request record", why, at);
+
+	if (!err && q->hdr.size != known) {
+		grew(r, known);
+		q->hdr.size = known;
+	}
+	return err;
+}
+
 static int check_tcall(struct exp_reader *r, struct exp_rec_tcall *t)
 {
 	const char *why;
@@ -419,6 +493,31 @@ static int check_tcall(struct exp_reader *r, struct exp_rec_tcall *t)
 	grew(r, known);
 	t->hdr.size = known;
 	return 0;
+}
+
+/*
+ * The heap tracer's records (1.7): a newer minor's flags and the bytes
+ * after what this format knows are cut; in a minor it knows, damage.
+ */
+static int check_heaprec(struct exp_reader *r, struct lwprof_rec *h)
+{
+	const char *why;
+	unsigned int at;
+
+	switch (h->type) {
+	case EXP_REC_TSTACK:
+		why = exp_tstack_check((void *)h, &at);
+		break;
+	case EXP_REC_THEAP:
+		if (h->size < sizeof(struct exp_rec_theap))
+			return bad(r, 4, "heap record size %u", h->size);
+		why = exp_theap_check((void *)h, &at);
+		break;
+	default:
+		why = exp_tz_check((void *)h, &at);
+		break;
+	}
+	return why ? bad(r, at, "%s", why) : 0;
 }
 
 /* The record at pos, whole (size bytes): check what its type needs. */
@@ -548,6 +647,25 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		if (!err)
 			err = check_tcall(r, (void *)h);
 		goto out;
+	case EXP_REC_MPI:
+		if (r->hdr.minor < EXP_MINOR_MPI)
+			break;	/* not this format's: skipped */
+		if (size < sizeof(struct exp_rec_mpi))
+			return bad(r, 4, "MPI record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_mpi(r, (void *)h);
+		goto out;
+	case EXP_REC_MPI_REQ:
+		if (r->hdr.minor < EXP_MINOR_MPI)
+			break;	/* not this format's: skipped */
+		known = sizeof(struct exp_rec_mpi_req);
+		err = size_fits(r, h, known, "MPI request record");
+		if (!err && r->have - r->pos < size)
+			err = want(r, size, size, &h);
+		if (!err)
+			err = check_mpi_req(r, (void *)h, known);
+		goto out;
 	case EXP_REC_TRACE_FILE:
 		if (size < sizeof(struct exp_rec_trace_file) + 8 ||
 		    size > sizeof(struct exp_rec_trace_file) + MMAP_PATH_MAX)
@@ -565,6 +683,39 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_untraced(r, (void *)h);
+		goto out;
+	case EXP_REC_TSTACK:
+	case EXP_REC_THEAP:
+	case EXP_REC_TZ:
+		if (r->hdr.minor < EXP_MINOR_THEAP)
+			break;	/* not this format's: skipped */
+		if (size < 16)
+			return bad(r, 4, "heap tracer's record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_heaprec(r, h);
+		goto out;
+	case EXP_REC_JMETHOD:
+	case EXP_REC_JCODE:
+	case EXP_REC_JUNLOAD:
+	case EXP_REC_JSTACK:
+	case EXP_REC_JTHREAD:
+		if (r->hdr.minor < EXP_MINOR_JAVA)
+			break;	/* not this format's: skipped */
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_java(r, h);
+		goto out;
+	case EXP_REC_OMP_RUNTIME:
+	case EXP_REC_OMP_STACK:
+	case EXP_REC_OMP_EVENT:
+		if (r->hdr.minor < EXP_MINOR_OMP)
+			break;	/* not this format's: skipped */
+		if (size < 24)
+			return bad(r, 4, "OpenMP record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_omp(r, (void *)h);
 		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);

@@ -64,6 +64,7 @@ const struct exp_trace_event_info exp_trace_events[EXP_TR_MAX] = {
 	EV(FREAD, "fread", IOREAD),
 	EV(FWRITE, "fwrite", IOWRITE),
 	EV(FFLUSH, "fflush", IOOTHER),
+	EV(MPI, "MPI", NONE),
 };
 
 const char *exp_trace_check(const struct exp_rec_trace *t, unsigned int *at)

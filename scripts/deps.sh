@@ -24,6 +24,8 @@ pkgs=(
 	"liburing-dev:/usr/include/liburing.h"
 	"libelf-dev:/usr/include/libelf.h"
 	"libdw-dev:/usr/include/elfutils/libdwfl.h"
+	# The tracing library walks heap calls' stacks itself.
+	"libunwind-dev:/usr/include/x86_64-linux-gnu/libunwind.h"
 	"libcapstone-dev:/usr/include/capstone/capstone.h"
 	"zlib1g-dev:/usr/include/zlib.h"
 	"protobuf-compiler:/usr/bin/protoc"
@@ -48,7 +50,22 @@ pkgs=(
 	"dkms:/usr/sbin/dkms"
 	"fakeroot:/usr/bin/fakeroot"
 	"openssl:/usr/bin/openssl"
+	# OpenMP (tests/host/omp_*): clang -fopenmp and LLVM's libomp (OMPT)
+	"clang:/usr/bin/clang"
+	"libomp-14-dev:/usr/lib/llvm-14/lib/libomp.so"
+	# MPI tracing (collect -M): both implementations, for the wrapper
+	# library built per implementation and the host/mpi_* tests; their
+	# explicit compiler wrappers (both install mpicc alternatives).
+	"openmpi-bin:/usr/bin/mpirun.openmpi"
+	"libopenmpi-dev:/usr/bin/mpicc.openmpi"
+	"mpich:/usr/bin/mpiexec.hydra"
+	"libmpich-dev:/usr/bin/mpicc.mpich"
+	"gfortran:/usr/bin/gfortran"
 )
+
+# Java: the JVMTI agent's headers (jvmti.h), javac and java for the Java
+# tests and benchmark (collect -j, docs/guide/java.md).
+pkgs+=("openjdk-17-jdk-headless:/usr/lib/jvm/java-17-openjdk-amd64/include/jvmti.h")
 
 # The kernels of scripts/kernels: each one's headers (the module is built
 # for every one) and image (every one boots, in the guest or from an

@@ -14,6 +14,7 @@
 #include "analyzer/cmd/print.h"
 #include "analyzer/export/export.h"
 #include "analyzer/load/load.h"
+#include "analyzer/viewmode/viewmode.h"
 #include "libexp/nearest.h"
 #include "libexp/progress.h"
 
@@ -162,6 +163,36 @@ static int c_thread_select(struct prun *r, const char *arg)
 	return an_thread_select(r->an, &r->vs->filter, arg);
 }
 
+static int c_rank_select(struct prun *r, const char *arg)
+{
+	return an_rank_select(r->an, &r->vs->filter, arg);
+}
+
+static int c_mpi_stats(struct prun *r, const char *arg)
+{
+	return an_view_mpi_stats(r->an, r->vs, r->out);
+}
+
+static int c_omp_regions(struct prun *r, const char *arg)
+{
+	return an_view_omp_regions(r->an, r->vs, r->out);
+}
+
+static int c_omp_tasks(struct prun *r, const char *arg)
+{
+	return an_view_omp_tasks(r->an, r->vs, r->out);
+}
+
+static int c_mpi_matrix(struct prun *r, const char *arg)
+{
+	return an_view_mpi_matrix(r->an, r->vs, r->out);
+}
+
+static int c_rank_list(struct prun *r, const char *arg)
+{
+	return an_view_rank_list(r->an, r->vs, r->out);
+}
+
 static int c_cpu_select(struct prun *r, const char *arg)
 {
 	return an_cpu_select(r->an, &r->vs->filter, arg);
@@ -265,6 +296,18 @@ static int c_inline(struct prun *r, const char *arg)
 	return 0;
 }
 
+/* user | expert | machine: every sample's stack from now on */
+static int c_viewmode(struct prun *r, const char *arg)
+{
+	int m = an_viewmode_parse(arg), err;
+
+	if (m < 0)
+		return an_errf(r->an, -EINVAL,
+			       "viewmode '%s': user, expert or machine", arg);
+	err = an_viewmode_set(r->an, m);
+	return err ? err : an_filter_renew(r->an, &r->vs->filter);
+}
+
 /* traced calls (docs/design/tracing.md); kind: the view's variant */
 static int c_heap(struct prun *r, const char *arg)
 {
@@ -333,6 +376,7 @@ static const struct pcmd pcmds[] = {
 	{ "script", 1, c_script, "FILE: run the commands in FILE", 0, AN_NEED_ALL },
 	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0, 0 },
 	{ "name", 1, c_name, "long | short: function names", 0, 0 },
+	{ "viewmode", 1, c_viewmode, "user | expert | machine: call stacks as written, with the compiler's outlined functions, or as run (OpenMP)", 0, 0 },
 	{ "inline", 1, c_inline, "on | off: inlined calls as frames of their own (command line only)", 0, 0 },
 	{ "heap", 0, c_heap, "allocations and leaks by call stack (collect -H)", AN_HEAP_ALL, AN_NEED_TRACE },
 	{ "leaks", 0, c_heap, "leaks (never freed) by call stack", AN_HEAP_LEAKS, AN_NEED_TRACE },
@@ -342,6 +386,12 @@ static const struct pcmd pcmds[] = {
 	{ "iodetail", 0, c_io, "I/O by file descriptor", 1, AN_NEED_TRACE },
 	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0, AN_NEED_TRACE },
 	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0, AN_NEED_TRACE },
+	{ "omp_regions", 0, c_omp_regions, "OpenMP parallel regions by source line: instances, team, time, OpenMP Wait", 0, AN_NEED_TRACE },
+	{ "omp_tasks", 0, c_omp_tasks, "OpenMP task constructs by source line: runs, time, mean, longest", 0, AN_NEED_TRACE },
+	{ "mpi_stats", 0, c_mpi_stats, "MPI calls by function and by rank: time, messages, bytes, Late Sender, Wait at Barrier", 0, AN_NEED_TRACE },
+	{ "mpi_matrix", 0, c_mpi_matrix, "MPI bytes and messages each rank sent each rank", 0, AN_NEED_TRACE },
+	{ "rank_list", 0, c_rank_list, "the MPI ranks loaded, for rank_select", 0, AN_NEED_TRACE },
+	{ "rank_select", 1, c_rank_select, "LIST: all, or MPI ranks like 0,2-3", 0, AN_NEED_ALL },
 	{ "help", 0, c_help, "this list", 0, 0 },
 	{ "quit", 0, c_quit, "stop reading commands", 0, 0 },
 	{ "exit", 0, c_quit, "stop reading commands", 0, 0 },
@@ -678,6 +728,9 @@ int cmd_print(int argc, char **argv)
 		err = an_load(&an, exps[i]);
 	if (!err)
 		err = an_finish(&an);
+	/* er_print's default: the stacks as the programmer wrote them */
+	if (!err)
+		err = an_viewmode_set(&an, AN_VM_USER);
 	exp_progress_end(&progress);
 	ctx.progress = NULL;
 	if (err) {
@@ -697,7 +750,10 @@ int cmd_print(int argc, char **argv)
 		}
 	}
 	if (xa.x) {
-		if (!status && an_export_run(&an, &vs, xa.x, xa.out)) {
+		ctx.progress = &progress;	/* the bytes written */
+		err = status ? 0 : an_export_run(&an, &vs, xa.x, xa.out);
+		ctx.progress = NULL;
+		if (err) {
 			fprintf(stderr, "lwprof export: %s\n", ctx.err);
 			status = 1;
 		}
@@ -714,6 +770,7 @@ out:
 		fclose(out.f);
 	an_filter_free(&vs.filter);
 	an_mlist_free(&vs.ml);
+	an_viewmode_free(&an);
 	an_free(&an);
 	free(todo);
 	free(exps);

@@ -5,6 +5,7 @@
  * over it when the format succeeded), and the metrics an export writes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "analyzer/export/export.h"
+#include "libexp/progress.h"
 
 const struct an_export_ops an_export_fmts[] = {
 	{ "folded", "FlameGraph collapsed stacks of the first metric: root;...;leaf VALUE",
@@ -40,7 +42,7 @@ bool an_export_setting(const char *name)
 {
 	static const char *const settings[] = {
 		"metrics", "thread_select", "cpu_select", "filters", "name",
-		"inline",
+		"inline", "viewmode", "rank_select",
 	};
 	size_t i;
 
@@ -50,11 +52,46 @@ bool an_export_setting(const char *name)
 	return false;
 }
 
-/* Write x's output to f, then close it (unless stdout); name for messages. */
-static int export_to(struct an *an, const struct an_settings *vs,
-		     const struct an_export_ops *x, FILE *f, const char *name)
+/* A stream that counts what passes to f on the progress line. */
+struct counted {
+	FILE *f;
+	struct exp_progress *p;
+};
+
+static ssize_t counted_write(void *cookie, const char *buf, size_t len)
 {
-	int err = x->write(an, vs, f);
+	struct counted *c = cookie;
+	size_t n = fwrite(buf, 1, len, c->f);
+
+	exp_progress_add(c->p, n);
+	return n == len ? (ssize_t)n : -1;
+}
+
+/*
+ * Write x's output to f, then close it (unless stdout); name for
+ * messages, shown for the progress line.  On a terminal that line counts
+ * the bytes written (a format knows no total before it is done), unless
+ * they go to that terminal.
+ */
+static int export_to(struct an *an, const struct an_settings *vs,
+		     const struct an_export_ops *x, FILE *f, const char *name,
+		     const char *shown)
+{
+	struct exp_progress *p = an->run->progress;
+	struct counted c = { f, p };
+	FILE *cf = NULL;
+	int err;
+
+	if (p && p->on && !(f == stdout && isatty(1))) {
+		cf = fopencookie(&c, "w", (cookie_io_functions_t){ .write = counted_write });
+		p->bytes = true;
+		exp_progress_phase(p, 0, "writing %s to %s", x->name, shown);
+	}
+	err = x->write(an, vs, cf ? cf : f);
+	if (cf && fclose(cf) && !err)	/* flushes into f */
+		err = an_errf(an, errno ? -errno : -EIO, "%s: %s", name,
+			      errno ? strerror(errno) : "write error");
+	exp_progress_end(p);
 
 	if (!err && (fflush(f) || ferror(f)))
 		err = an_errf(an, errno ? -errno : -EIO, "%s: %s", name,
@@ -76,7 +113,8 @@ int an_export_run(struct an *an, const struct an_settings *vs,
 		if (x->binary && isatty(1))
 			return an_errf(an, -EINVAL, "%s output is binary: give -o FILE",
 				       x->name);
-		return export_to(an, vs, x, stdout, "standard output");
+		return export_to(an, vs, x, stdout, "standard output",
+				 "standard output");
 	}
 	/*
 	 * A device or a fifo (/dev/null, /dev/stdout, a pipe) is written as
@@ -86,7 +124,7 @@ int an_export_run(struct an *an, const struct an_settings *vs,
 		f = fopen(path, "w");
 		if (!f)
 			return an_errf(an, -errno, "%s: %s", path, strerror(errno));
-		return export_to(an, vs, x, f, path);
+		return export_to(an, vs, x, f, path, path);
 	}
 	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
 		return an_errf(an, -ENOMEM, "out of memory");
@@ -96,7 +134,7 @@ int an_export_run(struct an *an, const struct an_settings *vs,
 		free(tmp);
 		return err;
 	}
-	err = export_to(an, vs, x, f, tmp);
+	err = export_to(an, vs, x, f, tmp, path);
 	if (!err && rename(tmp, path))
 		err = an_errf(an, -errno, "%s: %s", path, strerror(errno));
 	if (err)

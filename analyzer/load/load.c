@@ -9,13 +9,18 @@
  * its previous packet went, and resolves the stacks.
  */
 #include <elfutils/libdwfl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "analyzer/model/java.h"
+#include "analyzer/model/omp.h"
 #include "libexp/format.h"
 
 int an_init(struct an *an, struct an_run *run)
@@ -59,6 +64,8 @@ int an_init(struct an *an, struct an_run *run)
 	err = an_decode_init(an);
 	if (!err)
 		err = an_trace_init(an);
+	if (!err)
+		err = an_omp_init(an);
 	return err ? err : an_metrics_init(an);
 }
 
@@ -98,6 +105,7 @@ static void load_free(struct an *an)
 	an_htab_free(&ld->nodes_h);
 	an_htab_free(&ld->raws_t);
 	an_htab_free(&ld->lay_h);
+	an_omp_load_free(ld->omp);
 	free(ld);
 	an->ld = NULL;
 }
@@ -112,6 +120,10 @@ void an_free(struct an *an)
 	an_kernel_free(an);
 	an_spans_free(an);
 	an_trace_release(an);
+	an_omp_free(an->omp);
+	an->omp = NULL;
+	an_mpi_release(an);
+	an_java_free(an->java);
 	for (i = 0; i < an->exps.n; i++)
 		exp_free(&AN_VEC(an->exps, struct an_exp, i));
 	for (i = 0; i < an->as.n; i++)
@@ -145,7 +157,7 @@ void an_free(struct an *an)
 	an_metrics_free(an);
 }
 
-int an_load(struct an *an, const char *dir)
+static int load_one(struct an *an, const char *dir)
 {
 	const struct exp_counter *ctr;
 	const struct exp_file *files;
@@ -246,7 +258,7 @@ static int map_cmp(const void *a, const void *b)
 }
 
 /* The generation of pid at time t: how many execs it ran by then. */
-static uint32_t gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t)
+uint32_t an_gen_at(struct an *an, uint32_t exp, uint32_t pid, uint64_t t)
 {
 	uint32_t g = 0;
 	size_t i;
@@ -278,7 +290,7 @@ static int split_execs(struct an *an)
 
 		for (k = 0; k < a->maps.n; k++) {
 			struct an_map m = AN_VEC(a->maps, struct an_map, k);
-			uint32_t g = gen_at(an, a->exp, a->pid, m.time_ns), na;
+			uint32_t g = an_gen_at(an, a->exp, a->pid, m.time_ns), na;
 			struct an_map *dst;
 
 			if (!g) {
@@ -299,7 +311,7 @@ static int split_execs(struct an *an)
 	for (i = 0; i < an->s.n; i++) {
 		struct an_raw r = AN_VEC(an->ld->raws, struct an_raw, an->s.stack[i]);
 		struct an_as *a = &AN_VEC(an->as, struct an_as, r.as);
-		uint32_t g = gen_at(an, a->exp, a->pid, an->s.time[i]), na, nr;
+		uint32_t g = an_gen_at(an, a->exp, a->pid, an->s.time[i]), na, nr;
 
 		if (!g)
 			continue;
@@ -324,7 +336,7 @@ static int inherit_forks(struct an *an)
 		if (v->event != LWPROF_TASK_FORK || !v->ppid || v->ppid == v->pid)
 			continue;
 		pa = an_as_get(an, v->exp, v->ppid,
-			       gen_at(an, v->exp, v->ppid, v->time));
+			       an_gen_at(an, v->exp, v->ppid, v->time));
 		ca = an_as_get(an, v->exp, v->pid, 0);
 		if (pa == UINT32_MAX || ca == UINT32_MAX)
 			return -ENOMEM;
@@ -441,10 +453,15 @@ int an_finish(struct an *an)
 	size_t i;
 	int err;
 
+	err = an_mpi_finish(an);	/* every rank is read */
+	if (err)
+		return err;
 	an_vec_sort(&an->ld->tasks, ev_cmp);
 	err = split_execs(an);
 	if (!err)
 		err = inherit_forks(an);
+	if (!err)
+		err = an_omp_rehome(an);
 	if (err)
 		return an_errf(an, err, "out of memory");
 	for (i = 0; i < an->as.n; i++) {
@@ -484,10 +501,90 @@ int an_finish(struct an *an)
 	}
 	if (an->tmin == UINT64_MAX)
 		an->tmin = 0;
-	err = an_resolve(an);
+	err = an_java_finish(an);
+	if (!err)
+		err = an_resolve(an);
+	if (!err)
+		err = an_omp_finish(an);
 	if (!err)
 		err = an_objs_trunc(an);
 	if (!err)
 		load_free(an);
 	return err;
+}
+
+/* ---- MPI experiments: a founder of one experiment per rank ---- */
+
+static int rank_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * collect -M's founder (docs/guide/mpi.md): its mpi.txt, and M_rN.er for
+ * each rank, read in rank order.  A rank whose experiment cannot be
+ * opened (killed before it was written) is named and left out: the
+ * others' are the run's.
+ */
+static int load_founder(struct an *an, const char *dir)
+{
+	char path[PATH_MAX], *msg;
+	struct an_vec ranks = { .esz = sizeof(int) };
+	struct dirent *d;
+	size_t i, nexp;
+	DIR *dp;
+	int r, *p, err = 0;
+
+	dp = opendir(dir);
+	if (!dp)
+		return an_errf(an, -errno, "%s: %s", dir, strerror(errno));
+	while ((d = readdir(dp)))
+		if (sscanf(d->d_name, "M_r%d.er", &r) == 1 && r >= 0) {
+			snprintf(path, sizeof(path), "M_r%d.er", r);
+			if (strcmp(path, d->d_name))
+				continue;
+			p = an_vec_push(&ranks);
+			if (!p) {
+				closedir(dp);
+				free(ranks.p);
+				return an_errf(an, -ENOMEM, "out of memory");
+			}
+			*p = r;
+		}
+	closedir(dp);
+	if (!ranks.n)
+		return an_errf(an, -ENOENT, "%s: an MPI experiment without a rank's (no M_rN.er)",
+			       dir);
+	an_vec_sort(&ranks, rank_cmp);
+	for (i = 0; i < ranks.n && !err; i++) {
+		snprintf(path, sizeof(path), "%s/M_r%d.er", dir,
+			 AN_VEC(ranks, int, i));
+		nexp = an->exps.n;
+		err = load_one(an, path);
+		if (err && an->exps.n == nexp + 1 && !AN_VEC(an->exps,
+		    struct an_exp, nexp).nrecords) {
+			msg = strdup(an->run->err);
+			an_warn(an, "rank %d left out: %s", AN_VEC(ranks, int, i),
+				msg ? msg : "cannot be read");
+			free(msg);
+			exp_free(&AN_VEC(an->exps, struct an_exp, nexp));
+			an->exps.n--;
+			err = 0;
+		}
+	}
+	free(ranks.p);
+	return err;
+}
+
+int an_load(struct an *an, const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/mpi.txt", dir);
+	if (!access(path, F_OK)) {
+		snprintf(path, sizeof(path), "%s/" EXP_LOG, dir);
+		if (access(path, F_OK))
+			return load_founder(an, dir);
+	}
+	return load_one(an, dir);
 }

@@ -17,9 +17,12 @@
 #include <unistd.h>
 
 #include "analyzer/load/load.h"
+#include "libexp/java.h"
+#include "libexp/omp.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
 #include "libexp/stack.h"
+#include "libexp/mpi.h"
 #include "libexp/trace.h"
 
 #define TIME_SLACK_NS	(60ULL * 1000000000ULL)
@@ -38,7 +41,9 @@ struct rec_ctx {
 	uint64_t cur_hash;
 	struct exp_stack_scan sd;	/* delta stack copies: the bases */
 	uint32_t last_unw;	/* the last sample's an_unw_ref, or UINT32_MAX */
+	struct an_heapfile *heap;	/* the heap tracer's records, or NULL */
 	uint32_t field_base;	/* of the sample in its record (a trace record's) */
+	const struct exp_rec_mpi *mpi;	/* the MPI record whose call is read */
 	struct exp_reader rd;
 };
 
@@ -312,7 +317,9 @@ static int do_sample(struct rec_ctx *c, const struct lwprof_rec_sample *r,
 	if (err)
 		return err;
 	c->last_unw = UINT32_MAX;
-	if (t) {
+	if (t && c->mpi) {
+		nv = an_mpi_decode(an, c->mpi, &layout, vals);
+	} else if (t) {
 		nv = an_trace_decode(an, t, &layout, vals);
 	} else {
 		/* pauses apply to the sampled data; tracing goes on */
@@ -632,6 +639,73 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 	return 0;
 }
 
+/* The heap tracer's records (format 1.10): load/heap.c's. */
+static int do_heaprec(struct rec_ctx *c, const struct lwprof_rec *h)
+{
+	const char *why = NULL;
+	uint32_t at;
+	int err;
+
+	if (!c->heap && !(c->heap = an_heap_open(c->an, c->exp)))
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	switch (h->type) {
+	case EXP_REC_TSTACK:
+		err = an_heap_stack(c->heap, (const void *)h, &why);
+		break;
+	case EXP_REC_TZ:
+		err = an_heap_tz(c->heap, (const void *)h, &why, &at);
+		if (err == -EINVAL)
+			return bad(c, 0, "deflated records: byte %u: %s", at, why);
+		break;
+	default:
+		time_check(c, ((const struct exp_rec_theap *)h)->time_ns);
+		err = an_heap_counts(c->heap, (const void *)h, &why);
+		break;
+	}
+	if (err == -ENOMEM)
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	return err ? bad(c, 0, "%s", why) : 0;
+}
+
+/*
+ * An MPI call (libexp/mpi.h): a sample with its MPI values on the stack
+ * of its call part, which is read as the trace call record it is, at its
+ * own offset (the stack copies' bases and the unwinding find it there),
+ * and an entry of the MPI table.
+ */
+static int do_mpi(struct rec_ctx *c, const struct exp_rec_mpi *m)
+{
+	const uint32_t part = offsetof(struct exp_rec_mpi, call);
+	uint32_t sample = UINT32_MAX;
+	struct lwprof_rec_sample fs;
+	struct exp_tcall t;
+	int err;
+
+	exp_tcall_view(&m->call.hdr, &t);
+	if (!(c->an->need & AN_NEED_TRACE)) {
+		time_check(c, t.time_ns);	/* counted only, as do_trace() */
+		c->e->nsamples++;
+		c->e->ncalls++;
+		skip_time(c->an, t.time_ns);
+		return 0;
+	}
+	c->off += part;
+	err = tcall_sample(c, &m->call.hdr, &t, &fs);
+	if (!err) {
+		sample = c->an->s.n;
+		c->mpi = m;
+		err = do_sample(c, &fs, &t);
+		c->mpi = NULL;
+	}
+	c->off -= part;
+	if (err)
+		return err;
+	c->e->ncalls++;
+	if (an_mpi_add(c->an, c->exp, m, &t, sample, c->last_unw))
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int do_record(struct rec_ctx *c, const uint8_t *p)
 {
 	const struct lwprof_rec *h = (const void *)p;
@@ -648,6 +722,12 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 	case EXP_REC_TRACE:
 	case EXP_REC_TRACE_FREE:
 		return do_trace(c, h);
+	case EXP_REC_TSTACK:
+	case EXP_REC_THEAP:
+	case EXP_REC_TZ:
+		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
+			return 0;	/* not this format's: skipped */
+		return do_heaprec(c, h);
 	case EXP_REC_TRACE_FILE:
 		return an_trace_file(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
@@ -655,6 +735,23 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		if (c->rd.hdr.minor < EXP_MINOR_UNTRACED)
 			return 0;	/* not this format's: skipped */
 		return exp_untraced_add(&c->e->untraced, (const void *)p) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_OMP_RUNTIME:
+	case EXP_REC_OMP_STACK:
+	case EXP_REC_OMP_EVENT:
+		if (c->rd.hdr.minor < EXP_MINOR_OMP)
+			return 0;	/* not this format's: skipped */
+		return an_omp_rec(c->an, c->exp, h) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_MPI:
+		if (c->rd.hdr.minor < EXP_MINOR_MPI)
+			return 0;	/* not this format's: skipped */
+		return do_mpi(c, (const void *)p);
+	case EXP_REC_MPI_REQ:
+		if (c->rd.hdr.minor < EXP_MINOR_MPI ||
+		    !(c->an->need & AN_NEED_TRACE))
+			return 0;
+		return an_mpi_req(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case LWPROF_REC_TASK:
 		return do_task(c, (const void *)p);
@@ -672,6 +769,14 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		if (c->rd.hdr.minor < EXP_MINOR_STOP)
 			return 0;	/* not this format's: skipped */
 		return do_stop(c, (const void *)p);
+	case EXP_REC_JMETHOD:
+	case EXP_REC_JCODE:
+	case EXP_REC_JUNLOAD:
+	case EXP_REC_JSTACK:
+	case EXP_REC_JTHREAD:
+		if (c->rd.hdr.minor < EXP_MINOR_JAVA)
+			return 0;	/* not this format's: skipped */
+		return an_java_rec(c->an, c->exp, h);
 	default:
 		return 0;	/* a later minor's record: skip by size */
 	}
@@ -725,5 +830,7 @@ out:
 		an_warn(an, "%s: %" PRIu64 " delta stack copies without their base (records lost or damaged): those samples keep their frame-pointer stacks",
 			c.path, c.sd.missing);
 	exp_stack_scan_end(&c.sd);
+	if (c.heap && an_heap_close(c.heap) && !err)
+		err = an_errf(an, -ENOMEM, "out of memory");
 	return err;
 }

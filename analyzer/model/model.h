@@ -105,6 +105,17 @@ enum an_base_kind {
 	AN_B_COUNTER,	/* idx: the counter of log.txt (events) */
 	AN_B_IDLE,	/* a CPU's idle time (ns): SYSTEM of LWPROF_RS_IDLE packets */
 	AN_B_TRACE,	/* idx: enum an_trace_base, the traced calls' */
+	AN_B_OMP,	/* idx: enum an_omp_base (ns; load/omp.c) */
+};
+
+/*
+ * OpenMP's bases: work, wait, the others' wait at a barrier a thread
+ * came to last (its blame), and the wait in each microstate.
+ */
+enum an_omp_base {
+	AN_OMP_B_WORK, AN_OMP_B_WAIT, AN_OMP_B_BLAME,
+	AN_OMP_B_MS,	/* + LWPROF_MS_*: a wait's time in it (the module's) */
+	AN_OMP_B_COUNT = AN_OMP_B_MS + LWPROF_MS_COUNT
 };
 
 /* The traced calls' bases (load/trace.c), in this order (layouts list them so). */
@@ -114,6 +125,11 @@ enum an_trace_base {
 	AN_T_READ_BYTES, AN_T_READ_CNT, AN_T_READ_NS,
 	AN_T_WRITE_BYTES, AN_T_WRITE_CNT, AN_T_WRITE_NS,
 	AN_T_OTHER_CNT, AN_T_OTHER_NS, AN_T_ERR_CNT, AN_T_ERR_NS,
+	/* MPI calls (load/mpi.c): time, point-to-point sends started and
+	 * receives completed, their bytes, the other calls; Late Sender and
+	 * Wait at Barrier, found once every rank is read */
+	AN_T_MPI_NS, AN_T_MPI_SEND, AN_T_MPI_SBYTES, AN_T_MPI_RECV,
+	AN_T_MPI_RBYTES, AN_T_MPI_OTHER, AN_T_MPI_LATE, AN_T_MPI_BARWAIT,
 	AN_T_COUNT
 };
 
@@ -187,6 +203,12 @@ struct an_exp {
 	uint64_t lost_read;	/* LOST records' counts */
 	uint64_t nsamples, nrecords;
 	uint64_t ncalls;	/* traced calls with a stack (read as samples) */
+	uint64_t ncounted;	/* more heap calls a slice's counts stand for */
+	/* the heap's counts (format 1.10): the peak in use its process said,
+	 * when, and whether more than one process said one */
+	uint64_t heap_peak, heap_peak_ns;
+	uint32_t heap_pid;
+	bool heap_multi;
 	struct an_vec gs;	/* struct an_gs, by time */
 	struct an_vec pauses;	/* uint64_t [from, to) pairs, by time */
 	uint64_t paused_ns;
@@ -194,6 +216,7 @@ struct an_exp {
 	struct exp_untraced_list untraced;	/* 1.5: programs not traced */
 	uint32_t revoked;	/* 1.6: the session was ended by another (why) */
 	uint64_t revoked_ns;
+	int32_t rank;		/* its MPI rank (log.txt, its MPI records), or -1 */
 };
 
 /*
@@ -204,13 +227,72 @@ struct an_tev {
 	uint32_t sample;	/* its sample, or UINT32_MAX (a free has none) */
 	uint32_t exp, pid, tid;
 	uint16_t event;
+	uint8_t kind;		/* AN_TEV_* */
 	int32_t fd;
 	uint32_t file;		/* string id of the descriptor's file, or UINT32_MAX */
 	uint64_t t0, t1, addr, addr2, bytes;
 	int64_t ret;
-	uint64_t freed;		/* an allocation: when freed; 0 never (a leak) */
+	uint64_t freed;		/* a call's allocation: when freed; 0 never (a leak) */
 	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
 	uint32_t ms;		/* its microstates in an->tev_ms, or UINT32_MAX */
+	uint32_t count;		/* the calls it stands for (a call: 1) */
+	uint32_t leaks;		/* of its allocations, never freed */
+};
+
+/*
+ * What a side table entry is: one call (every record but the heap's
+ * counts), or the counts of a slice (format 1.10): count blocks made (t1
+ * the first of those calls, t0 the slice's start, addr the stack id,
+ * bytes each block's size), or freed (t1 the first of those frees, t0
+ * the start of the slice the blocks were made in; event the call that
+ * freed them, addr and bytes their allocation's stack id and size, an id
+ * 0 for blocks not made while traced).
+ */
+enum { AN_TEV_CALL, AN_TEV_MADE, AN_TEV_FREED };
+
+/* The class of call an entry counts (a realloc's freed blocks: a free). */
+static inline enum exp_trace_class an_tev_class(const struct an_tev *t)
+{
+	return t->kind == AN_TEV_FREED ? EXP_TC_FREE :
+		exp_trace_event(t->event)->cls;
+}
+
+/* Is it a free the heap statistics count (free, munmap: not a realloc)? */
+static inline bool an_tev_is_free(const struct an_tev *t)
+{
+	return exp_trace_event(t->event)->cls == EXP_TC_FREE;
+}
+
+/*
+ * An MPI call (load/mpi.c, libexp/mpi.h), for the MPI views; ranks are
+ * world ranks, -1 none.  late: Late Sender, the time its receive waited
+ * for the send to start; barwait: Wait at Barrier, for the last rank to
+ * enter (both found by an_mpi_finish()).
+ */
+struct an_mcall {
+	uint32_t exp, pid, tid;
+	uint32_t sample;	/* its sample, or UINT32_MAX */
+	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
+	uint16_t func;		/* enum exp_mpi_func */
+	int32_t rank, root, dst, stag, src, rtag;
+	uint32_t comm, nsend, nrecv;
+	uint64_t t0, t1, sbytes, rposted, rbytes, req;
+	uint32_t ms;		/* its microstates in an->mpi_ms, or UINT32_MAX */
+	uint64_t late, barwait;
+};
+
+/* A request an MPI call (call, an index of an->mpi) completed. */
+struct an_mreq {
+	uint32_t exp, pid, tid, call;
+	uint64_t req;
+	uint16_t kind, cancelled;
+	int32_t peer, tag;
+	uint64_t bytes;
+};
+
+/* A message matched: its send's and its receive's calls (an->mpi). */
+struct an_mmsg {
+	uint32_t send, recv;
 };
 
 /* A descriptor's name from a trace file record. */
@@ -444,6 +526,7 @@ struct an_load {
 	struct an_htab lay_h;	/* values.c: layout interning */
 	/* the times of the records counted but not decoded (an->need) */
 	uint64_t skip_tmin, skip_tmax;
+	struct an_omp_load *omp;	/* load/omp.c's, until an_finish() */
 };
 
 /*
@@ -481,6 +564,10 @@ struct an {
 	struct an_vec tev;	/* struct an_tev: the traced calls (load/trace.c) */
 	struct an_vec tev_ms;	/* uint64_t[LWPROF_MS_COUNT]: their microstates */
 	struct an_vec tnames;	/* struct an_tname */
+	struct an_vec mpi;	/* struct an_mcall: MPI calls (load/mpi.c) */
+	struct an_vec mpi_req;	/* struct an_mreq */
+	struct an_vec mpi_ms;	/* uint64_t[LWPROF_MS_COUNT]: their microstates */
+	struct an_vec mpi_msgs;	/* struct an_mmsg: messages matched */
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */
@@ -504,7 +591,12 @@ struct an {
 	struct an_vec spans;	/* struct an_span */
 	uint32_t *span_first;
 	uint32_t *span_of;	/* per row of the sample table */
+	struct an_vm *vm;	/* viewmode/: the mode and the machine stacks */
+	struct an_omp *omp;	/* load/omp.c: OpenMP's regions and waits, or NULL */
+	struct an_java *java;	/* JVMs' methods and Java stacks (java.h), or NULL */
 };
+
+struct an_java;
 
 /* The function a frame's pc is charged to (-inline on: the inlined one). */
 static inline uint32_t an_pc_func(const struct an *an, const struct an_pc *p)
@@ -589,6 +681,14 @@ static inline const uint64_t *an_tev_ms(const struct an *an,
 {
 	return t->ms == UINT32_MAX ? NULL :
 		(const uint64_t *)an->tev_ms.p + (size_t)LWPROF_MS_COUNT * t->ms;
+}
+
+/* the microstates over an MPI call (LWPROF_MS_COUNT ns), or NULL */
+static inline const uint64_t *an_mcall_ms(const struct an *an,
+					  const struct an_mcall *c)
+{
+	return c->ms == UINT32_MAX ? NULL :
+		(const uint64_t *)an->mpi_ms.p + (size_t)LWPROF_MS_COUNT * c->ms;
 }
 
 /* metric.c: the registry, and each metric's facts */

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Filters: -thread_select, -cpu_select and -sample_select lists, and
- * -filters expressions over each sample:
+ * Filters: -thread_select, -cpu_select, -sample_select and -rank_select
+ * lists, and -filters expressions over each sample:
  *   TSTAMP (ns since the earliest start; a number may end in s, ms, us,
  *   ns), THRID (the -thread_list number), TID, PID, CPUID, EXPID (from 1),
- *   SAMPLE (the -sample_list number in its experiment),
+ *   SAMPLE (the -sample_list number in its experiment), RANK (the MPI
+ *   rank of its experiment),
  *   compared with == != < <= > >= or "in (a, b, c-d)";
  *   inStack("fn") (fn anywhere on the stack), leaf("fn");
  *   combined with && || ! and parentheses.
- * A sample passes when it passes all four.
+ * A sample passes when it passes all five.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,7 +19,7 @@
 #include "analyzer/report/report.h"
 
 enum { F_AND, F_OR, F_NOT, F_CMP, F_IN, F_STACK, F_LEAF, F_TRUE };
-enum { V_TSTAMP, V_THRID, V_TID, V_PID, V_CPUID, V_EXPID, V_SAMPLE };
+enum { V_TSTAMP, V_THRID, V_TID, V_PID, V_CPUID, V_EXPID, V_SAMPLE, V_RANK };
 enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
 
 struct fnode {
@@ -34,9 +35,10 @@ struct an_filter {
 	uint8_t *thr_ok;	/* NULL: all */
 	uint8_t *cpu_ok;	/* NULL: all */
 	uint8_t *span_ok;	/* per an->spans; NULL: all */
+	uint8_t *exp_ok;	/* per experiment (-rank_select); NULL: all */
 	struct fnode *n;
 	int nn, root;		/* root < 0: no expression */
-	char *expr, *threads, *cpus, *samples;
+	char *expr, *threads, *cpus, *samples, *ranks;
 };
 
 struct parser {
@@ -148,7 +150,7 @@ static int stack_pred(struct parser *ps, int type)
 static int parse_cmp(struct parser *ps)
 {
 	static const char *const fields[] = { "TSTAMP", "THRID", "TID", "PID",
-					      "CPUID", "EXPID", "SAMPLE" };
+					      "CPUID", "EXPID", "SAMPLE", "RANK" };
 	static const char *const ops[] = { "==", "!=", "<=", ">=", "<", ">" };
 	static const int opv[] = { OP_EQ, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT };
 	int field = -1, id, i;
@@ -158,7 +160,7 @@ static int parse_cmp(struct parser *ps)
 		return stack_pred(ps, F_STACK);
 	if (eat(ps, "leaf"))
 		return stack_pred(ps, F_LEAF);
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 8; i++)
 		if (!strncmp(ps->p, fields[i], strlen(fields[i])) &&
 		    !isalnum((unsigned char)ps->p[strlen(fields[i])])) {
 			field = i;
@@ -166,7 +168,7 @@ static int parse_cmp(struct parser *ps)
 			break;
 		}
 	if (field < 0)
-		return fail(ps, "expected TSTAMP, THRID, TID, PID, CPUID, EXPID, SAMPLE, inStack or leaf");
+		return fail(ps, "expected TSTAMP, THRID, TID, PID, CPUID, EXPID, SAMPLE, RANK, inStack or leaf");
 	if (field == V_SAMPLE && an_spans_build(ps->an))
 		return fail(ps, "out of memory");
 	if (eat(ps, "in")) {
@@ -279,6 +281,8 @@ static uint64_t field_val(struct an *an, int field, size_t i)
 		return AN_VEC(an->spans, struct an_span, an->span_of[i]).num;
 	}
 	t = &AN_VEC(an->threads, struct an_thread, an->s.thr[i]);
+	if (field == V_RANK)
+		return (uint64_t)(int64_t)AN_VEC(an->exps, struct an_exp, t->exp).rank;
 	return field == V_TID ? t->tid : field == V_PID ? t->pid : t->exp + 1;
 }
 
@@ -326,7 +330,15 @@ bool an_filter_pass(struct an *an, struct an_filter *f, size_t i)
 		return false;
 	if (f->span_ok && !f->span_ok[an->span_of[i]])
 		return false;
+	if (f->exp_ok && !f->exp_ok[AN_VEC(an->threads, struct an_thread,
+					    an->s.thr[i]).exp])
+		return false;
 	return f->root < 0 || eval(an, f, f->root, i);
+}
+
+bool an_filter_exp(const struct an_filter *f, uint32_t exp)
+{
+	return !f || !f->exp_ok || f->exp_ok[exp];
 }
 
 static void free_expr(struct an_filter *f)
@@ -361,10 +373,12 @@ static void settle(struct an_filter **fp)
 {
 	struct an_filter *f = *fp;
 
-	if (f && !f->thr_ok && !f->cpu_ok && !f->span_ok && f->root < 0) {
+	if (f && !f->thr_ok && !f->cpu_ok && !f->span_ok && !f->exp_ok &&
+	    f->root < 0) {
 		free(f->threads);
 		free(f->cpus);
 		free(f->samples);
+		free(f->ranks);
 		free(f);
 		*fp = NULL;
 	}
@@ -396,6 +410,21 @@ int an_filter_set(struct an *an, struct an_filter **fp, const char *expr)
 	f->root = root;
 	f->expr = strdup(expr);
 	return 0;
+}
+
+int an_filter_renew(struct an *an, struct an_filter **fp)
+{
+	char *e;
+	int err;
+
+	if (!*fp || !(*fp)->expr)
+		return 0;
+	e = strdup((*fp)->expr);
+	if (!e)
+		return an_errf(an, -ENOMEM, "out of memory");
+	err = an_filter_set(an, fp, e);
+	free(e);
+	return err;
 }
 
 /* "all", or numbers and ranges: "1,3-5". */
@@ -503,6 +532,44 @@ int an_sample_select(struct an *an, struct an_filter **fp, const char *list)
 	return err;
 }
 
+/*
+ * -rank_select LIST: the experiments of those MPI ranks (an experiment
+ * of no rank is left out by any list but all).
+ */
+int an_rank_select(struct an *an, struct an_filter **fp, const char *list)
+{
+	struct an_filter *f = get(fp);
+	uint8_t *ranks = NULL;
+	int32_t maxr = 0;
+	size_t k;
+	int err;
+
+	if (!f)
+		return an_errf(an, -ENOMEM, "out of memory");
+	for (k = 0; k < an->exps.n; k++)
+		if (AN_VEC(an->exps, struct an_exp, k).rank > maxr)
+			maxr = AN_VEC(an->exps, struct an_exp, k).rank;
+	err = parse_list(an, list, &ranks, maxr + 1, "rank", 0);
+	free(f->exp_ok);
+	f->exp_ok = NULL;
+	free(f->ranks);
+	f->ranks = NULL;
+	if (!err && ranks) {
+		f->exp_ok = calloc(an->exps.n + 1, 1);
+		f->ranks = strdup(list);
+		if (!f->exp_ok || !f->ranks)
+			err = an_errf(an, -ENOMEM, "out of memory");
+		for (k = 0; !err && k < an->exps.n; k++) {
+			int32_t r = AN_VEC(an->exps, struct an_exp, k).rank;
+
+			f->exp_ok[k] = r >= 0 && ranks[r];
+		}
+	}
+	free(ranks);
+	settle(fp);
+	return err;
+}
+
 void an_filter_free(struct an_filter **fp)
 {
 	struct an_filter *f = *fp;
@@ -513,9 +580,11 @@ void an_filter_free(struct an_filter **fp)
 	free(f->thr_ok);
 	free(f->cpu_ok);
 	free(f->span_ok);
+	free(f->exp_ok);
 	free(f->threads);
 	free(f->cpus);
 	free(f->samples);
+	free(f->ranks);
 	free(f);
 	*fp = NULL;
 }
@@ -524,10 +593,11 @@ const char *an_filter_desc(const struct an_filter *f, char *buf, size_t len)
 {
 	if (!f)
 		return "none";
-	snprintf(buf, len, "%s%s%s%s%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s",
 		 f->threads ? "threads " : "", f->threads ? f->threads : "",
 		 f->cpus ? " cpus " : "", f->cpus ? f->cpus : "",
 		 f->samples ? " samples " : "", f->samples ? f->samples : "",
-		 f->expr ? " expression " : "", f->expr ? f->expr : "");
+		 f->expr ? " expression " : "", f->expr ? f->expr : "",
+		 f->ranks ? " ranks " : "", f->ranks ? f->ranks : "");
 	return buf;
 }

@@ -115,9 +115,14 @@ void an_metric_list_help(struct an *an, FILE *f);
 /* ---- filters (filter.c): *fp is the settings' filter, NULL for none ---- */
 
 int an_filter_set(struct an *an, struct an_filter **fp, const char *expr);
+/* the expression again over the pc trie as it is now (after a viewmode) */
+int an_filter_renew(struct an *an, struct an_filter **fp);
 int an_thread_select(struct an *an, struct an_filter **fp, const char *list);
 int an_cpu_select(struct an *an, struct an_filter **fp, const char *list);
 int an_sample_select(struct an *an, struct an_filter **fp, const char *list);
+int an_rank_select(struct an *an, struct an_filter **fp, const char *list);
+/* does experiment exp pass the rank list (NULL: all do)? */
+bool an_filter_exp(const struct an_filter *f, uint32_t exp);
 bool an_filter_pass(struct an *an, struct an_filter *f, size_t i);
 void an_filter_free(struct an_filter **fp);
 /* "none", or the filter's parts, in buf */
@@ -279,6 +284,17 @@ int an_view_io(struct an *an, const struct an_settings *vs, struct an_out *o,
 	       bool detail);
 int an_view_iocallstack(struct an *an, const struct an_settings *vs,
 			struct an_out *o);
+/* view_mpi.c: the MPI views (-mpi_stats, -mpi_matrix, -rank_list) */
+int an_view_mpi_stats(struct an *an, const struct an_settings *vs,
+		      struct an_out *o);
+int an_view_mpi_matrix(struct an *an, const struct an_settings *vs,
+		       struct an_out *o);
+int an_view_rank_list(struct an *an, const struct an_settings *vs,
+		      struct an_out *o);
+int an_view_omp_regions(struct an *an, const struct an_settings *vs,
+			struct an_out *o);
+int an_view_omp_tasks(struct an *an, const struct an_settings *vs,
+		      struct an_out *o);
 int an_view_iostat(struct an *an, const struct an_settings *vs,
 		   struct an_out *o);
 /*

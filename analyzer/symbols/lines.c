@@ -30,8 +30,8 @@ static bool line_eq(void *ctx, uint32_t id, const void *key)
 	return l->func == k->func && l->file == k->file && l->line == k->line;
 }
 
-static uint32_t line_intern(struct an *an, uint32_t func, uint32_t file,
-			    uint32_t line)
+uint32_t an_line_intern(struct an *an, uint32_t func, uint32_t file,
+			uint32_t line)
 {
 	struct line_key k = { func, file, line };
 	uint64_t h = an_hash(&k, sizeof(k), 11);
@@ -103,6 +103,34 @@ static Dwfl_Module *dw_addr(struct an *an, uint32_t obj, uint64_t vaddr,
 	return o->mod;
 }
 
+/*
+ * The line at maddr of a unit libdw cannot find by address: an object
+ * without .debug_aranges (clang's default), whose units are looked at
+ * one by one.  NULL: none.
+ */
+static const char *unit_line(Dwfl_Module *mod, Dwarf_Addr maddr, int *lineno)
+{
+	Dwarf *dw = dwfl_module_getdwarf(mod, &(Dwarf_Addr){ 0 });
+	Dwarf_Aranges *ar;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Line *l;
+	size_t n = 0;
+
+	/* only where there are none: else libdw has answered already */
+	if (!dw || dwarf_getaranges(dw, &ar, &n) || n)
+		return NULL;
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+		if (dwarf_haspc(cu, maddr - bias) <= 0)
+			continue;
+		l = dwarf_getsrc_die(cu, maddr - bias);
+		if (!l || dwarf_lineno(l, lineno))
+			return NULL;
+		return dwarf_linesrc(l, NULL, NULL);
+	}
+	return NULL;
+}
+
 uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 		    uint32_t func, uint32_t *ifunc)
 {
@@ -117,9 +145,10 @@ uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 	if (!mod)
 		return UINT32_MAX;
 	l = dwfl_module_getsrc(mod, maddr);
-	if (!l)
-		return UINT32_MAX;
-	file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	if (l)
+		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	else
+		file = unit_line(mod, maddr, &lineno);
 	if (!file || lineno <= 0)
 		return UINT32_MAX;
 	if (an->inline_funcs) {
@@ -130,7 +159,7 @@ uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 	fid = an_str_intern(&an->strs, file);
 	if (fid == UINT32_MAX)
 		return UINT32_MAX;
-	return line_intern(an, *ifunc, fid, lineno);
+	return an_line_intern(an, *ifunc, fid, lineno);
 }
 
 /*
@@ -196,7 +225,7 @@ uint32_t an_inl_line(struct an *an, uint32_t func, const struct an_inl *call)
 {
 	if (call->file == UINT32_MAX || !call->line)
 		return UINT32_MAX;
-	return line_intern(an, func, call->file, call->line);
+	return an_line_intern(an, func, call->file, call->line);
 }
 
 const char *an_line_file(struct an *an, uint32_t line)

@@ -146,6 +146,14 @@ static uint32_t pseudo_obj(struct an *an, const char *name)
 	return pseudo_obj_key(an, name, name);
 }
 
+uint32_t an_obj_named(struct an *an, const char *key, const char *name)
+{
+	uint32_t id = an_htab_find(&an->obj_h, an_hash(key, strlen(key), 3),
+				   obj_eq, an, key);
+
+	return id != UINT32_MAX ? id : pseudo_obj_key(an, key, name);
+}
+
 /*
  * A kernel load object (kernel.c): [kernel.kallsyms] or a module's,
  * "[ext4]"; its functions come from kallsyms, not from a file.  Its own
@@ -192,6 +200,25 @@ uint32_t an_func_pseudo_own(struct an *an, uint32_t *f, const char *name)
 	if (*f != UINT32_MAX)
 		AN_VEC(an->funcs, struct an_func, *f).obj = obj;
 	return *f;
+}
+
+/*
+ * A pseudo function in the pseudo object oname, which several share
+ * (<OpenMP>'s <OMP-idle>, <OMP-lock> ...), both made on first use.
+ */
+uint32_t an_func_pseudo_in(struct an *an, const char *oname, const char *name)
+{
+	uint32_t obj = an_htab_find(&an->obj_h, an_hash(oname, strlen(oname), 3),
+				    obj_eq, an, oname), f;
+
+	if (obj == UINT32_MAX)
+		obj = pseudo_obj(an, oname);
+	if (obj == UINT32_MAX)
+		return obj;
+	f = an_func_pseudo(an, name);
+	if (f != UINT32_MAX)
+		AN_VEC(an->funcs, struct an_func, f).obj = obj;
+	return f;
 }
 
 /*

@@ -93,6 +93,16 @@ static uint32_t inline_pcs(struct an *an, const struct pc_key *k, uint64_t h,
 	return base;
 }
 
+uint32_t an_pc_named(struct an *an, uint32_t obj, uint64_t vaddr, uint32_t ret,
+		     uint32_t func, uint32_t line, uint32_t ifunc)
+{
+	struct pc_key k = { obj, ret, vaddr };
+	uint64_t h = an_hash(&k, sizeof(k), 13);
+	uint32_t id = an_htab_find(&an->ld->pcs_h, h, pc_eq, an, &k);
+
+	return id != UINT32_MAX ? id : pc_new(an, &k, h, func, line, ifunc);
+}
+
 /* A pc of obj at vaddr; ret: a return address (look up vaddr - 1). */
 uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 {
@@ -143,13 +153,7 @@ static uint32_t kernel_pc(struct an *an, uint64_t ip, bool ret)
 /* The pc standing for a pseudo function (its own key space: ret = 2). */
 static uint32_t pseudo_pc(struct an *an, uint32_t func)
 {
-	struct pc_key k = { an->o_unknown, 2, func };
-	uint64_t h = an_hash(&k, sizeof(k), 13);
-	uint32_t id = an_htab_find(&an->ld->pcs_h, h, pc_eq, an, &k);
-
-	if (id != UINT32_MAX)
-		return id;
-	return pc_new(an, &k, h, func, UINT32_MAX, func);
+	return an_pc_named(an, an->o_unknown, func, 2, func, UINT32_MAX, func);
 }
 
 struct node_key {
@@ -165,11 +169,17 @@ static bool node_eq(void *ctx, uint32_t id, const void *key)
 	return n->parent == k->parent && n->pc == k->pc;
 }
 
-static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
+uint64_t an_node_hash(uint32_t parent, uint32_t pc)
+{
+	return an_mix(an_mix(17, parent), pc);
+}
+
+uint32_t an_node_intern_in(struct an *an, struct an_htab *t, uint32_t parent,
+			   uint32_t pc)
 {
 	struct node_key k = { parent, pc };
-	uint64_t h = an_mix(an_mix(17, parent), pc);
-	uint32_t id = an_htab_find(&an->ld->nodes_h, h, node_eq, an, &k);
+	uint64_t h = an_node_hash(parent, pc);
+	uint32_t id = an_htab_find(t, h, node_eq, an, &k);
 	struct an_node *n;
 
 	if (id != UINT32_MAX)
@@ -182,7 +192,12 @@ static uint32_t node_intern(struct an *an, uint32_t parent, uint32_t pc)
 	n->depth = parent == UINT32_MAX ? 1 :
 		AN_VEC(an->nodes, struct an_node, parent).depth + 1;
 	id = an->nodes.n - 1;
-	return an_htab_add(&an->ld->nodes_h, h, id) ? UINT32_MAX : id;
+	return an_htab_add(t, h, id) ? UINT32_MAX : id;
+}
+
+uint32_t an_node_intern(struct an *an, uint32_t parent, uint32_t pc)
+{
+	return an_node_intern_in(an, &an->ld->nodes_h, parent, pc);
 }
 
 /* The mapping of as that holds ip (the latest one when several do). */
@@ -214,6 +229,12 @@ static uint32_t ip_pc(struct an *an, struct an_as *a, uint64_t ip, bool ret)
 
 	if (!m)
 		return an_pc_intern(an, an->o_unknown, ip, ret);
+	if (an->java && AN_VEC(an->objs, struct an_obj, m->obj).pseudo) {
+		uint32_t pc = an_java_code_pc(an, a, ip, ret);
+
+		if (pc != AN_JAVA_NONE)
+			return pc;	/* a JVM's code, or UINT32_MAX */
+	}
 	if (an_obj_open(an, m->obj) ||
 	    an_obj_vaddr(an, m->obj, ip - m->start + m->pgoff, &vaddr))
 		vaddr = ip - m->start + m->pgoff;
@@ -236,10 +257,10 @@ static int add_frames(struct an *an, struct an_as *a, uint32_t *parent,
 			ip_pc(an, a, ips[n], n > 0);
 		if (pc == UINT32_MAX)
 			return -ENOMEM;
-		node = node_intern(an, node, pc);
+		node = an_node_intern(an, node, pc);
 		for (lv = 1; node != UINT32_MAX &&
 		     lv <= AN_VEC(an->pcs, struct an_pc, pc).inl_n; lv++)
-			node = node_intern(an, node, pc + lv);
+			node = an_node_intern(an, node, pc + lv);
 		if (node == UINT32_MAX)
 			return -ENOMEM;
 	}
@@ -247,13 +268,12 @@ static int add_frames(struct an *an, struct an_as *a, uint32_t *parent,
 	return 0;
 }
 
-/* A pseudo function's node under parent (UINT32_MAX: a root). */
-static uint32_t pseudo_node(struct an *an, uint32_t parent, uint32_t *f,
-			    const char *name)
+uint32_t an_pseudo_node(struct an *an, uint32_t parent, uint32_t *f,
+			const char *name)
 {
 	if (an_func_pseudo_own(an, f, name) == UINT32_MAX)
 		return UINT32_MAX;
-	return node_intern(an, parent, pseudo_pc(an, *f));
+	return an_node_intern(an, parent, pseudo_pc(an, *f));
 }
 
 /*
@@ -263,14 +283,14 @@ static uint32_t pseudo_node(struct an *an, uint32_t parent, uint32_t *f,
 static int pseudo_frames(struct an *an, const struct an_raw *r, uint32_t *parent)
 {
 	if (r->flags & AN_RAW_IDLE) {
-		*parent = pseudo_node(an, *parent, &an->f_idle, "<IDLE>");
+		*parent = an_pseudo_node(an, *parent, &an->f_idle, "<IDLE>");
 		if (*parent == UINT32_MAX)
 			return -ENOMEM;
 	}
 	if (r->flags & AN_RAW_HARDIRQ)
-		*parent = pseudo_node(an, *parent, &an->f_hardirq, "<HARDIRQ>");
+		*parent = an_pseudo_node(an, *parent, &an->f_hardirq, "<HARDIRQ>");
 	else if (r->flags & AN_RAW_SOFTIRQ)
-		*parent = pseudo_node(an, *parent, &an->f_softirq, "<SOFTIRQ>");
+		*parent = an_pseudo_node(an, *parent, &an->f_softirq, "<SOFTIRQ>");
 	else
 		return 0;
 	return *parent == UINT32_MAX ? -ENOMEM : 0;
@@ -285,15 +305,15 @@ static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 	bool kblock = r->flags & AN_RAW_KBLOCK;
 
 	if (r->flags & AN_RAW_NOPROG)
-		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_noprog));
+		return an_node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_noprog));
 	while (n > 1 && (!ips[n - 1] || ips[n - 1] == UINT64_MAX))
 		n--;	/* end-of-stack markers */
 	if (nk && an_kernel_obj(an) == UINT32_MAX)
 		return UINT32_MAX;
 	if (!n && !nk && !(r->flags & (AN_RAW_IDLE | AN_RAW_HARDIRQ | AN_RAW_SOFTIRQ)))
-		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
+		return an_node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
 	if (r->flags & AN_RAW_TRUNC) {
-		parent = node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_trunc));
+		parent = an_node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_trunc));
 		if (parent == UINT32_MAX)
 			return parent;
 	}
@@ -306,7 +326,7 @@ static uint32_t resolve_raw(struct an *an, struct an_raw *r)
 		       kblock))
 		return UINT32_MAX;
 	if (parent == UINT32_MAX)	/* only zero kernel frames */
-		return node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
+		return an_node_intern(an, UINT32_MAX, pseudo_pc(an, an->f_unknown));
 	return parent;
 }
 
@@ -325,5 +345,5 @@ int an_resolve(struct an *an)
 	for (i = 0; i < an->s.n; i++)
 		an->s.stack[i] = AN_VEC(an->ld->raws, struct an_raw,
 					an->s.stack[i]).node;
-	return 0;
+	return an->java ? an_java_stacks(an) : 0;
 }

@@ -66,7 +66,7 @@ near() {
 }
 
 pb_collect wake -p 10ms -- "$ms_progs/ms_wakewait" $naps
-grep -q '^offcpu_wakeups = sched:sched_wakeup\( and sched:sched_switch\)\? on every CPU$' "$ms_dir/wake.er/log.txt"
+grep -q '^offcpu_wakeups = sched:sched_wakeup\(, sched:sched_wakeup_new\)\?\( and sched:sched_switch\)\? on every CPU$' "$ms_dir/wake.er/log.txt"
 check $? -eq 0 "log.txt: the wake-ups from sched:sched_wakeup"
 h=$("$LWPROF" print -header "$ms_dir/wake.er" 2>&1)
 grep -Eq '^  Metric: +Wait CPU +exact:' <<<"$h"

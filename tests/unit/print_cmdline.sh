@@ -54,6 +54,16 @@ check "$rc: $err" = "2: lwprof: 'colect' is not a command; did you mean collect?
 err=$("$LWPROF" collect --bakend perf true 2>&1); rc=$?
 check "$rc: ${err%%;*}" = "2: lwprof collect: unknown option --bakend (did you mean --backend?)" \
 	"collect: the nearest long option, then the valid ones"
+for c in top ptime dump; do
+	err=$("$LWPROF" $c --hepl 2>&1); rc=$?
+	check "$rc: ${err%%;*}" = "2: lwprof $c: unknown option --hepl (did you mean --help?)" \
+		"$c: the nearest long option"
+	check "${err#*; valid: }" != "$err" "$c: then the valid ones"
+done
+err=$("$LWPROF" top --backend 2>&1); rc=$?
+check "$rc: $err" = "2: lwprof top: option --backend needs a value" "top: a long option without its value"
+err=$("$LWPROF" ptime -p 2>&1); rc=$?
+check "$rc: $err" = "2: lwprof ptime: option -p needs a value" "ptime: a short option without its value"
 
 # ---- messages ----
 mkdir -p "$PRINT_OUT/empty"

@@ -3,7 +3,8 @@
 # The progress line of print and export (libexp/progress.h): on a terminal
 # (script(1) gives the command one), each phase, reading the experiment's
 # record files and unwinding its stacks (5 of them: the capture's 5
-# samples), redrawn in place with percentages that only grow, and erased
+# samples), redrawn in place with percentages that only grow, and export's
+# writing with the bytes written (unless they go to the terminal), erased
 # before the command ends; never in standard output, never when standard
 # error is no terminal, never with LWPROF_PROGRESS=0.  LWPROF_PROGRESS=now
 # draws from a phase's start, so that the test waits on no clock.
@@ -38,4 +39,12 @@ check "$(grep -c 'reading\|unwinding' <<<"$e")" = 0 "LWPROF_PROGRESS=0: none"
 e=$(tty_err "$LWPROF" export folded -o "$PRINT_OUT/f.txt" "$exp")
 check "$(grep -o "|lwprof export: reading $exp: *0%" <<<"$e" | head -1)" = "|lwprof export: reading $exp:   0%" \
 	"export: its own name on the line"
+check "$(grep -o "|lwprof export: writing folded to $PRINT_OUT/f.txt: [0-9.]* MiB" <<<"$e" | head -1)" = \
+	"|lwprof export: writing folded to $PRINT_OUT/f.txt: 0.0 MiB" "export: then the bytes it writes, in MiB"
+check "${e: -4}" = "|~[K" "  that line erased too"
+"$LWPROF" export folded -o "$PRINT_OUT/f2.txt" "$exp" 2>/dev/null
+check "$(cmp "$PRINT_OUT/f.txt" "$PRINT_OUT/f2.txt" && echo same)" = same "  the file as without a terminal"
+e=$(LWPROF_PROGRESS=now script -qfec "$LWPROF export folded -o - $exp" /dev/null </dev/null | tr '\r\033' '|~')
+check "$(grep -c 'writing' <<<"$e")" = 0 "export -o - to the terminal: no writing line among the output"
+check "$(grep -cF "$(head -n 1 "$PRINT_OUT/f.txt")" <<<"$e")" = 1 "  which is there"
 done_testing

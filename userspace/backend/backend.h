@@ -67,14 +67,23 @@ struct rec_opts {
 	bool io;		/* -i on */
 	enum { SYNC_OFF, SYNC_CALIBRATE, SYNC_THRESHOLD } sync;	/* -s */
 	__u64 sync_ns;		/* -s all: 0, -s N: N us */
+	int java;		/* -j: 1 on, -1 off, 0 on for a JVM */
 	const struct backend_ops *backend;	/* --backend; NULL: auto */
+	/* OpenMP (docs/guide/openmp.md, userspace/collect/omp.c) */
+	enum { OMP_AUTO, OMP_ON, OMP_OFF } omp;	/* --omp */
+	bool omp_llvm;		/* --omp-runtime llvm */
+	bool omp_on;		/* the OMPT tool starts (--omp, or what auto found) */
+	int omp_rt;		/* the runtime the program links (omp.c's RT_*) */
+	/* -M: MPI tracing (docs/guide/mpi.md), for this implementation */
+	enum { MPI_OFF, MPI_ON, MPI_OPENMPI, MPI_MPICH } mpi;
 };
 
 #define COLLECT_TRACE_STACK	2048	/* bytes of stack per traced call */
 
 static inline bool rec_tracing(const struct rec_opts *o)
 {
-	return o->heap || o->io || o->sync != SYNC_OFF;
+	return o->heap || o->io || o->sync != SYNC_OFF || o->omp_on ||
+	       o->mpi != MPI_OFF;
 }
 
 /* ---- recording: struct rec_ops ---- */

@@ -20,6 +20,9 @@ int cmd_collect(int argc, char **argv)
 	ret = collect_parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	ret = collect_mpi_prepare(argc, argv, &o);	/* -M */
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	if (!o.clock_ns && !o.nr_counters)
 		return collect_run(&o, &collect_trace_only);	/* tracing only */
 	b = backend_resolve(o.backend, why, sizeof(why));

@@ -7,10 +7,12 @@
  *
  *   lwprof dump [-s] EXPERIMENT.er | FILE.rec...
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,11 @@
 
 #include "libexp/exp.h"
 #include "libexp/format.h"
+#include "libexp/java.h"
+#include "libexp/mpi.h"
 #include "libexp/mstate_names.h"
+#include "libexp/nearest.h"
+#include "libexp/omp.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 #include "libexp/trace.h"
@@ -32,7 +38,8 @@ static const char *const task_event[] = {
 };
 
 struct counts {
-	unsigned long long rec, type[EXP_REC_TCALL + 1], other, lost, gs;
+	unsigned long long rec, type[EXP_REC_JTHREAD + 1], other, lost, gs;
+	unsigned long long mpi, mpi_req;
 };
 
 static int show_stack;
@@ -308,6 +315,94 @@ static void dump_tcall(const struct lwprof_rec *r)
 		dump_tstack(&v);
 }
 
+/* A slice's heap counts (format 1.10): an entry a line. */
+static void dump_theap(const struct exp_rec_theap *h)
+{
+	const struct exp_theap_ent *e;
+	unsigned int i;
+
+	printf("HEAP ");
+	put_time(h->time_ns);
+	printf(" pid=%u slice=%u entries=%u peak=%llu peak_at=", h->pid,
+	       h->slice_ns, h->nent, (unsigned long long)h->peak);
+	put_time(h->peak_ns);
+	putchar('\n');
+	for (i = 0; i < h->nent; i++) {
+		e = &h->e[i];
+		printf("  %s %s stack=%u bytes=%llu count=%u first=+%u",
+		       e->flags & EXP_THE_FREE ? "freed" : "made",
+		       exp_trace_event(e->event)->name, e->stack,
+		       (unsigned long long)e->bytes, e->count, e->first_ns);
+		if (e->flags & EXP_THE_FREE)
+			printf(" age=%u", e->age);
+		putchar('\n');
+	}
+}
+
+/* Nodes of the heap calls' stacks (format 1.10): chains of ids, pcs. */
+static void dump_tstack_rec(const struct exp_rec_tstack *s)
+{
+	const uint8_t *p = (const uint8_t *)(s + 1);
+	const struct exp_tchain *c;
+	unsigned int i, k;
+
+	printf("STACK pid=%u chains=%u\n", s->pid, s->nchain);
+	for (k = 0; k < s->nchain; k++, p += sizeof(*c) + 8 * c->nr) {
+		c = (const void *)p;
+		printf("  nodes %u-%u tid=%u parent=%u%s, pcs less their parent's:\n", c->id,
+		       c->id + c->nr - 1, c->tid, c->parent,
+		       c->flags & EXP_TSK_TRUNC ? " truncated" : "");
+		for (i = 0; i < c->nr; i++)
+			printf("%s%+lld%s", i % 6 ? " " : "    ",
+			       (long long)c->pc[i],
+			       i + 1 == c->nr || i % 6 == 5 ? "\n" : "");
+	}
+}
+
+/* Deflated heap records (format 1.10): each, inflated. */
+static void dump_tz(const struct exp_rec_tz *z, struct counts *c)
+{
+	static uint8_t buf[EXP_TZ_MAX];
+	const struct lwprof_rec *r;
+	const char *why;
+	long n, off;
+
+	printf("DEFLATED raw=%u zbytes=%u\n", z->raw, z->zbytes);
+	n = exp_tz_inflate(z, buf, &why);
+	if (n < 0) {
+		printf("  (%s)\n", why);
+		return;
+	}
+	for (off = 0; off < n; off += r->size) {
+		r = (const void *)(buf + off);
+		printf("  +%ld: ", off);
+		if (r->type == EXP_REC_TSTACK)
+			dump_tstack_rec((const void *)r);
+		else
+			dump_theap((const void *)r);
+		c->type[r->type]++;
+	}
+}
+
+/* An MPI call: its MPI fields, then its call part as a trace call's. */
+static void dump_mpi(const struct exp_rec_mpi *m)
+{
+	printf("MPI %s rank=%d comm=0x%08x root=%d dst=%d stag=%d sbytes=%llu src=%d rtag=%d rposted=%llu rbytes=%llu req=%llu nsend=%u nrecv=%u\n  ",
+	       exp_mpi_func(m->func)->name, m->rank, m->comm, m->root, m->dst,
+	       m->stag, (unsigned long long)m->sbytes, m->src, m->rtag,
+	       (unsigned long long)m->rposted, (unsigned long long)m->rbytes,
+	       (unsigned long long)m->req, m->nsend, m->nrecv);
+	dump_tcall(&m->call.hdr);
+}
+
+static void dump_mpi_req(const struct exp_rec_mpi_req *q)
+{
+	printf("MPI_REQ pid=%u tid=%u req=%llu kind=%s cancelled=%u peer=%d tag=%d bytes=%llu\n",
+	       q->pid, q->tid, (unsigned long long)q->req,
+	       exp_mpi_func(q->kind)->name, q->cancelled, q->peer, q->tag,
+	       (unsigned long long)q->bytes);
+}
+
 static void dump_trace_file(const struct exp_rec_trace_file *f)
 {
 	printf("FILE ");
@@ -323,24 +418,173 @@ static void dump_untraced(const struct exp_rec_trace_untraced *u)
 	       u->reason, u->path, exp_untraced_why(u->reason));
 }
 
+static void put_jframes(const struct exp_jframe *f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		printf("  #%u method=0x%llx bci=%d\n", i,
+		       (unsigned long long)f[i].method, f[i].bci);
+}
+
+/* The JVMTI agent's records (libexp/java.h); frames with -s. */
+static void dump_java(const struct lwprof_rec *r)
+{
+	const struct exp_rec_jmethod *m = (const void *)r;
+	const struct exp_rec_jcode *c = (const void *)r;
+	const struct exp_rec_junload *u = (const void *)r;
+	const struct exp_rec_jstack *s = (const void *)r;
+	const struct exp_rec_jthread *t = (const void *)r;
+	struct exp_jmethod_strs ms;
+	const struct exp_jline *l;
+	const struct exp_jpc *pc;
+	unsigned int i;
+
+	switch (r->type) {
+	case EXP_REC_JMETHOD:
+		exp_jmethod_strs(m, &ms);
+		printf("JMETHOD ");
+		put_time(m->time_ns);
+		printf(" pid=%u id=0x%llx class=%s name=%s sig=%s file=%s lines=%u%s\n",
+		       m->pid, (unsigned long long)m->id, ms.cls, ms.name,
+		       ms.sig, ms.file, m->nlines,
+		       r->flags & EXP_JM_NATIVE ? " native" : "");
+		l = exp_jmethod_lines(m);
+		for (i = 0; show_stack && i < m->nlines; i++)
+			printf("  bci=%u line=%u\n", l[i].bci, l[i].line);
+		break;
+	case EXP_REC_JCODE:
+		printf("JCODE ");
+		put_time(c->time_ns);
+		printf(" pid=%u %s method=0x%llx addr=0x%llx size=%u pcs=%u%s name=\"%s\"\n",
+		       c->pid, r->flags & EXP_JC_STUB ? "stub" : "compiled",
+		       (unsigned long long)c->method,
+		       (unsigned long long)c->addr, c->size, c->npcs,
+		       r->flags & EXP_JC_CUT ? " cut" : "", exp_jcode_name(c));
+		pc = (const void *)(c + 1);
+		for (i = 0; i < c->npcs; i++) {
+			if (show_stack) {
+				printf(" pc=0x%llx\n", (unsigned long long)pc->pc);
+				put_jframes((const void *)(pc + 1), pc->nframes);
+			}
+			pc = (const void *)((const char *)(pc + 1) +
+					    pc->nframes * sizeof(struct exp_jframe));
+		}
+		break;
+	case EXP_REC_JUNLOAD:
+		printf("JUNLOAD ");
+		put_time(u->time_ns);
+		printf(" pid=%u method=0x%llx addr=0x%llx\n", u->pid,
+		       (unsigned long long)u->method, (unsigned long long)u->addr);
+		break;
+	case EXP_REC_JSTACK:
+		printf("JSTACK ");
+		put_time(s->time_ns);
+		printf(" pid=%u tid=%u %s%s frames=%u err=%d\n", s->pid, s->tid,
+		       exp_jwhat_name(s->what), r->flags & EXP_JS_END ? " end" : "",
+		       s->nframes, s->err);
+		if (show_stack)
+			put_jframes(exp_jstack_frames(s), s->nframes);
+		break;
+	case EXP_REC_JTHREAD:
+		printf("JTHREAD ");
+		put_time(t->time_ns);
+		printf(" pid=%u tid=%u name=", t->pid, t->tid);
+		put_comm(t->name, strlen(t->name));
+		printf("%s\n", r->flags & EXP_JT_DAEMON ? " daemon" : "");
+		break;
+	}
+}
+
+static const char *const omp_event[EXP_OMP_EVENT_MAX] = {
+	"?", "region", "itask", "idle", "implicit_barrier", "explicit_barrier",
+	"lock", "critical", "ordered", "atomic", "reduction", "taskwait", "task",
+};
+
+/* The OMPT tool's records (libexp/omp.h); a stack's frames with -s. */
+static void dump_omp(const struct lwprof_rec *r)
+{
+	const struct exp_rec_omp_runtime *rt = (const void *)r;
+	const struct exp_rec_omp_stack *st = (const void *)r;
+	const struct exp_rec_omp_event *e = (const void *)r;
+	unsigned int i;
+
+	switch (r->type) {
+	case EXP_REC_OMP_RUNTIME:
+		printf("OMP_RUNTIME ");
+		put_time(rt->time_ns);
+		printf(" pid=%u openmp=%u version=", rt->pid, rt->omp_version);
+		put_comm(rt->version, strlen(rt->version));
+		printf("\n");
+		break;
+	case EXP_REC_OMP_STACK:
+		printf("OMP_STACK pid=%u id=%u nr=%u\n", st->pid, st->id, st->nr);
+		for (i = 0; show_stack && i < st->nr; i++)
+			printf("  #%u 0x%llx\n", i, (unsigned long long)st->ips[i]);
+		break;
+	case EXP_REC_OMP_EVENT:
+		printf("OMP_EVENT ");
+		put_time(e->start_ns);
+		printf(" dur=%llu %s pid=%u tid=%u cpu=%u region=%llu stack=%u obj=0x%llx codeptr=0x%llx\n",
+		       (unsigned long long)(e->end_ns - e->start_ns),
+		       e->event < EXP_OMP_EVENT_MAX ? omp_event[e->event] : "?",
+		       e->pid, e->tid, e->cpu, (unsigned long long)e->region,
+		       e->stack, (unsigned long long)e->obj,
+		       (unsigned long long)e->codeptr);
+		for (i = 0; (r->flags & EXP_OMPF_MS) && i < LWPROF_MS_COUNT; i++)
+			printf("%s%s=%llu%s", i ? " " : "  ms ",
+			       exp_mstate_names[i].name,
+			       (unsigned long long)e->ms[i],
+			       i + 1 == LWPROF_MS_COUNT ? "\n" : "");
+		break;
+	}
+}
+
+/* "NAME: N OMP_RUNTIME, N OMP_STACK, N OMP_EVENT" of a file or the total. */
+static void put_omp_counts(const char *name, const struct counts *c)
+{
+	if (!c->type[EXP_REC_OMP_RUNTIME] && !c->type[EXP_REC_OMP_EVENT])
+		return;
+	printf("%s: %llu OMP_RUNTIME, %llu OMP_STACK, %llu OMP_EVENT\n", name,
+	       c->type[EXP_REC_OMP_RUNTIME], c->type[EXP_REC_OMP_STACK],
+	       c->type[EXP_REC_OMP_EVENT]);
+}
+
+/* "NAME: N JMETHOD, N JCODE, ..." of a file or the total, if any. */
+static void put_java_counts(const char *name, const struct counts *c)
+{
+	if (!c->type[EXP_REC_JMETHOD] && !c->type[EXP_REC_JSTACK])
+		return;
+	printf("%s: %llu JMETHOD, %llu JCODE, %llu JUNLOAD, %llu JSTACK, %llu JTHREAD\n",
+	       name, c->type[EXP_REC_JMETHOD], c->type[EXP_REC_JCODE],
+	       c->type[EXP_REC_JUNLOAD], c->type[EXP_REC_JSTACK],
+	       c->type[EXP_REC_JTHREAD]);
+}
+
 /* The reader's warnings (a newer minor's records): on stderr. */
 static void dump_warn(void *arg, const char *msg)
 {
 	fprintf(stderr, DUMP ": warning: %s\n", msg);
 }
 
-/* "NAME: N TRACE, N FILE[, N UNTRACED]" of a file or the total, if any. */
+/* "NAME: N TRACE, N FILE[, N UNTRACED][, N STACK]" of a file or the total, if any. */
 static void put_trace_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_TRACE] && !c->type[EXP_REC_TRACE_FREE] &&
 	    !c->type[EXP_REC_TCALL] && !c->type[EXP_REC_TRACE_FILE] &&
-	    !c->type[EXP_REC_TRACE_UNTRACED])
+	    !c->type[EXP_REC_TRACE_UNTRACED] && !c->type[EXP_REC_THEAP] &&
+	    !c->mpi && !c->mpi_req)
 		return;
 	printf("%s: %llu TRACE, %llu FILE", name,
 	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE] +
-	       c->type[EXP_REC_TCALL], c->type[EXP_REC_TRACE_FILE]);
+	       c->type[EXP_REC_TCALL] + c->type[EXP_REC_THEAP],
+	       c->type[EXP_REC_TRACE_FILE]);
 	if (c->type[EXP_REC_TRACE_UNTRACED])
 		printf(", %llu UNTRACED", c->type[EXP_REC_TRACE_UNTRACED]);
+	if (c->type[EXP_REC_TSTACK])
+		printf(", %llu STACK", c->type[EXP_REC_TSTACK]);
+	if (c->mpi || c->mpi_req)
+		printf(", %llu MPI, %llu MPI_REQ", c->mpi, c->mpi_req);
 	printf("\n");
 }
 
@@ -406,6 +650,49 @@ static int dump_file(const char *name, struct counts *tot)
 				goto unknown;	/* not this format's type */
 			dump_stop((const void *)r);
 			break;
+		case EXP_REC_TZ:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_tz((const void *)r, &c);
+			break;
+		case EXP_REC_TSTACK:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_tstack_rec((const void *)r);
+			break;
+		case EXP_REC_THEAP:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_theap((const void *)r);
+			break;
+		case EXP_REC_JMETHOD:
+		case EXP_REC_JCODE:
+		case EXP_REC_JUNLOAD:
+		case EXP_REC_JSTACK:
+		case EXP_REC_JTHREAD:
+			if (f.hdr.minor < EXP_MINOR_JAVA)
+				goto unknown;	/* not this format's type */
+			dump_java(r);
+			break;
+		case EXP_REC_OMP_RUNTIME:
+		case EXP_REC_OMP_STACK:
+		case EXP_REC_OMP_EVENT:
+			if (f.hdr.minor < EXP_MINOR_OMP)
+				goto unknown;	/* not this format's type */
+			dump_omp(r);
+			break;
+		case EXP_REC_MPI:
+			if (f.hdr.minor < EXP_MINOR_MPI)
+				goto unknown;	/* not this format's type */
+			dump_mpi((const void *)r);
+			c.mpi++;
+			continue;
+		case EXP_REC_MPI_REQ:
+			if (f.hdr.minor < EXP_MINOR_MPI)
+				goto unknown;	/* not this format's type */
+			dump_mpi_req((const void *)r);
+			c.mpi_req++;
+			continue;
 		case LWPROF_REC_LOST: {
 			const struct lwprof_rec_lost *l = (const void *)r;
 
@@ -433,6 +720,8 @@ unknown:
 		printf(", %llu PACKET", c.gs);
 	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
 	put_trace_counts(name, &c);
+	put_java_counts(name, &c);
+	put_omp_counts(name, &c);
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
@@ -440,6 +729,8 @@ unknown:
 	tot->other += c.other;
 	tot->lost += c.lost;
 	tot->gs += c.gs;
+	tot->mpi += c.mpi;
+	tot->mpi_req += c.mpi_req;
 	for (i = 0; i < sizeof(c.type) / sizeof(c.type[0]); i++)
 		tot->type[i] += c.type[i];
 	return ret < 0;
@@ -476,14 +767,14 @@ static void cut_at(const char *name)
 			name, (long long)st.st_size);
 }
 
-/* cpu.N.rec by N, then trace.PID[.G].rec by PID and G */
+/* cpu.N.rec by N, then trace.PID[.G].rec by PID and G, then java.PID.rec */
 static int file_cmp(const void *a, const void *b)
 {
 	const struct exp_file *const *p = a, *const *q = b;
 	unsigned int x[3] = { 0 }, y[3] = { 0 }, i;
 
-	x[0] = (*p)->id >= EXP_FILE_TRACE;
-	y[0] = (*q)->id >= EXP_FILE_TRACE;
+	x[0] = ((*p)->id >= EXP_FILE_TRACE) + ((*p)->id >= EXP_FILE_JAVA);
+	y[0] = ((*q)->id >= EXP_FILE_TRACE) + ((*q)->id >= EXP_FILE_JAVA);
 	sscanf(strchr((*p)->name, '.') + 1, "%u.%u", &x[1], &x[2]);
 	sscanf(strchr((*q)->name, '.') + 1, "%u.%u", &y[1], &y[2]);
 	for (i = 0; i < 3; i++)
@@ -566,9 +857,77 @@ static int dump_dir(const char *path)
 		printf(", %llu PACKET", tot.gs);
 	printf("\n");
 	put_trace_counts("total", &tot);
+	put_java_counts("total", &tot);
+	put_omp_counts("total", &tot);
 	close(dirfd);
 	exp_close(x);
 	return bad;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * collect -M's founder (docs/guide/mpi.md): its mpi.txt, then each rank's
+ * experiment, M_rN.er, in rank order.
+ */
+static int dump_founder(const char *path)
+{
+	char sub[PATH_MAX + 32], name[32];
+	int dirfd, bad, *ranks = NULL, r;
+	size_t n = 0, cap = 0, i;
+	struct dirent *d;
+	DIR *dp;
+
+	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dp = dirfd < 0 ? NULL : fdopendir(dirfd);
+	if (!dp) {
+		fprintf(stderr, DUMP ": %s: %s\n", path, strerror(errno));
+		if (dirfd >= 0)
+			close(dirfd);
+		return 1;
+	}
+	exp_path = path;
+	bad = cat(dirfd, "mpi.txt", 1);
+	while ((d = readdir(dp))) {
+		if (sscanf(d->d_name, "M_r%d.er", &r) != 1 || r < 0)
+			continue;
+		snprintf(name, sizeof(name), "M_r%d.er", r);
+		if (strcmp(name, d->d_name))
+			continue;
+		if (n == cap) {
+			int *v = realloc(ranks, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!v)
+				break;
+			ranks = v;
+		}
+		ranks[n++] = r;
+	}
+	closedir(dp);
+	if (ranks)
+		qsort(ranks, n, sizeof(*ranks), rank_cmp);
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/M_r%d.er", path, ranks[i]);
+		printf("==== rank %d: %s ====\n", ranks[i], sub);
+		bad |= dump_dir(sub);
+	}
+	free(ranks);
+	return bad;
+}
+
+/* Is path an MPI run's founder: mpi.txt and no log of its own? */
+static bool founder(const char *path)
+{
+	char p[PATH_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/mpi.txt", path);
+	if (access(p, F_OK))
+		return false;
+	snprintf(p, sizeof(p), "%s/" EXP_LOG, path);
+	return access(p, F_OK) != 0;
 }
 
 static void usage(FILE *f)
@@ -584,12 +943,14 @@ int cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = "+:sh";
 	struct counts tot = { 0 };
 	struct stat st;
 	int c, i, bad = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+sh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			show_stack = 1;
@@ -598,8 +959,7 @@ int cmd_dump(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return exp_option_error(DUMP, argv, c, shortopts, lopts);
 		}
 	}
 	if (optind >= argc) {
@@ -610,6 +970,8 @@ int cmd_dump(int argc, char **argv)
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, DUMP ": %s: %s\n", argv[i], strerror(errno));
 			bad = 1;
+		} else if (S_ISDIR(st.st_mode) && founder(argv[i])) {
+			bad |= dump_founder(argv[i]);
 		} else if (S_ISDIR(st.st_mode)) {
 			bad |= dump_dir(argv[i]);
 		} else {

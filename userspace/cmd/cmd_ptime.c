@@ -31,6 +31,7 @@
 
 #include "libexp/format.h"
 #include "libexp/mstate_names.h"
+#include "libexp/nearest.h"
 #include "userspace/backend/backend.h"
 #include "userspace/cmd/cmds.h"
 
@@ -505,13 +506,15 @@ int cmd_ptime(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = "+:mLp:h";
 	struct ptime_opts o = { .backend = NULL };
 	struct lwprof_usage_src src;
 	const char *pid_arg = NULL;
 	int c, err, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+mLp:h", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			o.mstate = true;
@@ -533,8 +536,7 @@ int cmd_ptime(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return exp_option_error(PTIME, argv, c, shortopts, lopts);
 		}
 	}
 	if (!pid_arg == (optind >= argc)) {

@@ -25,6 +25,7 @@
 
 #include "libexp/format.h"
 #include "libexp/mstate_names.h"
+#include "libexp/nearest.h"
 #include "userspace/backend/backend.h"
 #include "userspace/cmd/cmds.h"
 
@@ -362,11 +363,13 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shortopts[] = ":bd:n:s:l:p:h";
 	const char *bad = NULL;
 	int c;
 
 	optind = 1;
-	while (!bad && (c = getopt_long(argc, argv, "bd:n:s:l:p:h", lopts,
+	opterr = 0;
+	while (!bad && (c = getopt_long(argc, argv, shortopts, lopts,
 					NULL)) != -1) {
 		switch (c) {
 		case 'B':
@@ -401,8 +404,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return exp_option_error(TOP, argv, c, shortopts, lopts);
 		}
 	}
 	if (!bad && optind < argc)

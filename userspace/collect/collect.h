@@ -220,6 +220,43 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 			 struct archiver *a);
 
+/*
+ * omp.c: after parsing, whether the OMPT tool starts (o->omp_on) and
+ * the runtime the program links; with the experiment, the command's
+ * environment for --omp-runtime llvm and log.txt's words (0, or -errno
+ * and msg); a trace file's record, for log.txt: 1 if it was a runtime's.
+ */
+int collect_omp_resolve(struct rec_opts *o);
+int collect_omp_env(const struct rec_opts *o, struct exp_writer *e,
+		    const char *expdir, char *msg, size_t len);
+int collect_omp_adopt(struct exp_writer *e, const struct lwprof_rec *rec);
+
+/*
+ * java.c: collect -j, the JVMTI agent in a JVM (docs/guide/java.md).
+ * check: before the experiment exists, can the agent be given as asked
+ * (0, or -errno and msg); env: the experiment exists: the command's argv
+ * to exec (o->argv, or a new one with the agent's options) and its
+ * environment, noted in log.txt; adopt: the command is done: count the
+ * agent's files.
+ */
+int collect_java_check(const struct rec_opts *o, char *msg, size_t len);
+int collect_java_env(const struct rec_opts *o, struct exp_writer *e,
+		     char ***argv, char *msg, size_t len);
+void collect_java_adopt(const struct rec_opts *o, struct exp_writer *e);
+
+/*
+ * adopt.c: the record files of ids [lo, hi) that a library in the
+ * command wrote, read through the one reader: each record to fn (if
+ * any), the records added to e's count, damage warned of (what: the
+ * warning's subject); the number of files.
+ */
+struct exp_reader;
+typedef void collect_adopt_fn(void *arg, const struct exp_reader *f,
+			      const struct lwprof_rec *rec);
+unsigned long long collect_adopt(struct exp_writer *e, uint32_t lo,
+				 uint32_t hi, const char *what,
+				 collect_adopt_fn *fn, void *arg);
+
 /* trace_only.c: the record part of a run that only traces: no rings */
 extern const struct rec_ops collect_trace_only;
 
@@ -236,6 +273,28 @@ extern const struct rec_ops collect_trace_only;
  */
 int lwprof_selfdir_find(const char *name, const char *const *rel, size_t nrel,
 			int mode, char *path, size_t len);
+/* cmd as execvp would find it (PATH), into path: 0 or -errno. */
+int lwprof_which(const char *cmd, char *path, size_t len);
+
+/*
+ * mpi.c: collect -M (docs/guide/mpi.md).  collect_mpi_parse() reads -M's
+ * argument.  collect_mpi_prepare() (argv: collect's own, o parsed from
+ * it): with the launcher's form (LAUNCHER ARGS -- PROG ARGS) it runs the
+ * launcher with each rank under collect, makes the founder experiment
+ * and returns the exit status (> 0, or -1 for 0); else it checks that
+ * the command is an MPI program, resolves -M on to its implementation,
+ * and returns 0 to record it.  collect_mpi_rank(): this process's rank
+ * under a launcher, or -1.  collect_mpi_create(): the experiment of a
+ * rank given -o: NAME.er/M_rRANK.er.  collect_mpi_lib(): the wrapper
+ * library for o's implementation.
+ */
+int collect_mpi_parse(const char *arg, struct rec_opts *o);
+int collect_mpi_prepare(int argc, char **argv, struct rec_opts *o);
+int collect_mpi_rank(void);
+int collect_mpi_create(struct exp_writer *e, const struct rec_opts *o,
+		       char *path, size_t len);
+int collect_mpi_lib(const struct rec_opts *o, char *path, size_t len);
+const char *collect_mpi_name(const struct rec_opts *o);
 
 /* run.c: record what o asks for with rec; the exit status. */
 int collect_run(const struct rec_opts *o, const struct rec_ops *rec);

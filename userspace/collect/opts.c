@@ -64,13 +64,23 @@ void collect_usage(FILE *f)
 		"                   none, all, or over N microseconds\n"
 		"  -H on|off        heap tracing (allocations, frees, leaks)\n"
 		"  -i on|off        I/O tracing (reads, writes, other file calls)\n"
+		"  -M OPENMPI|MPICH|on|off  MPI tracing; with a launcher (LAUNCHER ARGS --\n"
+		"                   PROG ARGS) one experiment with one per rank, M_rN.er;\n"
+		"                   on: the implementation PROG links\n"
 		"                   (tracing preloads liblwprof_trace.so into CMD and its\n"
 		"                   descendants; it needs no module: use -p off alone)\n"
+		"  -j on|off        Java: the JVMTI agent records methods and Java stacks\n"
+		"                   (default on when CMD is java)\n"
 		"      --backend module|perf|auto  record with lwprof.ko, or with\n"
 		"                   perf_event_open (no module needed; some microstates\n"
 		"                   approximate or absent: docs/design/perf-backend.md);\n"
 		"                   auto (default): the module when /dev/lwprof answers,\n"
 		"                   else perf\n"
+		"      --omp on|off|auto  OpenMP: the OMPT tool (work, wait, <OMP-*>,\n"
+		"                   user view mode); auto (default): when CMD links an\n"
+		"                   OpenMP runtime\n"
+		"      --omp-runtime llvm  run a gcc-built CMD on LLVM's libomp (its\n"
+		"                   GOMP_* entry points), which has OMPT\n"
 		"clock-profiling interval: %.3f ms to %.3f ms, resolution %.6f ms\n",
 		COLLECT_STACK_DEFAULT, LWPROF_STACK_MAX, LWPROF_DEPTH_DEFAULT,
 		LWPROF_DEPTH_MAX, COLLECT_RING_PAGES,
@@ -318,7 +328,7 @@ static int check_modes(struct rec_opts *o, int machine, int has_cmd)
 	if (!o->clock_ns && !o->nr_counters && !rec_tracing(o))
 		return bad("-p off and no -h, -s, -H or -i: nothing to record");
 	if (rec_tracing(o) && !has_cmd)
-		return bad("-s, -H and -i trace a command (they preload a library into it): give one");
+		return bad("-s, -H, -i and -M trace a command (they preload a library into it): give one");
 	o->mode = o->pid ? MODE_ATTACH : machine ? MODE_MACHINE : MODE_COMMAND;
 	return 0;
 }
@@ -376,38 +386,9 @@ static int on_off(const char *opt, const char *arg, bool *v, bool *set)
 	return 0;
 }
 
-/*
- * An unknown option opt, and the valid ones: every option of getopt's
- * short option string and long option table, so that one added to either
- * is listed.
- */
-static int unknown_option(const char *opt, const char *shortopts,
-			  const struct option *longopts)
-{
-	const char *s, *best = NULL;
-	size_t n = 0;
-
-	/* a long option mistyped: the nearest long one first */
-	while (longopts[n].name)
-		n++;
-	if (!strncmp(opt, "--", 2))
-		best = exp_nearest_name(opt, &longopts[0].name, n, sizeof(*longopts), NULL);
-	fprintf(stderr, COLLECT ": unknown option %s", opt);
-	if (best)
-		fprintf(stderr, " (did you mean --%s?)", best);
-	fprintf(stderr, "; valid:");
-	for (s = shortopts; *s; s++)
-		if (*s != '+' && *s != ':')
-			fprintf(stderr, " -%c", *s);
-	for (; longopts->name; longopts++)
-		fprintf(stderr, " --%s", longopts->name);
-	fputc('\n', stderr);
-	return 2;
-}
-
 int collect_parse(int argc, char **argv, struct rec_opts *o)
 {
-	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:";
+	static const char shortopts[] = "+:p:h:o:d:P:t:KS:m:al:y:L:s:H:i:j:M:";
 	static const struct option longopts[] = {
 		{ "stack-bytes", required_argument, NULL, 'B' },
 		{ "depth", required_argument, NULL, 'D' },
@@ -419,6 +400,8 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 		{ "flight-signal", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 0x100 },
 		{ "backend", required_argument, NULL, 0x101 },
+		{ "omp", required_argument, NULL, 0x102 },
+		{ "omp-runtime", required_argument, NULL, 0x103 },
 		{ NULL, 0, NULL, 0 },
 	};
 	char msg[512];
@@ -585,10 +568,39 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 			if (err)
 				return err;
 			break;
+		case 'j': {
+			bool on = false;
+
+			err = on_off("-j", optarg, &on, &set_dummy);
+			if (err)
+				return err;
+			o->java = on ? 1 : -1;
+			break;
+		}
+		case 'M':
+			if (collect_mpi_parse(optarg, o))
+				return bad("-M: '%s' is not OPENMPI, MPICH, on or off",
+					   optarg);
+			break;
 		case 0x101:
 			if (backend_parse(optarg, &o->backend))
 				return bad("--backend: '%s' is not module, perf or auto",
 					   optarg);
+			break;
+		case 0x102:
+			if (!strcmp(optarg, "on"))
+				o->omp = OMP_ON;
+			else if (!strcmp(optarg, "off"))
+				o->omp = OMP_OFF;
+			else if (!strcmp(optarg, "auto"))
+				o->omp = OMP_AUTO;
+			else
+				return bad("--omp: '%s' is not on, off or auto", optarg);
+			break;
+		case 0x103:
+			if (strcmp(optarg, "llvm") && strcmp(optarg, "native"))
+				return bad("--omp-runtime: '%s' is not llvm or native", optarg);
+			o->omp_llvm = !strcmp(optarg, "llvm");
 			break;
 		case ':':
 			if (optopt == 'h') {
@@ -596,17 +608,10 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 				counters_list(stdout);
 				return -1;
 			}
-			/* the last argument: a long option's optopt is its val */
-			if (!strncmp(argv[optind - 1], "--", 2))
-				return bad("option %s needs a value",
-					   argv[optind - 1]);
-			return bad("option -%c needs a value", optopt);
-		default: {
-			char opt[3] = { '-', (char)optopt, 0 };
-
-			return unknown_option(optopt ? opt : argv[optind - 1],
-					      shortopts, longopts);
-		}
+			/* fall through */
+		default:
+			return exp_option_error(COLLECT, argv, c, shortopts,
+						longopts);
 		}
 	}
 	if (optind < argc)
@@ -619,6 +624,11 @@ int collect_parse(int argc, char **argv, struct rec_opts *o)
 	 */
 	if ((o->flight_bytes || o->flight_ns) && !delta_set)
 		o->no_sdelta = true;
+	if (o->omp_llvm && o->omp == OMP_OFF)
+		return bad("--omp-runtime llvm runs the command on libomp for its OpenMP metrics: not with --omp off");
+	if (o->omp_llvm)
+		o->omp = OMP_ON;
+	collect_omp_resolve(o);
 	err = check_modes(o, machine, optind < argc);
 	if (!err)
 		err = check_signals(o, flight_sig_set);

@@ -50,6 +50,7 @@ struct run {
 	struct io_uring *ring;
 	struct lwprof_usage_set usage;
 	int sfd, pidfd;
+	char **argv;		/* what the child execs (collect -j may add options) */
 	pid_t child;		/* 0 once reaped (or none) */
 	pid_t child_pid;	/* the command's process, reaped or not */
 	int status;		/* the child's wait status */
@@ -664,6 +665,7 @@ static void finish(struct run *r)
 	if (err)
 		exp_warn(&r->e, "writing " EXP_USAGE ": %s", strerror(-err));
 	collect_trace_adopt(r->o, &r->e, r->arch);
+	collect_java_adopt(r->o, &r->e);
 	archiver_finish(r->arch, drain_watch_missed(r->d));
 	r->arch = NULL;
 	err = exp_write_log(&r->e);
@@ -701,6 +703,9 @@ static int run(struct run *r)
 		sigaddset(&mask, r->o->sig_flight);
 	err = collect_trace_env(r->o, &r->e, r->src->ops != &collect_trace_only,
 				r->msg, sizeof(r->msg));
+	if (!err)
+		err = collect_java_env(r->o, &r->e, &r->argv, r->msg,
+				       sizeof(r->msg));
 	if (err) {
 		fprintf(stderr, COLLECT ": %s\n", r->msg);
 		return 1;
@@ -723,7 +728,7 @@ static int run(struct run *r)
 			close(gate[1]);
 			close(xerr[0]);
 			ctl_child(&r->ctl, r->o);
-			child_main(gate[0], xerr[1], r->o->argv, &old);
+			child_main(gate[0], xerr[1], r->argv, &old);
 		}
 		close(gate[0]);
 		close(xerr[1]);
@@ -808,7 +813,7 @@ static int create(struct exp_writer *e, const struct rec_opts *o)
 	if (o->flight_bytes || o->flight_ns)
 		exp_init(e);
 	else
-		err = exp_create(e, o->dir, o->output, path, sizeof(path));
+		err = collect_mpi_create(e, o, path, sizeof(path));
 
 	if (err == -EEXIST && o->output)
 		fprintf(stderr, COLLECT ": %s already exists; choose another -o\n",
@@ -832,7 +837,9 @@ int collect_run(const struct rec_opts *o, const struct rec_ops *ops)
 	r.sfd = r.pidfd = -1;
 	r.ctl.fd = r.ctl.child_fd = -1;
 	lwprof_usage_init(&r.usage);
-	if (collect_trace_check(o, msg, sizeof(msg))) {
+	msg[0] = 0;
+	if (collect_trace_check(o, msg, sizeof(msg)) ||
+	    collect_java_check(o, msg, sizeof(msg))) {
 		fprintf(stderr, COLLECT ": %s\n", msg);
 		return 1;
 	}
@@ -867,5 +874,7 @@ int collect_run(const struct rec_opts *o, const struct rec_ops *ops)
 		close(r.pidfd);
 	ctl_close(&r.ctl);
 	flight_destroy(r.fl);
+	if (r.argv != o->argv)
+		free(r.argv);	/* the agent option it adds lives to the exit */
 	return ret;
 }

@@ -71,7 +71,9 @@ int perf_notes(struct psrc *p, struct exp_writer *e)
 	if (!err && p->o->clock_ns)
 		err = exp_note(e, EXP_K_OFFCPU_WAKEUPS, "%s", p->wake ?
 			       (p->sched_switch ?
-				"sched:sched_wakeup and sched:sched_switch on every CPU" :
+				(p->wake_new ?
+				 "sched:sched_wakeup, sched:sched_wakeup_new and sched:sched_switch on every CPU" :
+				 "sched:sched_wakeup and sched:sched_switch on every CPU") :
 				"sched:sched_wakeup on every CPU") : p->wake_why);
 	if (!err)
 		err = metric_notes(p, e);

@@ -28,7 +28,8 @@ extern const struct usage_ops perf_usage_ops;
 
 /* What an event's samples are (by its id). */
 enum pev_role {
-	ROLE_CLOCK, ROLE_SWITCH, ROLE_COUNTER, ROLE_WAKEUP, ROLE_SCHED_SWITCH
+	ROLE_CLOCK, ROLE_SWITCH, ROLE_COUNTER, ROLE_WAKEUP, ROLE_SCHED_SWITCH,
+	ROLE_WAKEUP_NEW
 };
 
 struct pev_id {
@@ -95,6 +96,10 @@ struct psrc {
 	__u32 wake_pid_off;	/* the woken task's pid in its raw data */
 	__u64 wake_id;		/* the tracepoint's */
 	char wake_why[160];
+	/* and sched:sched_wakeup_new (a new thread's first), with it: */
+	bool wake_new;
+	__u32 wnew_pid_off;
+	__u64 wnew_id;
 	/* and sched:sched_switch with it, where the kernel has it: */
 	bool sched_switch;
 	__u32 sw_prev_off, sw_next_off;	/* prev_pid, next_pid */
@@ -119,15 +124,16 @@ struct psrc {
 
 /*
  * wake.c: can sched:sched_wakeup be sampled on every CPU?  p->wake,
- * or p->wake_why; and sched:sched_switch with it (p->sched_switch).  The
- * attr of tracepoint id (p->wake_id, p->sw_id); a wake-up's sample: the
- * time and the woken thread; a switch's: the time, the threads that
- * leave and take the CPU.
+ * or p->wake_why; and sched:sched_wakeup_new and sched:sched_switch with
+ * it (p->wake_new, p->sched_switch).  The attr of tracepoint id
+ * (p->wake_id, p->wnew_id, p->sw_id); a wake-up's sample (either kind,
+ * told by its id's role): the time and the woken thread; a switch's: the
+ * time, the threads that leave and take the CPU.
  */
 void pwake_setup(struct psrc *p);
 void pwake_attr(const struct psrc *p, struct perf_event_attr *a, __u64 id);
 int pwake_sample(const struct psrc *p, const struct perf_event_header *h,
-		 __u64 *time, __u32 *tid);
+		 bool new_task, __u64 *time, __u32 *tid);
 int psw_sample(const struct psrc *p, const struct perf_event_header *h,
 	       __u64 *time, __u32 *prev, __u32 *next);
 
@@ -243,6 +249,7 @@ struct pthr {
 	bool on;		/* on a CPU */
 	bool lock_out;		/* the last switch-out was in a futex wait */
 	bool blocked;		/* off CPU blocked, its wake-up not yet seen */
+	bool unborn;		/* new, its sched_wakeup_new not yet seen */
 	bool parked_on;		/* parked holds the switch-out packet */
 	__u8 off_ms;		/* the microstate off CPU */
 	__u8 last_mode;		/* USER or SYSTEM: where the last sample was */

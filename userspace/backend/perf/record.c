@@ -388,6 +388,13 @@ static int open_all(struct psrc *p, int pid, const int *tids, unsigned int n,
 				return refused(p, err, "sched:sched_wakeup", msg,
 					       len);
 		}
+		if (p->wake_new) {	/* new threads' first wake-ups */
+			pwake_attr(p, &a, p->wnew_id);
+			err = open_one(p, &a, -1, c, ROLE_WAKEUP_NEW, 0);
+			if (err)
+				return refused(p, err, "sched:sched_wakeup_new",
+					       msg, len);
+		}
 		if (p->sched_switch) {	/* and its switches */
 			pwake_attr(p, &a, p->sw_id);
 			err = open_one(p, &a, -1, c, ROLE_SCHED_SWITCH, 0);

@@ -332,15 +332,22 @@ static void put_task(struct pconv *c, const struct pthr *t, __u32 ppid,
  * Wake-ups of threads not ours, running or runnable already are passed
  * over.
  */
-static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
+/* The thread of ours a wake-up sample names (NULL: none), and its time. */
+static struct pthr *woken(struct pconv *c, const struct perf_event_header *h,
+			  bool new_task, __u64 *ns)
 {
-	struct pthr *t;
-	__u64 ns;
 	__u32 tid;
 
-	if (pwake_sample(c->p, h, &ns, &tid) || !tid)
-		return;
-	t = find(c, tid);
+	if (pwake_sample(c->p, h, new_task, ns, &tid) || !tid)
+		return NULL;
+	return find(c, tid);
+}
+
+static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
+{
+	__u64 ns;
+	struct pthr *t = woken(c, h, false, &ns);
+
 	if (!t || t->on || t->off_ms == LWPROF_MS_WAIT_CPU ||
 	    !guard(c, t, 0, ns))
 		return;
@@ -348,6 +355,27 @@ static void on_wakeup(struct pconv *c, const struct perf_event_header *h)
 	t->off_ms = LWPROF_MS_WAIT_CPU;
 	t->blocked = false;
 	c->wakeups++;
+}
+
+/*
+ * sched:sched_wakeup_new (wake.c): a new thread is on a run queue for the
+ * first time, and its accounting begins, in Wait CPU, as the module's
+ * does: from its creation to here it was on none, and its creator may
+ * have been delayed in between.  Without the sample (the tracepoint
+ * absent, or none written) it waits for a CPU from its creation.
+ */
+static void on_wakeup_new(struct pconv *c, const struct perf_event_header *h)
+{
+	__u64 ns;
+	struct pthr *t = woken(c, h, true, &ns);
+
+	if (!t || !t->unborn || t->on)
+		return;
+	t->unborn = false;
+	if (ns > t->last_ns) {
+		memset(t->acc, 0, sizeof(t->acc));	/* nothing before it */
+		t->last_ns = ns;
+	}
 }
 
 /*
@@ -363,6 +391,7 @@ static void take_cpu(struct pconv *c, struct pthr *t, __u64 ns)
 	if (t->blocked && c->p->wake)
 		c->wake_unseen++;
 	t->blocked = false;
+	t->unborn = false;
 	t->on = true;
 	put_parked(c, t, ns);
 }
@@ -407,6 +436,10 @@ static void on_sample(struct pconv *c, const struct perf_event_header *h)
 	     NULL;
 	if (id && id->role == ROLE_WAKEUP) {
 		on_wakeup(c, h);
+		return;
+	}
+	if (id && id->role == ROLE_WAKEUP_NEW) {
+		on_wakeup_new(c, h);
 		return;
 	}
 	if (id && id->role == ROLE_SCHED_SWITCH) {
@@ -505,6 +538,7 @@ static void on_task(struct pconv *c, const struct perf_event_header *h,
 		if (!t)
 			return;
 		t->off_ms = LWPROF_MS_WAIT_CPU;
+		t->unborn = c->p->wake_new;
 		parent = find(c, f->ptid);
 		if (parent)
 			memcpy(t->comm, parent->comm, sizeof(t->comm));

@@ -245,11 +245,19 @@ static int scan_machine(struct proc_vec *mem)
 
 /*
  * A thread's start to the microsecond: as found before, or its age by
- * taskstats; /proc's starttime has only clock ticks.
+ * taskstats; /proc's starttime has only clock ticks.  The kernel reads its
+ * clock for the age somewhere between our two reads around the query, so a
+ * preemption there would move the start (and so the end an exit record
+ * gives it) by as long as it lasted: retry while that window is wide, and
+ * keep the start within its starttime tick, which holds it too.
  */
+#define START_WINDOW_NS	100000	/* a query not preempted */
+#define START_TRIES	4
+
 static void exact_start(const struct lwprof_proc *p, struct proc_thr *t)
 {
 	const struct proc_key *k = key_find(&p->live, t->tid);
+	__u64 lo = 0, hi = 0, best = UINT64_MAX, start;
 	struct taskstats ts;
 	size_t i;
 
@@ -263,12 +271,30 @@ static void exact_start(const struct lwprof_proc *p, struct proc_thr *t)
 			return;
 		}
 	}
-	if (p->ts && !lwprof_ts_query(p->ts, t->tid, &ts)) {
-		__u64 now = proc_boot_ns(), age = ts.ac_etime * 1000;
+	for (i = 0; p->ts && i < START_TRIES && best > START_WINDOW_NS; i++) {
+		__u64 before = proc_boot_ns(), after, age;
 
-		if (age <= now)
-			t->start_ns = now - age;
+		if (lwprof_ts_query(p->ts, t->tid, &ts))
+			break;
+		after = proc_boot_ns();
+		/* ac_etime is in whole microseconds: up to 1 us more. */
+		age = ts.ac_etime * 1000;
+		if (age + 1000 > before)
+			break;
+		if (after - before < best) {
+			best = after - before;
+			lo = before - age - 1000;
+			hi = after - age;
+		}
 	}
+	if (best == UINT64_MAX)
+		return;		/* starttime's tick it stays */
+	start = lo + (hi - lo) / 2;
+	if (start < t->tick_ns)
+		start = t->tick_ns;
+	if (start >= t->tick_ns + p->tick_ns)
+		start = t->tick_ns + p->tick_ns - 1;
+	t->start_ns = start;
 }
 
 /* The threads of process pid, read now, appended to out. */

@@ -7,6 +7,10 @@
  *    run queue, so that its time off CPU splits into the blocked state
  *    (switch-out to wake-up) and Wait CPU (wake-up to switch-in), as the
  *    module counts them;
+ *  - sched:sched_wakeup_new says when a new thread was first put on a
+ *    run queue: its accounting begins there, as the module's does (from
+ *    its creation, perf's FORK record, to there it is on no run queue
+ *    and its creator may still be delayed);
  *  - sched:sched_switch says when the scheduler switched: it fires before
  *    the switch itself and before perf's own work at it (the switch-out
  *    sample's stack copy, the events' schedule-out and -in), which the
@@ -35,6 +39,7 @@
 #include "userspace/backend/perf/perf.h"
 
 #define TP_WAKEUP	"events/sched/sched_wakeup/"
+#define TP_WAKE_NEW	"events/sched/sched_wakeup_new/"
 #define TP_SWITCH	"events/sched/sched_switch/"
 
 static const char *const tracefs_dirs[] = {
@@ -45,8 +50,9 @@ static const char *const tracefs_dirs[] = {
 struct ptp {
 	int err;		/* sched_wakeup's (without it, neither is used) */
 	int sw_err;		/* sched_switch's */
-	__u64 wake_id, sw_id;
-	__u32 wake_pid, sw_prev, sw_next;
+	int wn_err;		/* sched_wakeup_new's */
+	__u64 wake_id, sw_id, wn_id;
+	__u32 wake_pid, sw_prev, sw_next, wn_pid;
 };
 
 /*
@@ -97,6 +103,7 @@ static void read_tps(const char *dir, struct ptp *t)
 	t->err = read_tp(dir, TP_WAKEUP, &t->wake_id, wake, &t->wake_pid, 1);
 	if (t->err)
 		return;
+	t->wn_err = read_tp(dir, TP_WAKE_NEW, &t->wn_id, wake, &t->wn_pid, 1);
 	t->sw_err = read_tp(dir, TP_SWITCH, &t->sw_id, sw, off, 2);
 	t->sw_prev = off[0];
 	t->sw_next = off[1];
@@ -197,7 +204,12 @@ void pwake_setup(struct psrc *p)
 	}
 	close(fd);
 	p->wake = true;
-	/* The same rights open sched_switch; a kernel without it keeps perf's. */
+	/* The same rights open the others; a kernel without one does without. */
+	if (!t.wn_err) {
+		p->wnew_id = t.wn_id;
+		p->wnew_pid_off = t.wn_pid;
+		p->wake_new = true;
+	}
 	if (!t.sw_err) {
 		p->sw_id = t.sw_id;
 		p->sw_prev_off = t.sw_prev;
@@ -224,15 +236,15 @@ static const unsigned char *tp_raw(const struct perf_event_header *h,
 }
 
 int pwake_sample(const struct psrc *p, const struct perf_event_header *h,
-		 __u64 *time, __u32 *tid)
+		 bool new_task, __u64 *time, __u32 *tid)
 {
+	__u32 n, off = new_task ? p->wnew_pid_off : p->wake_pid_off;
 	const unsigned char *raw;
-	__u32 n;
 
 	raw = tp_raw(h, time, &n);
-	if (!raw || p->wake_pid_off + 4 > n)
+	if (!raw || off + 4 > n)
 		return -EINVAL;
-	memcpy(tid, raw + p->wake_pid_off, 4);
+	memcpy(tid, raw + off, 4);
 	return 0;
 }
 

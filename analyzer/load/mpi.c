@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MPI calls (libexp/mpi.h, docs/guide/mpi.md): each call's record becomes
+ * a sample with Oracle's MPI metrics (its time, sends started, receives
+ * completed and their actual bytes, or one other event) on the call's
+ * stack, and an entry of an->mpi for the MPI views.  Once every rank is
+ * read, an_mpi_finish() matches messages (the k-th send from rank s to
+ * rank r on a communicator and tag with the k-th receive posted there,
+ * as MPI's order rule has it; the pairs kept in an->mpi_msgs for the
+ * exports) to find Late Sender, the time a receive waited before its
+ * message's send began, and matches each
+ * communicator's k-th barrier across ranks for Wait at Barrier, the time
+ * a rank waited for the last to enter; both become samples of their own
+ * on the waiting call's stack.  Every rank's clock must be the same
+ * (ranks of one machine): the records' times are CLOCK_MONOTONIC.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/load/load.h"
+#include "libexp/mpi.h"
+
+static const uint32_t call_bases[] = {
+	AN_T_MPI_NS, AN_T_MPI_SEND, AN_T_MPI_SBYTES, AN_T_MPI_RECV,
+	AN_T_MPI_RBYTES, AN_T_MPI_OTHER,
+};
+
+static uint32_t layout_of(struct an *an, const uint32_t *bases, uint32_t n)
+{
+	uint32_t ids[8], i;
+
+	for (i = 0; i < n; i++)
+		ids[i] = an_base_id(an, AN_B_TRACE, bases[i]);
+	return an_layout_intern(an, ids, n);
+}
+
+int an_mpi_decode(struct an *an, const struct exp_rec_mpi *m,
+		  uint32_t *layout, uint64_t *vals)
+{
+	uint32_t lay = layout_of(an, call_bases, 6);
+
+	vals[0] = m->call.time_ns - (m->call.hdr.flags & EXP_TCF_START ?
+				     m->call.fields[0] : m->call.time_ns);
+	vals[1] = m->nsend;
+	vals[2] = m->sbytes;
+	vals[3] = m->nrecv;
+	vals[4] = m->rbytes;
+	vals[5] = !m->nsend && !m->nrecv;
+	*layout = lay;
+	return lay == UINT32_MAX ? -ENOMEM : 6;
+}
+
+int an_mpi_add(struct an *an, uint32_t exp, const struct exp_rec_mpi *m,
+	       const struct exp_tcall *t, uint32_t sample, uint32_t unw)
+{
+	struct an_mcall *c;
+	struct an_mreq *q;
+	uint64_t *ms;
+	size_t i;
+
+	an->mpi.esz = sizeof(*c);
+	an->mpi_ms.esz = 8 * LWPROF_MS_COUNT;
+	c = an_vec_push(&an->mpi);
+	if (!c)
+		return -ENOMEM;
+	*c = (struct an_mcall){
+		.exp = exp, .pid = t->pid, .tid = t->tid, .sample = sample,
+		.unw = unw, .func = m->func, .rank = m->rank, .root = m->root,
+		.dst = m->dst, .stag = m->stag, .src = m->src, .rtag = m->rtag,
+		.comm = m->comm, .nsend = m->nsend, .nrecv = m->nrecv,
+		.t0 = t->start_ns, .t1 = t->time_ns, .sbytes = m->sbytes,
+		.rposted = m->rposted, .rbytes = m->rbytes, .req = m->req,
+		.ms = UINT32_MAX };
+	if (t->ms) {
+		ms = an_vec_push(&an->mpi_ms);
+		if (!ms)
+			return -ENOMEM;
+		memcpy(ms, t->ms, 8 * LWPROF_MS_COUNT);
+		c->ms = an->mpi_ms.n - 1;
+	}
+	/* the requests written before it, of its thread, are its */
+	for (i = an->mpi_req.n; i-- > 0;) {
+		q = &AN_VEC(an->mpi_req, struct an_mreq, i);
+		if (q->call != UINT32_MAX)
+			break;
+		if (q->exp == exp && q->tid == t->tid)
+			q->call = an->mpi.n - 1;
+	}
+	return 0;
+}
+
+int an_mpi_req(struct an *an, uint32_t exp, const struct exp_rec_mpi_req *r)
+{
+	struct an_mreq *q;
+
+	an->mpi_req.esz = sizeof(*q);
+	q = an_vec_push(&an->mpi_req);
+	if (!q)
+		return -ENOMEM;
+	*q = (struct an_mreq){ .exp = exp, .pid = r->pid, .tid = r->tid,
+			       .call = UINT32_MAX, .req = r->req,
+			       .kind = r->kind, .cancelled = r->cancelled,
+			       .peer = r->peer, .tag = r->tag, .bytes = r->bytes };
+	return 0;
+}
+
+/* ---- after loading ---- */
+
+/* Each experiment's rank: its log's, else its MPI records'. */
+static void exp_ranks(struct an *an)
+{
+	size_t i;
+
+	for (i = 0; i < an->exps.n; i++) {
+		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, i);
+
+		e->rank = e->log->mpi_rank ? atoi(e->log->mpi_rank) : -1;
+	}
+	for (i = 0; i < an->mpi.n; i++) {
+		struct an_mcall *c = &AN_VEC(an->mpi, struct an_mcall, i);
+		struct an_exp *e = &AN_VEC(an->exps, struct an_exp, c->exp);
+
+		if (e->rank < 0)
+			e->rank = c->rank;
+	}
+}
+
+/*
+ * One end of a message: a send (its start) or a receive (its post, and
+ * the call that waited for it).
+ */
+struct end {
+	int32_t src, dst, tag;
+	uint32_t comm;
+	uint64_t t;		/* send: its start; receive: its post */
+	uint32_t wait;		/* the send's call; the receive's that completed it */
+	int recv;
+};
+
+static int end_cmp(const void *a, const void *b)
+{
+	const struct end *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	if (x->recv != y->recv)
+		return x->recv - y->recv;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int push_end(struct an_vec *v, struct end e)
+{
+	struct end *p = an_vec_push(v);
+
+	if (!p)
+		return -ENOMEM;
+	*p = e;
+	return 0;
+}
+
+/* key of a request: its experiment, process and id */
+static int req_cmp(const void *a, const void *b)
+{
+	const struct an_mcall *const *x = a, *const *y = b;
+
+	if ((*x)->exp != (*y)->exp)
+		return (*x)->exp < (*y)->exp ? -1 : 1;
+	if ((*x)->pid != (*y)->pid)
+		return (*x)->pid < (*y)->pid ? -1 : 1;
+	return (*x)->req < (*y)->req ? -1 : (*x)->req > (*y)->req;
+}
+
+static struct an_mcall *find_req(struct an_vec *made, uint32_t exp,
+				 uint32_t pid, uint64_t req)
+{
+	struct an_mcall key = { .exp = exp, .pid = pid, .req = req }, *kp = &key;
+	struct an_mcall **p = bsearch(&kp, made->p, made->n, made->esz, req_cmp);
+
+	return p ? *p : NULL;
+}
+
+/* The ends of every message: sends, blocking receives, completed requests. */
+static int message_ends(struct an *an, struct an_vec *ends)
+{
+	struct an_vec made = { .esz = sizeof(struct an_mcall *) };
+	struct an_mcall *c, **p, *w, *r;
+	struct an_mreq *q;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < an->mpi.n && !err; i++) {
+		c = &AN_VEC(an->mpi, struct an_mcall, i);
+		if (c->req) {
+			p = an_vec_push(&made);
+			if (!p)
+				err = -ENOMEM;
+			else
+				*p = c;
+		}
+		/* a send: one peer (Startall of several names none) */
+		if (c->nsend == 1 && c->dst >= 0 &&
+		    exp_mpi_func(c->func)->cls != EXP_MPI_PINIT)
+			err = push_end(ends, (struct end){ c->rank, c->dst,
+				c->stag, c->comm, c->t0, i, 0 });
+		/* a blocking receive */
+		if (!err && c->nrecv == 1 && c->src >= 0 &&
+		    (exp_mpi_func(c->func)->cls == EXP_MPI_RECV ||
+		     exp_mpi_func(c->func)->cls == EXP_MPI_SENDRECV))
+			err = push_end(ends, (struct end){ c->src, c->rank,
+				c->rtag, c->comm, c->t0, i, 1 });
+	}
+	an_vec_sort(&made, req_cmp);
+	for (i = 0; i < an->mpi_req.n && !err; i++) {
+		q = &AN_VEC(an->mpi_req, struct an_mreq, i);
+		if (q->cancelled || q->call == UINT32_MAX || q->peer < 0)
+			continue;
+		if (exp_mpi_func(q->kind)->cls != EXP_MPI_IRECV &&
+		    q->kind != EXP_MPI_F_Recv_init)
+			continue;	/* a send: counted where it started */
+		r = find_req(&made, q->exp, q->pid, q->req);
+		if (!r)
+			continue;
+		w = &AN_VEC(an->mpi, struct an_mcall, q->call);
+		err = push_end(ends, (struct end){ q->peer, w->rank, q->tag,
+			r->comm, r->t0, q->call, 1 });
+	}
+	free(made.p);
+	return err;
+}
+
+/* A sample of one value on call c's stack (as leaks are made). */
+static int call_sample(struct an *an, const struct an_mcall *c,
+		       uint32_t base, uint64_t v)
+{
+	uint32_t lay = layout_of(an, &base, 1), s = c->sample, n = an->s.n;
+	struct an_unw_ref *u;
+
+	if (s == UINT32_MAX)
+		return 0;
+	if (lay == UINT32_MAX ||
+	    an_sample_add(an, c->t1, an->s.stack[s], an->s.thr[s], an->s.cpu[s],
+			  lay, &v, 1, 0))
+		return -ENOMEM;
+	if (c->unw == UINT32_MAX)
+		return 0;
+	u = an_vec_push(&an->ld->deferred);
+	if (!u)
+		return -ENOMEM;
+	*u = AN_VEC(an->ld->deferred, struct an_unw_ref, c->unw);
+	u->sample = n;
+	return 0;
+}
+
+/* Late Sender: each receive paired with its send, in order. */
+static int late_sender(struct an *an)
+{
+	struct an_vec ends = { .esz = sizeof(struct end) };
+	struct end *e, *s, *r;
+	struct an_mmsg *msg;
+	size_t i, j, k, ns, nr;
+	struct an_mcall *w;
+	uint64_t late;
+	int err = message_ends(an, &ends);
+
+	an->mpi_msgs.esz = sizeof(struct an_mmsg);
+	an_vec_sort(&ends, end_cmp);
+	e = ends.p;
+	for (i = 0; i < ends.n && !err; i = j) {
+		for (j = i; j < ends.n && e[j].src == e[i].src &&
+		     e[j].dst == e[i].dst && e[j].comm == e[i].comm &&
+		     e[j].tag == e[i].tag; j++)
+			;
+		for (ns = 0; i + ns < j && !e[i + ns].recv; ns++)
+			;
+		nr = j - i - ns;
+		for (k = 0; k < ns && k < nr && !err; k++) {
+			s = &e[i + k];
+			r = &e[i + ns + k];
+			msg = an_vec_push(&an->mpi_msgs);
+			if (!msg) {
+				err = -ENOMEM;
+				break;
+			}
+			*msg = (struct an_mmsg){ s->wait, r->wait };
+			w = &AN_VEC(an->mpi, struct an_mcall, r->wait);
+			if (s->t <= w->t0)
+				continue;
+			late = s->t - w->t0;
+			if (late > w->t1 - w->t0)
+				late = w->t1 - w->t0;
+			if (late > w->late)
+				w->late = late;
+		}
+	}
+	free(ends.p);
+	for (i = 0; i < an->mpi.n && !err; i++) {
+		w = &AN_VEC(an->mpi, struct an_mcall, i);
+		if (w->late)
+			err = call_sample(an, w, AN_T_MPI_LATE, w->late);
+	}
+	return err;
+}
+
+/* The barriers of a communicator, k-th of each rank: one instance. */
+struct bar {
+	uint32_t comm, k;
+	uint32_t call;
+};
+
+static int bar_cmp(const void *a, const void *b)
+{
+	const struct bar *x = a, *y = b;
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return x->call < y->call ? -1 : x->call > y->call;
+}
+
+static int bar_seq_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct an_mcall *m = ctx;
+	const struct bar *x = a, *y = b;
+	const struct an_mcall *p = &m[x->call], *q = &m[y->call];
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (p->rank != q->rank)
+		return p->rank < q->rank ? -1 : 1;
+	return p->t0 < q->t0 ? -1 : p->t0 > q->t0;
+}
+
+static int barrier_wait(struct an *an)
+{
+	struct an_vec v = { .esz = sizeof(struct bar) };
+	struct an_mcall *m = an->mpi.p, *c;
+	struct bar *b;
+	size_t i, j, k;
+	uint64_t last;
+	int err = 0;
+
+	for (i = 0; i < an->mpi.n && !err; i++) {
+		if (exp_mpi_func(m[i].func)->cls != EXP_MPI_BARRIER)
+			continue;
+		b = an_vec_push(&v);
+		if (!b)
+			err = -ENOMEM;
+		else
+			*b = (struct bar){ m[i].comm, 0, i };
+	}
+	/* number each rank's barriers on each communicator in time order */
+	qsort_r(v.p, v.n, v.esz, bar_seq_cmp, m);
+	b = v.p;
+	for (i = 0; i < v.n; i++)
+		b[i].k = i && b[i].comm == b[i - 1].comm &&
+			 m[b[i].call].rank == m[b[i - 1].call].rank ?
+			 b[i - 1].k + 1 : 0;
+	an_vec_sort(&v, bar_cmp);
+	for (i = 0; i < v.n && !err; i = j) {
+		last = 0;
+		for (j = i; j < v.n && b[j].comm == b[i].comm && b[j].k == b[i].k; j++)
+			if (m[b[j].call].t0 > last)
+				last = m[b[j].call].t0;
+		for (k = i; k < j && j - i > 1; k++) {
+			c = &m[b[k].call];
+			c->barwait = last - c->t0;
+			if (c->barwait > c->t1 - c->t0)
+				c->barwait = c->t1 - c->t0;
+			if (c->barwait)
+				err = call_sample(an, c, AN_T_MPI_BARWAIT, c->barwait);
+		}
+	}
+	free(v.p);
+	return err;
+}
+
+int an_mpi_finish(struct an *an)
+{
+	int err;
+
+	exp_ranks(an);
+	if (!an->mpi.n)
+		return 0;
+	err = late_sender(an);
+	if (!err)
+		err = barrier_wait(an);
+	return err ? an_errf(an, err, "out of memory") : 0;
+}
+
+void an_mpi_release(struct an *an)
+{
+	free(an->mpi.p);
+	free(an->mpi_req.p);
+	free(an->mpi_ms.p);
+	free(an->mpi_msgs.p);
+	memset(&an->mpi_msgs, 0, sizeof(an->mpi_msgs));
+	memset(&an->mpi, 0, sizeof(an->mpi));
+	memset(&an->mpi_req, 0, sizeof(an->mpi_req));
+	memset(&an->mpi_ms, 0, sizeof(an->mpi_ms));
+}

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The wrappers of the MPI functions that need nothing but their time, the
+# communicator and a collective's root, written from the MPI
+# implementation's own declarations: awk -f gen.awk FUNCS MPI_H, with
+# FUNCS libexp/mpi_funcs.h and MPI_H its mpi.h preprocessed (cc -E -P).
+# A function of FUNCS the header does not declare (MPI-1's removed ones
+# in a newer library) gets no wrapper; those of the classes p2p.c and
+# life.c write by hand are left to them.
+
+BEGIN {
+	hand["Abort"] = hand["Init"] = hand["Init_thread"] = 1
+	hand["Comm_free"] = hand["Request_free"] = 1
+	printf "/* written by mpi/gen.awk: do not edit */\n"
+	printf "#include \"lwmpi.h\"\n\n"
+}
+
+# FUNCS: X(NAME, CLASS) entries
+FNR == NR {
+	line = $0
+	while (match(line, /X\([A-Za-z_0-9]+, [A-Z]+\)/)) {
+		e = substr(line, RSTART + 2, RLENGTH - 3)
+		line = substr(line, RSTART + RLENGTH)
+		split(e, kv, ", ")
+		if (kv[2] == "OTHER" || kv[2] == "COLL" || kv[2] == "BARRIER")
+			if (!(kv[1] in hand))
+				want[kv[1]] = 1
+	}
+	next
+}
+
+{ text = text " " $0 }
+
+# the last identifier of a parameter: its name
+function pname(p,   q) {
+	q = p
+	gsub(/\[[^]]*\]/, "", q)
+	sub(/[ \t]+$/, "", q)
+	if (!match(q, /[A-Za-z_][A-Za-z_0-9]*$/))
+		return ""
+	return substr(q, RSTART, RLENGTH)
+}
+
+END {
+	n = split(text, stmts, ";")
+	for (i = 1; i <= n; i++) {
+		s = stmts[i]
+		if (!match(s, /(^|[^A-Za-z_0-9])int[ \t]+MPI_[A-Za-z_0-9]+[ \t]*\(/))
+			continue
+		head = substr(s, RSTART, RLENGTH)
+		rest = substr(s, RSTART + RLENGTH)
+		sub(/^[^M]*MPI_/, "", head)
+		sub(/[ \t]*\($/, "", head)
+		name = head
+		if (!(name in want) || (name in done))
+			continue
+		# the parameters: to the matching parenthesis
+		depth = 1
+		for (k = 1; k <= length(rest) && depth; k++) {
+			ch = substr(rest, k, 1)
+			if (ch == "(")
+				depth++
+			else if (ch == ")")
+				depth--
+		}
+		params = substr(rest, 1, k - 2)
+		gsub(/[ \t]+/, " ", params)
+		sub(/^ /, "", params)
+		sub(/ $/, "", params)
+		np = split(params, pv, ",")
+		args = ""
+		comm = root = ""
+		if (params == "void" || params == "")
+			np = 0
+		for (j = 1; j <= np; j++) {
+			a = pname(pv[j])
+			args = args (j > 1 ? ", " : "") a
+			t = pv[j]
+			sub(/^ /, "", t)
+			if (!comm && t ~ /^MPI_Comm [A-Za-z_0-9]+$/)
+				comm = a
+			if (t ~ /^int root$/)
+				root = a
+		}
+		if (params ~ /\.\.\./)
+			continue	# variadic: not wrapped
+		done[name] = 1
+		printf "MW_API int MPI_%s(%s)\n{\n", name, np ? params : "void"
+		printf "\tstruct mw_call c;\n\tint ret;\n\n"
+		printf "\tif (!MW_BEGIN(c, %s))\n\t\treturn PMPI_%s(%s);\n", name, name, args
+		printf "\tMW_CALL(c, ret, PMPI_%s(%s));\n", name, args
+		if (comm)
+			printf "\tc.m.comm = mw_comm_id(%s);\n", comm
+		if (comm && root)
+			printf "\tc.m.root = mw_world(%s, %s);\n", comm, root
+		printf "\tmw_end(&c);\n\treturn ret;\n}\n\n"
+	}
+}

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Java's view modes against the workload's own measures: JStates
+# (tests/progs/java) runs its phases in methods of their own and times
+# each itself (ThreadMXBean CPU time, System.nanoTime); lwprof print in
+# user mode (the default) must give, on the main thread, each method its
+# time in the right microstate: the spin's and the allocation loop's CPU
+# within 3%, Thread.sleep, the contended monitor, LockSupport.parkNanos
+# (User Lock: futex waits) and the read of a pipe (Sleep) within 2% of
+# the phase's wall time.  And: the JVM's own threads are <JVM-System>,
+# <no Java callstack recorded> is under 1% of the main thread's samples,
+# the workload's methods are on their source lines, expert mode shows
+# the native read below FileInputStream.readBytes(), machine mode the
+# native stacks with compiled code named by method.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/perfbe.sh"
+. "$(dirname "$0")/../lib/java.sh"
+
+java_need
+pb_need
+work=$(mktemp -d /tmp/java_views.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+ms=400
+"$LWPROF" collect --backend perf -o j.er java -cp "$java_progs" JStates $ms >out 2>err
+check $? -eq 0 "collect java JStates $ms"
+sed 's/^/# /' out err
+lost=$(sed -n 's/^lost = //p' j.er/log.txt)
+[ "${lost:-0}" -eq 0 ] || echo "# perf lost $lost records: the microstates of the threads concerned are approximate"
+
+# the main thread's number in -thread_list (its tid: the agent's "main")
+tid=$("$LWPROF" dump j.er | grep -m1 'JTHREAD.* name="main"' | sed 's/.* tid=\([0-9]*\).*/\1/')
+thr=$("$LWPROF" print -thread_list j.er 2>/dev/null | awk -v t="$tid" '$4 == t { print $1 }')
+check -n "$thr" "the main thread ($tid) in -thread_list"
+m="i.totalcpu:i.lock:i.sleep:i.total:e.totalcpu:e.lock:e.sleep:e.total:name"
+"$LWPROF" print -thread_select "$thr" -printmode csv -metrics $m -functions j.er >f.csv 2>f.err
+sed 's/^/# /' f.err
+# col NAME N: column N (seconds) of function NAME's row, in ns
+col() {
+	awk -F, -v n="$1" -v c="$2" '$NF == n { printf "%.0f", $c * 1e9; f = 1 }
+		END { if (!f) print 0 }' f.csv
+}
+truth_cpu() { awk -v p="$1" '$1 == "phase" && $2 == p { print $3 }' out; }
+truth_wall() { awk -v p="$1" '$1 == "phase" && $2 == p { print $4 - $3 }' out; }
+# within GOT WANT PERCENT WHAT
+within() {
+	local d=$(($1 - $2))
+	d=${d#-}
+	check $((d * 100)) -le $(($3 * $2)) "$4: $((($1) / 1000000)) ms, the program measured $((($2) / 1000000)) ms (within $3%)"
+}
+within "$(col 'JStates.cpu()' 1)" "$(truth_cpu cpu)" 3 "JStates.cpu() CPU time"
+within "$(col 'JStates.alloc()' 1)" "$(truth_cpu alloc)" 3 "JStates.alloc() CPU time"
+within "$(col 'java.lang.Thread.sleep()' 2)" "$(truth_wall sleep)" 2 "Thread.sleep() User Lock"
+within "$(col 'JStates.monitor()' 6)" "$(truth_wall monitor)" 2 "JStates.monitor()'s own User Lock (the contended synchronized)"
+within "$(col 'JStates.park()' 2)" "$(truth_wall park)" 2 "JStates.park() User Lock (parkNanos)"
+within "$(col 'java.io.FileInputStream.readBytes()' 3)" "$(truth_wall read)" 2 "FileInputStream.readBytes() Sleep (a pipe)"
+
+total=$(col '<Total>' 4)
+none=$(col '<no Java callstack recorded>' 4)
+echo "# main thread: $((total / 1000000)) ms, <no Java callstack recorded> $((none / 1000000)) ms"
+check $((none * 100)) -lt "$total" "<no Java callstack recorded> under 1% of the main thread's time"
+
+"$LWPROF" print -printmode csv -metrics e.total:name -functions j.er >all.csv 2>/dev/null
+gc=$("$LWPROF" print -thread_list j.er 2>/dev/null | awk '$5 == "GC" { print $1; exit }')
+if [ -n "$gc" ]; then
+	"$LWPROF" print -thread_select "$gc" -printmode csv -metrics e.total:name -functions j.er >gc.csv 2>/dev/null
+	check "$(awk -F, 'NR > 2 && $1 > 0 && $NF != "<JVM-System>"' gc.csv | wc -l)" -eq 0 \
+		"a GC thread's time is all <JVM-System>"
+fi
+"$LWPROF" print -thread_select "$thr" -lines j.er >lines 2>/dev/null
+check "$(grep -c 'JStates.spinStep(), line [0-9]* in "JStates.java"' lines)" -ge 1 "-lines: spinStep on its source lines"
+check "$(grep -c '<Function: JStates\.' lines)" -eq 0 "-lines: no JStates method without line numbers"
+
+"$LWPROF" print -viewmode expert -thread_select "$thr" -printmode csv -metrics i.total:name -calltree j.er >tree 2>/dev/null
+grep -A4 'FileInputStream.readBytes()' tree | sed 's/^/# /'
+check "$(grep -A4 'FileInputStream.readBytes()' tree | grep -c '+-read$')" -ge 1 \
+	"expert: the native read below FileInputStream.readBytes()"
+check "$(grep -c 'w_read\|w_sleep\|w_park' tree)" -eq 0 "expert: not the agent's wrappers"
+"$LWPROF" print -viewmode machine -functions j.er >mach 2>/dev/null
+check "$(grep -c 'JStates.spinStep()' mach)" -ge 1 "machine: the compiled spinStep named by method"
+check "$(grep -c '__futex_abstimed_wait_common\|clock_nanosleep\|pthread_cond' mach)" -ge 1 "machine: native frames"
+check "$(grep -c '<JVM-System>' mach)" -eq 0 "machine: no <JVM-System>"
+done_testing

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# For the MPI tests (docs/guide/mpi.md); source after test.sh.
+#
+# mpi_impls: the MPI implementations this build has (the wrapper
+# library and the test programs built with its mpicc): openmpi mpich.
+# mpi_launch IMPL NP: the launcher's command for NP ranks on this
+# machine (as root, Open MPI wants --allow-run-as-root; more ranks than
+# CPUs, --oversubscribe), printed one word a line for mapfile.
+# mpi_prog IMPL NAME: a test program's path.
+# mpi_recv_sources EXP TAG [FUNC]: the "source:bytes" of the receives
+# completed by the FUNC calls (default MPI_Recv) of tag TAG in experiment
+# EXP (lwprof dump's), sorted, on one line.
+# mpi_csv_row CSV NAME COL: the COL-th field of the row named NAME (first
+# field) of lwprof print's csv.
+
+mpi_impls() {
+	local i
+	for i in openmpi mpich; do
+		[ -e "$LWPROF_BUILD/liblwprof_mpi_$i.so" ] &&
+			[ -x "$LWPROF_BUILD/tests/progs/mpi/$i/mpi_truth" ] && echo "$i"
+	done
+}
+
+mpi_launch() {
+	case $1 in
+	openmpi)
+		printf '%s\n' mpirun.openmpi --allow-run-as-root --oversubscribe \
+			--mca btl self,vader -np "$2" ;;
+	mpich)
+		printf '%s\n' mpiexec.hydra -n "$2" ;;
+	esac
+}
+
+mpi_prog() {
+	echo "$LWPROF_BUILD/tests/progs/mpi/$1/$2"
+}
+
+mpi_csv_row() {
+	awk -F, -v row="$2" -v col="$3" '$1 == row { print $col; exit }' <<<"$1"
+}
+
+mpi_recv_sources() {
+	"$LWPROF" dump "$1" 2>/dev/null |
+		awk -v tag="$2" -v fn="MPI ${3:-MPI_Recv} " 'index($0, fn) && index($0, " rtag=" tag " ") {
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^src=/) s = substr($i, 5)
+				if ($i ~ /^rbytes=/) b = substr($i, 8)
+			}
+			print s ":" b }' | sort | tr '\n' ' '
+}
