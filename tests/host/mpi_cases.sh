@@ -14,8 +14,7 @@
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
 
-impls=$(mpi_impls)
-[ -n "$impls" ] || skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
+mpi_need
 
 for impl in $impls; do
 	mapfile -t launch < <(mpi_launch "$impl" 2)

@@ -13,8 +13,7 @@
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
 
-impls=$(mpi_impls)
-[ -n "$impls" ] || skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
+mpi_need
 for impl in $impls; do
 	exp=$PRINT_OUT/$impl.er
 	mapfile -t launch < <(mpi_launch "$impl" 2)

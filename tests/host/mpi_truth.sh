@@ -19,8 +19,7 @@
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
 
-impls=$(mpi_impls)
-[ -n "$impls" ] || skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
+mpi_need
 
 # |got - want| <= 2% of want + 50 us, in seconds and ns
 near() {

@@ -3,6 +3,7 @@
 #
 # mpi_impls: the MPI implementations this build has (the wrapper
 # library and the test programs built with its mpicc): openmpi mpich.
+# mpi_need: impls set to mpi_impls', or skip the test when there are none.
 # mpi_launch IMPL NP: the launcher's command for NP ranks on this
 # machine (as root, Open MPI wants --allow-run-as-root; more ranks than
 # CPUs, --oversubscribe), printed one word a line for mapfile.
@@ -22,6 +23,12 @@ mpi_impls() {
 		[ -e "$LWPROF_BUILD/liblwprof_mpi_$i.so" ] &&
 			[ -x "$LWPROF_BUILD/tests/progs/mpi/$i/mpi_truth" ] && echo "$i"
 	done
+}
+
+mpi_need() {
+	impls=$(mpi_impls)
+	[ -n "$impls" ] ||
+		skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
 }
 
 mpi_launch() {
