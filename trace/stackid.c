@@ -202,8 +202,9 @@ static uint32_t new_stack(struct tr_stab *s, const uint64_t *pc, uint32_t n,
 }
 
 /*
- * The id of the calling thread's stack in s, 0 if it has none.  A stack
- * new to s gets its record (libexp/trace.h) through tr_reserve().
+ * The id of the calling thread's stack in s (one frame of pc 0 if it
+ * cannot be walked), 0 if s cannot hold it.  A stack new to s gets its
+ * nodes' chain (new_stack()).
  */
 uint32_t tr_stack_id(struct tr_stab *s, uint16_t event)
 {
@@ -212,9 +213,13 @@ uint32_t tr_stack_id(struct tr_stab *s, uint16_t event)
 	uint32_t n, i, id;
 	bool trunc = false;
 
-	n = walk(pc, &trunc);
-	if (!n || !s)
+	if (!s)
 		return 0;
+	n = walk(pc, &trunc);
+	if (!n) {	/* no walk: a stack of its own, one unknown frame */
+		pc[0] = 0;
+		n = 1;
+	}
 	h = (hash_pcs(pc, n) ^ event) | trunc;
 	for (i = h & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
 		sl = &s->slot[i];
