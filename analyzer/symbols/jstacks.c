@@ -21,9 +21,11 @@
  *   than an interval of its CPU time before its first tick or after its
  *   last (the JVM starting it, ending).
  *
- * Expert mode adds, below a Java leaf that is a native method, the
- * native frames it called (the machine stack's, from the innermost Java
- * frame in).
+ * A wait that collect -s traced (the JVM's own pthread_cond_wait under
+ * LockSupport.park, Object.wait, Thread.sleep) takes the stack of the
+ * block it was in.  Expert mode adds, below a Java leaf that is a
+ * native method, the native frames it called (the machine stack's, from
+ * the innermost Java frame in).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -201,6 +203,18 @@ static const struct an_jstack *block_for(const struct thr *t, size_t k)
 	return NULL;
 }
 
+/* The block the thread was in at time te (a traced call's end), or NULL. */
+static const struct an_jstack *block_at(const struct thr *t, uint64_t te)
+{
+	const struct an_jstack *s = t->an->java->stacks.p;
+	size_t q, lo = stack_after(t, te);
+
+	for (q = lo; q > t->first && q + 64 > lo; q--)
+		if (s[q - 1].what != EXP_JW_TICK)
+			return s[q - 1].end >= te ? &s[q - 1] : NULL;
+	return NULL;
+}
+
 /*
  * The tick nearest sample k in the thread's CPU time within win of it
  * (mid_c the middle of its CPU time), by class: 0 walked by the JVM with
@@ -326,16 +340,18 @@ static int thread_nodes(struct thr *t, bool java)
 		if (node == UINT32_MAX)
 			return -ENOMEM;
 		for (k = 0; k < t->n; k++)
-			if (!an_sample_traced(an, t->order[k]))
-				j->user[t->order[k]] = j->expert[t->order[k]] = node;
+			j->user[t->order[k]] = j->expert[t->order[k]] = node;
 		return 0;
 	}
 	cpu_clock(t);
 	for (k = 0; k < t->n; k++) {
 		i = t->order[k];
-		if (an_sample_traced(an, i))
-			continue;	/* a traced call keeps its own stack */
-		s = t->sp[i].span > 2 * t->sp[i].cpu ? block_for(t, k) : NULL;
+		if (an_sample_traced(an, i))	/* a wait collect -s traced */
+			s = block_at(t, an->s.time[i]);
+		else if (t->sp[i].span > 2 * t->sp[i].cpu)
+			s = block_for(t, k);
+		else
+			s = NULL;
 		if (!s)
 			s = tick_for(t, k);
 		if (!s && (!t->nticks || t->cum[k] + t->interval < t->tick_c[0] ||

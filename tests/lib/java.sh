@@ -24,3 +24,48 @@ java_methods() {
 		print f["id"], c "." f["name"]
 	}'
 }
+
+# The phases' truth: JStates's "phase NAME THREAD_CPU_NS WALL_NS" lines
+# in $1 (its output).
+java_cpu() { awk -v p="$2" '$1 == "phase" && $2 == p { print $3 }' "$1"; }
+java_wall() { awk -v p="$2" '$1 == "phase" && $2 == p { print $4 }' "$1"; }
+
+# The metrics java_col reads, in this order (-metrics of a csv -functions).
+java_metrics=i.total:i.totalcpu:i.lock:i.sleep:i.wait:e.total:e.totalcpu:e.lock:e.sleep:e.wait:name
+
+# java_col CSV FUNC i|e total|cpu|lock|sleep|wait: ns
+java_col() {
+	local n
+	case $3$4 in
+	itotal) n=1 ;; icpu) n=2 ;; ilock) n=3 ;; isleep) n=4 ;; iwait) n=5 ;;
+	etotal) n=6 ;; ecpu) n=7 ;; elock) n=8 ;; esleep) n=9 ;; ewait) n=10 ;;
+	esac
+	awk -F, -v f="$2" -v c="$n" '$NF == f { printf "%.0f", $c * 1e9; x = 1 }
+		END { if (!x) print 0 }' "$1"
+}
+
+# java_within GOT WANT PERCENT WHAT
+java_within() {
+	local d=$(($1 - $2))
+	d=${d#-}
+	check $((d * 100)) -le $(($3 * $2)) "$4: $((($1) / 1000000)) ms, the program measured $((($2) / 1000000)) ms (within $3%)"
+}
+
+# java_cpu_check CSV OUT FUNC PHASE: FUNC's inclusive CPU time is the
+# phase's ThreadMXBean CPU time within 3%.
+java_cpu_check() {
+	java_within "$(java_col "$1" "$3" i cpu)" "$(java_cpu "$2" "$4")" 3 "$3 CPU time"
+}
+
+# java_block_check CSV OUT FUNC i|e STATE PHASE: FUNC's time is the
+# phase's wall time within 2%, and all of it STATE (the thread blocked)
+# but its Wait CPU (woken, waiting for a CPU) and CPU, within 2%.
+java_block_check() {
+	local tot st w c
+	tot=$(java_col "$1" "$3" "$4" total)
+	st=$(java_col "$1" "$3" "$4" "$5")
+	w=$(java_col "$1" "$3" "$4" wait)
+	c=$(java_col "$1" "$3" "$4" cpu)
+	java_within "$tot" "$(java_wall "$2" "$6")" 2 "$3 ($4): the $6 phase's time"
+	java_within $((st + w + c)) "$tot" 2 "$3 ($4): $5 $((st / 1000000)) ms, Wait CPU $((w / 1000000)) ms, CPU $((c / 1000000)) ms of it"
+}

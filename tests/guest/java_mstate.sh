@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Java with the module: every Java sample carries its thread's exact
+# microstate, so each method's time splits into User CPU, System CPU,
+# User Lock, Sleep and Wait CPU as the kernel counted it.  The truth is
+# the workload's own (tests/progs/java/JStates, phases in methods of their
+# own, timed by the program): JStates.cpu()'s CPU time within 3% of its
+# ThreadMXBean CPU time; Thread.sleep() and the contended synchronized in
+# JStates.monitor() User Lock, FileInputStream.readBytes() on a pipe
+# Sleep: each the phase's wall time within 2%, all of it that state but
+# the Wait CPU after the wake-up, in user mode.  Short
+# phases: a JVM under TCG is slow.
+. "$(dirname "$0")/../lib/test.sh"
+. "$(dirname "$0")/../lib/session.sh"
+. "$(dirname "$0")/../lib/java.sh"
+
+java_need
+load_lwprof
+need_sampling
+work=$(mktemp -d /tmp/java_mstate.XXXXXX) || exit 1
+cd "$work" || exit 1
+ms=300
+"$LWPROF" collect -o j.er java -cp "$java_progs" JStates $ms cpu,sleep,monitor,read >out 2>err
+check $? -eq 0 "collect (module) java JStates $ms"
+sed 's/^/# /' out err
+check "$(grep -c '^backend = module' j.er/log.txt)" -eq 1 "recorded by the module"
+tid=$("$LWPROF" dump j.er | grep -m1 'JTHREAD.* name="main"' | sed 's/.* tid=\([0-9]*\).*/\1/')
+thr=$("$LWPROF" print -thread_list j.er 2>/dev/null | awk -v t="$tid" '$4 == t { print $1 }')
+check -n "$thr" "the main thread ($tid)"
+"$LWPROF" print -thread_select "$thr" -printmode csv -metrics $java_metrics -functions j.er >f.csv 2>/dev/null
+java_cpu_check f.csv out 'JStates.cpu()' cpu
+java_block_check f.csv out 'java.lang.Thread.sleep()' i lock sleep
+java_block_check f.csv out 'JStates.monitor()' e lock monitor
+java_block_check f.csv out 'java.io.FileInputStream.readBytes()' i sleep read
+total=$(java_col f.csv '<Total>' i total)
+none=$(java_col f.csv '<no Java callstack recorded>' i total)
+check $((none * 100)) -lt "$total" "<no Java callstack recorded> under 1% of the main thread's time ($((none / 1000000)) of $((total / 1000000)) ms)"
+cd / && rm -rf "$work"
+done_testing
