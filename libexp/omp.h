@@ -62,6 +62,8 @@ enum exp_omp_event {
 	EXP_OMP_ATOMIC,
 	EXP_OMP_REDUCTION,
 	EXP_OMP_TASKWAIT,	/* taskwait, taskgroup's end */
+	/* not a wait: */
+	EXP_OMP_TASK,		/* an explicit task's run on a thread */
 	EXP_OMP_EVENT_MAX
 };
 
@@ -73,9 +75,14 @@ enum exp_omp_event {
  * (CLOCK_MONOTONIC, as every record's time).  region: the process's
  * number of the parallel region it is in or is (0: none, as for the
  * initial thread's waits outside any); stack: the id of its call stack
- * (a REGION's: where it was encountered; a wait's: where it waited; 0:
- * none).  obj: a REGION's threads asked, an ITASK's thread number (low
- * 32 bits) and team size (high), a lock's wait id.  With EXP_OMPF_MS the
+ * (a REGION's: where it was encountered; a wait's: where it waited; a
+ * TASK's: where it was created; 0: none).  obj: a REGION's threads
+ * asked, an ITASK's thread number (low 32 bits) and team size (high), a
+ * lock's wait id.  A wait in which the thread ran explicit tasks is
+ * written as its segments between them, each TASK run as a span of its
+ * own (codeptr: its construct's); waits do not overlap (a reduction's
+ * barrier pauses the reduction).  Readers skip events they do not know
+ * (a newer minor's).  With EXP_OMPF_MS the
  * module's microstates over the event follow, LWPROF_MS_COUNT __u64 (ns
  * in each, summing to its time).
  */

@@ -41,16 +41,19 @@ enum {	/* ompt_callbacks_t */
 	ompt_callback_thread_end = 2,
 	ompt_callback_parallel_begin = 3,
 	ompt_callback_parallel_end = 4,
+	ompt_callback_task_create = 5,
+	ompt_callback_task_schedule = 6,
 	ompt_callback_implicit_task = 7,
 	ompt_callback_sync_region_wait = 16,
 	ompt_callback_mutex_acquire = 26,
 	ompt_callback_mutex_acquired = 27,
+	ompt_callback_reduction = 31,	/* with ompt_sync_region_reduction */
 };
 
 enum { ompt_set_error = 0, ompt_set_never = 1 };	/* ompt_set_result_t */
 enum { ompt_scope_begin = 1, ompt_scope_end = 2 };	/* ompt_scope_endpoint_t */
 enum { ompt_thread_initial = 1, ompt_thread_worker = 2 };
-enum { ompt_task_initial = 0x1, ompt_task_implicit = 0x2 };
+enum { ompt_task_initial = 0x1, ompt_task_implicit = 0x2, ompt_task_explicit = 0x4 };
 
 enum {	/* ompt_sync_region_t */
 	ompt_sync_region_barrier = 1,

@@ -20,16 +20,34 @@
 
 struct open_ev {
 	uint64_t t0, region, obj, codeptr;
+	uint64_t ms0[LWPROF_MS_COUNT];	/* a wait's microstates at t0 */
 	uint32_t stack;
+	uint32_t base;		/* an explicit task's: the waits open below it */
 	uint16_t event;
+	bool msok;		/* ms0 is this thread's */
 };
 
+/*
+ * A thread's open spans.  Waits do not overlap: a wait that begins in
+ * another (a reduction's barrier) and an explicit task run in one (at a
+ * taskwait, at a barrier) pause it, which ends its segment; it goes on
+ * when they end.  The top wait runs when no explicit task began above it.
+ */
 struct othread {
-	struct open_ev region[NEST], task[NEST], wait[NEST];
-	unsigned int nregion, ntask, nwait;
+	struct open_ev region[NEST], task[NEST], wait[NEST], xtask[NEST];
+	unsigned int nregion, ntask, nwait, nxtask;
 	uint64_t idle_since;	/* a worker's: 0 while it works */
 	bool worker;
 };
+
+/*
+ * An explicit task's ompt_data_t, set at its creation: this bit, the id
+ * of the stack that created it (16 bits, 0: not kept) and the return
+ * address of its construct (47 bits, a user-space address).
+ */
+#define XTASK		(1ULL << 63)
+#define XTASK_SHIFT	47
+#define XTASK_PC	((1ULL << XTASK_SHIFT) - 1)
 
 static __thread struct othread ot TR_TLS;
 static uint64_t region_seq;
@@ -173,29 +191,80 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel,
 	tr_leave();
 }
 
+/* The waits below the innermost explicit task running on the thread. */
+static unsigned int wait_base(void)
+{
+	return ot.nxtask && ot.nxtask <= NEST ? ot.xtask[ot.nxtask - 1].base : 0;
+}
+
+/* The running wait, if any: the top one, when no task runs above it. */
+static struct open_ev *wait_running(void)
+{
+	if (!ot.nwait || ot.nwait <= wait_base() || ot.nwait > NEST)
+		return NULL;
+	return &ot.wait[ot.nwait - 1];
+}
+
+/* o's segment up to t (microstates v, if ok) as a record. */
+static void wait_emit(struct open_ev *o, uint64_t t, const uint64_t *v, bool ok)
+{
+	uint64_t ms[LWPROF_MS_COUNT];
+
+	if (o->msok && ok)
+		tr_ms_sub(o->ms0, v, t - o->t0, ms);
+	emit(o->event, o, t, o->msok && ok ? ms : NULL);
+}
+
+/* The running wait, paused at t: its segment ends. */
+static void wait_pause(uint64_t t, const uint64_t *v, bool ok)
+{
+	struct open_ev *o = wait_running();
+
+	if (o)
+		wait_emit(o, t, v, ok);
+}
+
+/* ... and goes on at t. */
+static void wait_resume(uint64_t t, const uint64_t *v, bool ok)
+{
+	struct open_ev *o = wait_running();
+
+	if (!o)
+		return;
+	o->t0 = t;
+	o->msok = ok;
+	memcpy(o->ms0, v, sizeof(o->ms0));
+}
+
 static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
 {
-	struct open_ev *o;
+	uint64_t t, v[LWPROF_MS_COUNT];
+	struct open_ev *o = NULL;
+	uint32_t stack = here((uintptr_t)codeptr);
+	bool ok;
 
+	ok = tr_clock_ms(&t, v);	/* the wait starts here */
+	wait_pause(t, v, ok);
 	if (ot.nwait < NEST) {
 		o = &ot.wait[ot.nwait];
 		*o = (struct open_ev){ .event = event, .region = cur_region(),
-				       .obj = obj, .codeptr = (uintptr_t)codeptr };
-		o->stack = here((uintptr_t)codeptr);
-		o->t0 = tr_clock_start();	/* last: the wait starts here */
+				       .obj = obj, .codeptr = (uintptr_t)codeptr,
+				       .stack = stack };
 	}
 	ot.nwait++;
+	wait_resume(t, v, ok);
 }
 
 static void wait_end(void)
 {
-	uint64_t t1 = tr_clock_end(), ms[LWPROF_MS_COUNT];
-	struct open_ev *o;
+	uint64_t t, v[LWPROF_MS_COUNT];
+	bool ok = tr_clock_ms(&t, v);
 
-	if (!ot.nwait || --ot.nwait >= NEST)
+	if (!ot.nwait)
 		return;
-	o = &ot.wait[ot.nwait];
-	emit(o->event, o, t1, tr_ms_delta(o->t0, t1, ms) ? ms : NULL);
+	wait_pause(t, v, ok);
+	ot.nwait--;
+	wait_resume(t, v, ok);
 }
 
 static uint16_t sync_event(int kind)
@@ -261,6 +330,67 @@ static void on_mutex_acquired(int kind, ompt_wait_id_t id, const void *codeptr)
 	tr_leave();
 }
 
+static void on_task_create(ompt_data_t *parent, const ompt_frame_t *frame,
+			   ompt_data_t *task, int flags, int deps,
+			   const void *codeptr)
+{
+	uint32_t stack;
+
+	if (!(flags & ompt_task_explicit) || !enter())
+		return;
+	stack = omp_stack((uintptr_t)codeptr,
+			  frame ? frame->enter_frame.value : 0,
+			  frame ? frame->exit_frame.value : 0);
+	task->value = XTASK | (stack < 0x10000 ? (uint64_t)stack << XTASK_SHIFT : 0) |
+		      ((uintptr_t)codeptr & XTASK_PC);
+	tr_leave();
+}
+
+/*
+ * A thread leaves a task for another: an explicit task's run is a
+ * span of its own, which pauses the wait it runs in.
+ */
+static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
+{
+	uint64_t t, v[LWPROF_MS_COUNT];
+	struct open_ev *o;
+	bool ok;
+
+	if (!((prior && prior->value & XTASK) || (next && next->value & XTASK)) ||
+	    !enter())
+		return;
+	ok = tr_clock_ms(&t, v);
+	if (prior && prior->value & XTASK && ot.nxtask) {
+		if (--ot.nxtask < NEST)
+			emit(EXP_OMP_TASK, &ot.xtask[ot.nxtask], t, NULL);
+		wait_resume(t, v, ok);
+	}
+	if (next && next->value & XTASK) {
+		wait_pause(t, v, ok);
+		if (ot.nxtask < NEST) {
+			o = &ot.xtask[ot.nxtask];
+			*o = (struct open_ev){ .t0 = t, .region = cur_region(),
+				.base = ot.nwait,
+				.stack = (next->value & ~XTASK) >> XTASK_SHIFT,
+				.codeptr = next->value & XTASK_PC };
+		}
+		ot.nxtask++;
+	}
+	tr_leave();
+}
+
+static void on_reduction(int kind, int endpoint, ompt_data_t *parallel,
+			 ompt_data_t *task, const void *codeptr)
+{
+	if (!enter())
+		return;
+	if (endpoint == ompt_scope_begin)
+		wait_begin(EXP_OMP_REDUCTION, 0, codeptr);
+	else
+		wait_end();
+	tr_leave();
+}
+
 static void emit_runtime(void)
 {
 	size_t len = strlen(rt_version), n;
@@ -296,6 +426,9 @@ static int initialize(ompt_function_lookup_t lookup, int dev,
 		{ ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_wait },
 		{ ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire },
 		{ ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired },
+		{ ompt_callback_task_create, (ompt_callback_t)on_task_create },
+		{ ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule },
+		{ ompt_callback_reduction, (ompt_callback_t)on_reduction },
 	};
 	size_t i;
 

@@ -147,15 +147,31 @@ uint64_t tr_clock_end(void)
 
 bool tr_ms_delta(uint64_t t0, uint64_t t1, uint64_t *ms)
 {
-	int i;
-
 	if (!ms_start.ok || !ms_end.ok || ms_start.t != t0 || ms_end.t != t1)
 		return false;
 	ms_start.ok = false;	/* used once */
+	tr_ms_sub(ms_start.v, ms_end.v, t1 - t0, ms);
+	return true;
+}
+
+bool tr_clock_ms(uint64_t *t, uint64_t *v)
+{
+	bool ok;
+
+	if (ms_area && !ms_slot && !ms_tried)
+		ms_claim();
+	*t = ms_now(v, &ok);
+	return ok;
+}
+
+void tr_ms_sub(const uint64_t *v0, const uint64_t *v1, uint64_t span,
+	       uint64_t *ms)
+{
+	int i;
+
 	for (i = 0; i < LWPROF_MS_COUNT; i++) {
-		ms[i] = ms_end.v[i] - ms_start.v[i];
-		if (ms[i] > t1 - t0)
+		ms[i] = v1[i] - v0[i];
+		if (ms[i] > span)
 			ms[i] = 0;	/* the clocks' rates differ: under 0 */
 	}
-	return true;
 }

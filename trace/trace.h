@@ -118,6 +118,15 @@ void tr_ms_after_fork(void);
 uint64_t tr_clock_start(void);
 uint64_t tr_clock_end(void);
 bool tr_ms_delta(uint64_t t0, uint64_t t1, uint64_t *ms);
+/*
+ * For spans that nest or pause (the OMPT tool's waits), which keep their
+ * own readings: the clock into *t and the microstates into
+ * v[LWPROF_MS_COUNT] (true: v is this thread's); tr_ms_sub() gives
+ * those over a span of span ns from two readings.
+ */
+bool tr_clock_ms(uint64_t *t, uint64_t *v);
+void tr_ms_sub(const uint64_t *v0, const uint64_t *v1, uint64_t span,
+	       uint64_t *ms);
 
 /*
  * May this call of kind k be traced?  Then tr_in is set: tr_leave()

@@ -32,7 +32,8 @@ struct okey {
 struct an_omp_load {
 	struct an_vec stacks;	/* struct ostack */
 	struct an_vec rkeys;	/* struct okey per region */
-	struct an_vec tkeys;	/* ... per task */
+	struct an_vec tkeys;	/* ... per implicit task */
+	struct an_vec xkeys;	/* ... per explicit task's run */
 	struct an_vec wkeys;	/* ... per wait */
 	uint32_t lay_work, lay_wait;
 };
@@ -51,6 +52,7 @@ void an_omp_load_free(struct an_omp_load *l)
 	free(l->stacks.p);
 	free(l->rkeys.p);
 	free(l->tkeys.p);
+	free(l->xkeys.p);
 	free(l->wkeys.p);
 	free(l);
 }
@@ -75,12 +77,12 @@ static struct an_omp *omp_get(struct an *an)
 		return NULL;
 	}
 	o->regions.esz = sizeof(struct an_omp_region);
-	o->tasks.esz = o->waits.esz = sizeof(struct an_omp_span);
+	o->tasks.esz = o->waits.esz = o->xtasks.esz = sizeof(struct an_omp_span);
 	o->ms.esz = 8 * LWPROF_MS_COUNT;
 	o->rts.esz = sizeof(struct an_omp_rt);
 	ld_of(an)->stacks.esz = sizeof(struct ostack);
 	ld_of(an)->rkeys.esz = ld_of(an)->tkeys.esz = ld_of(an)->wkeys.esz =
-		sizeof(struct okey);
+		ld_of(an)->xkeys.esz = sizeof(struct okey);
 	an->omp = o;
 	return o;
 }
@@ -140,8 +142,18 @@ int an_omp_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h)
 		*k = (struct okey){ exp, e->pid, e->tid, e->stack, e->region };
 		return 0;
 	}
-	sp = an_vec_push(e->event == EXP_OMP_ITASK ? &o->tasks : &o->waits);
-	k = an_vec_push(e->event == EXP_OMP_ITASK ? &l->tkeys : &l->wkeys);
+	if (e->event >= EXP_OMP_EVENT_MAX)
+		return 0;	/* a newer minor's */
+	if (e->event == EXP_OMP_ITASK) {
+		sp = an_vec_push(&o->tasks);
+		k = an_vec_push(&l->tkeys);
+	} else if (e->event == EXP_OMP_TASK) {
+		sp = an_vec_push(&o->xtasks);
+		k = an_vec_push(&l->xkeys);
+	} else {
+		sp = an_vec_push(&o->waits);
+		k = an_vec_push(&l->wkeys);
+	}
 	if (!sp || !k)
 		return -ENOMEM;
 	*sp = (struct an_omp_span){ .t0 = e->start_ns, .t1 = e->end_ns,
@@ -150,7 +162,7 @@ int an_omp_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h)
 		.thr = e->cpu };	/* the CPU until the thread is known */
 	if (e->event == EXP_OMP_ITASK) {
 		sp->index = (uint16_t)e->obj;
-	} else {
+	} else if (e->event != EXP_OMP_TASK) {
 		sp->kind = wait_kind(e->event);
 		if (h->flags & EXP_OMPF_MS) {
 			uint64_t *m = an_vec_push(&o->ms);
@@ -404,7 +416,7 @@ static int add_rows(struct an *an, struct an_omp_load *l)
 				  &v, 1, 0))
 			goto oom;
 	}
-	free(omp_thr);
+	o->traced = omp_thr;
 	return 0;
 oom:
 	free(omp_thr);
@@ -433,8 +445,12 @@ int an_omp_finish(struct an *an)
 	err = settle(an, l, &o->tasks, &l->tkeys, &o->task_first);
 	if (!err)
 		err = settle(an, l, &o->waits, &l->wkeys, &o->wait_first);
+	if (!err)
+		err = settle(an, l, &o->xtasks, &l->xkeys, &o->xtask_first);
 	for (i = 0; i < o->tasks.n; i++)	/* the CPU is not kept */
 		AN_VEC(o->tasks, struct an_omp_span, i).sample = UINT32_MAX;
+	for (i = 0; i < o->xtasks.n; i++)
+		AN_VEC(o->xtasks, struct an_omp_span, i).sample = UINT32_MAX;
 	if (!err) {
 		explicit_barriers(an, o);
 		err = add_rows(an, l);

@@ -67,8 +67,10 @@ void an_omp_lookup(const struct an_omp *o, uint32_t thr, uint64_t t,
 	at->region = UINT32_MAX;
 	at->worker = false;
 	at->wait = -1;
+	at->traced = false;
 	if (thr >= o->nthr)
 		return;
+	at->traced = o->traced && o->traced[thr];
 	s = span_at(&o->tasks, o->task_first[thr], o->task_first[thr + 1], t);
 	if (s) {
 		at->region = s->region;
@@ -98,10 +100,13 @@ void an_omp_free(struct an_omp *o)
 	free(o->regions.p);
 	free(o->tasks.p);
 	free(o->waits.p);
+	free(o->xtasks.p);
 	free(o->ms.p);
 	free(o->rts.p);
 	free(o->task_first);
 	free(o->wait_first);
+	free(o->xtask_first);
+	free(o->traced);
 	free(o->row_wait);
 	free(o);
 }

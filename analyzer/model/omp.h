@@ -62,10 +62,13 @@ struct an_omp {
 	struct an_vec regions;	/* struct an_omp_region, by id per process */
 	struct an_vec tasks;	/* struct an_omp_span, by thread then start */
 	struct an_vec waits;	/* ... */
+	struct an_vec xtasks;	/* ... explicit tasks' runs (stack: its creator's) */
 	struct an_vec ms;	/* uint64_t[LWPROF_MS_COUNT] per wait that has them */
 	struct an_vec rts;	/* struct an_omp_rt, per process */
 	uint32_t *task_first;	/* per thread: its first task; threads.n + 1 */
 	uint32_t *wait_first;
+	uint32_t *xtask_first;
+	uint8_t *traced;	/* per thread: its process ran the OMPT tool */
 	size_t nthr;
 	size_t first_wait_row;	/* the waits' rows: from here, */
 	uint32_t *row_wait;	/* ... each one's wait */
@@ -77,6 +80,7 @@ struct an_omp_at {
 	uint32_t region;	/* the innermost region it worked in, or UINT32_MAX */
 	bool worker;		/* ... as a thread other than the encountering one */
 	int wait;		/* the AN_OMP_* it waited in, or -1 */
+	bool traced;		/* the OMPT tool recorded the thread: no wait is none */
 };
 
 void an_omp_lookup(const struct an_omp *o, uint32_t thr, uint64_t t,

@@ -12,10 +12,11 @@
  * the region (recorded by the OMPT tool, load/omp.c): compute() called
  * in a region of main() is main's callee on every thread.  Time spent in
  * the runtime itself becomes one pseudo-function at the leaf:
- * <OMP-implicit_barrier>, <OMP-lock> ... by the OMPT state of the thread
- * at that time, or where OMPT did not record, by the runtime entry point
- * the program called; <OMP-idle> for a thread with no work,
- * <OMP-overhead> for the rest.  user: the outlined functions go too.
+ * <OMP-implicit_barrier>, <OMP-lock> ... by the wait the OMPT tool
+ * recorded the thread in at that time, <OMP-overhead> where it recorded
+ * none (the runtime at work around a wait: arriving at a barrier,
+ * forking a team); where OMPT did not record, by the runtime entry point
+ * the program called, <OMP-idle> for a thread with no work.  user: the outlined functions go too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -231,7 +232,9 @@ static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
 	       ((c = pclass(an, v, s->pc[entry - 1])) == C_RUNTIME || c == C_SYSTEM))
 		entry--;
 	kind = wait >= 0 ? wait : at.wait;
-	if (kind < 0 && entry != UINT32_MAX)
+	if (kind < 0 && at.traced)
+		kind = AN_OMP_OVERHEAD;	/* the tool saw no wait then */
+	else if (kind < 0 && entry != UINT32_MAX)
 		kind = entry > 0 && pclass(an, v, s->pc[entry - 1]) != C_PSEUDO ?
 			entry_kind(an, s->pc[entry]) : AN_OMP_IDLE;
 	/* the runtime's own frames at the leaf: one pseudo-function */

@@ -17,12 +17,7 @@
 . "$(dirname "$0")/../lib/perfbe.sh"
 . "$(dirname "$0")/../lib/omp.sh"
 
-omp_dir=$LWPROF_OUT/omp_viewmode
-rm -rf "$omp_dir"
-mkdir -p "$omp_dir"
-cd "$omp_dir" || exit 1
-pb_need
-omp_need_clang
+omp_setup omp_viewmode
 omp_build clang imbal
 
 OMP_NUM_THREADS=2 "$LWPROF" collect --backend perf --omp off -p 1ms -o v.er \

@@ -18,29 +18,8 @@
 . "$(dirname "$0")/../lib/perfbe.sh"
 . "$(dirname "$0")/../lib/omp.sh"
 
-omp_dir=$LWPROF_OUT/omp_waits
-rm -rf "$omp_dir"
-mkdir -p "$omp_dir"
-cd "$omp_dir" || exit 1
-pb_need
-omp_need_clang
+omp_setup omp_waits
 omp_build clang imbal
-
-# waits_check EXP PROG.OUT WHAT: each thread's barrier wait against its own
-waits_check() {
-	local exp=$1 out=$2 what=$3 tid ns n got want tol
-
-	check "$(wc -l <"$out")" -eq 2 "$what: two threads reported"
-	while read -r _ tid ns n; do
-		got=$("$LWPROF" print -filters "TID == $tid" -printmode csv \
-			-metrics e.ompwait:name -functions "$exp" 2>/dev/null |
-			awk -F, '$2 == "<OMP-explicit_barrier>" { printf "%.0f", $1 * 1e9 }')
-		tol=$((ns / 50 + n * 50000))
-		want=$ns
-		check "${got:-0}" -ge $((want - tol)) "$what: thread $tid waited ${got:-0} ns at the barrier, measured $want (-$tol)"
-		check "${got:-0}" -le $((want + tol)) "$what: thread $tid ... at most $want (+$tol)"
-	done <"$out"
-}
 
 OMP_NUM_THREADS=2 "$LWPROF" collect --backend perf -p 1ms -o c.er \
 	./imbal.clang 10 10 >c.out 2>c.err
@@ -48,7 +27,7 @@ check $? -eq 0 "collect of a clang OpenMP program"
 sed 's/^/#   /' c.err c.out
 check "$(grep -c '^openmp = on (auto)' c.er/log.txt)" -eq 1 "log.txt: openmp = on (auto)"
 check "$(grep -c '^openmp_runtime = process [0-9]*: LLVM.*OMPT active' c.er/log.txt)" -eq 1 "log.txt: the runtime that started the tool"
-waits_check c.er c.out clang
+omp_waits_check c.er c.out clang 2
 
 "$LWPROF" print -csingle work c.er >cs.out 2>&1
 callers=$(awk '/^Callers/ { on = 1; next } /^Callees|^Stack|^$/ { on = 0 } on' cs.out | grep -c .)
@@ -70,7 +49,7 @@ if command -v gcc >/dev/null && gcc -fopenmp -o probe.gcc probe.c 2>/dev/null; t
 	check $? -eq 0 "collect --omp-runtime llvm of a gcc OpenMP program"
 	sed 's/^/#   /' s.err
 	check "$(grep -c '^openmp_runtime = process [0-9]*: LLVM.*OMPT active' s.er/log.txt)" -eq 1 "--omp-runtime llvm: libomp started the tool"
-	waits_check s.er s.out "gcc on libomp"
+	omp_waits_check s.er s.out "gcc on libomp" 2
 else
 	echo "# no gcc -fopenmp: the libgomp shim is not checked"
 fi

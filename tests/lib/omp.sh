@@ -6,6 +6,17 @@
 
 omp_src=$LWPROF_TOP/tests/progs/omp
 
+# omp_setup NAME: a fresh $LWPROF_OUT/NAME as omp_dir and the working
+# directory; skips without perf or clang's OpenMP.
+omp_setup() {
+	omp_dir=$LWPROF_OUT/$1
+	rm -rf "$omp_dir"
+	mkdir -p "$omp_dir"
+	cd "$omp_dir" || exit 1
+	pb_need
+	omp_need_clang
+}
+
 # omp_need_clang: skip unless clang builds an OpenMP program on libomp.
 omp_need_clang() {
 	command -v clang >/dev/null || skip "no clang (scripts/deps.sh installs it)"
@@ -23,4 +34,46 @@ omp_build() {
 # omp_frac PART WHOLE: PART / WHOLE in parts per ten thousand
 omp_frac() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b > 0 ? a * 10000 / b : 0) }'
+}
+
+# omp_waits_check EXP PROG.OUT WHAT NREPORTS: each "wait TID WAITS NS N
+# SLACK" line the program printed (its own measure, truth.h, of N waits
+# in <OMP-WAITS>, several joined by '+') against the OpenMP Wait the
+# experiment charges to thread TID at those pseudo-functions: within 2%,
+# and 50 us a wait (the program's clock reads and the tool's sit on
+# either side of the runtime's entry and exit), and 0.5 ms a
+# pseudo-function (print shows ms).  Below that by at most SLACK, the
+# time the thread waited for a CPU around its measures: one preempted
+# between its clock read and the runtime's measured more than the
+# runtime waited, and cannot tell.
+omp_waits_check() {
+	local exp=$1 out=$2 what=$3 nrep=$4 tid waits ns n slack got tol
+
+	check "$(grep -c '^wait ' "$out")" -eq "$nrep" "$what: $nrep measures reported"
+	while read -r _ tid waits ns n slack; do
+		got=$("$LWPROF" print -filters "TID == $tid" -printmode csv \
+			-metrics e.ompwait:name -functions "$exp" 2>/dev/null |
+			awk -F, -v w="+$waits+" '
+				{ n = $2; sub(/^<OMP-/, "", n); sub(/>$/, "", n) }
+				index(w, "+" n "+") { s += $1 }
+				END { printf "%.0f", s * 1e9 }')
+		tol=$((ns / 50 + n * 50000 + $(tr -cd + <<<"$waits" | wc -c) * 500000 + 500000))
+		check "${got:-0}" -ge $((ns - tol - slack)) "$what: thread $tid waited ${got:-0} ns in $waits, measured $ns (-$tol, -$slack waiting for a CPU)"
+		check "${got:-0}" -le $((ns + tol)) "$what: thread $tid ... at most $ns (+$tol)"
+	done < <(grep '^wait ' "$out")
+}
+
+# omp_run NAME THREADS PROG WHAT ROUNDS UNIT_MS NREPORTS [ENV...]: collect
+# $omp_dir/PROG.clang WHAT ROUNDS UNIT_MS with the perf backend into
+# NAME.er (its output NAME.out), then omp_waits_check it.
+omp_run() {
+	local name=$1 nthr=$2 prog=$3 what=$4 rounds=$5 unit=$6 nrep=$7
+
+	shift 7
+	env OMP_NUM_THREADS="$nthr" "$@" "$LWPROF" collect --backend perf \
+		-p 1ms -o "$name.er" "./$prog.clang" "$what" "$rounds" "$unit" \
+		>"$name.out" 2>"$name.err"
+	check $? -eq 0 "$name: collect"
+	sed 's/^/#   /' "$name.err"
+	omp_waits_check "$name.er" "$name.out" "$name" "$nrep"
 }

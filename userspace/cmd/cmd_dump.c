@@ -23,6 +23,7 @@
 #include "libexp/mpi.h"
 #include "libexp/mstate_names.h"
 #include "libexp/nearest.h"
+#include "libexp/omp.h"
 #include "libexp/reader.h"
 #include "libexp/stack.h"
 #include "libexp/trace.h"
@@ -424,6 +425,60 @@ static void dump_java(const struct lwprof_rec *r)
 	}
 }
 
+static const char *const omp_event[EXP_OMP_EVENT_MAX] = {
+	"?", "region", "itask", "idle", "implicit_barrier", "explicit_barrier",
+	"lock", "critical", "ordered", "atomic", "reduction", "taskwait", "task",
+};
+
+/* The OMPT tool's records (libexp/omp.h); a stack's frames with -s. */
+static void dump_omp(const struct lwprof_rec *r)
+{
+	const struct exp_rec_omp_runtime *rt = (const void *)r;
+	const struct exp_rec_omp_stack *st = (const void *)r;
+	const struct exp_rec_omp_event *e = (const void *)r;
+	unsigned int i;
+
+	switch (r->type) {
+	case EXP_REC_OMP_RUNTIME:
+		printf("OMP_RUNTIME ");
+		put_time(rt->time_ns);
+		printf(" pid=%u openmp=%u version=", rt->pid, rt->omp_version);
+		put_comm(rt->version, strlen(rt->version));
+		printf("\n");
+		break;
+	case EXP_REC_OMP_STACK:
+		printf("OMP_STACK pid=%u id=%u nr=%u\n", st->pid, st->id, st->nr);
+		for (i = 0; show_stack && i < st->nr; i++)
+			printf("  #%u 0x%llx\n", i, (unsigned long long)st->ips[i]);
+		break;
+	case EXP_REC_OMP_EVENT:
+		printf("OMP_EVENT ");
+		put_time(e->start_ns);
+		printf(" dur=%llu %s pid=%u tid=%u cpu=%u region=%llu stack=%u obj=0x%llx codeptr=0x%llx\n",
+		       (unsigned long long)(e->end_ns - e->start_ns),
+		       e->event < EXP_OMP_EVENT_MAX ? omp_event[e->event] : "?",
+		       e->pid, e->tid, e->cpu, (unsigned long long)e->region,
+		       e->stack, (unsigned long long)e->obj,
+		       (unsigned long long)e->codeptr);
+		for (i = 0; (r->flags & EXP_OMPF_MS) && i < LWPROF_MS_COUNT; i++)
+			printf("%s%s=%llu%s", i ? " " : "  ms ",
+			       exp_mstate_names[i].name,
+			       (unsigned long long)e->ms[i],
+			       i + 1 == LWPROF_MS_COUNT ? "\n" : "");
+		break;
+	}
+}
+
+/* "NAME: N OMP_RUNTIME, N OMP_STACK, N OMP_EVENT" of a file or the total. */
+static void put_omp_counts(const char *name, const struct counts *c)
+{
+	if (!c->type[EXP_REC_OMP_RUNTIME] && !c->type[EXP_REC_OMP_EVENT])
+		return;
+	printf("%s: %llu OMP_RUNTIME, %llu OMP_STACK, %llu OMP_EVENT\n", name,
+	       c->type[EXP_REC_OMP_RUNTIME], c->type[EXP_REC_OMP_STACK],
+	       c->type[EXP_REC_OMP_EVENT]);
+}
+
 /* "NAME: N JMETHOD, N JCODE, ..." of a file or the total, if any. */
 static void put_java_counts(const char *name, const struct counts *c)
 {
@@ -529,6 +584,13 @@ static int dump_file(const char *name, struct counts *tot)
 				goto unknown;	/* not this format's type */
 			dump_java(r);
 			break;
+		case EXP_REC_OMP_RUNTIME:
+		case EXP_REC_OMP_STACK:
+		case EXP_REC_OMP_EVENT:
+			if (f.hdr.minor < EXP_MINOR_OMP)
+				goto unknown;	/* not this format's type */
+			dump_omp(r);
+			break;
 		case EXP_REC_MPI:
 			if (f.hdr.minor < EXP_MINOR_MPI)
 				goto unknown;	/* not this format's type */
@@ -569,6 +631,7 @@ unknown:
 	printf("%s\n", ret < 0 ? "; DAMAGED" : "");
 	put_trace_counts(name, &c);
 	put_java_counts(name, &c);
+	put_omp_counts(name, &c);
 	if (ret < 0)
 		fprintf(stderr, DUMP ": %s\n", f.msg);
 	exp_reader_close(&f);
@@ -705,6 +768,7 @@ static int dump_dir(const char *path)
 	printf("\n");
 	put_trace_counts("total", &tot);
 	put_java_counts("total", &tot);
+	put_omp_counts("total", &tot);
 	close(dirfd);
 	exp_close(x);
 	return bad;

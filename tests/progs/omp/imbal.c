@@ -4,7 +4,8 @@
  * rounds of a parallel region; in each, thread k works (k + 1) * UNIT ms
  * in work() (called from main's region: its user-mode caller is main),
  * then waits at an explicit barrier.  Each thread measures its own
- * waits and prints them: "wait TID NS N" (N barriers).
+ * waits and prints them: "wait TID explicit_barrier NS N SLACK" (N
+ * barriers, SLACK: the run delay around them, truth.h).
  *
  *   imbal ROUNDS UNIT_MS
  */
@@ -12,30 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-static unsigned long long now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static volatile double sink;
-
-__attribute__((noinline)) void work(unsigned long long ns)
-{
-	unsigned long long end = now() + ns;
-	double s = 0;
-	long i;
-
-	while (now() < end)
-		for (i = 0; i < 1000; i++)
-			s += i * 0.5;
-	sink = s;
-}
+#include "truth.h"
 
 int main(int argc, char **argv)
 {
@@ -44,18 +24,20 @@ int main(int argc, char **argv)
 
 #pragma omp parallel
 	{
-		unsigned long long waited = 0, t0;
+		unsigned long long waited = 0, slack = 0, t0, rd0;
 		int k = omp_get_thread_num(), r;
 
 		for (r = 0; r < rounds; r++) {
 			work((k + 1) * unit);
+			rd0 = run_delay();
 			t0 = now();
 #pragma omp barrier
 			waited += now() - t0;
+			slack += run_delay() - rd0;
 		}
 #pragma omp critical
-		printf("wait %ld %llu %d\n", (long)syscall(SYS_gettid), waited,
-		       rounds);
+		printf("wait %ld explicit_barrier %llu %d %llu\n",
+		       (long)syscall(SYS_gettid), waited, rounds, slack);
 	}
 	return 0;
 }

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * OpenMP waits other than a barrier, with known times (tests/host/omp_*):
+ * each thread measures around each construct it waits in, less the time
+ * it spent running tasks inside it, and prints its sums:
+ * "wait TID WAITS NS N SLACK": NS in the waits of <OMP-WAITS> (more than
+ * one joined by '+'), N times, with SLACK ns of run delay (truth.h)
+ * around them.
+ *
+ *   sync WHAT ROUNDS UNIT_MS
+ *
+ * WHAT:
+ *   critical  in each round thread k enters a critical section after
+ *             k * UNIT / 4 and holds it for UNIT: the others wait for it
+ *   lock      the same with omp_set_lock / omp_unset_lock
+ *   tasks     thread 0 makes 2 * team tasks a round, task j working
+ *             (j % 3 + 1) * UNIT / 2, and waits in taskwait; the others
+ *             take tasks at an explicit barrier
+ *   nested    a region of 2 threads, each opening one of 2: inner thread
+ *             k works (k + 1) * UNIT in work() and waits at an explicit
+ *             barrier (OMP_MAX_ACTIVE_LEVELS=2)
+ *   reduction thread k works (k + 1) * UNIT in a region with a
+ *             reduction clause: thread 0 measures from its work's end to
+ *             the region's, which its reduction and the barrier that
+ *             ends the region take
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "truth.h"
+
+#define MAXT	16
+
+/* per thread number: its sums (a line of its own, no false sharing) */
+static struct acct {
+	unsigned long long wait, tasks;	/* tasks: time running tasks */
+	unsigned long long slack;	/* run delay around the waits */
+	long tid;
+	int n;
+	char pad[64 - 36];
+} sums[MAXT * MAXT];
+
+static void report(const char *what, int slot)
+{
+	struct acct *a = &sums[slot];
+
+	if (!a->n)
+		return;
+#pragma omp critical(report)
+	printf("wait %ld %s %llu %d %llu\n", a->tid, what, a->wait, a->n,
+	       a->slack);
+}
+
+/* A wait from t0 to t1 (run delay rd0 before t0) less the tasks run in it. */
+static void account(int slot, unsigned long long t0, unsigned long long t1,
+		    unsigned long long tasks_before, unsigned long long rd0)
+{
+	struct acct *a = &sums[slot];
+
+	a->slack += run_delay() - rd0;
+	a->tid = syscall(SYS_gettid);
+	a->wait += (t1 - t0) - (a->tasks - tasks_before);
+	a->n++;
+}
+
+static void mutexes(int lock, int rounds, unsigned long long unit)
+{
+	omp_lock_t l;
+
+	omp_init_lock(&l);
+#pragma omp parallel
+	{
+		int k = omp_get_thread_num(), r;
+		unsigned long long t0, rd0;
+
+		if (k >= MAXT)
+			abort();
+		for (r = 0; r < rounds; r++) {
+#pragma omp barrier
+			work(k * unit / 4);
+			rd0 = run_delay();
+			t0 = now();
+			if (lock) {
+				omp_set_lock(&l);
+				account(k, t0, now(), sums[k].tasks, rd0);
+				work(unit);
+				omp_unset_lock(&l);
+			} else {
+#pragma omp critical(held)
+				{
+					account(k, t0, now(), sums[k].tasks, rd0);
+					work(unit);
+				}
+			}
+		}
+		report(lock ? "lock" : "critical_section", k);
+	}
+	omp_destroy_lock(&l);
+}
+
+static void task_body(unsigned long long ns)
+{
+	int k = omp_get_thread_num();
+	unsigned long long t0 = now();
+
+	work(ns);
+	sums[k].tasks += now() - t0;
+}
+
+static void tasks(int rounds, unsigned long long unit)
+{
+	static struct acct bar[MAXT];
+
+#pragma omp parallel
+	{
+		int k = omp_get_thread_num(), n = omp_get_num_threads(), r, j;
+		unsigned long long t0, before, rd0;
+
+		if (k >= MAXT)
+			abort();
+		for (r = 0; r < rounds; r++) {
+			if (k == 0) {
+				for (j = 0; j < 2 * n; j++) {
+					unsigned long long ns = (j % 3 + 1) * unit / 2;
+#pragma omp task firstprivate(ns)
+					task_body(ns);
+				}
+				before = sums[k].tasks;
+				rd0 = run_delay();
+				t0 = now();
+#pragma omp taskwait
+				account(k, t0, now(), before, rd0);
+			}
+			before = sums[k].tasks;
+			rd0 = run_delay();
+			t0 = now();
+#pragma omp barrier
+			bar[k].wait += now() - t0 - (sums[k].tasks - before);
+			bar[k].slack += run_delay() - rd0;
+			bar[k].tid = syscall(SYS_gettid);
+			bar[k].n++;
+		}
+		report("taskwait", k);
+		sums[k] = bar[k];
+		report("explicit_barrier", k);
+	}
+}
+
+static void nested(int rounds, unsigned long long unit)
+{
+	omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(2)
+	{
+		int outer = omp_get_thread_num();
+
+#pragma omp parallel num_threads(2)
+		{
+			int k = omp_get_thread_num(), slot = outer * MAXT + k, r;
+			unsigned long long t0, rd0;
+
+			for (r = 0; r < rounds; r++) {
+				work((outer + k + 1) * unit);
+				rd0 = run_delay();
+				t0 = now();
+#pragma omp barrier
+				account(slot, t0, now(), sums[slot].tasks, rd0);
+			}
+			report("explicit_barrier", slot);
+		}
+	}
+}
+
+static void reduction(int rounds, unsigned long long unit)
+{
+	unsigned long long done = 0, rd0 = 0;
+	double total = 0;
+	int r;
+
+	for (r = 0; r < rounds; r++) {
+		double s = 0;
+
+#pragma omp parallel reduction(+:s)
+		{
+			int k = omp_get_thread_num();
+
+			work((k + 1) * unit);
+			s += k;
+			if (k == 0) {
+				rd0 = run_delay();
+				done = now();
+			}
+		}
+		account(0, done, now(), sums[0].tasks, rd0);
+		total += s;
+	}
+	if (total < 0)
+		abort();
+	report("implicit_barrier+reduction", 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "critical";
+	int rounds = argc > 2 ? atoi(argv[2]) : 10;
+	unsigned long long unit = (argc > 3 ? atoll(argv[3]) : 20) * 1000000ULL;
+
+	if (!strcmp(what, "critical") || !strcmp(what, "lock"))
+		mutexes(!strcmp(what, "lock"), rounds, unit);
+	else if (!strcmp(what, "tasks"))
+		tasks(rounds, unit);
+	else if (!strcmp(what, "nested"))
+		nested(rounds, unit);
+	else if (!strcmp(what, "reduction"))
+		reduction(rounds, unit);
+	else
+		return fprintf(stderr, "sync: unknown %s\n", what), 2;
+	return 0;
+}
