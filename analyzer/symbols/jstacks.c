@@ -18,8 +18,8 @@
  *   does a sample with no tick near;
  * - a thread of the JVM that never ran Java (GC, the compilers, the VM
  *   thread) is <JVM-System> throughout, and so is a Java thread more
- *   than an interval of its CPU time before its first tick or after its
- *   last (the JVM starting it, ending).
+ *   than an interval of its CPU time before its first walked tick or
+ *   after its last (the JVM starting it, ending).
  *
  * A wait that collect -s traced (the JVM's own pthread_cond_wait under
  * LockSupport.park, Object.wait, Thread.sleep) takes the stack of the
@@ -127,6 +127,7 @@ struct thr {
 	uint64_t *tick_c;	/* per tick: the CPU time at it */
 	const struct an_jstack **tick;	/* the ticks, in time order */
 	size_t nticks;
+	uint64_t walked0, walked1;	/* CPU times of the first and last walked tick */
 	uint32_t *nblk;		/* per stack from first: the blocks before it */
 };
 
@@ -161,6 +162,14 @@ static void cpu_clock(struct thr *t)
 		t->cum[k] = c;
 		prev_t = st;
 	}
+	t->walked0 = UINT64_MAX;
+	t->walked1 = 0;
+	for (q = 0; q < t->nticks; q++)
+		if (t->tick[q]->nframes) {
+			if (t->walked0 == UINT64_MAX)
+				t->walked0 = t->tick_c[q];
+			t->walked1 = t->tick_c[q];
+		}
 }
 
 /* The first of the thread's stacks after time te (an index of j->stacks). */
@@ -354,11 +363,11 @@ static int thread_nodes(struct thr *t, bool java)
 			s = NULL;
 		if (!s)
 			s = tick_for(t, k);
-		if (!s && (!t->nticks || t->cum[k] + t->interval < t->tick_c[0] ||
-			   t->cum[k] > t->tick_c[t->nticks - 1] + t->interval +
-				       t->sp[i].cpu)) {
-			/* before its first tick or after its last: the JVM
-			 * starting it or ending (DestroyJavaVM) */
+		if ((!s || !s->nframes) && (t->walked0 == UINT64_MAX ||
+			   t->cum[k] + t->interval < t->walked0 ||
+			   t->cum[k] > t->walked1 + t->interval + t->sp[i].cpu)) {
+			/* before its first walked tick or after its last: the
+			 * JVM starting it or ending (DestroyJavaVM) */
 			node = an_pseudo_node(an, UINT32_MAX, &j->f_jvm_system,
 					      "<JVM-System>");
 			if (node == UINT32_MAX)

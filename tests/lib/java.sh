@@ -58,14 +58,16 @@ java_cpu_check() {
 }
 
 # java_block_check CSV OUT FUNC i|e STATE PHASE: FUNC's time is the
-# phase's wall time within 2%, and all of it STATE (the thread blocked)
-# but its Wait CPU (woken, waiting for a CPU) and CPU, within 2%.
+# phase's time off its own CPU (wall time less the phase's CPU time)
+# within 2%, and all of it STATE (the thread blocked) but its Wait CPU
+# (woken, waiting for a CPU) and CPU, within 2%.
 java_block_check() {
 	local tot st w c
 	tot=$(java_col "$1" "$3" "$4" total)
 	st=$(java_col "$1" "$3" "$4" "$5")
 	w=$(java_col "$1" "$3" "$4" wait)
 	c=$(java_col "$1" "$3" "$4" cpu)
-	java_within "$tot" "$(java_wall "$2" "$6")" 2 "$3 ($4): the $6 phase's time"
+	java_within "$tot" $(($(java_wall "$2" "$6") - $(java_cpu "$2" "$6"))) 2 \
+		"$3 ($4): the $6 phase's time off its CPU"
 	java_within $((st + w + c)) "$tot" 2 "$3 ($4): $5 $((st / 1000000)) ms, Wait CPU $((w / 1000000)) ms, CPU $((c / 1000000)) ms of it"
 }

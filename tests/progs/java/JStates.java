@@ -80,14 +80,19 @@ public class JStates {
 		report("park", c0, w0);
 	}
 
-	/* A read on a pipe whose writer (a child) writes after ms. */
+	/*
+	 * A read on a pipe whose writer (a child) writes ms after this
+	 * thread tells it to start, however long the child took to start.
+	 */
 	static void read() throws Exception {
 		Process p = new ProcessBuilder("sh", "-c",
-			"sleep " + (ms / 1000.0) + "; echo x").start();
+			"read go; sleep " + (ms / 1000.0) + "; echo x").start();
 		InputStream in = p.getInputStream();
-		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		byte[] b = new byte[16];
 
+		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+		p.getOutputStream().write('\n');
+		p.getOutputStream().flush();
 		while (in.read(b, 0, b.length) > 0)
 			;
 		report("read", c0, w0);
