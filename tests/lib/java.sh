@@ -57,17 +57,25 @@ java_cpu_check() {
 	java_within "$(java_col "$1" "$3" i cpu)" "$(java_cpu "$2" "$4")" 3 "$3 CPU time"
 }
 
-# java_block_check CSV OUT FUNC i|e STATE PHASE: FUNC's time is the
-# phase's time off its own CPU (wall time less the phase's CPU time)
-# within 2%, and all of it STATE (the thread blocked) but its Wait CPU
-# (woken, waiting for a CPU) and CPU, within 2%.
+# java_block_check CSV OUT FUNC i|e STATE PHASE: FUNC's time off CPU is
+# the phase's (its wall time less its CPU time) within 2%, and all of it
+# STATE (the thread blocked) but the Wait CPU after the wake-up, within
+# 2%.
 java_block_check() {
-	local tot st w c
-	tot=$(java_col "$1" "$3" "$4" total)
+	local off st w
+	off=$(($(java_col "$1" "$3" "$4" total) - $(java_col "$1" "$3" "$4" cpu)))
 	st=$(java_col "$1" "$3" "$4" "$5")
 	w=$(java_col "$1" "$3" "$4" wait)
-	c=$(java_col "$1" "$3" "$4" cpu)
-	java_within "$tot" $(($(java_wall "$2" "$6") - $(java_cpu "$2" "$6"))) 2 \
-		"$3 ($4): the $6 phase's time off its CPU"
-	java_within $((st + w + c)) "$tot" 2 "$3 ($4): $5 $((st / 1000000)) ms, Wait CPU $((w / 1000000)) ms, CPU $((c / 1000000)) ms of it"
+	java_within "$off" $(($(java_wall "$2" "$6") - $(java_cpu "$2" "$6"))) 2 \
+		"$3 ($4): the $6 phase's time off CPU"
+	java_within $((st + w)) "$off" 2 "$3 ($4): $5 $((st / 1000000)) ms and Wait CPU $((w / 1000000)) ms of it"
+}
+
+# java_since_main EXP OUT: -filters' TSTAMP of the phases' start (JStates's
+# "main NANOTIME" line, on the experiment's clock)
+java_since_main() {
+	local s m
+	s=$(sed -n 's/^start_ns = //p' "$1/log.txt")
+	m=$(awk '$1 == "main" { print $2 }' "$2")
+	echo $((m - s))
 }
