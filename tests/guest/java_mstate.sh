@@ -8,8 +8,11 @@
 # ThreadMXBean CPU time; Thread.sleep() and the contended synchronized in
 # JStates.monitor() User Lock, FileInputStream.readBytes() on a pipe
 # Sleep: each the phase's wall time within 2%, all of it that state but
-# the Wait CPU after the wake-up, in user mode.  Short
-# phases: a JVM under TCG is slow.
+# the Wait CPU after the wake-up, in user mode.  Short phases: a JVM
+# under TCG is slow.  (<no Java callstack recorded> is checked on the
+# host, tests/host/java_views.sh: under TCG the module's clock packets
+# hold tens of ms of CPU each and HotSpot's runtime, emulated, is where
+# the agent's ticks fail, beyond what the host sees.)
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
 . "$(dirname "$0")/../lib/java.sh"
@@ -28,19 +31,13 @@ tid=$("$LWPROF" dump j.er | grep -m1 'JTHREAD.* name="main"' | sed 's/.* tid=\([
 thr=$("$LWPROF" print -thread_list j.er 2>/dev/null | awk -v t="$tid" '$4 == t { print $1 }')
 check -n "$thr" "the main thread ($tid)"
 "$LWPROF" print -thread_select "$thr" -printmode csv -metrics $java_metrics -functions j.er >f.csv 2>/dev/null
-java_cpu_check f.csv out 'JStates.cpu()' cpu
+java_cpu_check j.er out "$thr" 'JStates.cpu()' cpu
 java_block_check f.csv out 'java.lang.Thread.sleep()' i lock sleep
 java_block_check f.csv out 'JStates.monitor()' e lock monitor
 # the pipe's read under read() (the JVM reads its own files too)
 "$LWPROF" print -thread_select "$thr" -filters 'inStack("JStates.read()")' -printmode csv \
 	-metrics $java_metrics -functions j.er >r.csv 2>/dev/null
 java_block_check r.csv out 'java.io.FileInputStream.readBytes()' i sleep read
-# from the phases' start: what came before is the JVM starting
-"$LWPROF" print -thread_select "$thr" -filters "TSTAMP >= $(java_since_main j.er out)" \
-	-printmode csv -metrics $java_metrics -functions j.er >m.csv 2>/dev/null
-total=$(java_col m.csv '<Total>' i total)
-none=$(java_col m.csv '<no Java callstack recorded>' i total)
-check $((none * 100)) -lt "$total" "<no Java callstack recorded> under 1% of the main thread's time from the phases' start ($((none / 1000000)) of $((total / 1000000)) ms)"
 # what failed, kept for a look (tests/out is the host's)
 [ "$t_failed" = 0 ] || { rm -rf "$LWPROF_OUT/java_mstate"; mkdir -p "$LWPROF_OUT/java_mstate" &&
 	cp -r j.er out "$LWPROF_OUT/java_mstate/"; }

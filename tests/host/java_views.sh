@@ -37,8 +37,8 @@ thr=$("$LWPROF" print -thread_list j.er 2>/dev/null | awk -v t="$tid" '$4 == t {
 check -n "$thr" "the main thread ($tid) in -thread_list"
 "$LWPROF" print -thread_select "$thr" -printmode csv -metrics $java_metrics -functions j.er >f.csv 2>f.err
 sed 's/^/# /' f.err
-java_cpu_check f.csv out 'JStates.cpu()' cpu
-java_cpu_check f.csv out 'JStates.alloc()' alloc
+java_cpu_check j.er out "$thr" 'JStates.cpu()' cpu
+java_cpu_check j.er out "$thr" 'JStates.alloc()' alloc
 java_block_check f.csv out 'java.lang.Thread.sleep()' i lock sleep
 java_block_check f.csv out 'JStates.monitor()' e lock monitor
 java_block_check f.csv out 'JStates.park()' i lock park
