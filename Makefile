@@ -55,7 +55,7 @@ EXP_LIB := $(B)/libexp.a
 # without the analyzer's libraries.
 USER_SRCS := $(sort $(wildcard userspace/*/*.c userspace/*/*/*.c))
 USER_OBJS := $(USER_SRCS:%.c=$(B)/%.o)
-LDLIBS := -luring -lelf
+LDLIBS := -luring -lelf -lz
 
 # lwprof-print, the analyzer (lwprof print execs it), in layers:
 # analyzer/{model,symbols,load,report,export,cmd}/ (docs/design/
@@ -103,7 +103,7 @@ $(B)/pic/%.o: %.c
 		-fasynchronous-unwind-tables -c -o $@ $<
 
 $(TRACE_LIB): $(TRACE_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -lunwind -lz -ldl -lpthread
 
 # liblwprof_jvmti.so, the JVMTI agent collect -j on loads into a JVM
 # (jvmti/, docs/guide/java.md): built where a JDK's headers are, found
@@ -163,8 +163,16 @@ $(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 $(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 	@mkdir -p $(@D)
 	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+# Fortran's bindings: a program of tests/progs/mpi/*.f90 each
+MPI_FPROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.f90,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.f90)))
+$(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.f90
+	@mkdir -p $(@D)
+	cd $(@D) && mpif90.openmpi -O2 -g -o $(@F) $(abspath $<)
+$(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.f90
+	@mkdir -p $(@D)
+	cd $(@D) && mpif90.mpich -O2 -g -o $(@F) $(abspath $<)
 tools: $(MPI_LIBS)
-tests: $(MPI_PROGS)
+tests: $(MPI_PROGS) $(MPI_FPROGS)
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
@@ -243,6 +251,8 @@ $(B)/tests/progs/seed_example: CFLAGS += -finstrument-functions \
 	-finstrument-functions-exclude-function-list=work \
 	-include tests/lib/seed_truth.h -rdynamic
 $(B)/tests/progs/qsort_unwind $(B)/tests/progs/deep_recurse $(B)/tests/progs/unwind_sampler: CFLAGS += -fomit-frame-pointer
+# ... and libunwind's walk, as the tracing library's of a heap call
+$(B)/tests/progs/qsort_unwind: TEST_LDLIBS = -lunwind
 # The PLT unwinding test's second build: IBT PLT entries (.plt.sec, and
 # the .plt's lazy part with endbr64 first), as -fcf-protection toolchains
 # make them.
@@ -295,7 +305,7 @@ tests: $(B)/tests/progs/kdbg_kernel.ko
 GEN_SRCS := $(sort $(wildcard tests/lib/gen_*.c))
 $(B)/tests/lib/gen_exp: $(GEN_SRCS) tests/lib/gen_exp.h tests/lib/capture.h tests/lib/sdelta_enc.h $(EXP_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone
+	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) -o $@ $(GEN_SRCS) $(EXP_LIB) -ldw -lelf -lcapstone -lz
 tests: $(B)/tests/lib/gen_exp
 
 # The ABI header must compile on its own with no implicit padding.

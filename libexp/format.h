@@ -42,9 +42,11 @@
  * 18 in new trace files; 1.6: the module's stop record (LWPROF_REC_STOP,
  * ABI 1.7) and usage.txt's LWPROF_TU_STOPPED flag with its reason;
  * 1.7: java.PID.rec files and their Java records (libexp/java.h); 1.8:
- * the OpenMP records of trace files (libexp/omp.h)
+ * the OpenMP records of trace files (libexp/omp.h); 1.10: the heap
+ * tracer's records (libexp/trace.h: stack, heap and deflated records),
+ * which replace type 20 for heap calls
  */
-#define EXP_FILE_MINOR		9
+#define EXP_FILE_MINOR		10
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
 #define EXP_MINOR_TCALL		5	/* the first with EXP_REC_TCALL */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
@@ -53,6 +55,7 @@
 #define EXP_MINOR_JAVA		7	/* the first with Java records (56-63) */
 #define EXP_MINOR_OMP		8	/* the first with the OpenMP records */
 #define EXP_MINOR_MPI		9	/* the first with EXP_REC_MPI, EXP_REC_MPI_REQ */
+#define EXP_MINOR_THEAP		10	/* the first with EXP_REC_TSTACK, _THEAP, _TZ */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
 /*

@@ -495,6 +495,31 @@ static int check_tcall(struct exp_reader *r, struct exp_rec_tcall *t)
 	return 0;
 }
 
+/*
+ * The heap tracer's records (1.7): a newer minor's flags and the bytes
+ * after what this format knows are cut; in a minor it knows, damage.
+ */
+static int check_heaprec(struct exp_reader *r, struct lwprof_rec *h)
+{
+	const char *why;
+	unsigned int at;
+
+	switch (h->type) {
+	case EXP_REC_TSTACK:
+		why = exp_tstack_check((void *)h, &at);
+		break;
+	case EXP_REC_THEAP:
+		if (h->size < sizeof(struct exp_rec_theap))
+			return bad(r, 4, "heap record size %u", h->size);
+		why = exp_theap_check((void *)h, &at);
+		break;
+	default:
+		why = exp_tz_check((void *)h, &at);
+		break;
+	}
+	return why ? bad(r, at, "%s", why) : 0;
+}
+
 /* The record at pos, whole (size bytes): check what its type needs. */
 static int check_whole(struct exp_reader *r, struct lwprof_rec *h,
 		       uint64_t known)
@@ -658,6 +683,17 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)
 			err = check_untraced(r, (void *)h);
+		goto out;
+	case EXP_REC_TSTACK:
+	case EXP_REC_THEAP:
+	case EXP_REC_TZ:
+		if (r->hdr.minor < EXP_MINOR_THEAP)
+			break;	/* not this format's: skipped */
+		if (size < 16)
+			return bad(r, 4, "heap tracer's record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_heaprec(r, h);
 		goto out;
 	case EXP_REC_JMETHOD:
 	case EXP_REC_JCODE:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace records (format 1.4 and 1.5, docs/design/experiment-format.md,
+ * Trace records (format 1.4 to 1.10, docs/design/experiment-format.md,
  * docs/design/tracing.md):
  * what the tracing library (trace/, LD_PRELOAD'ed into the target by
  * collect -s/-H/-i) writes into trace.PID.rec files of the experiment.
@@ -301,6 +301,135 @@ const char *exp_tcall_check(const struct exp_rec_tcall *t, __u32 size,
 			    __u32 *known, unsigned int *at);
 
 /* Its stack copy (whole or delta): libexp/stack.h. */
+
+/*
+ * 1.10: heap calls counted by the library.  It walks each allocation's
+ * stack itself and keeps, per thread, a tree of the frames its stacks
+ * go through: a stack record (EXP_REC_TSTACK) defines the nodes each new
+ * stack adds, once.  The calls themselves are counted per slice of time
+ * (EXP_REC_THEAP): how many blocks of a stack and size were made in a
+ * slice, and how many of them (by their allocation's stack, size and
+ * slice) were freed in a later one.  The library writes both in deflated
+ * groups (EXP_REC_TZ: zlib's format), and whole where it cannot (a
+ * fatal signal's handler).  A heap record may come before the stack
+ * record that defines its stacks: a reader resolves them at the file's
+ * end.  Types 21-31 are the heap tracer's.
+ */
+#define EXP_REC_TSTACK		21	/* 1.10: struct exp_rec_tstack */
+#define EXP_REC_THEAP		22	/* 1.10: struct exp_rec_theap */
+#define EXP_REC_TZ		23	/* 1.10: struct exp_rec_tz */
+
+/*
+ * Stack nodes of thread tid: ids id ... id + nr - 1; the first's parent
+ * is parent (0: none, the outermost frame; with EXP_TSK_TRUNC the walk
+ * stopped at EXP_TSTACK_MAX frames there), each next one's the node
+ * before it.  Node id + k's pc is its parent's plus pc[k] (modulo 2^64;
+ * the outermost's parent's pc is 0): callers' and callees' pcs are near,
+ * and small differences deflate.  A stack is its leaf's
+ * node: its pcs are the node's and its ancestors', leaf first (the
+ * interposed function's pc, then the return addresses of its callers).
+ * Node ids are unique in a file; a node's parent has a smaller id, a
+ * node of the same thread defined before it.
+ */
+#define EXP_TSK_TRUNC		0x1
+#define EXP_TSK_KNOWN		0x1u
+#define EXP_TSTACK_MAX		256	/* pcs of a stack, at most */
+
+struct exp_tchain {
+	__u32 tid;
+	__u32 id;		/* the first node's, from 1 */
+	__u32 parent;		/* its parent's id, 0: none */
+	__u16 nr;		/* nodes, 1 to EXP_TSTACK_MAX */
+	__u16 flags;		/* EXP_TSK_* */
+	__u64 pc[];		/* differences from the parent's pc */
+};
+
+_Static_assert(sizeof(struct exp_tchain) == 16, "layout");
+
+struct exp_rec_tstack {
+	struct lwprof_rec hdr;	/* EXP_REC_TSTACK, flags 0 */
+	__u32 pid;
+	__u32 nchain;		/* struct exp_tchain, one after the other */
+};
+
+_Static_assert(sizeof(struct exp_rec_tstack) == 16, "layout");
+
+/*
+ * One slice's counts.  An entry without EXP_THE_FREE: count blocks of
+ * bytes each made by the stack's call in the slice.  With it: count of
+ * the blocks made by stack, of bytes each, age slices before this one,
+ * that event ended in this slice (a free or munmap, or the realloc that
+ * replaced them); stack 0: blocks not made while traced (bytes 0, or a
+ * munmap's length).
+ */
+#define EXP_THE_FREE		0x1
+#define EXP_THE_KNOWN		0x1u
+
+struct exp_theap_ent {
+	__u32 stack;		/* the allocation's stack (leaf node) id; 0: none */
+	__u16 event;		/* the call (enum exp_trace_event) */
+	__u16 flags;		/* EXP_THE_* */
+	__u64 bytes;		/* a block's size */
+	__u32 count;		/* blocks, at least 1 */
+	__u32 age;		/* a free: slices since the blocks were made */
+	__u32 first_ns;		/* the first of these calls, after the slice's start
+				 * (the library gives it to the ms) */
+	__u32 pad0;		/* zero */
+};
+
+_Static_assert(sizeof(struct exp_theap_ent) == 32, "layout");
+
+struct exp_rec_theap {
+	struct lwprof_rec hdr;	/* EXP_REC_THEAP, flags 0 */
+	__u32 pid;
+	__u32 nent;		/* entries, at least 1 */
+	__u64 time_ns;		/* this slice's start */
+	__u64 peak;		/* the process's bytes in use at their peak so far */
+	__u64 peak_ns;		/* ... and when */
+	__u32 slice_ns;		/* the slices' length */
+	__u32 pad0;		/* zero */
+	struct exp_theap_ent e[];
+};
+
+_Static_assert(sizeof(struct exp_rec_theap) == 48, "layout");
+
+/*
+ * Records of types 21 and 22, deflated: raw bytes of them once
+ * inflated, at most EXP_TZ_MAX; the zlib stream, then zeros to 8 bytes.
+ */
+#define EXP_TZ_MAX		(1u << 20)
+
+struct exp_rec_tz {
+	struct lwprof_rec hdr;	/* EXP_REC_TZ, flags 0 */
+	__u32 raw;		/* the records' bytes */
+	__u32 zbytes;		/* the stream's */
+	__u8 z[];
+};
+
+_Static_assert(sizeof(struct exp_rec_tz) == 16, "layout");
+
+/*
+ * The checks of records of types 21-23 (their size as the reader has
+ * cut it): NULL, or what is wrong and *at the offset of the field at
+ * fault.  exp_tstack_check() checks the chains too.
+ */
+const char *exp_tstack_check(const struct exp_rec_tstack *s, unsigned int *at);
+const char *exp_theap_check(const struct exp_rec_theap *h, unsigned int *at);
+const char *exp_tz_check(const struct exp_rec_tz *z, unsigned int *at);
+
+/* The bytes a record of type 22 of nent entries takes. */
+static inline __u64 exp_theap_size(const struct exp_rec_theap *h)
+{
+	return sizeof(*h) + sizeof(h->e[0]) * (__u64)h->nent;
+}
+
+/*
+ * The records a type-23 record holds, inflated into buf (EXP_TZ_MAX
+ * bytes): their bytes, or -1 and *why.  Each is whole (its size fits)
+ * but not otherwise checked: exp_reader_next()'s checks are the
+ * caller's (exp_tstack_check(), exp_theap_check()).
+ */
+long exp_tz_inflate(const struct exp_rec_tz *z, void *buf, const char **why);
 
 /*
  * The sample of a record the reader handed out: a SAMPLE itself, a trace

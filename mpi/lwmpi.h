@@ -7,7 +7,7 @@
  * the calls' records, communicators' world ranks, the request table;
  * p2p.c: point-to-point calls, waits and tests; gen.awk writes the other
  * functions' wrappers from the implementation's mpi.h; fortran.c: the
- * Fortran bindings.
+ * Fortran bindings of the calls programs make most.
  *
  * A wrapper: MW_BEGIN (false: pass the call on), fill the record's MPI
  * fields, MW_CALL around the real PMPI call (the registers and the clock
@@ -72,6 +72,15 @@ uint64_t mw_bytes(int count, MPI_Datatype type);
 /* bytes a status says were received (0: none, cancelled) */
 uint64_t mw_status_bytes(const MPI_Status *st);
 
+/*
+ * A point-to-point call's fields: a send's (its peer, tag, bytes) and a
+ * blocking receive's, from its status (none for MPI_PROC_NULL).
+ */
+void mw_send_part(struct mw_call *c, int count, MPI_Datatype type, int dest,
+		  int tag, MPI_Comm comm);
+void mw_recv_part(struct mw_call *c, int count, MPI_Datatype type,
+		  MPI_Comm comm, const MPI_Status *st, int source);
+
 /* The request table: what nonblocking calls and persistent inits made. */
 struct mw_req {
 	uint64_t id;
@@ -89,6 +98,17 @@ bool mw_req_add(MPI_Request r, const struct mw_req *e, uint64_t *id);
 bool mw_req_find(MPI_Request r, struct mw_req *e);
 void mw_req_del(MPI_Request r);
 void mw_req_set_active(MPI_Request r, bool active);
+
+/*
+ * mw_made(): request r, just made by c's call (a nonblocking call, a
+ * persistent init: recv, persistent); mw_complete(): request r (its
+ * entry e, as found before) completed with status st in the call c, its
+ * record written and its entry gone (a persistent one inactive).
+ */
+void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
+	     int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
+void mw_complete(struct mw_call *c, MPI_Request r, const struct mw_req *e,
+		 const MPI_Status *st);
 
 /*
  * Request r (its entry e, as found before the wait) completed with

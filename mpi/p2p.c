@@ -10,7 +10,7 @@
 
 #include "lwmpi.h"
 
-static void send_part(struct mw_call *c, int count, MPI_Datatype type,
+void mw_send_part(struct mw_call *c, int count, MPI_Datatype type,
 		      int dest, int tag, MPI_Comm comm)
 {
 	c->m.comm = mw_comm_id(comm);
@@ -20,7 +20,7 @@ static void send_part(struct mw_call *c, int count, MPI_Datatype type,
 	c->m.nsend = dest != MPI_PROC_NULL;
 }
 
-static void recv_part(struct mw_call *c, int count, MPI_Datatype type,
+void mw_recv_part(struct mw_call *c, int count, MPI_Datatype type,
 		      MPI_Comm comm, const MPI_Status *st, int source)
 {
 	c->m.comm = mw_comm_id(comm);
@@ -43,7 +43,7 @@ MW_API int MPI_##name(const void *buf, int count, MPI_Datatype type,	\
 	if (!MW_BEGIN(c, name))						\
 		return PMPI_##name(buf, count, type, dest, tag, comm);	\
 	MW_CALL(c, ret, PMPI_##name(buf, count, type, dest, tag, comm)); \
-	send_part(&c, count, type, dest, tag, comm);			\
+	mw_send_part(&c, count, type, dest, tag, comm);			\
 	mw_end(&c);							\
 	return ret;							\
 }
@@ -66,13 +66,13 @@ MW_API int MPI_Recv(void *buf, int count, MPI_Datatype type, int source,
 		status = &own;
 	MW_CALL(c, ret, PMPI_Recv(buf, count, type, source, tag, comm, status));
 	if (ret == MPI_SUCCESS)
-		recv_part(&c, count, type, comm, status, source);
+		mw_recv_part(&c, count, type, comm, status, source);
 	mw_end(&c);
 	return ret;
 }
 
 /* A new request of a nonblocking call or a persistent init. */
-static void made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
+void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
 		 int count, MPI_Datatype type, int peer, int tag,
 		 MPI_Comm comm)
 {
@@ -113,7 +113,7 @@ MW_API int MPI_##name(CONST void *buf, int count, MPI_Datatype type,	\
 		return PMPI_##name(buf, count, type, peer, tag, comm, req); \
 	MW_CALL(c, ret, PMPI_##name(buf, count, type, peer, tag, comm, req)); \
 	if (ret == MPI_SUCCESS)						\
-		made(&c, *req, recv, persist, count, type, peer, tag, comm); \
+		mw_made(&c, *req, recv, persist, count, type, peer, tag, comm); \
 	mw_end(&c);							\
 	return ret;							\
 }
@@ -145,9 +145,9 @@ MW_API int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype,
 		status = &own;
 	MW_CALL(c, ret, PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf,
 				      rcount, rtype, source, rtag, comm, status));
-	send_part(&c, scount, stype, dest, stag, comm);
+	mw_send_part(&c, scount, stype, dest, stag, comm);
 	if (ret == MPI_SUCCESS)
-		recv_part(&c, rcount, rtype, comm, status, source);
+		mw_recv_part(&c, rcount, rtype, comm, status, source);
 	mw_end(&c);
 	return ret;
 }
@@ -167,9 +167,9 @@ MW_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type,
 		status = &own;
 	MW_CALL(c, ret, PMPI_Sendrecv_replace(buf, count, type, dest, stag,
 					      source, rtag, comm, status));
-	send_part(&c, count, type, dest, stag, comm);
+	mw_send_part(&c, count, type, dest, stag, comm);
 	if (ret == MPI_SUCCESS)
-		recv_part(&c, count, type, comm, status, source);
+		mw_recv_part(&c, count, type, comm, status, source);
 	mw_end(&c);
 	return ret;
 }
@@ -239,7 +239,7 @@ MW_API int MPI_Request_free(MPI_Request *req)
  * A request a wait or test found complete: its record, and its entry
  * gone (a persistent one inactive).
  */
-static void complete(struct mw_call *c, MPI_Request r, const struct mw_req *e,
+void mw_complete(struct mw_call *c, MPI_Request r, const struct mw_req *e,
 		     const MPI_Status *st)
 {
 	mw_req_done(c, e, st);
@@ -298,7 +298,7 @@ static void before_done(struct mw_call *c, struct before *b, int i,
 			const MPI_Status *st)
 {
 	if (i >= 0 && i < b->n && b->found[i]) {
-		complete(c, b->r[i], &b->e[i], st);
+		mw_complete(c, b->r[i], &b->e[i], st);
 		b->found[i] = false;
 	}
 }
@@ -319,7 +319,7 @@ MW_API int MPI_Wait(MPI_Request *req, MPI_Status *status)
 		status = &own;
 	MW_CALL(c, ret, PMPI_Wait(req, status));
 	if (ret == MPI_SUCCESS && found && (!e.persistent || e.active))
-		complete(&c, r, &e, status);
+		mw_complete(&c, r, &e, status);
 	mw_end(&c);
 	return ret;
 }
@@ -340,7 +340,7 @@ MW_API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 		status = &own;
 	MW_CALL(c, ret, PMPI_Test(req, flag, status));
 	if (ret == MPI_SUCCESS && *flag && found && (!e.persistent || e.active))
-		complete(&c, r, &e, status);
+		mw_complete(&c, r, &e, status);
 	mw_end(&c);
 	return ret;
 }

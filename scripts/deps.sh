@@ -24,6 +24,8 @@ pkgs=(
 	"liburing-dev:/usr/include/liburing.h"
 	"libelf-dev:/usr/include/libelf.h"
 	"libdw-dev:/usr/include/elfutils/libdwfl.h"
+	# The tracing library walks heap calls' stacks itself.
+	"libunwind-dev:/usr/include/x86_64-linux-gnu/libunwind.h"
 	"libcapstone-dev:/usr/include/capstone/capstone.h"
 	"zlib1g-dev:/usr/include/zlib.h"
 	"protobuf-compiler:/usr/bin/protoc"
@@ -58,6 +60,7 @@ pkgs=(
 	"libopenmpi-dev:/usr/bin/mpicc.openmpi"
 	"mpich:/usr/bin/mpiexec.hydra"
 	"libmpich-dev:/usr/bin/mpicc.mpich"
+	"gfortran:/usr/bin/gfortran"
 )
 
 # Java: the JVMTI agent's headers (jvmti.h), javac and java for the Java

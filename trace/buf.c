@@ -31,6 +31,7 @@ struct tr_thread {
 	pid_t tid;
 	uint64_t stack_top;		/* copies end here; 0: unknown */
 	struct tr_stack_base base;	/* of the stack copies' deltas */
+	struct tr_stab *stab;		/* the heap calls' stacks (stackid.c) */
 	uint32_t len;			/* bytes in buf (the owner's; release) */
 	uint32_t done;			/* bytes of buf written out (under lock) */
 	uint8_t *buf;
@@ -151,6 +152,7 @@ void tr_flush_dying(void)
 		if (!mine)
 			__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
 	}
+	tr_heapsum_dying();	/* the heap's counts, after the stacks they name */
 	__atomic_store_n(&dying, -1, __ATOMIC_RELEASE);
 }
 
@@ -199,6 +201,7 @@ static struct tr_thread *thread_get(uint64_t top)
 	t->tid = gettid();
 	t->len = t->done = 0;
 	t->base.have = 0;	/* a new thread's first copy is whole */
+	tr_stab_reset(t->stab);	/* its stack ids are its own */
 	t->stack_top = top ? top : stack_top(t->tid);
 	tr_self = t;
 	return t;
@@ -245,6 +248,7 @@ void tr_thread_after_fork(void)
 		t->lock = 0;
 		t->len = t->done = 0;
 		t->base.have = 0;	/* the bases are in the parent's file */
+		tr_stab_reset(t->stab);	/* ... and the stacks */
 		if (t != tr_self)
 			t->used = 0;
 	}
@@ -375,13 +379,34 @@ void tr_emit_after(const void *pre, size_t npre, const struct tr_ev *ev,
 	commit(npre + t->hdr.size);
 }
 
-void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes)
+/*
+ * A heap call (heapsum.c counts it): an allocation with its stack's id,
+ * the stack defined first in this thread's records if it is new.
+ */
+void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
+		  uint64_t bytes, bool alloc)
 {
-	struct tr_ev ev = { .event = event, .fd = -1, .addr = addr,
-			    .bytes = bytes };
+	struct tr_thread *t;
+	uint64_t now;
+	uint32_t id;
 
-	ev.start = ev.end = tr_now();
-	tr_emit(&ev, NULL);
+	if (!tr_self && !thread_get(0))
+		return;
+	t = tr_self;
+	if (alloc) {
+		tr_live_prefetch(addr);	/* while the stack is walked */
+		if (!t->stab)
+			t->stab = tr_stab_new();
+		id = tr_stack_id(t->stab, event);
+		now = tr_now();
+		if (addr2)	/* realloc: its old block ends as the new one is made */
+			tr_heapsum_free(event, addr2, 0, now);
+		tr_heapsum_alloc(event, addr, bytes, id, now);
+	} else {
+		tr_heapsum_free(event, addr, bytes, tr_now());
+	}
+	if (tr.exiting)	/* after the last flush: out at once */
+		tr_heapsum_flush();
 }
 
 void tr_emit_file(int fd, const char *path)

@@ -318,7 +318,11 @@ __attribute__((constructor(101))) static void tr_init(void)
 		tr_conf.sync_ns = ns;
 		tr_conf.stack_bytes = stack > LWPROF_STACK_MAX ? LWPROF_STACK_MAX : stack;
 		tr_exec_init(v, dir);
+		if (k & TR_HEAP)
+			tr_stackid_init();
 		process_start(LWPROF_TASK_START);
+		/* after the start's records: its slices are this image's */
+		tr_heapsum_init();
 		tr_conf.kinds = tr.fd >= 0 ? k : 0;
 	}
 	tr_sync_init();
@@ -330,6 +334,7 @@ __attribute__((constructor(101))) static void tr_init(void)
 __attribute__((destructor(101))) static void tr_fini(void)
 {
 	tr_in++;
+	tr_heapsum_flush();
 	tr_flush_all();
 	tr.exiting = true;
 	tr_in--;
@@ -337,6 +342,8 @@ __attribute__((destructor(101))) static void tr_fini(void)
 
 void tr_before_fork(void)
 {
+	if (tr_conf.kinds & TR_HEAP)
+		tr_heapsum_flush();
 	tr_flush_self();
 }
 
@@ -346,6 +353,7 @@ void tr_after_fork(bool child)
 		return;
 	tr_in++;
 	tr_thread_after_fork();
+	tr_heapsum_after_fork();
 	if (tr.fd >= 0)
 		close(tr.fd);
 	tr_ms_after_fork();
@@ -355,8 +363,11 @@ void tr_after_fork(bool child)
 
 void tr_before_exec(void)
 {
-	if (tr_conf.kinds && getpid() == tr.pid)
+	if (tr_conf.kinds && getpid() == tr.pid) {
+		if (tr_conf.kinds & TR_HEAP)
+			tr_heapsum_flush();
 		tr_flush_all();
+	}
 }
 
 /* A library loaded later: its mappings. */
@@ -370,6 +381,8 @@ TR_API void *dlopen(const char *file, int mode)
 	h = real(file, mode);
 	if (h && tr_conf.kinds && tr.fd >= 0) {
 		tr_in++;
+		if (tr_conf.kinds & TR_HEAP)
+			tr_stackid_loaded();
 		while (__atomic_exchange_n(&tr.maps_lock, 1, __ATOMIC_ACQUIRE))
 			sched_yield();
 		emit_maps();

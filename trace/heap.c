@@ -52,49 +52,40 @@ static __thread int resolving TR_TLS;
 		}							\
 	} while (0)
 
-static void alloc_ev(uint16_t event, uint64_t *regs, void *p, void *old,
-		     size_t bytes)
+static void alloc_ev(uint16_t event, void *p, void *old, size_t bytes)
 {
-	struct tr_ev ev = { .event = event, .fd = -1, .addr = (uint64_t)p,
-			    .addr2 = (uint64_t)old, .bytes = bytes };
-
-	ev.start = ev.end = tr_now();
-	tr_emit(&ev, regs);
+	tr_emit_heap(event, (uint64_t)p, (uint64_t)old, bytes, true);
 }
 
 static void free_ev(uint16_t event, void *p, size_t bytes)
 {
-	tr_emit_free(event, (uint64_t)p, bytes);
+	tr_emit_heap(event, (uint64_t)p, 0, bytes, false);
 }
 
 TR_API void *malloc(size_t n)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(malloc, __libc_malloc(n));
 	if (!tr_enter(TR_HEAP))
 		return real_malloc(n);
-	TR_REGS(regs);
 	p = real_malloc(n);
 	if (p)
-		alloc_ev(EXP_TR_MALLOC, regs, p, NULL, n);
+		alloc_ev(EXP_TR_MALLOC, p, NULL, n);
 	tr_leave();
 	return p;
 }
 
 TR_API void *calloc(size_t n, size_t size)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(calloc, __libc_calloc(n, size));
 	if (!tr_enter(TR_HEAP))
 		return real_calloc(n, size);
-	TR_REGS(regs);
 	p = real_calloc(n, size);
 	if (p)
-		alloc_ev(EXP_TR_CALLOC, regs, p, NULL, n * size);
+		alloc_ev(EXP_TR_CALLOC, p, NULL, n * size);
 	tr_leave();
 	return p;
 }
@@ -102,16 +93,14 @@ TR_API void *calloc(size_t n, size_t size)
 /* realloc: the old block freed (if moved or not) and the new one made. */
 TR_API void *realloc(void *old, size_t n)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(realloc, __libc_realloc(old, n));
 	if (!tr_enter(TR_HEAP))
 		return real_realloc(old, n);
-	TR_REGS(regs);
 	p = real_realloc(old, n);
 	if (p)
-		alloc_ev(EXP_TR_REALLOC, regs, p, old, n);
+		alloc_ev(EXP_TR_REALLOC, p, old, n);
 	else if (old && !n)
 		free_ev(EXP_TR_FREE, old, 0);	/* realloc(p, 0) frees */
 	tr_leave();
@@ -120,16 +109,14 @@ TR_API void *realloc(void *old, size_t n)
 
 TR_API void *reallocarray(void *old, size_t n, size_t size)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(reallocarray, NULL);
 	if (!tr_enter(TR_HEAP))
 		return real_reallocarray(old, n, size);
-	TR_REGS(regs);
 	p = real_reallocarray(old, n, size);
 	if (p)
-		alloc_ev(EXP_TR_REALLOCARRAY, regs, p, old, n * size);
+		alloc_ev(EXP_TR_REALLOCARRAY, p, old, n * size);
 	tr_leave();
 	return p;
 }
@@ -149,96 +136,84 @@ TR_API void free(void *p)
 
 TR_API void *memalign(size_t align, size_t n)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(memalign, __libc_memalign(align, n));
 	if (!tr_enter(TR_HEAP))
 		return real_memalign(align, n);
-	TR_REGS(regs);
 	p = real_memalign(align, n);
 	if (p)
-		alloc_ev(EXP_TR_MEMALIGN, regs, p, NULL, n);
+		alloc_ev(EXP_TR_MEMALIGN, p, NULL, n);
 	tr_leave();
 	return p;
 }
 
 TR_API int posix_memalign(void **pp, size_t align, size_t n)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	int err;
 
 	RESOLVE(posix_memalign, ENOMEM);
 	if (!tr_enter(TR_HEAP))
 		return real_posix_memalign(pp, align, n);
-	TR_REGS(regs);
 	err = real_posix_memalign(pp, align, n);
 	if (!err)
-		alloc_ev(EXP_TR_POSIX_MEMALIGN, regs, *pp, NULL, n);
+		alloc_ev(EXP_TR_POSIX_MEMALIGN, *pp, NULL, n);
 	tr_leave();
 	return err;
 }
 
 TR_API void *aligned_alloc(size_t align, size_t n)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(aligned_alloc, __libc_memalign(align, n));
 	if (!tr_enter(TR_HEAP))
 		return real_aligned_alloc(align, n);
-	TR_REGS(regs);
 	p = real_aligned_alloc(align, n);
 	if (p)
-		alloc_ev(EXP_TR_ALIGNED_ALLOC, regs, p, NULL, n);
+		alloc_ev(EXP_TR_ALIGNED_ALLOC, p, NULL, n);
 	tr_leave();
 	return p;
 }
 
 TR_API void *valloc(size_t n)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(valloc, __libc_valloc(n));
 	if (!tr_enter(TR_HEAP))
 		return real_valloc(n);
-	TR_REGS(regs);
 	p = real_valloc(n);
 	if (p)
-		alloc_ev(EXP_TR_VALLOC, regs, p, NULL, n);
+		alloc_ev(EXP_TR_VALLOC, p, NULL, n);
 	tr_leave();
 	return p;
 }
 
 TR_API void *pvalloc(size_t n)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(pvalloc, __libc_pvalloc(n));
 	if (!tr_enter(TR_HEAP))
 		return real_pvalloc(n);
-	TR_REGS(regs);
 	p = real_pvalloc(n);
 	if (p)
-		alloc_ev(EXP_TR_PVALLOC, regs, p, NULL, n);
+		alloc_ev(EXP_TR_PVALLOC, p, NULL, n);
 	tr_leave();
 	return p;
 }
 
 TR_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	uint64_t regs[EXP_TR_NR_REGS];
 	void *p;
 
 	RESOLVE(mmap, MAP_FAILED);
 	if (!tr_enter(TR_HEAP))
 		return real_mmap(addr, len, prot, flags, fd, off);
-	TR_REGS(regs);
 	p = real_mmap(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED)
-		alloc_ev(EXP_TR_MMAP, regs, p, NULL, len);
+		alloc_ev(EXP_TR_MMAP, p, NULL, len);
 	tr_leave();
 	return p;
 }

@@ -205,8 +205,82 @@ void tr_emit_after(const void *pre, size_t npre, const struct tr_ev *ev,
 int tr_trace_fd(void);
 bool tr_own_fd(int fd, bool move);
 
-/* A free of the block at addr (munmap: bytes long): no stack. */
-void tr_emit_free(uint16_t event, uint64_t addr, uint64_t bytes);
+/*
+ * A heap call (heap.c): a block made at addr (alloc: with the calling
+ * thread's stack; a realloc's old block addr2) or freed (munmap: bytes
+ * long).  Called between tr_enter() and tr_leave().
+ */
+void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
+		  uint64_t bytes, bool alloc);
+
+/*
+ * stackid.c: the heap calls' stacks, interned per thread (a table of
+ * tr_stab_new(), emptied by tr_stab_reset()); tr_stack_id() walks the
+ * calling thread's stack and gives its id (0: none), its record written
+ * first if it is new.  tr_stackid_init() at load, tr_stackid_loaded()
+ * after a dlopen.
+ */
+struct tr_stab;
+void tr_stackid_init(void);
+void tr_stackid_loaded(void);
+struct tr_stab *tr_stab_new(void);
+void tr_stab_reset(struct tr_stab *s);
+uint32_t tr_stack_id(struct tr_stab *s, uint16_t event);
+
+/*
+ * stripe.c: the heap's striped tables.  A stripe's n entries of esz
+ * bytes in cap slots (a power of 2), used when their first 8 bytes are
+ * not zero; tr_table_put() puts e in the first free slot from home,
+ * tr_stripe_grow() doubles s (or makes it first slots), placing each
+ * entry at home(entry); false: no memory.
+ */
+struct tr_stripe {
+	int lock;		/* tr_spin_lock()'s */
+	uint32_t n, cap;
+	void *t;
+};
+
+void tr_spin_lock(int *l);
+void tr_spin_unlock(int *l);
+void *tr_table_new(uint32_t cap, size_t esz);
+void tr_table_free(struct tr_stripe *s, size_t esz);
+bool tr_slot_used(const void *e);
+void tr_table_put(void *t, uint32_t cap, size_t esz, const void *e,
+		  uint32_t home);
+bool tr_stripe_grow(struct tr_stripe *s, size_t esz, uint32_t first,
+		    uint32_t (*home)(const void *e));
+
+/* live.c: a block made and not yet freed. */
+struct tr_block {
+	uint64_t addr, bytes;
+	uint32_t stack;		/* its allocation's stack id */
+	uint32_t slice;		/* and slice (heapsum.c) */
+};
+
+void tr_live_add(const struct tr_block *b);
+void tr_live_prefetch(uint64_t addr);
+/* The block at addr, forgotten (false: none). */
+bool tr_live_take(uint64_t addr, struct tr_block *b);
+void tr_live_reset(void);
+
+/*
+ * heapsum.c: the heap calls counted per slice of TR_SLICE_NS (by stack,
+ * size and slice; a free by its allocation's) and written as the slices
+ * pass; tr_heapsum_flush() writes all (exit, exec, fork),
+ * tr_heapsum_dying() from a fatal signal's handler.
+ */
+#define TR_SLICE_NS	100000000ULL
+
+void tr_heapsum_init(void);
+void tr_heapsum_alloc(uint16_t event, uint64_t addr, uint64_t bytes,
+		      uint32_t stack, uint64_t now);
+void tr_heapsum_free(uint16_t event, uint64_t addr, uint64_t bytes,
+		     uint64_t now);
+void tr_heapsum_flush(void);
+/* a chain of new stack nodes (stackid.c), pc[c->nr], for the next record */
+void tr_heapsum_chain(const struct exp_tchain *c, const uint64_t *pc);
+void tr_heapsum_dying(void);
+void tr_heapsum_after_fork(void);
 
 /* A descriptor's file name (open, and the inherited ones). */
 void tr_emit_file(int fd, const char *path);

@@ -292,10 +292,10 @@ static void count(struct hx *x)
 		    (!f || an_filter_pass(an, f, i)))
 			x->npackets++;
 	for (i = 0; i < an->tev.n; i++) {
-		uint32_t s = AN_VEC(an->tev, struct an_tev, i).sample;
+		const struct an_tev *t = &AN_VEC(an->tev, struct an_tev, i);
 
-		if (s != UINT32_MAX && (!f || an_filter_pass(an, f, s)))
-			x->ncalls++;
+		if (t->sample != UINT32_MAX && (!f || an_filter_pass(an, f, t->sample)))
+			x->ncalls += t->count;
 	}
 }
 
@@ -309,6 +309,8 @@ static int put_data(struct hx *x)
 	put_funcs(x);
 	put_tree(x);
 	err = html_threads(x->an, x->set, x->tr.of_node, x->tid, x->o);
+	if (!err)
+		err = html_mpi(x->an, x->set, x->o);
 	if (!err)
 		err = put_view(x, "header", an_view_header);
 	if (!err)

@@ -24,6 +24,9 @@ void html_id(FILE *o, bool sep, uint32_t id);
 int html_threads(struct an *an, const struct an_settings *set,
 		 const uint32_t *of_node, const uint32_t *page_node, FILE *o);
 
+/* ... and the MPI calls and messages (html_mpi.c) */
+int html_mpi(struct an *an, const struct an_settings *set, FILE *o);
+
 /* The page's script, style and body (export/html/, built in by make). */
 extern const char an_html_js[], an_html_css[], an_html_body[];
 

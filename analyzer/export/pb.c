@@ -82,6 +82,17 @@ void pb_uint(struct pb *b, uint32_t field, uint64_t v)
 	pb_varint(b, v);
 }
 
+void pb_fixed64(struct pb *b, uint32_t field, uint64_t v)
+{
+	int i;
+
+	key(b, field, 1);
+	if (reserve(b, 8))
+		return;
+	for (i = 0; i < 8; i++)
+		b->p[b->n++] = v >> (8 * i);	/* little-endian */
+}
+
 void pb_bytes(struct pb *b, uint32_t field, const void *p, size_t len)
 {
 	key(b, field, 2);

@@ -35,6 +35,7 @@ void pb_reset(struct pb *b);	/* empty, keeping the memory */
 
 void pb_varint(struct pb *b, uint64_t v);	/* a bare varint (packed) */
 void pb_uint(struct pb *b, uint32_t field, uint64_t v);	/* wire type 0 */
+void pb_fixed64(struct pb *b, uint32_t field, uint64_t v);	/* wire type 1 */
 static inline void pb_int(struct pb *b, uint32_t field, int64_t v)
 {
 	pb_uint(b, field, (uint64_t)v);

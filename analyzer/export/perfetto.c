@@ -27,7 +27,12 @@
  *    slices, which a track's slices may not); a call that outlasts the
  *    one it started in is cut at that one's end, as slices must nest.
  *    Heap calls stay out: they take no time to show, and their counts
- *    and bytes are the other exports' metrics.
+ *    and bytes are the other exports' metrics;
+ *  - MPI calls as slices on the same track ("MPI_Recv"), each rank's
+ *    process named by its rank, and each message matched (load/mpi.c) a
+ *    flow from its send's slice to an instant "message" at the end of
+ *    the call that received it (a flow goes forward in time: a receive
+ *    that waited for its sender began before the send).
  * The samples that pass the filters are the ones written; timestamps
  * are the experiment's (nanoseconds), moved later when a first packet's
  * interval would start before zero.  One packet sequence, its
@@ -43,6 +48,7 @@
 
 #include "analyzer/export/export.h"
 #include "analyzer/export/pb.h"
+#include "libexp/mpi.h"
 #include "libexp/mstate_names.h"
 
 /* TracePacket's fields */
@@ -69,6 +75,11 @@ enum {
 #define UUID_CALLS(i)		((uint64_t)1 << 48 | (i))	/* thread i's calls */
 #define NSTATES		(LWPROF_MS_COUNT + 1)	/* the microstates and idle */
 #define IID_CALL(ev)	(NSTATES + 1 + (ev))	/* a traced call's name */
+#define IID_MPI(f)	IID_CALL(EXP_TR_MAX + (f))	/* an MPI call's */
+#define IID_MESSAGE	IID_MPI(EXP_MPI_F_MAX)	/* a message's arrival */
+#define TE_FLOW_IDS	47	/* TrackEvent.flow_ids (fixed64) */
+#define TE_FLOW_ENDS	48	/* TrackEvent.terminating_flow_ids */
+#define SLICE_INSTANT	3
 #define FLUSH_AT	(1u << 20)
 
 /* The order of a packet's states within its interval; NSTATES - 1: idle */
@@ -80,19 +91,27 @@ static const int state_order[NSTATES] = {
 };
 
 /* A timestamped packet to write, in time order (then gen: as made). */
-enum { E_BEGIN, E_END, E_CALL_BEGIN, E_CALL_END, E_SAMPLE };
+enum { E_BEGIN, E_END, E_CALL_BEGIN, E_CALL_END, E_SAMPLE, E_MESSAGE };
 struct pev {
 	uint64_t ts;		/* shifted */
 	uint32_t gen;		/* the order it was made in */
 	uint32_t a;		/* thread (E_*BEGIN, E_*END), sample (E_SAMPLE) */
 	uint32_t b;		/* E_BEGIN: state; E_CALL_BEGIN: event */
 	uint32_t kind;
+	uint32_t mpi;		/* E_CALL_BEGIN, E_MESSAGE: the MPI call, or UINT32_MAX */
 };
 
 /* A traced call to show: its thread and interval, its event. */
 struct pcall {
-	uint32_t thr, event;
+	uint32_t thr, event;	/* event: EXP_TR_MAX + an MPI function */
 	uint64_t t0, t1;
+	uint32_t mpi;		/* its an->mpi entry, or UINT32_MAX */
+};
+
+/* A message's flow: its id and an end of it (an MPI call). */
+struct pflow {
+	uint32_t call;
+	uint64_t id;
 };
 
 /* A thread's slice not written yet: the next may continue it. */
@@ -114,6 +133,9 @@ struct pf {
 	struct an_vec calls;	/* struct pcall, by thread and start */
 	uint8_t *has_calls;	/* per thread */
 	uint8_t ev_used[EXP_TR_MAX];
+	uint8_t mpi_used[EXP_MPI_F_MAX];
+	uint8_t *mpi_shown;	/* per MPI call: a slice of it is written */
+	struct an_vec from, to;	/* struct pflow: by sending, receiving call */
 	int err;
 };
 
@@ -143,7 +165,9 @@ static const char *state_title(int s)
 static void descriptors(struct pf *p)
 {
 	struct an *an = p->an;
+	char pname[48];
 	size_t i, j;
+	int rank;
 
 	for (i = 0; i < an->threads.n; i++) {
 		const struct an_thread *t = &AN_VEC(an->threads, struct an_thread, i);
@@ -167,7 +191,12 @@ static void descriptors(struct pf *p)
 			pb_uint(&p->b, 1, UUID_PROC(t->exp, t->pid));
 			pb_open(&p->b, 3);	/* ProcessDescriptor */
 			pb_uint(&p->b, 1, t->pid);
-			if (main->comm[0])
+			rank = AN_VEC(an->exps, struct an_exp, t->exp).rank;
+			snprintf(pname, sizeof(pname), "rank %d: %s", rank,
+				 main->comm);
+			if (rank >= 0)
+				pb_str(&p->b, 6, pname);
+			else if (main->comm[0])
 				pb_str(&p->b, 6, main->comm);
 			pb_close(&p->b);
 			pb_close(&p->b);
@@ -221,6 +250,14 @@ static void state_names(struct pf *p)
 		pb_str(&p->b, 2, exp_trace_event(s)->name);
 		pb_close(&p->b);
 	}
+	for (s = 0; s <= EXP_MPI_F_MAX; s++) {
+		if (s < EXP_MPI_F_MAX && !p->mpi_used[s])
+			continue;
+		pb_open(&p->b, ID_EVENT_NAMES);
+		pb_uint(&p->b, 1, IID_MPI(s));
+		pb_str(&p->b, 2, s < EXP_MPI_F_MAX ? exp_mpi_funcs[s].name : "message");
+		pb_close(&p->b);
+	}
 	pb_close(&p->b);
 	packet_close(p);
 }
@@ -240,7 +277,16 @@ static void event(struct pf *p, uint64_t ts, uint32_t kind, uint32_t a,
 		p->err = p->err ? p->err : -ENOMEM;
 		return;
 	}
-	*e = (struct pev){ ts + p->shift, p->evs.n - 1, a, b, kind };
+	*e = (struct pev){ ts + p->shift, p->evs.n - 1, a, b, kind, UINT32_MAX };
+}
+
+/* The same, of MPI call mpi. */
+static void event_mpi(struct pf *p, uint64_t ts, uint32_t kind, uint32_t a,
+		      uint32_t b, uint32_t mpi)
+{
+	event(p, ts, kind, a, b);
+	if (!p->err)
+		AN_VEC(p->evs, struct pev, p->evs.n - 1).mpi = mpi;
 }
 
 /* A slice's begin (state s) or end (s < 0) on thread thr's track. */
@@ -508,6 +554,75 @@ static int by_thread_start(const void *a, const void *b)
 	return x->t1 > y->t1 ? -1 : x->t1 < y->t1;
 }
 
+static int by_call(const void *a, const void *b)
+{
+	const struct pflow *x = a, *y = b;
+
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The messages both of whose calls are shown: a flow each. */
+static int flows_find(struct pf *p)
+{
+	struct an *an = p->an;
+	struct pflow *f, *t;
+	size_t i;
+
+	p->from.esz = p->to.esz = sizeof(struct pflow);
+	for (i = 0; i < an->mpi_msgs.n; i++) {
+		const struct an_mmsg *m = &AN_VEC(an->mpi_msgs, struct an_mmsg, i);
+
+		if (!p->mpi_shown[m->send] || !p->mpi_shown[m->recv])
+			continue;
+		f = an_vec_push(&p->from);
+		t = an_vec_push(&p->to);
+		if (!f || !t)
+			return -ENOMEM;
+		*f = (struct pflow){ m->send, i + 1 };
+		*t = (struct pflow){ m->recv, i + 1 };
+	}
+	an_vec_sort(&p->from, by_call);
+	an_vec_sort(&p->to, by_call);
+	return 0;
+}
+
+/* Write the ids of v's flows of call (field: begin or end them). */
+static void flow_ids(struct pf *p, const struct an_vec *v, uint32_t call,
+		     uint32_t field)
+{
+	const struct pflow *f = v->p;
+	size_t lo = 0, hi = v->n, m;
+
+	while (lo < hi) {	/* the first of call */
+		m = (lo + hi) / 2;
+		if (f[m].call < call)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < v->n && f[lo].call == call; lo++)
+		pb_fixed64(&p->b, field, f[lo].id);
+}
+
+/* Has call an end of a flow in v? */
+static bool has_flow(const struct an_vec *v, uint32_t call)
+{
+	struct pflow key = { call, 0 };
+	const struct pflow *f = v->p;
+	size_t lo = 0, hi = v->n, m;
+
+	while (lo < hi) {
+		m = (lo + hi) / 2;
+		if (by_call(&f[m], &key) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < v->n && f[lo].call == call;
+}
+
 /* The sync waits and I/O calls whose samples pass the filters, by thread. */
 static int calls_find(struct pf *p)
 {
@@ -528,12 +643,28 @@ static int calls_find(struct pf *p)
 		if (!c)
 			return -ENOMEM;
 		*c = (struct pcall){ an->s.thr[v->sample], v->event, v->t0,
-				     v->t1 > v->t0 ? v->t1 : v->t0 };
+				     v->t1 > v->t0 ? v->t1 : v->t0, UINT32_MAX };
 		p->has_calls[c->thr] = 1;
 		p->ev_used[v->event] = 1;
 	}
+	for (i = 0; i < an->mpi.n; i++) {
+		const struct an_mcall *m = &AN_VEC(an->mpi, struct an_mcall, i);
+		struct pcall *c;
+
+		if (m->sample == UINT32_MAX ||
+		    (p->vs->filter && !an_filter_pass(an, p->vs->filter, m->sample)))
+			continue;
+		c = an_vec_push(&p->calls);
+		if (!c)
+			return -ENOMEM;
+		*c = (struct pcall){ an->s.thr[m->sample], EXP_TR_MAX + m->func,
+				     m->t0, m->t1 > m->t0 ? m->t1 : m->t0, i };
+		p->has_calls[c->thr] = 1;
+		p->mpi_used[m->func] = 1;
+		p->mpi_shown[i] = 1;
+	}
 	an_vec_sort(&p->calls, by_thread_start);
-	return 0;
+	return flows_find(p);
 }
 
 /*
@@ -563,7 +694,10 @@ static int calls(struct pf *p)
 			break;
 		thr = c->thr;
 		t1 = top && c->t1 > end[top - 1] ? end[top - 1] : c->t1;
-		event(p, c->t0, E_CALL_BEGIN, thr, c->event);
+		event_mpi(p, c->t0, E_CALL_BEGIN, thr, c->event, c->mpi);
+		/* a message it received arrives at its end, inside it */
+		if (c->mpi != UINT32_MAX && has_flow(&p->to, c->mpi))
+			event_mpi(p, t1, E_MESSAGE, thr, 0, c->mpi);
 		end[top++] = t1;
 	}
 	free(end);
@@ -591,6 +725,13 @@ static int emit(struct pf *p)
 			pb_uint(&p->b, 3, t->tid);
 			pb_uint(&p->b, 4, an->s.stack[e->a] + 1);
 			pb_close(&p->b);
+		} else if (e->kind == E_MESSAGE) {
+			pb_open(&p->b, TP_TRACK_EVENT);
+			pb_uint(&p->b, 9, SLICE_INSTANT);
+			pb_uint(&p->b, 11, UUID_CALLS(e->a));
+			pb_uint(&p->b, 10, IID_MESSAGE);
+			flow_ids(p, &p->to, e->mpi, TE_FLOW_ENDS);
+			pb_close(&p->b);
 		} else {
 			bool call = e->kind == E_CALL_BEGIN || e->kind == E_CALL_END;
 			bool begin = e->kind == E_BEGIN || e->kind == E_CALL_BEGIN;
@@ -600,6 +741,8 @@ static int emit(struct pf *p)
 			pb_uint(&p->b, 11, call ? UUID_CALLS(e->a) : UUID_THREAD(e->a));
 			if (begin)	/* name_iid */
 				pb_uint(&p->b, 10, call ? IID_CALL(e->b) : e->b + 1);
+			if (e->kind == E_CALL_BEGIN && e->mpi != UINT32_MAX)
+				flow_ids(p, &p->from, e->mpi, TE_FLOW_IDS);
 			pb_close(&p->b);
 		}
 		packet_close(p);
@@ -621,7 +764,9 @@ int an_export_perfetto(struct an *an, const struct an_settings *vs, FILE *f)
 	voff = malloc((an->s.n + 1) * sizeof(*voff));
 	node_used = calloc(an->nodes.n + 1, 1);
 	p.has_calls = calloc(an->threads.n + 1, 1);
-	if (!p.state || !idx || !voff || !node_used || !p.has_calls)
+	p.mpi_shown = calloc(an->mpi.n + 1, 1);
+	if (!p.state || !idx || !voff || !node_used || !p.has_calls ||
+	    !p.mpi_shown)
 		goto out;
 	for (i = 0; i < an->bases.n; i++) {
 		const struct an_base *b = &AN_VEC(an->bases, struct an_base, i);
@@ -663,6 +808,9 @@ out:
 	pb_free(&p.b);
 	free(p.state);
 	free(p.has_calls);
+	free(p.mpi_shown);
+	free(p.from.p);
+	free(p.to.p);
 	free(node_used);
 	free(idx);
 	free(voff);

@@ -46,6 +46,23 @@ int an_decode_sample(struct an *an, const struct an_exp *e,
 		     const struct lwprof_rec_sample *r, uint32_t *layout,
 		     uint64_t *vals, char *msg, size_t len, uint64_t *at);
 
+/*
+ * heap.c: the heap tracer's records of one file (format 1.7), read in
+ * order; an_heap_close() makes the samples and side table entries of its
+ * counts (an id may be defined after the counts that name it) and frees
+ * it.  0, -ENOMEM, or -EINVAL with what is wrong in *why.
+ */
+struct an_heapfile;
+struct an_heapfile *an_heap_open(struct an *an, uint32_t exp);
+int an_heap_stack(struct an_heapfile *h, const struct exp_rec_tstack *s,
+		  const char **why);
+int an_heap_counts(struct an_heapfile *h, const struct exp_rec_theap *r,
+		   const char **why);
+/* a deflated group: what is wrong at byte *at of the records inflated */
+int an_heap_tz(struct an_heapfile *h, const struct exp_rec_tz *z,
+	       const char **why, uint32_t *at);
+int an_heap_close(struct an_heapfile *h);
+
 /* trace.c: traced calls (any record type: libexp/trace.h's view) */
 struct exp_rec_trace_file;
 int an_trace_init(struct an *an);
@@ -56,6 +73,8 @@ int an_trace_decode(struct an *an, const struct exp_tcall *t,
 		    uint32_t *layout, uint64_t *vals);
 int an_trace_add(struct an *an, uint32_t exp, const struct exp_tcall *t,
 		 uint32_t sample, uint32_t unw);
+/* an entry of a slice's heap counts (heap.c), *v whole */
+int an_trace_add_count(struct an *an, const struct an_tev *v);
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f);
 /* an experiment's files are read: leaks, descriptors' names */
 int an_trace_exp_done(struct an *an, uint32_t exp);

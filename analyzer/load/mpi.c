@@ -6,8 +6,9 @@
  * stack, and an entry of an->mpi for the MPI views.  Once every rank is
  * read, an_mpi_finish() matches messages (the k-th send from rank s to
  * rank r on a communicator and tag with the k-th receive posted there,
- * as MPI's order rule has it) to find Late Sender, the time a receive
- * waited before its message's send began, and matches each
+ * as MPI's order rule has it; the pairs kept in an->mpi_msgs for the
+ * exports) to find Late Sender, the time a receive waited before its
+ * message's send began, and matches each
  * communicator's k-th barrier across ranks for Wait at Barrier, the time
  * a rank waited for the last to enter; both become samples of their own
  * on the waiting call's stack.  Every rank's clock must be the same
@@ -133,7 +134,7 @@ struct end {
 	int32_t src, dst, tag;
 	uint32_t comm;
 	uint64_t t;		/* send: its start; receive: its post */
-	uint32_t wait;		/* receive: the call that completed it */
+	uint32_t wait;		/* the send's call; the receive's that completed it */
 	int recv;
 };
 
@@ -207,7 +208,7 @@ static int message_ends(struct an *an, struct an_vec *ends)
 		if (c->nsend == 1 && c->dst >= 0 &&
 		    exp_mpi_func(c->func)->cls != EXP_MPI_PINIT)
 			err = push_end(ends, (struct end){ c->rank, c->dst,
-				c->stag, c->comm, c->t0, 0, 0 });
+				c->stag, c->comm, c->t0, i, 0 });
 		/* a blocking receive */
 		if (!err && c->nrecv == 1 && c->src >= 0 &&
 		    (exp_mpi_func(c->func)->cls == EXP_MPI_RECV ||
@@ -262,11 +263,13 @@ static int late_sender(struct an *an)
 {
 	struct an_vec ends = { .esz = sizeof(struct end) };
 	struct end *e, *s, *r;
+	struct an_mmsg *msg;
 	size_t i, j, k, ns, nr;
 	struct an_mcall *w;
 	uint64_t late;
 	int err = message_ends(an, &ends);
 
+	an->mpi_msgs.esz = sizeof(struct an_mmsg);
 	an_vec_sort(&ends, end_cmp);
 	e = ends.p;
 	for (i = 0; i < ends.n && !err; i = j) {
@@ -277,9 +280,15 @@ static int late_sender(struct an *an)
 		for (ns = 0; i + ns < j && !e[i + ns].recv; ns++)
 			;
 		nr = j - i - ns;
-		for (k = 0; k < ns && k < nr; k++) {
+		for (k = 0; k < ns && k < nr && !err; k++) {
 			s = &e[i + k];
 			r = &e[i + ns + k];
+			msg = an_vec_push(&an->mpi_msgs);
+			if (!msg) {
+				err = -ENOMEM;
+				break;
+			}
+			*msg = (struct an_mmsg){ s->wait, r->wait };
 			w = &AN_VEC(an->mpi, struct an_mcall, r->wait);
 			if (s->t <= w->t0)
 				continue;
@@ -391,6 +400,8 @@ void an_mpi_release(struct an *an)
 	free(an->mpi.p);
 	free(an->mpi_req.p);
 	free(an->mpi_ms.p);
+	free(an->mpi_msgs.p);
+	memset(&an->mpi_msgs, 0, sizeof(an->mpi_msgs));
 	memset(&an->mpi, 0, sizeof(an->mpi));
 	memset(&an->mpi_req, 0, sizeof(an->mpi_req));
 	memset(&an->mpi_ms, 0, sizeof(an->mpi_ms));

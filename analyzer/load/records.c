@@ -41,6 +41,7 @@ struct rec_ctx {
 	uint64_t cur_hash;
 	struct exp_stack_scan sd;	/* delta stack copies: the bases */
 	uint32_t last_unw;	/* the last sample's an_unw_ref, or UINT32_MAX */
+	struct an_heapfile *heap;	/* the heap tracer's records, or NULL */
 	uint32_t field_base;	/* of the sample in its record (a trace record's) */
 	const struct exp_rec_mpi *mpi;	/* the MPI record whose call is read */
 	struct exp_reader rd;
@@ -638,6 +639,34 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 	return 0;
 }
 
+/* The heap tracer's records (format 1.10): load/heap.c's. */
+static int do_heaprec(struct rec_ctx *c, const struct lwprof_rec *h)
+{
+	const char *why = NULL;
+	uint32_t at;
+	int err;
+
+	if (!c->heap && !(c->heap = an_heap_open(c->an, c->exp)))
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	switch (h->type) {
+	case EXP_REC_TSTACK:
+		err = an_heap_stack(c->heap, (const void *)h, &why);
+		break;
+	case EXP_REC_TZ:
+		err = an_heap_tz(c->heap, (const void *)h, &why, &at);
+		if (err == -EINVAL)
+			return bad(c, 0, "deflated records: byte %u: %s", at, why);
+		break;
+	default:
+		time_check(c, ((const struct exp_rec_theap *)h)->time_ns);
+		err = an_heap_counts(c->heap, (const void *)h, &why);
+		break;
+	}
+	if (err == -ENOMEM)
+		return an_errf(c->an, -ENOMEM, "out of memory");
+	return err ? bad(c, 0, "%s", why) : 0;
+}
+
 /*
  * An MPI call (libexp/mpi.h): a sample with its MPI values on the stack
  * of its call part, which is read as the trace call record it is, at its
@@ -693,6 +722,12 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 	case EXP_REC_TRACE:
 	case EXP_REC_TRACE_FREE:
 		return do_trace(c, h);
+	case EXP_REC_TSTACK:
+	case EXP_REC_THEAP:
+	case EXP_REC_TZ:
+		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
+			return 0;	/* not this format's: skipped */
+		return do_heaprec(c, h);
 	case EXP_REC_TRACE_FILE:
 		return an_trace_file(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
@@ -795,5 +830,7 @@ out:
 		an_warn(an, "%s: %" PRIu64 " delta stack copies without their base (records lost or damaged): those samples keep their frame-pointer stacks",
 			c.path, c.sd.missing);
 	exp_stack_scan_end(&c.sd);
+	if (c.heap && an_heap_close(c.heap) && !err)
+		err = an_errf(an, -ENOMEM, "out of memory");
 	return err;
 }

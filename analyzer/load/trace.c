@@ -154,7 +154,12 @@ int an_trace_add(struct an *an, uint32_t exp, const struct exp_tcall *t,
 		.event = t->event, .fd = t->fd, .file = UINT32_MAX,
 		.t0 = t->start_ns, .t1 = t->time_ns, .addr = t->addr,
 		.addr2 = t->addr2, .bytes = t->bytes, .ret = t->ret, .unw = unw,
-		.ms = ms });
+		.ms = ms, .kind = AN_TEV_CALL, .count = 1 });
+}
+
+int an_trace_add_count(struct an *an, const struct an_tev *v)
+{
+	return tev_push(an, v);
 }
 
 int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *f)
@@ -207,12 +212,12 @@ static int push_life(struct an_vec *v, uint32_t pid, uint64_t addr,
 	return 0;
 }
 
-/* The leak of allocation v (tev index i): a sample on its stack. */
+/* The leaks of allocation v (tev index i): a sample on its stack. */
 static int leak_sample(struct an *an, size_t i)
 {
 	struct an_tev *v = &AN_VEC(an->tev, struct an_tev, i);
 	struct an_unw_ref *u;
-	uint64_t vals[2] = { 1, v->bytes };
+	uint64_t vals[2] = { v->leaks, (uint64_t)v->leaks * v->bytes };
 	uint32_t s = v->sample, n = an->s.n, unw = v->unw, lay = tlay(an, L_LEAK);
 
 	if (lay == UINT32_MAX ||
@@ -230,6 +235,80 @@ static int leak_sample(struct an *an, size_t i)
 }
 
 /*
+ * A slice's counts (format 1.7): the blocks of an allocation's entry
+ * (its process, stack id, size and slice) that no free entry names are
+ * its leaks.  Sorted by that key, frees before allocations, each
+ * allocation entry takes what the frees before it left of theirs.
+ */
+struct made_key {
+	uint32_t pid;
+	uint32_t made;		/* 0: a free entry, 1: an allocation's */
+	uint64_t sid, bytes, t;
+	size_t ev;
+};
+
+static int made_cmp(const void *a, const void *b)
+{
+	const struct made_key *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->sid != y->sid)
+		return x->sid < y->sid ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->made != y->made)
+		return x->made < y->made ? -1 : 1;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static int count_leaks(struct an *an, uint32_t exp)
+{
+	struct an_vec v = { .esz = sizeof(struct made_key) };
+	uint64_t freed = 0, take;
+	struct made_key *k, *p;
+	struct an_tev *t;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < an->tev.n; i++) {
+		t = &AN_VEC(an->tev, struct an_tev, i);
+		if (t->exp != exp || t->kind == AN_TEV_CALL ||
+		    (t->kind == AN_TEV_FREED && !t->addr))
+			continue;
+		k = an_vec_push(&v);
+		if (!k) {
+			free(v.p);
+			return -ENOMEM;
+		}
+		*k = (struct made_key){ t->pid, t->kind == AN_TEV_MADE, t->addr,
+					t->bytes, t->t0, i };
+	}
+	an_vec_sort(&v, made_cmp);
+	for (i = 0; i < v.n && !err; i++) {
+		k = &AN_VEC(v, struct made_key, i);
+		p = i ? k - 1 : NULL;
+		if (!p || p->pid != k->pid || p->sid != k->sid ||
+		    p->bytes != k->bytes || p->t != k->t)
+			freed = 0;	/* a new key */
+		t = &AN_VEC(an->tev, struct an_tev, k->ev);
+		if (!k->made) {
+			freed += t->count;
+			continue;
+		}
+		take = freed < t->count ? freed : t->count;
+		freed -= take;
+		t->leaks = t->count - take;
+		if (t->leaks && t->sample != UINT32_MAX)
+			err = leak_sample(an, k->ev);
+	}
+	free(v.p);
+	return err;
+}
+
+/*
  * Match the experiment's frees with its allocations: sorted by process,
  * address and time, an allocation is freed by the free right after it
  * (realloc frees its old block and makes its new one at once).
@@ -244,7 +323,7 @@ static int find_leaks(struct an *an, uint32_t exp)
 
 	for (i = 0; i < an->tev.n && !err; i++) {
 		t = &AN_VEC(an->tev, struct an_tev, i);
-		if (t->exp != exp)
+		if (t->exp != exp || t->kind != AN_TEV_CALL)
 			continue;
 		switch (exp_trace_event(t->event)->cls) {
 		case EXP_TC_ALLOC:
@@ -271,9 +350,12 @@ static int find_leaks(struct an *an, uint32_t exp)
 			t->freed = l[1].time ? l[1].time : 1;
 			continue;
 		}
+		t->leaks = 1;
 		err = leak_sample(an, l->ev);
 	}
 	free(v.p);
+	if (!err)
+		err = count_leaks(an, exp);
 	return err ? an_errf(an, -ENOMEM, "out of memory") : 0;
 }
 
@@ -337,7 +419,7 @@ static int name_descriptors(struct an *an, uint32_t exp)
 	for (i = 0; i < an->tev.n; i++) {
 		struct an_tev *t = &AN_VEC(an->tev, struct an_tev, i);
 
-		cls = exp_trace_event(t->event)->cls;
+		cls = an_tev_class(t);
 		if (t->exp != exp || cls < EXP_TC_IOREAD)
 			continue;
 		p = an_vec_push(&v);

@@ -193,6 +193,12 @@ struct an_exp {
 	uint64_t lost_read;	/* LOST records' counts */
 	uint64_t nsamples, nrecords;
 	uint64_t ncalls;	/* traced calls with a stack (read as samples) */
+	uint64_t ncounted;	/* more heap calls a slice's counts stand for */
+	/* the heap's counts (format 1.10): the peak in use its process said,
+	 * when, and whether more than one process said one */
+	uint64_t heap_peak, heap_peak_ns;
+	uint32_t heap_pid;
+	bool heap_multi;
 	struct an_vec gs;	/* struct an_gs, by time */
 	struct an_vec pauses;	/* uint64_t [from, to) pairs, by time */
 	uint64_t paused_ns;
@@ -211,14 +217,41 @@ struct an_tev {
 	uint32_t sample;	/* its sample, or UINT32_MAX (a free has none) */
 	uint32_t exp, pid, tid;
 	uint16_t event;
+	uint8_t kind;		/* AN_TEV_* */
 	int32_t fd;
 	uint32_t file;		/* string id of the descriptor's file, or UINT32_MAX */
 	uint64_t t0, t1, addr, addr2, bytes;
 	int64_t ret;
-	uint64_t freed;		/* an allocation: when freed; 0 never (a leak) */
+	uint64_t freed;		/* a call's allocation: when freed; 0 never (a leak) */
 	uint32_t unw;		/* its an_unw_ref in ld->deferred, or UINT32_MAX */
 	uint32_t ms;		/* its microstates in an->tev_ms, or UINT32_MAX */
+	uint32_t count;		/* the calls it stands for (a call: 1) */
+	uint32_t leaks;		/* of its allocations, never freed */
 };
+
+/*
+ * What a side table entry is: one call (every record but the heap's
+ * counts), or the counts of a slice (format 1.10): count blocks made (t1
+ * the first of those calls, t0 the slice's start, addr the stack id,
+ * bytes each block's size), or freed (t1 the first of those frees, t0
+ * the start of the slice the blocks were made in; event the call that
+ * freed them, addr and bytes their allocation's stack id and size, an id
+ * 0 for blocks not made while traced).
+ */
+enum { AN_TEV_CALL, AN_TEV_MADE, AN_TEV_FREED };
+
+/* The class of call an entry counts (a realloc's freed blocks: a free). */
+static inline enum exp_trace_class an_tev_class(const struct an_tev *t)
+{
+	return t->kind == AN_TEV_FREED ? EXP_TC_FREE :
+		exp_trace_event(t->event)->cls;
+}
+
+/* Is it a free the heap statistics count (free, munmap: not a realloc)? */
+static inline bool an_tev_is_free(const struct an_tev *t)
+{
+	return exp_trace_event(t->event)->cls == EXP_TC_FREE;
+}
 
 /*
  * An MPI call (load/mpi.c, libexp/mpi.h), for the MPI views; ranks are
@@ -245,6 +278,11 @@ struct an_mreq {
 	uint16_t kind, cancelled;
 	int32_t peer, tag;
 	uint64_t bytes;
+};
+
+/* A message matched: its send's and its receive's calls (an->mpi). */
+struct an_mmsg {
+	uint32_t send, recv;
 };
 
 /* A descriptor's name from a trace file record. */
@@ -519,6 +557,7 @@ struct an {
 	struct an_vec mpi;	/* struct an_mcall: MPI calls (load/mpi.c) */
 	struct an_vec mpi_req;	/* struct an_mreq */
 	struct an_vec mpi_ms;	/* uint64_t[LWPROF_MS_COUNT]: their microstates */
+	struct an_vec mpi_msgs;	/* struct an_mmsg: messages matched */
 	struct an_strtab strs;
 	uint32_t f_total, f_unknown, f_trunc, f_noprog;	/* pseudo funcs */
 	/* <IDLE>, <HARDIRQ>, <SOFTIRQ>: made on first use, or UINT32_MAX */

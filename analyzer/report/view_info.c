@@ -167,8 +167,8 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 		ncalls = e->ncalls;	/* a traced call with a stack is read as a sample */
 		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, ",
 			e->nrecords, e->nsamples - ncalls);
-		if (ncalls)
-			fprintf(o, "%" PRIu64 " traced calls, ", ncalls);
+		if (ncalls)	/* and the heap calls counted with them */
+			fprintf(o, "%" PRIu64 " traced calls, ", ncalls + e->ncounted);
 		fprintf(o, "%" PRIu64 " lost\n",
 			e->log->lost > e->lost_read ? e->log->lost : e->lost_read);
 		fprintf(o, "  Exit:           %s\n", e->log->exit ? e->log->exit : "?");

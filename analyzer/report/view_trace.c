@@ -17,7 +17,7 @@
 
 static enum exp_trace_class tev_class(const struct an_tev *t)
 {
-	return exp_trace_event(t->event)->cls;
+	return an_tev_class(t);
 }
 
 static bool tev_pass(struct an *an, const struct an_settings *vs,
@@ -132,10 +132,10 @@ static int stack_groups(struct an *an, const struct an_settings *vs,
 			goto oom;
 		g->node = tev_node(an, t);
 		if (heap) {
-			g->n = 1;
-			g->bytes = t->bytes;
-			g->leaks = !t->freed;
-			g->lbytes = t->freed ? 0 : t->bytes;
+			g->n = t->count;
+			g->bytes = t->count * t->bytes;
+			g->leaks = t->leaks;
+			g->lbytes = t->leaks * t->bytes;
 		} else {
 			k = io_kind(t);
 			g->cnt[k] = 1;
@@ -289,12 +289,37 @@ static void stat_row(struct an_table *t, const char *what, uint64_t v)
 	an_table_int(t, r, 1, v);
 }
 
+/*
+ * The peak in use of the one process whose heap calls were counted, as
+ * its library kept it: 0 and *peak, *t, or 1 (more than one process).
+ */
+static int heap_peak_of(struct an *an, uint64_t *peak, uint64_t *t)
+{
+	const struct an_exp *one = NULL, *e;
+	uint32_t i;
+
+	for (i = 0; i < an->exps.n; i++) {
+		e = &AN_VEC(an->exps, struct an_exp, i);
+		if (!e->heap_pid)
+			continue;
+		if (one || e->heap_multi)
+			return 1;
+		one = e;
+	}
+	if (!one)
+		return 1;
+	*peak = one->heap_peak;
+	*t = one->heap_peak_ns;
+	return 0;
+}
+
 int an_view_heapstat(struct an *an, const struct an_settings *vs,
 		     struct an_out *o)
 {
 	uint64_t n = 0, bytes = 0, frees = 0, leaks = 0, lbytes = 0, peak = 0;
 	uint64_t big = 0, small = UINT64_MAX, peak_t = 0, scnt[NSIZES] = { 0 };
 	uint64_t sbytes[NSIZES] = { 0 }, t0 = an->tmin;
+	bool counted = false, calls = false;
 	struct an_vec d = { .esz = sizeof(struct delta) };
 	struct an_table t;
 	struct delta *x;
@@ -306,28 +331,37 @@ int an_view_heapstat(struct an *an, const struct an_settings *vs,
 
 		if (!tev_pass(an, vs, e))
 			continue;
+		if (e->kind != AN_TEV_CALL)
+			counted = true;
+		else if (tev_class(e) == EXP_TC_ALLOC || tev_class(e) == EXP_TC_FREE)
+			calls = true;
 		if (tev_class(e) == EXP_TC_FREE) {
-			frees++;
+			frees += an_tev_is_free(e) ? e->count : 0;
+			if (e->kind != AN_TEV_FREED || !e->bytes)
+				continue;
+			/* a slice's frees: the bytes they gave back */
+			x = an_vec_push(&d);
+			if (!x)
+				goto oom;
+			*x = (struct delta){ e->t1, -(int64_t)(e->count * e->bytes) };
 			continue;
 		}
 		if (tev_class(e) != EXP_TC_ALLOC || e->sample == UINT32_MAX)
 			continue;
-		n++;
-		bytes += e->bytes;
-		if (!e->freed) {
-			leaks++;
-			lbytes += e->bytes;
-		}
+		n += e->count;
+		bytes += e->count * e->bytes;
+		leaks += e->leaks;
+		lbytes += e->leaks * e->bytes;
 		big = e->bytes > big ? e->bytes : big;
 		small = e->bytes < small ? e->bytes : small;
 		for (k = 0; e->bytes >= sizes[k].below; k++)
 			;
-		scnt[k]++;
-		sbytes[k] += e->bytes;
+		scnt[k] += e->count;
+		sbytes[k] += e->count * e->bytes;
 		x = an_vec_push(&d);
 		if (!x)
 			goto oom;
-		*x = (struct delta){ e->t1, (int64_t)e->bytes };
+		*x = (struct delta){ e->t1, (int64_t)(e->count * e->bytes) };
 		if (e->freed) {
 			x = an_vec_push(&d);
 			if (!x)
@@ -345,6 +379,13 @@ int an_view_heapstat(struct an *an, const struct an_settings *vs,
 		}
 	}
 	free(d.p);
+	/*
+	 * Counted per slice, the calls' order within a slice is not known:
+	 * the peak one process's library kept is exact, for all its calls
+	 * (the slices' sums bound it, under a filter or with more processes).
+	 */
+	if (counted && !calls && !vs->filter)
+		heap_peak_of(an, &peak, &peak_t);
 	an_title(o, "Heap statistics\n\n");
 	if (an_table_init(&t, 2) || an_table_head(&t, 0, "Statistic", "", true) ||
 	    an_table_head(&t, 1, "Value", "", false))

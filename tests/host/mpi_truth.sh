@@ -9,8 +9,10 @@
 # completed them, so matched to it), the collectives' calls, each rank's
 # Late Sender and Wait at Barrier within 2% + 50 us of the delays the
 # program timed itself, MPI_ANY_SOURCE receives under their real
-# senders, the message matrix, a rank selection, and the microstate
-# split named absent (the perf backend keeps none per call).
+# senders, the message matrix, a rank selection, the microstate split
+# named absent (the perf backend keeps none per call), and the perfetto
+# export's ranks and message flows, and the html report's (headless
+# Chromium: the calls under each thread, the messages drawn).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
@@ -56,11 +58,7 @@ for impl in $impls; do
 		check "$(mpi_csv_row "$ranks" 0 13)" = absent "$impl, $np ranks: the microstate split absent (perf backend)"
 		# ANY_SOURCE: rank 0's receives of tag 3 name each sender and its bytes
 		want=$(grep '^truth any_source' <<<"$out" | cut -d' ' -f3- | tr ' ' '\n' | sort | tr '\n' ' ')
-		got=$("$LWPROF" dump "$exp/M_r0.er" 2>/dev/null |
-			awk '/MPI MPI_Recv/ && / rtag=3 / { for (i = 1; i <= NF; i++) {
-				if ($i ~ /^src=/) s = substr($i, 5);
-				if ($i ~ /^rbytes=/) b = substr($i, 8) }
-				print s ":" b }' | sort | tr '\n' ' ')
+		got=$(mpi_recv_sources "$exp/M_r0.er" 3)
 		check "$got" = "$want" "$impl, $np ranks: MPI_ANY_SOURCE receives: sender:bytes $want"
 		# the matrix: rank 1 sent rank 0 its ANY_SOURCE message, and
 		# with two ranks its ring messages too (the next rank is 0)
@@ -74,6 +72,33 @@ for impl in $impls; do
 			"$impl, $np ranks: -rank_select 1: the totals are rank 1's"
 		check "$(awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$sel" | cut -d, -f1 | tr '\n' ' ')" = "1 " \
 			"$impl, $np ranks: -rank_select 1: rank 1's row alone"
+		# perfetto: each rank a process named by its rank, and each
+		# point-to-point message a flow from its send to its receive
+		"$LWPROF" export perfetto -o "$exp.pftrace" "$exp" 2>/dev/null &&
+			protoc --decode=lwprof.perfetto.Trace -I "$DATA" perfetto_subset.proto \
+				<"$exp.pftrace" >"$exp.pftrace.txt" 2>/dev/null
+		check $? -eq 0 "$impl, $np ranks: export perfetto, decoded"
+		check "$(grep -c 'process_name: "rank [0-9]*: mpi_truth"' "$exp.pftrace.txt")" -eq "$np" \
+			"$impl, $np ranks: perfetto: $np processes named by rank"
+		msgs=$(awk '$3 == "MPI_Send" || $3 == "MPI_Isend" { n += $5 } END { print n }' <<<"$out")
+		check "$(grep -c ' flow_ids: ' "$exp.pftrace.txt"),$(grep -c 'terminating_flow_ids: ' "$exp.pftrace.txt")" = "$msgs,$msgs" \
+			"$impl, $np ranks: perfetto: $msgs messages, $msgs flows from send to receive"
+		# html, once per implementation: the ranks named, every MPI
+		# call under its thread, every message drawn
+		chrome=$(command -v chromium || command -v chromium-browser) || continue
+		[ "$np" -eq 2 ] || continue
+		"$LWPROF" export html -o "$exp.html" "$exp" 2>/dev/null
+		check $? -eq 0 "$impl, $np ranks: export html"
+		dom=$(timeout 120 "$chrome" --headless --no-sandbox --disable-gpu \
+			--user-data-dir="$PRINT_OUT/chrome" --dump-dom "file://$exp.html" 2>/dev/null |
+			tr -d '\n' | sed 's|<script type="application/json".*||')
+		check "$(grep -c 'data-lwprof="ready"' <<<"$dom")" -eq 1 "$impl, $np ranks: html: the script ran to the end"
+		check "$(grep -o 'rank [01]: process' <<<"$dom" | wc -l)" -eq 2 "$impl, $np ranks: html: two processes named by rank"
+		calls=$(mpi_csv_row "$stats" '<Total>' 2)
+		check "$(grep -o 'data-mpi="[0-9]*"' <<<"$dom" | tr -dc '0-9\n' | awk '{ s += $1 } END { print s }')" -eq "$calls" \
+			"$impl, $np ranks: html: the $calls MPI calls under their threads"
+		check "$(grep -o 'data-mpi-messages="[0-9]*"' <<<"$dom" | tr -dc '0-9')" = "$msgs" \
+			"$impl, $np ranks: html: the $msgs messages drawn"
 	done
 done
 done_testing

@@ -9,9 +9,9 @@
 # the pass on a loaded host): all those of the snapshot at the end, which
 # has the whole run, within its window.  A converter left to its passes a
 # second apart would leave some out of one of them, at least.  cpu_burn
-# runs 6 s: in the TCG guest, with every test in one boot, the loop below
-# saw it start more than a second late, and a 3 s run had ended before the
-# second signal.
+# runs until the test has both snapshots and ends it (SIGTERM, so collect
+# exits 143): in the TCG guest on a loaded host, timers fire seconds late,
+# and a run of fixed length once ended before the first signal was sent.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
 
@@ -26,18 +26,29 @@ times() { "$LWPROF" dump "$1" 2>/dev/null | sed -n 's/.*: SAMPLE clock t=\([0-9.
 # upto FROM_NS END_NS: the times of stdin from FROM_NS to 0.1 s before END_NS
 upto() { awk -v f="$1" -v e="$2" '$1 >= f / 1e9 && $1 <= e / 1e9 - 0.1'; }
 
+# wait_snap NAME: until collect has written snapshot NAME (its log.txt
+# is written last), 120 s at most
+wait_snap() {
+	for i in $(seq 1200); do
+		grep -qs '^records = ' "$1/log.txt" && return
+		sleep 0.1
+	done
+}
 "$LWPROF" collect --backend perf --flight 60s -p 10ms -o fl.er \
-	"$LWPROF_BUILD/tests/progs/cpu_burn" 6 >/dev/null 2>err.txt & cpid=$!
-for i in $(seq 200); do	# the command runs: collect's signals are its own
+	"$LWPROF_BUILD/tests/progs/cpu_burn" 600 >/dev/null 2>err.txt & cpid=$!
+for i in $(seq 1200); do	# the command runs: collect's signals are its own
 	pgrep -P $cpid -x cpu_burn >/dev/null && break
-	sleep 0.05
+	sleep 0.1
 done
 sleep 1.2
 kill -USR2 $cpid
+wait_snap fl.er
 sleep 0.5
 kill -USR2 $cpid
+wait_snap fl.2.er
+pkill -P $cpid -x cpu_burn
 wait $cpid
-check $? -eq 0 "collect --backend perf --flight 60s cpu_burn 6 exits 0 ($(tail -1 err.txt))"
+check $? -eq 143 "collect --backend perf --flight 60s cpu_burn, ended by SIGTERM: exits 143 ($(tail -1 err.txt))"
 check -d fl.3.er "the snapshot at the end: fl.3.er"
 times fl.3.er >all.t
 for e in fl.er fl.2.er; do

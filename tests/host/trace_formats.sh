@@ -7,10 +7,12 @@
 # (20: whole, then word deltas with and without runs; microstates), each
 # encoded independently of the library and the reader.  lwprof print must
 # give the same heap views for both, with the counts the generator wrote
-# and the leaks unwound to main through qsort; dump shows the 1.5
-# records' deltas and microstates; a delta whose base number is not its
-# base's is not rebuilt from the wrong copy (a warning, the leak's stack
-# unknown), and a run past its image is damage named by file and offset.
+# and the leaks unwound to main through qsort; format 1.10's heap counts
+# of the same calls, on the stack libunwind walked at the capture (the
+# tracing library's), give them too; dump shows the 1.5 records' deltas
+# and microstates; a delta whose base number is not its base's is not
+# rebuilt from the wrong copy (a warning, the leak's stack unknown), and
+# a run past its image is damage named by file and offset.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 
@@ -18,11 +20,13 @@ cap=$PRINT_OUT/qsort.cap
 "$LWPROF_BUILD/tests/progs/qsort_unwind" "$cap" || { echo "FAIL: qsort_unwind"; exit 1; }
 old=$(printf 'trace %s format=16\nusage auto\n' "$cap" | gen_exp old -)
 new=$(printf 'trace %s format=20 ms=1\nusage auto\n' "$cap" | gen_exp new -)
+cnt=$(printf 'trace %s format=21\nusage auto\n' "$cap" | gen_exp counted -)
 f_old=$(ls "$old"/trace.*.rec)
 f_new=$(ls "$new"/trace.*.rec)
 u32() { od -An -tu4 -j "$1" -N4 "$2" | tr -d ' '; }
 check "$(u32 12 "$f_old")" -eq 4 "the old trace file says format 1.4"
 check "$(u32 12 "$f_new")" -eq 5 "the new one 1.5"
+check "$(u32 12 "$(ls "$cnt"/trace.*.rec)")" -eq 10 "the counted one 1.10"
 
 views() { "$LWPROF" print -heapstat -heap -leaks "$1" 2>"$PRINT_OUT/$2.err"; }
 views "$old" old >"$PRINT_OUT/old.views"
@@ -32,6 +36,15 @@ check $? -eq 0 "print reads format 1.5's"
 check "$(cat "$PRINT_OUT/old.err" "$PRINT_OUT/new.err" | grep -c .)" -eq 0 "  no warnings"
 diff "$PRINT_OUT/old.views" "$PRINT_OUT/new.views" >"$PRINT_OUT/views.diff"
 check $? -eq 0 "-heapstat, -heap and -leaks the same for both ($(head -c 300 "$PRINT_OUT/views.diff"))"
+views "$cnt" cnt >"$PRINT_OUT/cnt.views"
+check $? -eq 0 "print reads format 1.10's heap counts ($(head -c 300 "$PRINT_OUT/cnt.err"))"
+diff "$PRINT_OUT/new.views" "$PRINT_OUT/cnt.views" >"$PRINT_OUT/cnt.diff"
+check $? -eq 0 "  -heapstat, -heap and -leaks the same as 1.5's ($(head -c 300 "$PRINT_OUT/cnt.diff"))"
+"$LWPROF" dump "$cnt" >"$PRINT_OUT/cnt.dump" 2>&1
+check $? -eq 0 "  dump reads them"
+leaf=$(($(stat -c %s "$cap.pcs") / 8))
+check "$(grep -c "^  made malloc stack=$leaf " "$PRINT_OUT/cnt.dump") $(grep -c "^  freed free stack=$leaf " "$PRINT_OUT/cnt.dump")" = \
+	"8 4" "  inflated: 8 allocations, 4 frees at the leaf of the $leaf-node chain"
 stat() { awk -v k="$1" 'index($0, k) == 1 { print $NF; exit }' "$PRINT_OUT/new.views"; }
 check "$(stat Allocations) $(stat 'Bytes allocated') $(stat Frees) $(stat Leaks) $(stat 'Bytes leaked')" = \
 	"8 284 4 4 144" "  8 allocations of 32..39 bytes, 4 freed, 4 leaks of 144 bytes"

@@ -48,8 +48,8 @@ check "$alloc" = "$(csv_field "$csv" '<Total>' 1)" "-heapstat: the allocations o
 check "$(awk -F, '$1 == "Peak bytes in use" { print ($2 >= 9362) }' <<<"$st")" = 1 \
 	"-heapstat: the peak in use holds at least the leaks"
 d=$("$LWPROF" dump "$exp" 2>/dev/null)
-grep -Eq '^total: [0-9]+ TRACE, [0-9]+ FILE$' <<<"$d"; check $? -eq 0 "dump: the trace records"
-grep -q 'TRACE posix_memalign .* bytes=512 ' <<<"$d"; check $? -eq 0 "dump: a posix_memalign of 512 bytes"
+grep -Eq '^total: [0-9]+ TRACE, [0-9]+ FILE, [0-9]+ STACK$' <<<"$d"; check $? -eq 0 "dump: the trace records and their stacks"
+grep -q '^  made posix_memalign stack=[1-9][0-9]* bytes=512 count=1 ' <<<"$d"; check $? -eq 0 "dump: a posix_memalign of 512 bytes"
 if grep -q '^libz compress$' <<<"$truth"; then
 	# compress() jumps to compress2(), which allocates in deflateInit2_()
 	n=$(csv_field "$csv" deflateInit2_ 1)

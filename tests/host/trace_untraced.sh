@@ -66,7 +66,7 @@ check "$(grep -c '^  Warning: *tracing: .* not traced$' <<<"$hdr")" -eq "$n" "-h
 d=$("$LWPROF" dump "$exp" 2>/dev/null)
 check "$(grep -c ': UNTRACED .* reason=7 ' <<<"$d")" -eq 1 "dump: the failed exec taken back once"
 check "$(grep -c ': UNTRACED ' <<<"$d")" -eq $((n + 2)) "  besides its announcement and the $n"
-grep -Eq "^total: [0-9]+ TRACE, [0-9]+ FILE, $((n + 2)) UNTRACED$" <<<"$d"
+grep -Eq "^total: [0-9]+ TRACE, [0-9]+ FILE, $((n + 2)) UNTRACED(, [0-9]+ STACK)?$" <<<"$d"
 check $? -eq 0 "  counted in dump's total"
 
 # the programs started without LD_PRELOAD in their environment: traced

@@ -47,7 +47,7 @@
  *                              time; damage=1 miscounts the first delta's
  *                              literal blocks; t=NS: the full copy's time
  *                              (default 1 ms), the deltas' 10 ms apart
- *   trace FILE format=16|20 [calls=N] [ms=1]
+ *   trace FILE format=16|20|21 [calls=N] [ms=1]
  *                              a trace file (trace.PID.rec) of N (8)
  *                              allocations at capture FILE's first
  *                              snapshot, the even ones freed (gen_trace.c):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gen_exp: "trace FILE format=16|20 [calls=N] [ms=1]": a trace file
+ * gen_exp: "trace FILE format=16|20|21 [calls=N] [ms=1]": a trace file
  * (trace.PID.rec, docs/design/experiment-format.md) of N allocations whose stack
  * is a capture's first snapshot (a real stack the analyzer unwinds to
  * main), encoded here independently of the tracing library and the
@@ -17,8 +17,11 @@
  * none), frees without a stack; ms=1 (20 only) adds microstates,
  * ms[k] = 1000 (k + 1) + i.  event=NAME (20 only) makes every call that
  * function's ("pthread_mutex_lock", "read"), freed only if it allocates,
- * and wait=NS gives each call a start NS before its return.
+ * and wait=NS gives each call a start NS before its return.  format=21
+ * writes format 1.10's heap records of the same calls (heap21()).
  */
+#include <zlib.h>
+
 #include "gen_exp.h"
 #include "capture.h"
 #include "libexp/trace.h"
@@ -156,6 +159,86 @@ static int alloc20(struct tfile *tf, uint32_t i, uint64_t t, bool with_ms,
 		     with_ms ? ms : NULL, &st, buf, 32, true);
 }
 
+/*
+ * Format 1.10: the heap tracer's records of the same calls: the capture's
+ * pcs (FILE.pcs, libunwind's walk at the capture) as one chain of stack
+ * nodes, written whole; one slice from the first call whose counts (an
+ * entry per call's allocation, its first call at its time; an entry per
+ * even call's free) and the peak in use go deflated (EXP_REC_TZ).
+ */
+static int heap21(struct gen *g, struct tfile *tf, const char *cap,
+		  uint32_t calls, uint64_t t0)
+{
+	uint8_t rec[sizeof(struct exp_rec_tstack) + sizeof(struct exp_tchain) + 8 * 64];
+	struct exp_rec_tstack *st = (void *)rec;
+	struct exp_tchain *c = (void *)(st + 1);
+	struct exp_rec_theap *h;
+	struct exp_rec_tz *z;
+	uint64_t pcs[64], prev = 0, use = 0, peak = 0, peak_ns = 0;
+	uLongf zlen;
+	char path[4200];
+	uint32_t i, n, k, raw;
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "%s.pcs", cap);
+	f = fopen(path, "r");
+	n = f ? fread(pcs, 8, 64, f) : 0;
+	if (f)
+		fclose(f);
+	if (!n)
+		return -EINVAL;
+	/* the chain from the outermost frame in: each pc less its parent's */
+	*st = (struct exp_rec_tstack){ { EXP_REC_TSTACK, 0,
+					 sizeof(*st) + sizeof(*c) + 8 * n }, tf->pid, 1 };
+	*c = (struct exp_tchain){ tf->tid, 1, 0, n, 0 };
+	for (k = 0; k < n; k++) {
+		c->pc[k] = pcs[n - 1 - k] - prev;
+		prev = pcs[n - 1 - k];
+	}
+	tf->records++;
+	err = put(tf, rec, st->hdr.size);
+	raw = sizeof(*h) + sizeof(h->e[0]) * (calls + (calls + 1) / 2);
+	h = calloc(1, raw);
+	z = calloc(1, sizeof(*z) + compressBound(raw) + 8);
+	if (err || !h || !z) {
+		free(h);
+		free(z);
+		return err ? err : -ENOMEM;
+	}
+	*h = (struct exp_rec_theap){ { EXP_REC_THEAP, 0, raw }, tf->pid, 0, t0,
+				     0, 0, 100000000, 0 };
+	for (i = 0; i < calls; i++) {
+		h->e[h->nent++] = (struct exp_theap_ent){ n, EXP_TR_MALLOC, 0,
+			32 + i, 1, 0, 1000 * i, 0 };
+		use += 32 + i;
+		if (use > peak) {
+			peak = use;
+			peak_ns = t0 + 1000 * i;
+		}
+		if (i % 2)
+			continue;
+		h->e[h->nent++] = (struct exp_theap_ent){ n, EXP_TR_FREE,
+			EXP_THE_FREE, 32 + i, 1, 0, 1000 * i + 500, 0 };
+		use -= 32 + i;
+	}
+	h->peak = peak;
+	h->peak_ns = peak_ns;
+	zlen = compressBound(raw);
+	err = compress(z->z, &zlen, (const void *)h, raw) == Z_OK ? 0 : -EIO;
+	z->hdr = (struct lwprof_rec){ EXP_REC_TZ, 0, (sizeof(*z) + zlen + 7) & ~7u };
+	z->raw = raw;
+	z->zbytes = zlen;
+	tf->records++;
+	if (!err)
+		err = put(tf, z, z->hdr.size);
+	free(h);
+	free(z);
+	if (t0 + 1000 * calls > g->tmax)
+		g->tmax = t0 + 1000 * calls;
+	return err;
+}
+
 /* The traced function called name, or 0. */
 static uint16_t trace_event(const char *name)
 {
@@ -194,8 +277,8 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 		else
 			return -EINVAL;
 	}
-	if ((format != 16 && format != 20) || !tf.event ||
-	    (format == 16 && (tf.event != EXP_TR_MALLOC || tf.wait)))
+	if ((format != 16 && format != 20 && format != 21) || !tf.event ||
+	    (format != 20 && (tf.event != EXP_TR_MALLOC || tf.wait)))
 		return -EINVAL;
 	err = gen_capture_read(g, kv[0], &c, &stack);
 	if (err)
@@ -210,8 +293,13 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 	if (!tf.f || !area)
 		goto out;
 	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
-	fh.minor = format == 16 ? EXP_FILE_MINOR_TRACE : EXP_MINOR_TCALL;
+	fh.minor = format == 16 ? EXP_FILE_MINOR_TRACE :
+		format == 20 ? EXP_MINOR_TCALL : EXP_MINOR_THEAP;
 	err = put(&tf, &fh, sizeof(fh));
+	if (!err && format == 21) {
+		err = heap21(g, &tf, kv[0], calls, t);
+		calls = 0;
+	}
 	for (i = 0; !err && i < calls; i++, t += 1000) {
 		if (format == 20) {
 			err = alloc20(&tf, i, t, ms, &c, stack, size);

@@ -7,6 +7,8 @@
 # machine (as root, Open MPI wants --allow-run-as-root; more ranks than
 # CPUs, --oversubscribe), printed one word a line for mapfile.
 # mpi_prog IMPL NAME: a test program's path.
+# mpi_recv_sources EXP TAG: the "source:bytes" of the MPI_Recv calls of
+# tag TAG in experiment EXP (lwprof dump's), sorted, on one line.
 # mpi_csv_row CSV NAME COL: the COL-th field of the row named NAME (first
 # field) of lwprof print's csv.
 
@@ -34,4 +36,14 @@ mpi_prog() {
 
 mpi_csv_row() {
 	awk -F, -v row="$2" -v col="$3" '$1 == row { print $col; exit }' <<<"$1"
+}
+
+mpi_recv_sources() {
+	"$LWPROF" dump "$1" 2>/dev/null |
+		awk -v tag="$2" '/MPI MPI_Recv/ && index($0, " rtag=" tag " ") {
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^src=/) s = substr($i, 5)
+				if ($i ~ /^rbytes=/) b = substr($i, 8)
+			}
+			print s ":" b }' | sort | tr '\n' ' '
 }

@@ -5,7 +5,9 @@
  * own registers (DWARF order, rip = a label inside the callback) and the
  * top of its stack, then after the sort writes them with /proc/self/maps
  * to FILE (tests/lib/capture.h).  tests/lib/gen_exp turns that into a
- * sample: only DWARF CFI unwinding through libc finds the callers.
+ * sample: only DWARF CFI unwinding through libc finds the callers.  At
+ * the same call libunwind's walk (what the tracing library writes of a
+ * heap call's stack) goes to FILE.pcs: its pcs, from the callback out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +15,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
 #include "capture.h"
 
 static struct lwprof_capture cap;
+static void *pcs[64];
+static int npcs;
 static uint8_t stack_copy[16384];
 static uint64_t stack_top;
 static int calls;
@@ -49,6 +56,7 @@ static int cmp(const void *a, const void *b)
 			"lea 1f(%%rip), %%rax\n\tmov %%rax, 128(%0)\n1:\n\t"
 			: : "r"(r) : "rax", "memory");
 		save(r);
+		npcs = unw_backtrace(pcs, 64);
 	}
 	return (x > y) - (x < y);
 }
@@ -82,6 +90,12 @@ int main(int argc, char **argv)
 	    fwrite(stack_copy, 1, cap.stack_size, f) != cap.stack_size ||
 	    fwrite(maps, 1, mlen, f) != mlen || fclose(f)) {
 		fprintf(stderr, "qsort_unwind: cannot write %s\n", argv[1]);
+		return 1;
+	}
+	snprintf(maps, sizeof(maps), "%s.pcs", argv[1]);
+	f = fopen(maps, "w");
+	if (!f || npcs < 3 || fwrite(pcs, 8, npcs, f) != (size_t)npcs || fclose(f)) {
+		fprintf(stderr, "qsort_unwind: cannot write %s\n", maps);
 		return 1;
 	}
 	return 0;

@@ -7,11 +7,13 @@
  * the threshold collect passed (LWPROF_TRACE), printed as "over N": the
  * traced waits of uncontended() can only be fewer.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,13 +151,70 @@ NOINLINE static void uncontended(void)
 	printf("over %u\n", over);
 }
 
-/* Start fn, and let it block (it will wait ms before it is let go). */
+#define TASKS_MAX	64
+
+/* The threads of this process (their tids): how many, at most max. */
+static int tasks(pid_t *v, int max)
+{
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	while (d && n < max && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			v[n++] = atoi(e->d_name);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * Is thread tid asleep in its wait: a futex (every wait here) or a
+ * sleep (the sleeper), as /proc says; or gone?
+ */
+static int blocked(pid_t tid)
+{
+	char path[64], buf[32] = "";
+	FILE *f;
+	long nr;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	nr = strtol(buf, NULL, 10);
+	return nr == SYS_futex || nr == SYS_nanosleep || nr == SYS_clock_nanosleep;
+}
+
+/*
+ * Start fn and let it block: on a loaded machine a new thread may not
+ * run for a long time, so wait until /proc shows it asleep in its wait
+ * (it will wait ms more before it is let go).
+ */
 static pthread_t start(void *(*fn)(void *))
 {
+	pid_t before[TASKS_MAX], after[TASKS_MAX], tid = 0;
+	int nb = tasks(before, TASKS_MAX), na, i, j, k;
 	pthread_t t;
 
 	if (pthread_create(&t, NULL, fn, NULL))
 		exit(1);
+	for (k = 0; !tid && k < 60000; k++) {
+		na = tasks(after, TASKS_MAX);
+		for (i = 0; i < na && !tid; i++) {
+			for (j = 0; j < nb && before[j] != after[i]; j++)
+				;
+			if (j == nb)
+				tid = after[i];
+		}
+		if (!tid)
+			nap(MS);
+	}
+	for (k = 0; tid && k < 60000 && !blocked(tid); k++)
+		nap(MS);
 	nap(20 * MS);
 	return t;
 }

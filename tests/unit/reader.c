@@ -8,7 +8,10 @@
  * (the records before it used), a size that is no multiple of 8, type 0,
  * an unknown sample kind, a path without its NUL, a bad magic, another
  * major version, a header of another CPU; and a newer minor's longer
- * record handed out as this reader knows it, with one warning.
+ * record handed out as this reader knows it, with one warning.  The heap
+ * tracer's records (1.10): a stack chain and a slice's counts read, a
+ * chain whose parent comes after it and an entry of no blocks refused at
+ * their bytes, and both skipped unchecked in a 1.6 file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 #include "libexp/format.h"
 #include "libexp/reader.h"
 #include "libexp/sample.h"
+#include "libexp/trace.h"
 #include "test.h"
 
 static const char *dir;
@@ -252,11 +256,77 @@ static void newer(void)
 	exp_reader_close(&r);
 }
 
+/* A 1.10 heap file: a chain of 3 nodes, a slice with 2 entries. */
+static void heap_file(__u32 minor)
+{
+	struct exp_rec_tstack *st;
+	struct exp_tchain *c;
+	struct exp_rec_theap *h;
+
+	begin(0, minor);
+	off[0] = len;
+	st = add(EXP_REC_TSTACK, sizeof(*st) + sizeof(*c) + 24);
+	st->pid = 7;
+	st->nchain = 1;
+	c = (void *)(st + 1);
+	*c = (struct exp_tchain){ 8, 1, 0, 3, 0 };
+	c->pc[0] = 0x401000;
+	c->pc[1] = c->pc[2] = 0x10;
+	off[1] = len;
+	h = add(EXP_REC_THEAP, sizeof(*h) + 2 * sizeof(h->e[0]));
+	*h = (struct exp_rec_theap){ { EXP_REC_THEAP, 0, h->hdr.size }, 7, 2,
+				     1000, 64, 1000, 100000000, 0 };
+	h->e[0] = (struct exp_theap_ent){ 3, EXP_TR_MALLOC, 0, 64, 2, 0, 0, 0 };
+	h->e[1] = (struct exp_theap_ent){ 3, EXP_TR_FREE, EXP_THE_FREE, 64, 1, 0, 5, 0 };
+}
+
+static void heap(void)
+{
+	char msg[1024], want[64];
+	const struct lwprof_rec *h;
+	struct exp_reader r;
+	int err, n = 0;
+
+	heap_file(EXP_MINOR_THEAP);
+	err = exp_reader_open(&r, AT_FDCWD, save("trace.7.rec", len), NULL, NULL);
+	while (!err && exp_reader_next(&r, &h) > 0)
+		n++;
+	t_check(!err && n == 2 && !r.msg[0], "1.10: a stack record and a slice's counts read (%d: %s)",
+		n, r.msg);
+	exp_reader_close(&r);
+
+	heap_file(EXP_MINOR_THEAP);
+	((struct exp_tchain *)(file + off[0] + sizeof(struct exp_rec_tstack)))->parent = 5;
+	err = first_error("trace.7.rec", len, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "byte %llu: stack chain's parent",
+		 (unsigned long long)off[0] + sizeof(struct exp_rec_tstack));
+	t_check(err == -EBADMSG && strstr(msg, want), "a chain under a later node: %s", msg);
+
+	heap_file(EXP_MINOR_THEAP);
+	((struct exp_rec_theap *)(file + off[1]))->e[1].count = 0;
+	err = first_error("trace.7.rec", len, msg, sizeof(msg));
+	snprintf(want, sizeof(want), "byte %llu: heap record entry of no blocks",
+		 (unsigned long long)off[1] + sizeof(struct exp_rec_theap) +
+		 sizeof(struct exp_theap_ent));
+	t_check(err == -EBADMSG && strstr(msg, want), "an entry of no blocks: %s", msg);
+
+	heap_file(EXP_MINOR_STOP);
+	((struct exp_rec_theap *)(file + off[1]))->e[1].count = 0;
+	n = 0;
+	err = exp_reader_open(&r, AT_FDCWD, save("trace.7.rec", len), NULL, NULL);
+	while (!err && exp_reader_next(&r, &h) > 0)
+		n++;
+	t_check(!err && n == 2 && !r.msg[0], "1.6: types 21 and 22 are not its own: skipped (%d: %s)",
+		n, r.msg);
+	exp_reader_close(&r);
+}
+
 int main(void)
 {
 	dir = t_dir("reader");
 	sound();
 	damage();
 	newer();
+	heap();
 	return t_done();
 }

@@ -313,6 +313,75 @@ static void dump_tcall(const struct lwprof_rec *r)
 		dump_tstack(&v);
 }
 
+/* A slice's heap counts (format 1.10): an entry a line. */
+static void dump_theap(const struct exp_rec_theap *h)
+{
+	const struct exp_theap_ent *e;
+	unsigned int i;
+
+	printf("HEAP ");
+	put_time(h->time_ns);
+	printf(" pid=%u slice=%u entries=%u peak=%llu peak_at=", h->pid,
+	       h->slice_ns, h->nent, (unsigned long long)h->peak);
+	put_time(h->peak_ns);
+	putchar('\n');
+	for (i = 0; i < h->nent; i++) {
+		e = &h->e[i];
+		printf("  %s %s stack=%u bytes=%llu count=%u first=+%u",
+		       e->flags & EXP_THE_FREE ? "freed" : "made",
+		       exp_trace_event(e->event)->name, e->stack,
+		       (unsigned long long)e->bytes, e->count, e->first_ns);
+		if (e->flags & EXP_THE_FREE)
+			printf(" age=%u", e->age);
+		putchar('\n');
+	}
+}
+
+/* Nodes of the heap calls' stacks (format 1.10): chains of ids, pcs. */
+static void dump_tstack_rec(const struct exp_rec_tstack *s)
+{
+	const uint8_t *p = (const uint8_t *)(s + 1);
+	const struct exp_tchain *c;
+	unsigned int i, k;
+
+	printf("STACK pid=%u chains=%u\n", s->pid, s->nchain);
+	for (k = 0; k < s->nchain; k++, p += sizeof(*c) + 8 * c->nr) {
+		c = (const void *)p;
+		printf("  nodes %u-%u tid=%u parent=%u%s, pcs less their parent's:\n", c->id,
+		       c->id + c->nr - 1, c->tid, c->parent,
+		       c->flags & EXP_TSK_TRUNC ? " truncated" : "");
+		for (i = 0; i < c->nr; i++)
+			printf("%s%+lld%s", i % 6 ? " " : "    ",
+			       (long long)c->pc[i],
+			       i + 1 == c->nr || i % 6 == 5 ? "\n" : "");
+	}
+}
+
+/* Deflated heap records (format 1.10): each, inflated. */
+static void dump_tz(const struct exp_rec_tz *z, struct counts *c)
+{
+	static uint8_t buf[EXP_TZ_MAX];
+	const struct lwprof_rec *r;
+	const char *why;
+	long n, off;
+
+	printf("DEFLATED raw=%u zbytes=%u\n", z->raw, z->zbytes);
+	n = exp_tz_inflate(z, buf, &why);
+	if (n < 0) {
+		printf("  (%s)\n", why);
+		return;
+	}
+	for (off = 0; off < n; off += r->size) {
+		r = (const void *)(buf + off);
+		printf("  +%ld: ", off);
+		if (r->type == EXP_REC_TSTACK)
+			dump_tstack_rec((const void *)r);
+		else
+			dump_theap((const void *)r);
+		c->type[r->type]++;
+	}
+}
+
 /* An MPI call: its MPI fields, then its call part as a trace call's. */
 static void dump_mpi(const struct exp_rec_mpi *m)
 {
@@ -496,18 +565,22 @@ static void dump_warn(void *arg, const char *msg)
 	fprintf(stderr, DUMP ": warning: %s\n", msg);
 }
 
-/* "NAME: N TRACE, N FILE[, N UNTRACED]" of a file or the total, if any. */
+/* "NAME: N TRACE, N FILE[, N UNTRACED][, N STACK]" of a file or the total, if any. */
 static void put_trace_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_TRACE] && !c->type[EXP_REC_TRACE_FREE] &&
 	    !c->type[EXP_REC_TCALL] && !c->type[EXP_REC_TRACE_FILE] &&
-	    !c->type[EXP_REC_TRACE_UNTRACED] && !c->mpi && !c->mpi_req)
+	    !c->type[EXP_REC_TRACE_UNTRACED] && !c->type[EXP_REC_THEAP] &&
+	    !c->mpi && !c->mpi_req)
 		return;
 	printf("%s: %llu TRACE, %llu FILE", name,
 	       c->type[EXP_REC_TRACE] + c->type[EXP_REC_TRACE_FREE] +
-	       c->type[EXP_REC_TCALL], c->type[EXP_REC_TRACE_FILE]);
+	       c->type[EXP_REC_TCALL] + c->type[EXP_REC_THEAP],
+	       c->type[EXP_REC_TRACE_FILE]);
 	if (c->type[EXP_REC_TRACE_UNTRACED])
 		printf(", %llu UNTRACED", c->type[EXP_REC_TRACE_UNTRACED]);
+	if (c->type[EXP_REC_TSTACK])
+		printf(", %llu STACK", c->type[EXP_REC_TSTACK]);
 	if (c->mpi || c->mpi_req)
 		printf(", %llu MPI, %llu MPI_REQ", c->mpi, c->mpi_req);
 	printf("\n");
@@ -574,6 +647,21 @@ static int dump_file(const char *name, struct counts *tot)
 			if (f.hdr.minor < EXP_MINOR_STOP)
 				goto unknown;	/* not this format's type */
 			dump_stop((const void *)r);
+			break;
+		case EXP_REC_TZ:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_tz((const void *)r, &c);
+			break;
+		case EXP_REC_TSTACK:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_tstack_rec((const void *)r);
+			break;
+		case EXP_REC_THEAP:
+			if (f.hdr.minor < EXP_MINOR_THEAP)
+				goto unknown;
+			dump_theap((const void *)r);
 			break;
 		case EXP_REC_JMETHOD:
 		case EXP_REC_JCODE:

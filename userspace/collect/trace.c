@@ -168,9 +168,40 @@ int collect_trace_env(const struct rec_opts *o, struct exp_writer *e,
 	return 0;
 }
 
+/*
+ * The heap calls a slice's counts stand for (its allocations and frees),
+ * of a heap record or those a deflated one holds (buf: EXP_TZ_MAX bytes).
+ */
+static unsigned long long theap_calls(const struct lwprof_rec *r, void *buf)
+{
+	const struct exp_rec_theap *h = (const void *)r;
+	unsigned long long n = 0;
+	const char *why;
+	long len, off;
+	__u32 i;
+
+	if (r->type == EXP_REC_TZ) {
+		len = buf ? exp_tz_inflate((const void *)r, buf, &why) : -1;
+		for (off = 0; off < len; off += r->size) {
+			r = (const void *)((const __u8 *)buf + off);
+			if (r->type == EXP_REC_THEAP &&
+			    r->size >= sizeof(struct exp_rec_theap) &&
+			    r->size >= exp_theap_size((const void *)r))
+				n += theap_calls(r, NULL);
+		}
+		return n;
+	}
+	for (i = 0; i < h->nent; i++)
+		if (!(h->e[i].flags & EXP_THE_FREE) ||
+		    exp_trace_event(h->e[i].event)->cls == EXP_TC_FREE)
+			n += h->e[i].count;
+	return n;
+}
+
 struct adopt {
 	struct exp_writer *e;
 	struct archiver *a;
+	void *zbuf;			/* EXP_TZ_MAX: deflated heap records inflated */
 	unsigned long long calls;
 	unsigned long long omp_rts;	/* OpenMP runtimes that started the tool */
 	struct exp_untraced_list untraced;
@@ -184,6 +215,10 @@ static void adopt_rec(void *arg, const struct exp_reader *f,
 	t->calls += rec->type == EXP_REC_TRACE ||
 		    rec->type == EXP_REC_TRACE_FREE ||
 		    (rec->type == EXP_REC_TCALL && f->hdr.minor >= EXP_MINOR_TCALL);
+	if ((rec->type == EXP_REC_THEAP || rec->type == EXP_REC_TZ) &&
+	    f->hdr.minor >= EXP_MINOR_THEAP &&
+	    (t->zbuf || (t->zbuf = malloc(EXP_TZ_MAX))))
+		t->calls += theap_calls(rec, t->zbuf);
 	if (rec->type == LWPROF_REC_MMAP || rec->type == LWPROF_REC_TASK)
 		archiver_rec(t->a, rec);
 	if (f->hdr.minor >= EXP_MINOR_OMP)
@@ -206,6 +241,7 @@ void collect_trace_adopt(const struct rec_opts *o, struct exp_writer *e,
 		return;
 	files = collect_adopt(e, EXP_FILE_TRACE, EXP_FILE_JAVA, "tracing",
 			      adopt_rec, &t);
+	free(t.zbuf);
 	exp_note(e, EXP_K_TRACE_FILES, "%llu", files);
 	exp_note(e, EXP_K_TRACE_CALLS, "%llu", t.calls);
 	if (o->omp_on && !t.omp_rts)

@@ -180,7 +180,21 @@
 	// threads, collapsed into one row or not; TL.rows: the rows shown
 	// (a process's, then its threads' unless it is collapsed), laid out by
 	// tlLayout()
-	const TL = { rows: [], thr: [], procs: [], v0: 0, v1: 1, lo: 0, hi: 1, used: new Uint8Array(16) };
+	const TL = { rows: [], thr: [], procs: [], v0: 0, v1: 1, lo: 0, hi: 1, used: new Uint8Array(16),
+		byId: {}, msgs: [] };
+	// A thread's MPI calls (D.mpi[its page number]: start deltas, lengths,
+	// functions), as arrays of starts, ends and functions by start.
+	function buildMpi(list) {
+		const n = list ? list.length / 3 : 0, st = new Float64Array(n), en = new Float64Array(n), f = new Int32Array(n);
+		let t = 0;
+		for (let i = 0; i < n; i++) {
+			t += list[3 * i];
+			st[i] = t;
+			en[i] = t + list[3 * i + 1];
+			f[i] = list[3 * i + 2];
+		}
+		return { n: n, st: st, en: en, f: f };
+	}
 	// more thread rows than this: every process starts collapsed
 	const COLLAPSE_AT = 48;
 	function timelineInit() {
@@ -203,7 +217,9 @@
 				d.className = 'proc';
 				d.style.height = d.style.lineHeight = (rowH + 2) + 'px';
 				const main = ths.find((q) => q.th.e === r.th.e && q.th.t === r.th.p) || r;
-				d.textContent = 'process ' + r.th.p + ' ' + main.th.c + (multi ? ' (exp ' + r.th.e + ')' : '');
+				const rank = D.ranks ? D.ranks[r.th.e - 1] : -1;
+				d.textContent = (rank >= 0 ? 'rank ' + rank + ': ' : '') + 'process ' + r.th.p + ' ' +
+					main.th.c + (multi ? ' (exp ' + r.th.e + ')' : '');
 				d.title = 'click: its threads in one row, or each in its own';
 				d.setAttribute('data-pid', r.th.p);
 				labels.appendChild(d);
@@ -223,6 +239,12 @@
 			let ns = 0;	// the thread's time on the timeline (the tests read it)
 			for (let i = 0; i < r.n; i++) ns += r.en[i] - r.st[i];
 			d.setAttribute('data-ns', ns);
+			r.mpi = buildMpi(D.mpi && D.mpi[r.th.i]);
+			if (r.mpi.n) {
+				d.setAttribute('data-mpi', r.mpi.n);
+				d.title += ', ' + r.mpi.n + ' MPI calls';
+			}
+			TL.byId[r.th.i] = r;
 			labels.appendChild(d);
 			r.h = rowH;
 			P.threads.push(r);
@@ -236,6 +258,12 @@
 			if (TL.used[s])
 				lg.insertAdjacentHTML('beforeend', '<span><i style="background:' + SC[s] + '"></i>' +
 					esc(D.states[s].label) + '</span>');
+		for (let i = 0; D.msgs && i + 3 < D.msgs.length; i += 4)
+			TL.msgs.push([D.msgs[i], D.msgs[i + 1], D.msgs[i + 2], D.msgs[i + 3]]);
+		if (TL.thr.some((r) => r.mpi.n))
+			lg.insertAdjacentHTML('beforeend', '<span><i style="background:' + MPI_CALL +
+				'"></i>MPI call</span>' + (TL.msgs.length ? '<span><i style="background:' +
+				MPI_MSG + '"></i>MPI message</span>' : ''));
 		if (!ths.length) labels.textContent = 'no samples with microstate times';
 	}
 	// The rows shown, top to bottom: a collapsed process is one row.
@@ -341,6 +369,7 @@
 			}
 			tlRow(g, [r], r.y + 1, r.h - 2, W, acc, v0, v1, scale);
 		}
+		tlMpi(g, c.w, v0, v1, scale);
 		tlAxis();
 		if (FG.range) {	// the flame graph's time range
 			const a = (FG.range[0] - v0) * scale, b = (FG.range[1] - v0) * scale;
@@ -349,6 +378,37 @@
 		}
 		$('tl-range').textContent = fmtNs(v0) + ' .. ' + fmtNs(v1) +
 			' (' + fmtNs(v1 - v0) + ' shown)';
+	}
+	// Each shown thread's MPI calls, a bar along its row's foot, and each
+	// message between two shown threads, a line from its send's start to
+	// the end of the call that received it.
+	const MPI_CALL = '#263238', MPI_MSG = 'rgba(211, 47, 47, 0.75)';
+	function tlMpi(g, w, v0, v1, scale) {
+		const vis = (r) => r && r.y !== undefined && r.label.style.display !== 'none';
+		let drawn = 0;
+		g.globalAlpha = 1;
+		g.fillStyle = MPI_CALL;
+		for (const r of TL.thr) {
+			const m = r.mpi;
+			if (!m.n || !vis(r)) continue;
+			const y = r.y + r.h - Math.min(3, r.h / 3);
+			for (let i = upper(m.en, m.n, v0); i < m.n && m.st[i] < v1; i++) {
+				const x0 = Math.max(0, (m.st[i] - v0) * scale), x1 = Math.min(w, (m.en[i] - v0) * scale);
+				g.fillRect(x0, y, Math.max(1, x1 - x0), Math.min(3, r.h / 3));
+			}
+		}
+		g.strokeStyle = MPI_MSG;
+		g.lineWidth = 1;
+		g.beginPath();
+		for (const q of TL.msgs) {
+			const a = TL.byId[q[0]], b = TL.byId[q[2]];
+			if (!vis(a) || !vis(b) || Math.max(q[1], q[3]) < v0 || Math.min(q[1], q[3]) > v1) continue;
+			g.moveTo((q[1] - v0) * scale, a.y + a.h / 2);
+			g.lineTo((q[3] - v0) * scale, b.y + b.h / 2);
+			drawn++;
+		}
+		g.stroke();
+		$('tl-canvas').setAttribute('data-mpi-messages', drawn);
 	}
 	function tlAxis() {
 		const c = sizeCanvas($('tl-axis'), 22), g = c.g, v0 = TL.v0, v1 = TL.v1;
