@@ -174,6 +174,16 @@ $(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.f90
 tools: $(MPI_LIBS)
 tests: $(MPI_PROGS) $(MPI_FPROGS)
 
+# OpenMP test programs (tests/progs/omp/), for the guest's tests: built
+# by clang on LLVM's libomp where both are installed (the host tests
+# build their own, and skip without them).
+OMP_CC := $(if $(wildcard /usr/lib/llvm-*/lib/libomp.so),$(shell command -v clang 2>/dev/null))
+OMP_PROGS := $(if $(OMP_CC),$(patsubst tests/progs/omp/%.c,$(B)/tests/progs/omp/%,$(wildcard tests/progs/omp/*.c)))
+$(B)/tests/progs/omp/%: tests/progs/omp/%.c tests/progs/omp/truth.h
+	@mkdir -p $(@D)
+	$(OMP_CC) -g -O1 -fopenmp -o $@ $<
+tests: $(OMP_PROGS)
+
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
 
 $(EXP_LIB): $(EXP_OBJS)

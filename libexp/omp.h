@@ -68,7 +68,9 @@ enum exp_omp_event {
 };
 
 #define EXP_OMPF_MS	0x1	/* the module's microstates follow */
-#define EXP_OMPF_KNOWN	0x1u
+#define EXP_OMPF_CONT	0x2	/* a wait's segment after a pause: the same
+				 * wait as the thread's last of its event */
+#define EXP_OMPF_KNOWN	0x3u
 
 /*
  * An event of one thread, written when it ends: from start_ns to end_ns

@@ -25,6 +25,7 @@ struct open_ev {
 	uint32_t base;		/* an explicit task's: the waits open below it */
 	uint16_t event;
 	bool msok;		/* ms0 is this thread's */
+	bool cont;		/* a wait's: it went on after tasks it ran */
 };
 
 /*
@@ -67,7 +68,7 @@ static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 		return;
 	memset(e, 0, sizeof(*e));
 	e->hdr.type = EXP_REC_OMP_EVENT;
-	e->hdr.flags = ms ? EXP_OMPF_MS : 0;
+	e->hdr.flags = (ms ? EXP_OMPF_MS : 0) | (o->cont ? EXP_OMPF_CONT : 0);
 	e->hdr.size = n;
 	e->event = event;
 	e->cpu = cpu < 0 ? 0 : cpu;
@@ -231,6 +232,7 @@ static void wait_resume(uint64_t t, const uint64_t *v, bool ok)
 
 	if (!o)
 		return;
+	o->cont = o->t0 != 0;	/* not its start: after a pause */
 	o->t0 = t;
 	o->msok = ok;
 	memcpy(o->ms0, v, sizeof(o->ms0));

@@ -173,6 +173,16 @@ static int c_mpi_stats(struct prun *r, const char *arg)
 	return an_view_mpi_stats(r->an, r->vs, r->out);
 }
 
+static int c_omp_regions(struct prun *r, const char *arg)
+{
+	return an_view_omp_regions(r->an, r->vs, r->out);
+}
+
+static int c_omp_tasks(struct prun *r, const char *arg)
+{
+	return an_view_omp_tasks(r->an, r->vs, r->out);
+}
+
 static int c_mpi_matrix(struct prun *r, const char *arg)
 {
 	return an_view_mpi_matrix(r->an, r->vs, r->out);
@@ -376,6 +386,8 @@ static const struct pcmd pcmds[] = {
 	{ "iodetail", 0, c_io, "I/O by file descriptor", 1, AN_NEED_TRACE },
 	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0, AN_NEED_TRACE },
 	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0, AN_NEED_TRACE },
+	{ "omp_regions", 0, c_omp_regions, "OpenMP parallel regions by source line: instances, team, time, OpenMP Wait", 0, AN_NEED_TRACE },
+	{ "omp_tasks", 0, c_omp_tasks, "OpenMP task constructs by source line: runs, time, mean, longest", 0, AN_NEED_TRACE },
 	{ "mpi_stats", 0, c_mpi_stats, "MPI calls by function and by rank: time, messages, bytes, Late Sender, Wait at Barrier", 0, AN_NEED_TRACE },
 	{ "mpi_matrix", 0, c_mpi_matrix, "MPI bytes and messages each rank sent each rank", 0, AN_NEED_TRACE },
 	{ "rank_list", 0, c_rank_list, "the MPI ranks loaded, for rank_select", 0, AN_NEED_TRACE },

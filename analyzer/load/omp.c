@@ -5,8 +5,9 @@
  * written, their stacks interned as raw stacks of their processes.  Once
  * the stacks are resolved (an_omp_finish(), from an_finish()): threads,
  * regions and stacks found by their keys, the spans sorted per thread,
- * and the two metrics: each wait a row of the sample table on its stack
- * with its time as ompwait (exact: the tool's clock reads), and each
+ * and the metrics: each wait a row of the sample table on its stack
+ * with its time as ompwait (exact: the tool's clock reads) and, where the
+ * module accounted it, its time in each microstate, and each
  * clock sample of an OpenMP process taken outside a wait a row of its
  * thread time as ompwork.
  */
@@ -35,7 +36,15 @@ struct an_omp_load {
 	struct an_vec tkeys;	/* ... per implicit task */
 	struct an_vec xkeys;	/* ... per explicit task's run */
 	struct an_vec wkeys;	/* ... per wait */
-	uint32_t lay_work, lay_wait;
+	uint32_t lay_work, lay_wait, lay_wait_ms, lay_blame;
+	struct an_vec clock;	/* struct csample: the tool's threads' clock samples */
+};
+
+/* A clock sample of a thread the tool recorded, for the blame's stack. */
+struct csample {
+	uint32_t thr, stack;
+	uint64_t t, v;		/* v: its thread time */
+	uint16_t cpu;
 };
 
 static struct an_omp_load *ld_of(struct an *an)
@@ -53,15 +62,18 @@ void an_omp_load_free(struct an_omp_load *l)
 	free(l->rkeys.p);
 	free(l->tkeys.p);
 	free(l->xkeys.p);
+	free(l->clock.p);
 	free(l->wkeys.p);
 	free(l);
 }
 
 int an_omp_init(struct an *an)
 {
-	if (an_base_id(an, AN_B_OMP, 0) == UINT32_MAX ||
-	    an_base_id(an, AN_B_OMP, 1) == UINT32_MAX)
-		return -ENOMEM;
+	uint32_t i;
+
+	for (i = 0; i < AN_OMP_B_COUNT; i++)
+		if (an_base_id(an, AN_B_OMP, i) == UINT32_MAX)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -81,6 +93,7 @@ static struct an_omp *omp_get(struct an *an)
 	o->ms.esz = 8 * LWPROF_MS_COUNT;
 	o->rts.esz = sizeof(struct an_omp_rt);
 	ld_of(an)->stacks.esz = sizeof(struct ostack);
+	ld_of(an)->clock.esz = sizeof(struct csample);
 	ld_of(an)->rkeys.esz = ld_of(an)->tkeys.esz = ld_of(an)->wkeys.esz =
 		ld_of(an)->xkeys.esz = sizeof(struct okey);
 	an->omp = o;
@@ -164,6 +177,7 @@ int an_omp_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h)
 		sp->index = (uint16_t)e->obj;
 	} else if (e->event != EXP_OMP_TASK) {
 		sp->kind = wait_kind(e->event);
+		sp->index = !!(h->flags & EXP_OMPF_CONT);
 		if (h->flags & EXP_OMPF_MS) {
 			uint64_t *m = an_vec_push(&o->ms);
 
@@ -362,18 +376,26 @@ static int add_rows(struct an *an, struct an_omp_load *l)
 	struct an_omp *o = an->omp;
 	size_t i, n = an->s.n, off = 0;
 	uint8_t *omp_thr = calloc(an->threads.n + 1, 1);
-	uint32_t ids[1], cpu;
+	uint32_t ids[1 + LWPROF_MS_COUNT], cpu, k;
+	struct csample *c;
+	uint64_t v, vals[1 + LWPROF_MS_COUNT];
+	const uint64_t *ms;
 	struct an_omp_at at;
-	uint64_t v;
 	bool clock;
 
 	if (!omp_thr)
 		return -ENOMEM;
-	ids[0] = an_base_id(an, AN_B_OMP, 0);
+	ids[0] = an_base_id(an, AN_B_OMP, AN_OMP_B_WORK);
 	l->lay_work = an_layout_intern(an, ids, 1);
-	ids[0] = an_base_id(an, AN_B_OMP, 1);
+	ids[0] = an_base_id(an, AN_B_OMP, AN_OMP_B_BLAME);
+	l->lay_blame = an_layout_intern(an, ids, 1);
+	ids[0] = an_base_id(an, AN_B_OMP, AN_OMP_B_WAIT);
 	l->lay_wait = an_layout_intern(an, ids, 1);
-	if (l->lay_work == UINT32_MAX || l->lay_wait == UINT32_MAX)
+	for (k = 0; k < LWPROF_MS_COUNT; k++)
+		ids[1 + k] = an_base_id(an, AN_B_OMP, AN_OMP_B_MS + k);
+	l->lay_wait_ms = an_layout_intern(an, ids, 1 + LWPROF_MS_COUNT);
+	if (l->lay_work == UINT32_MAX || l->lay_wait == UINT32_MAX ||
+	    l->lay_wait_ms == UINT32_MAX || l->lay_blame == UINT32_MAX)
 		goto oom;
 	/* a thread of a process whose runtime started the tool */
 	for (i = 0; i < an->threads.n; i++) {
@@ -391,6 +413,11 @@ static int add_rows(struct an *an, struct an_omp_load *l)
 		v = thread_time(an, i, &off, &clock);
 		if (!clock || !omp_thr[an->s.thr[i]] || (an->s.part[i] & AN_PART_CONT))
 			continue;
+		c = an_vec_push(&l->clock);
+		if (!c)
+			goto oom;
+		*c = (struct csample){ an->s.thr[i], an->s.stack[i], an->s.time[i],
+				       v, an->s.cpu[i] };
 		an_omp_lookup(o, an->s.thr[i], an->s.time[i], &at);
 		if (at.wait >= 0)
 			continue;	/* the wait's own row has it */
@@ -409,11 +436,15 @@ static int add_rows(struct an *an, struct an_omp_load *l)
 		w->sample = UINT32_MAX;
 		if (w->stack == UINT32_MAX)
 			continue;
-		v = w->t1 - w->t0;
+		vals[0] = w->t1 - w->t0;
+		ms = an_omp_wait_ms(o, w);
+		for (k = 0; ms && k < LWPROF_MS_COUNT; k++)
+			vals[1 + k] = ms[k];
 		w->sample = an->s.n;
 		o->row_wait[o->nrow_wait++] = i;
-		if (an_sample_add(an, w->t1, w->stack, w->thr, cpu, l->lay_wait,
-				  &v, 1, 0))
+		if (an_sample_add(an, w->t1, w->stack, w->thr, cpu,
+				  ms ? l->lay_wait_ms : l->lay_wait, vals,
+				  ms ? 1 + LWPROF_MS_COUNT : 1, 0))
 			goto oom;
 	}
 	o->traced = omp_thr;
@@ -421,6 +452,173 @@ static int add_rows(struct an *an, struct an_omp_load *l)
 oom:
 	free(omp_thr);
 	return -ENOMEM;
+}
+
+/* ---- imbalance: who came last to each barrier ---- */
+
+/*
+ * A thread's arrival at a barrier: its wait's segments together, from
+ * t0 to t1; lo: when it left the barrier before (or its region began).
+ */
+struct arrival {
+	uint32_t region, seq, thr, wait;	/* wait: its first segment */
+	uint64_t t0, t1, lo, ns;
+};
+
+static int arr_by_thread(const void *a, const void *b)
+{
+	const struct arrival *x = a, *y = b;
+
+	if (x->thr != y->thr)
+		return x->thr < y->thr ? -1 : 1;
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+static int arr_by_barrier(const void *a, const void *b)
+{
+	const struct arrival *x = a, *y = b;
+
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+static int cs_cmp(const void *a, const void *b)
+{
+	const struct csample *x = a, *y = b;
+
+	if (x->thr != y->thr)
+		return x->thr < y->thr ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Thread thr's first clock sample after lo (an index of v). */
+static size_t sample_after(const struct an_vec *v, uint32_t thr, uint64_t lo)
+{
+	const struct csample *c = v->p;
+	size_t a = 0, b = v->n, m;
+
+	while (a < b) {
+		m = a + (b - a) / 2;
+		if (c[m].thr < thr || (c[m].thr == thr && c[m].t <= lo))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/*
+ * The barriers' arrivals: every thread of a team meets a region's
+ * barriers in the same order, so a thread's n-th in a region is the
+ * others' n-th; the segments of a wait paused by the tasks it ran are
+ * one arrival.
+ */
+static int arrivals(struct an_omp *o, struct an_vec *arr)
+{
+	struct arrival *a = NULL;
+	size_t i;
+
+	arr->esz = sizeof(struct arrival);
+	for (i = 0; i < o->waits.n; i++) {
+		const struct an_omp_span *w = &AN_VEC(o->waits, struct an_omp_span, i);
+
+		if ((w->kind != AN_OMP_BARRIER_IMPLICIT &&
+		     w->kind != AN_OMP_BARRIER_EXPLICIT) || w->region == UINT32_MAX)
+			continue;
+		if (w->index && a && a->thr == w->thr && a->region == w->region) {
+			a->ns += w->t1 - w->t0;		/* its next segment */
+			a->t1 = w->t1;
+			continue;
+		}
+		a = an_vec_push(arr);
+		if (!a)
+			return -ENOMEM;
+		*a = (struct arrival){ .region = w->region, .thr = w->thr,
+			.wait = i, .t0 = w->t0, .t1 = w->t1, .ns = w->t1 - w->t0,
+			.lo = an_omp_region(o, w->region)->t0 };
+	}
+	an_vec_sort(arr, arr_by_thread);
+	for (i = 1; i < arr->n; i++) {
+		struct arrival *p = &AN_VEC(*arr, struct arrival, i - 1);
+
+		a = &AN_VEC(*arr, struct arrival, i);
+		if (p->thr == a->thr && p->region == a->region) {
+			a->seq = p->seq + 1;
+			a->lo = p->t1;
+		}
+	}
+	an_vec_sort(arr, arr_by_barrier);
+	return 0;
+}
+
+/*
+ * At each barrier, the others' wait is charged to the thread that came
+ * last, on what it did since it left the barrier before: its clock
+ * samples then, each a share by its thread time; with none, the stack it
+ * came to the barrier at.
+ */
+static int blame_one(struct an *an, struct an_omp_load *l,
+		     const struct arrival *last, uint64_t v)
+{
+	const struct an_omp_span *w = &AN_VEC(an->omp->waits, struct an_omp_span,
+					      last->wait);
+	const struct csample *c = l->clock.p;
+	size_t i, first = sample_after(&l->clock, last->thr, last->lo);
+	uint64_t sum = 0, part, given = 0;
+	int err = 0;
+
+	for (i = first; i < l->clock.n && c[i].thr == last->thr &&
+	     c[i].t < last->t0; i++)
+		sum += c[i].v;
+	if (!sum)
+		return w->stack == UINT32_MAX ? 0 :
+			an_sample_add(an, last->t0, w->stack, last->thr, 0,
+				      l->lay_blame, &v, 1, 0);
+	for (i = first; !err && given < v && c[i].thr == last->thr &&
+	     c[i].t < last->t0; i++) {
+		part = (uint64_t)((double)v * c[i].v / sum + 0.5);
+		if (part > v - given || i + 1 == l->clock.n ||
+		    c[i + 1].thr != last->thr || c[i + 1].t >= last->t0)
+			part = v - given;	/* the last: what is left */
+		given += part;
+		if (part)
+			err = an_sample_add(an, c[i].t, c[i].stack, c[i].thr,
+					    c[i].cpu, l->lay_blame, &part, 1, 0);
+	}
+	return err;
+}
+
+static int blame_rows(struct an *an, struct an_omp_load *l)
+{
+	struct an_vec arr = { 0 };
+	size_t i, j, k;
+	uint64_t v;
+	int err;
+
+	an_vec_sort(&l->clock, cs_cmp);
+	err = arrivals(an->omp, &arr);
+	for (i = 0; !err && i < arr.n; i = j) {
+		const struct arrival *a = &AN_VEC(arr, struct arrival, i);
+
+		for (j = i + 1; j < arr.n; j++) {
+			const struct arrival *b = &AN_VEC(arr, struct arrival, j);
+
+			if (b->region != a->region || b->seq != a->seq)
+				break;
+		}
+		if (j - i < 2)
+			continue;
+		for (v = 0, k = i; k < j - 1; k++)
+			v += AN_VEC(arr, struct arrival, k).ns;
+		err = blame_one(an, l, &AN_VEC(arr, struct arrival, j - 1), v);
+	}
+	free(arr.p);
+	return err;
 }
 
 int an_omp_finish(struct an *an)
@@ -455,6 +653,8 @@ int an_omp_finish(struct an *an)
 		explicit_barriers(an, o);
 		err = add_rows(an, l);
 	}
+	if (!err)
+		err = blame_rows(an, l);
 out:
 	an_omp_load_free(l);
 	an->ld->omp = NULL;

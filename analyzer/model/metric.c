@@ -73,8 +73,12 @@ static const struct mrow registry[] = {
 	TR("mpibarrierwait", "MPI Wait at Barrier", TIME, MPI_BARWAIT),
 #undef TR
 	/* OpenMP (docs/guide/openmp.md): Oracle's keywords; states: the base */
-	{ "ompwork", "OpenMP Work", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, 0, false },
-	{ "ompwait", "OpenMP Wait", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, 1, false },
+	{ "ompwork", "OpenMP Work", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, AN_OMP_B_WORK, false },
+	{ "ompwait", "OpenMP Wait", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, AN_OMP_B_WAIT, false },
+	/* the team's wait at a barrier, on the thread that came last */
+	{ "ompimbal", "OpenMP Imbalance", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, AN_OMP_B_BLAME, false },
+	/* ... by the module's microstates: ompwait_user ... ompwait_wait */
+	{ NULL, "OpenMP Wait", AN_U_TIME, AN_MF_DATA, AN_B_OMP, AN_OMP_B_MS, false },
 };
 
 #define NROWS (sizeof(registry) / sizeof(registry[0]))
@@ -121,6 +125,22 @@ static int metric_add(struct an *an, const struct mrow *r, const char *kw,
 	return 0;
 }
 
+/* OpenMP Wait in each microstate: "ompwait_lock", "OpenMP Wait User Lock" */
+static int omp_family(struct an *an, const struct mrow *r)
+{
+	char kw[64], title[96];
+	uint32_t k;
+	int err = 0;
+
+	for (k = 0; k < LWPROF_MS_COUNT && !err; k++) {
+		snprintf(kw, sizeof(kw), "ompwait_%s", exp_mstate_names[k].keyword);
+		snprintf(title, sizeof(title), "%s %s", r->title,
+			 exp_mstate_names[k].label);
+		err = metric_add(an, r, kw, title, r->states + k, 0);
+	}
+	return err;
+}
+
 /* Every row but the families (after the decoders' bases: load/decode.c). */
 int an_metrics_init(struct an *an)
 {
@@ -139,6 +159,8 @@ int an_metrics_init(struct an *an)
 			for (k = 0; k < LWPROF_MS_COUNT && !err; k++)
 				err = metric_add(an, r, exp_mstate_names[k].keyword,
 						 exp_mstate_names[k].title, k, 0);
+		else if (r->kind == AN_B_OMP)
+			err = omp_family(an, r);
 	}
 	return err;
 }

@@ -105,7 +105,17 @@ enum an_base_kind {
 	AN_B_COUNTER,	/* idx: the counter of log.txt (events) */
 	AN_B_IDLE,	/* a CPU's idle time (ns): SYSTEM of LWPROF_RS_IDLE packets */
 	AN_B_TRACE,	/* idx: enum an_trace_base, the traced calls' */
-	AN_B_OMP,	/* idx 0: OpenMP work, 1: OpenMP wait (ns; load/omp.c) */
+	AN_B_OMP,	/* idx: enum an_omp_base (ns; load/omp.c) */
+};
+
+/*
+ * OpenMP's bases: work, wait, the others' wait at a barrier a thread
+ * came to last (its blame), and the wait in each microstate.
+ */
+enum an_omp_base {
+	AN_OMP_B_WORK, AN_OMP_B_WAIT, AN_OMP_B_BLAME,
+	AN_OMP_B_MS,	/* + LWPROF_MS_*: a wait's time in it (the module's) */
+	AN_OMP_B_COUNT = AN_OMP_B_MS + LWPROF_MS_COUNT
 };
 
 /* The traced calls' bases (load/trace.c), in this order (layouts list them so). */

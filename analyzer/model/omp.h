@@ -43,7 +43,9 @@ struct an_omp_region {
 struct an_omp_span {
 	uint32_t thr;
 	uint16_t kind;		/* a wait's AN_OMP_*; an implicit task's: 0 */
-	uint16_t index;		/* an implicit task's thread number in its team */
+	uint16_t index;		/* an implicit task's thread number in its team;
+				 * a wait's: 1 when it goes on from the thread's
+				 * last of its kind, after a pause (tasks it ran) */
 	uint64_t t0, t1;
 	uint32_t region;	/* its region's index, or UINT32_MAX */
 	uint32_t ms;		/* a wait's microstates in ms, or UINT32_MAX */

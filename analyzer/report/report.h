@@ -291,6 +291,10 @@ int an_view_mpi_matrix(struct an *an, const struct an_settings *vs,
 		       struct an_out *o);
 int an_view_rank_list(struct an *an, const struct an_settings *vs,
 		      struct an_out *o);
+int an_view_omp_regions(struct an *an, const struct an_settings *vs,
+			struct an_out *o);
+int an_view_omp_tasks(struct an *an, const struct an_settings *vs,
+		      struct an_out *o);
 int an_view_iostat(struct an *an, const struct an_settings *vs,
 		   struct an_out *o);
 /*

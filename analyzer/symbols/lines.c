@@ -103,6 +103,28 @@ static Dwfl_Module *dw_addr(struct an *an, uint32_t obj, uint64_t vaddr,
 	return o->mod;
 }
 
+/*
+ * The line at maddr of a unit libdw cannot find by address: an object
+ * without .debug_aranges (clang's default), whose units are looked at
+ * one by one.  NULL: none.
+ */
+static const char *unit_line(Dwfl_Module *mod, Dwarf_Addr maddr, int *lineno)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Line *l;
+
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+		if (dwarf_haspc(cu, maddr - bias) <= 0)
+			continue;
+		l = dwarf_getsrc_die(cu, maddr - bias);
+		if (!l || dwarf_lineno(l, lineno))
+			return NULL;
+		return dwarf_linesrc(l, NULL, NULL);
+	}
+	return NULL;
+}
+
 uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 		    uint32_t func, uint32_t *ifunc)
 {
@@ -117,9 +139,10 @@ uint32_t an_pc_line(struct an *an, uint32_t obj, uint64_t vaddr,
 	if (!mod)
 		return UINT32_MAX;
 	l = dwfl_module_getsrc(mod, maddr);
-	if (!l)
-		return UINT32_MAX;
-	file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	if (l)
+		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	else
+		file = unit_line(mod, maddr, &lineno);
 	if (!file || lineno <= 0)
 		return UINT32_MAX;
 	if (an->inline_funcs) {

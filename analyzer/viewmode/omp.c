@@ -68,6 +68,17 @@ static bool outlined_name(const char *n)
 	       strstr(n, "_omp_cpyfn.");
 }
 
+bool an_vm_omp_program(struct an *an, uint32_t pc, bool outlined)
+{
+	const struct an_pc *p = &AN_VEC(an->pcs, struct an_pc, pc);
+	const struct an_func *fn = &AN_VEC(an->funcs, struct an_func,
+					   an_pc_func(an, p));
+
+	if (obj_class(an, &AN_VEC(an->objs, struct an_obj, p->obj)) != C_USER)
+		return false;
+	return outlined || !fn->name || !outlined_name(fn->name);
+}
+
 static int fclass(struct an *an, struct omp_vm *v, uint32_t f)
 {
 	const struct an_func *fn = &AN_VEC(an->funcs, struct an_func, f);

@@ -82,6 +82,12 @@ struct an_vm_lang {
 };
 
 extern const struct an_vm_lang an_vm_omp;
+
+/*
+ * Is pc's frame the program's own (not a runtime's, the system's or a
+ * pseudo-function)?  outlined: an outlined body of OpenMP counts too.
+ */
+bool an_vm_omp_program(struct an *an, uint32_t pc, bool outlined);
 extern const struct an_vm_lang an_vm_java;
 
 #endif

@@ -8,6 +8,8 @@
 #  - each thread's OpenMP Wait at <OMP-explicit_barrier> is what it
 #    measured, within 2% (and 50 us a barrier: the program's clock reads
 #    and the tool's sit on either side of the runtime's entry);
+#  - OpenMP Imbalance: the others' waits at each barrier, charged to the
+#    thread that came last (by the program's clock), on work();
 #  - user mode: work() is main's callee on every thread, less than 1% of
 #    the time on a frame of libomp;
 #  - a gcc-built program (libgomp, no OMPT): log.txt says OpenMP metrics
@@ -28,6 +30,7 @@ sed 's/^/#   /' c.err c.out
 check "$(grep -c '^openmp = on (auto)' c.er/log.txt)" -eq 1 "log.txt: openmp = on (auto)"
 check "$(grep -c '^openmp_runtime = process [0-9]*: LLVM.*OMPT active' c.er/log.txt)" -eq 1 "log.txt: the runtime that started the tool"
 omp_waits_check c.er c.out clang 2
+omp_blame_check c.er c.out clang
 
 "$LWPROF" print -csingle work c.er >cs.out 2>&1
 callers=$(awk '/^Callers/ { on = 1; next } /^Callees|^Stack|^$/ { on = 0 } on' cs.out | grep -c .)

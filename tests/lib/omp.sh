@@ -77,3 +77,26 @@ omp_run() {
 	sed 's/^/#   /' "$name.err"
 	omp_waits_check "$name.er" "$name.out" "$name" "$nrep"
 }
+
+# omp_blame_check EXP PROG.OUT WHAT: each "blame TID NS N SLACK" line
+# (tests/progs/omp/imbal: the others' measured waits at the N barriers
+# TID came to last) against OpenMP Imbalance charged to thread TID,
+# within omp_waits_check's bounds and SLACK either way; 90% of it in
+# work() (inclusive: its clock reads), what the thread was doing before
+# it came.
+omp_blame_check() {
+	local exp=$1 out=$2 what=$3 tid ns n slack got at tol
+
+	check "$(grep -c '^blame ' "$out")" -ge 2 "$what: blame reported"
+	while read -r _ tid ns n slack; do
+		"$LWPROF" print -filters "TID == $tid" -printmode csv \
+			-metrics i.ompimbal:name -functions "$exp" >blame.csv 2>/dev/null
+		got=$(awk -F, '$2 == "<Total>" { printf "%.0f", $1 * 1e9 }' blame.csv)
+		at=$(awk -F, '$2 == "work" { printf "%.0f", $1 * 1e9 }' blame.csv)
+		tol=$((ns / 50 + n * 50000 + 500000 + slack))
+		check "${got:-0}" -ge $((ns - tol)) "$what: thread $tid blamed ${got:-0} ns for $n barriers, measured $ns (-$tol)"
+		check "${got:-0}" -le $((ns + tol)) "$what: thread $tid ... at most $ns (+$tol)"
+		check "$(omp_frac "${at:-0}" "${got:-0}")" -ge $([ "${got:-0}" -gt 1000000 ] && echo 9000 || echo 0) \
+			"$what: thread $tid: work() holds ${at:-0} ns of it"
+	done < <(grep '^blame ' "$out")
+}

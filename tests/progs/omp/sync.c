@@ -9,6 +9,9 @@
  *
  *   sync WHAT ROUNDS UNIT_MS
  *
+ * Each construct is in a function of its own, not inlined: clang gives
+ * the runtime call of an inlined region no source line.
+ *
  * WHAT:
  *   critical  in each round thread k enters a critical section after
  *             k * UNIT / 4 and holds it for UNIT: the others wait for it
@@ -67,6 +70,7 @@ static void account(int slot, unsigned long long t0, unsigned long long t1,
 	a->n++;
 }
 
+__attribute__((noinline))
 static void mutexes(int lock, int rounds, unsigned long long unit)
 {
 	omp_lock_t l;
@@ -111,6 +115,7 @@ static void task_body(unsigned long long ns)
 	sums[k].tasks += now() - t0;
 }
 
+__attribute__((noinline))
 static void tasks(int rounds, unsigned long long unit)
 {
 	static struct acct bar[MAXT];
@@ -150,6 +155,7 @@ static void tasks(int rounds, unsigned long long unit)
 	}
 }
 
+__attribute__((noinline))
 static void nested(int rounds, unsigned long long unit)
 {
 	omp_set_max_active_levels(2);
@@ -174,6 +180,7 @@ static void nested(int rounds, unsigned long long unit)
 	}
 }
 
+__attribute__((noinline))
 static void reduction(int rounds, unsigned long long unit)
 {
 	unsigned long long done = 0, rd0 = 0;
