@@ -5,7 +5,7 @@
 # each itself (ThreadMXBean CPU time, System.nanoTime); lwprof print in
 # user mode (the default) must give, on the main thread, each method its
 # time in the right microstate: the spin's and the allocation loop's CPU
-# within 3%; Thread.sleep, the contended monitor, LockSupport.parkNanos
+# within 3% (and the machine's steal time, which perf counts as CPU); Thread.sleep, the contended monitor, LockSupport.parkNanos
 # (User Lock: futex waits) and the read of a pipe (Sleep) the phase's
 # wall time within 2%, all of it that state but the Wait CPU after the
 # wake-up (and CPU), within 2%.  And: the JVM's own threads are <JVM-System>,
@@ -25,8 +25,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 ms=400
+steal=$(pb_steal)
 "$LWPROF" collect --backend perf -o j.er java -cp "$java_progs" JStates $ms >out 2>err
 check $? -eq 0 "collect java JStates $ms"
+steal=$(($(pb_steal) - steal))
 sed 's/^/# /' out err
 lost=$(sed -n 's/^lost = //p' j.er/log.txt)
 [ "${lost:-0}" -eq 0 ] || echo "# perf lost $lost records: the microstates of the threads concerned are approximate"
@@ -37,8 +39,8 @@ thr=$("$LWPROF" print -thread_list j.er 2>/dev/null | awk -v t="$tid" '$4 == t {
 check -n "$thr" "the main thread ($tid) in -thread_list"
 "$LWPROF" print -thread_select "$thr" -printmode csv -metrics $java_metrics -functions j.er >f.csv 2>f.err
 sed 's/^/# /' f.err
-java_cpu_check j.er out "$thr" 'JStates.cpu()' cpu
-java_cpu_check j.er out "$thr" 'JStates.alloc()' alloc
+java_cpu_check j.er out "$thr" 'JStates.cpu()' cpu "$steal"
+java_cpu_check j.er out "$thr" 'JStates.alloc()' alloc "$steal"
 java_block_check f.csv out 'java.lang.Thread.sleep()' i lock sleep
 java_block_check f.csv out 'JStates.monitor()' e lock monitor
 java_block_check f.csv out 'JStates.park()' i lock park
