@@ -13,7 +13,9 @@
  *   a tick lies at some point of it and a sample covers an interval of
  *   it, and a tick at most one clock interval of CPU time away is taken
  *   (one fires every interval of it, so one always is while the thread
- *   runs Java code), one on the same side of every block first; a tick
+ *   runs Java code; half the distance between the ticks around it where
+ *   a busy machine merged expiries), one on the same side of every
+ *   block first; a tick
  *   the JVM could not walk stands for <no Java callstack recorded>, as
  *   does a sample with no tick near;
  * - a thread of the JVM that never ran Java (GC, the compilers, the VM
@@ -282,10 +284,27 @@ static void ticks_near(const struct thr *t, size_t k, uint64_t mid_c,
 static const struct an_jstack *tick_for(const struct thr *t, size_t k)
 {
 	uint64_t cpu = t->sp[t->order[k]].cpu, mid_c = t->cum[k] - cpu / 2;
+	uint64_t win = t->interval + cpu / 2;
 	const struct an_jstack *best[4], *wide[4];
+	size_t lo = 0, hi = t->nticks, m;
 	int c;
 
-	ticks_near(t, k, mid_c, t->interval + cpu / 2, best);
+	while (lo < hi) {	/* the ticks around mid_c */
+		m = (lo + hi) / 2;
+		if (t->tick_c[m] < mid_c)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	/*
+	 * A busy machine delivers a CPU-time timer late, its expiries
+	 * merged into one signal: where the ticks around the sample are
+	 * further apart than an interval, half their distance is near.
+	 */
+	if (lo > 0 && lo < t->nticks &&
+	    (t->tick_c[lo] - t->tick_c[lo - 1]) / 2 > win)
+		win = (t->tick_c[lo] - t->tick_c[lo - 1]) / 2;
+	ticks_near(t, k, mid_c, win, best);
 	if (best[0])
 		return best[0];
 	if (best[1]) {

@@ -80,7 +80,7 @@ check "$(grep -c '<JVM-System>' mach)" -eq 0 "machine: no <JVM-System>"
 
 # the exports read the same (user mode) stacks
 "$LWPROF" export folded -o j.folded j.er 2>/dev/null
-check "$(grep -c '^[^ ]*JStates.main();JStates.cpu();JStates.spinStep() [0-9]' j.folded)" -ge 1 "folded: JStates.main();JStates.cpu();JStates.spinStep()"
+check "$(grep -c '^[^ ]*JStates.main();JStates.cpu();JStates.spinCpu();JStates.spinStep() [0-9]' j.folded)" -ge 1 "folded: JStates.main();JStates.cpu();JStates.spinCpu();JStates.spinStep()"
 "$LWPROF" export pprof -o j.pb.gz j.er 2>/dev/null
 check "$(zcat j.pb.gz | grep -ac 'JStates.spinStep()')" -ge 1 "pprof: the Java method names"
 "$LWPROF" export perfetto -o j.pftrace j.er 2>/dev/null

@@ -32,13 +32,19 @@ public class JStates {
 		return x;
 	}
 
-	static void cpu() {
-		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
-		long x = 1;
+	/* Spin for ns of this thread's CPU time. */
+	static void spinCpu(long ns) {
+		long c0 = mx.getCurrentThreadCpuTime(), x = 1;
 
-		while (mx.getCurrentThreadCpuTime() - c0 < ms * 1000000L)
+		while (mx.getCurrentThreadCpuTime() - c0 < ns)
 			x = spinStep(x);
 		sink = x;
+	}
+
+	static void cpu() {
+		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+
+		spinCpu(ms * 1000000L);
 		report("cpu", c0, w0);
 	}
 
@@ -63,6 +69,12 @@ public class JStates {
 		}, "holder");
 		holder.start();
 		held.await();	/* until the holder has it */
+		/*
+		 * two clock ticks of CPU between the two waits, so that no
+		 * sample spans both (a profiler's packet takes the time since
+		 * the thread's previous one)
+		 */
+		spinCpu(20000000L);
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		synchronized (lock) {
 			sink++;
