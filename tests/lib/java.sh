@@ -31,17 +31,20 @@ java_cpu() { awk -v p="$2" '$1 == "phase" && $2 == p { print $3 }' "$1"; }
 java_wall() { awk -v p="$2" '$1 == "phase" && $2 == p { print $4 }' "$1"; }
 
 # The metrics java_col reads, in this order (-metrics of a csv -functions).
-java_metrics=i.total:i.totalcpu:i.lock:i.sleep:i.wait:e.total:e.totalcpu:e.lock:e.sleep:e.wait:name
+java_metrics=i.total:i.totalcpu:i.lock:i.sleep:i.wait:i.textpfault:i.datapfault:i.kernelpfault
+java_metrics=$java_metrics:e.total:e.totalcpu:e.lock:e.sleep:e.wait:e.textpfault:e.datapfault:e.kernelpfault:name
 
-# java_col CSV FUNC i|e total|cpu|lock|sleep|wait: ns
+# java_col CSV FUNC i|e total|cpu|lock|sleep|wait: ns.  cpu is what the
+# thread's CPU clock counts: User, System and Trap CPU and the page
+# faults' time (the module's own microstates; absent with perf).
 java_col() {
 	local n
-	case $3$4 in
-	itotal) n=1 ;; icpu) n=2 ;; ilock) n=3 ;; isleep) n=4 ;; iwait) n=5 ;;
-	etotal) n=6 ;; ecpu) n=7 ;; elock) n=8 ;; esleep) n=9 ;; ewait) n=10 ;;
+	case $4 in
+	total) n=1 ;; cpu) n="2 6 7 8" ;; lock) n=3 ;; sleep) n=4 ;; wait) n=5 ;;
 	esac
-	awk -F, -v f="$2" -v c="$n" '$NF == f { printf "%.0f", $c * 1e9; x = 1 }
-		END { if (!x) print 0 }' "$1"
+	awk -F, -v f="$2" -v c="$n" -v o="$([ "$3" = e ] && echo 8 || echo 0)" '
+		$NF == f { k = split(c, cs, " "); for (i = 1; i <= k; i++) v += $(cs[i] + o); x = 1 }
+		END { printf "%.0f", x ? v * 1e9 : 0 }' "$1"
 }
 
 # java_within GOT WANT PERCENT WHAT

@@ -48,7 +48,17 @@ public class JStates {
 		report("cpu", c0, w0);
 	}
 
+	/*
+	 * Two clock ticks of CPU before a wait, so that no sample spans it
+	 * and the wait before (a profiler's packet takes the time since
+	 * the thread's previous one): report()'s write may have blocked.
+	 */
+	static void settle() {
+		spinCpu(20000000L);
+	}
+
 	static void sleep() throws InterruptedException {
+		settle();
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 
 		Thread.sleep(ms);
@@ -69,12 +79,7 @@ public class JStates {
 		}, "holder");
 		holder.start();
 		held.await();	/* until the holder has it */
-		/*
-		 * two clock ticks of CPU between the two waits, so that no
-		 * sample spans both (a profiler's packet takes the time since
-		 * the thread's previous one)
-		 */
-		spinCpu(20000000L);
+		settle();
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		synchronized (lock) {
 			sink++;
@@ -84,6 +89,7 @@ public class JStates {
 	}
 
 	static void park() {
+		settle();
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		long end = w0 + ms * 1000000L, now;
 
@@ -102,6 +108,7 @@ public class JStates {
 		InputStream in = p.getInputStream();
 		byte[] b = new byte[16];
 
+		settle();
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		p.getOutputStream().write('\n');
 		p.getOutputStream().flush();
