@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # collect -M's other cases (docs/guide/mpi.md), under each MPI
 # implementation built: a program that links no MPI library is refused
-# with the reason, and a launcher given without "--" is named; collect
+# with the reason, as is one of the other implementation, and a
+# launcher given without "--" is named; collect
 # run by the launcher (mpirun ... lwprof collect -M on) writes one
 # experiment per rank, which print reads together; a rank that calls
 # MPI_Abort (tests/progs/mpi/mpi_abort: 5 barriers on every rank, then
@@ -13,8 +14,7 @@
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
 
-impls=$(mpi_impls)
-[ -n "$impls" ] || skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
+mpi_need
 
 for impl in $impls; do
 	mapfile -t launch < <(mpi_launch "$impl" 2)
@@ -25,6 +25,11 @@ for impl in $impls; do
 	grep -q "/bin/true is not an MPI program" <<<"$err"
 	check $? -eq 0 "$impl: ... says it is not an MPI program"
 	check "$(ls -d "$PRINT_OUT/no.er" 2>/dev/null | wc -l)" -eq 0 "$impl: ... and makes no experiment"
+	other=$([ "$impl" = openmpi ] && echo MPICH || echo OPENMPI)
+	err=$("$LWPROF" collect -M "$other" -o "$PRINT_OUT/no.er" "${launch[@]}" -- "$(mpi_prog "$impl" mpi_abort)" 2>&1)
+	check $? -eq 1 "$impl: -M $other with a program of $impl: exit 1"
+	grep -q "links .*, not .*: give -M .* or -M on" <<<"$err"
+	check $? -eq 0 "$impl: ... names the implementation it links"
 	err=$("$LWPROF" collect -M on -o "$PRINT_OUT/no.er" "${launch[@]}" "$(mpi_prog "$impl" mpi_abort)" 2>&1)
 	check $? -eq 1 "$impl: -M with a launcher but no '--': exit 1"
 	grep -q "a launcher? give it as LAUNCHER ARGS -- PROG ARGS" <<<"$err"

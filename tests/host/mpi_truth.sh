@@ -19,8 +19,7 @@
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
 
-impls=$(mpi_impls)
-[ -n "$impls" ] || skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
+mpi_need
 
 # |got - want| <= 2% of want + 50 us, in seconds and ns
 near() {
@@ -42,11 +41,7 @@ for impl in $impls; do
 		fi
 		check "$(ls -d "$exp"/M_r*.er | wc -l)" -eq "$np" "$impl, $np ranks: $np subexperiments"
 		stats=$("$LWPROF" print -printmode csv -mpi_stats "$exp" 2>/dev/null)
-		while read -r _ _ f calls sends sbytes recvs rbytes; do
-			got="$(mpi_csv_row "$stats" "$f" 2) $(mpi_csv_row "$stats" "$f" 7) $(mpi_csv_row "$stats" "$f" 8) $(mpi_csv_row "$stats" "$f" 9) $(mpi_csv_row "$stats" "$f" 10)"
-			check "$got" = "$calls $sends $sbytes $recvs $rbytes" \
-				"$impl, $np ranks: $f: $calls calls, $sends sends of $sbytes bytes, $recvs receives of $rbytes bytes"
-		done < <(grep '^truth func ' <<<"$out")
+		mpi_check_funcs "$impl, $np ranks" "$out" "$stats"
 		# the rank table follows the function table: its rows are numbers
 		ranks=$(awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$stats")
 		while read -r _ _ r _ late _ wait; do

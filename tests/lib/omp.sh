@@ -83,9 +83,11 @@ omp_run() {
 # omp_blame_check EXP PROG.OUT WHAT: each "blame TID NS N SLACK" line
 # (tests/progs/omp/imbal: the others' measured waits at the N barriers
 # TID came to last) against OpenMP Imbalance charged to thread TID,
-# within omp_waits_check's bounds and SLACK either way; 90% of it in
+# within omp_waits_check's bounds and SLACK either way; most of it in
 # work() (inclusive: its clock reads), what the thread was doing before
-# it came.
+# it came.  Not all: the blame goes by thread time, and on a busy machine
+# the thread also waits for a CPU in the program's measuring (its
+# schedstat reads are system calls), which takes its share there.
 omp_blame_check() {
 	local exp=$1 out=$2 what=$3 tid ns n slack got at tol
 
@@ -98,7 +100,7 @@ omp_blame_check() {
 		tol=$((ns / 50 + n * 50000 + 500000 + slack))
 		check "${got:-0}" -ge $((ns - tol)) "$what: thread $tid blamed ${got:-0} ns for $n barriers, measured $ns (-$tol)"
 		check "${got:-0}" -le $((ns + tol)) "$what: thread $tid ... at most $ns (+$tol)"
-		check "$(omp_frac "${at:-0}" "${got:-0}")" -ge $([ "${got:-0}" -gt 1000000 ] && echo 9000 || echo 0) \
+		check "$(omp_frac "${at:-0}" "${got:-0}")" -ge $([ "${got:-0}" -gt 1000000 ] && echo 5000 || echo 0) \
 			"$what: thread $tid: work() holds ${at:-0} ns of it"
 	done < <(grep '^blame ' "$out")
 }
