@@ -290,7 +290,8 @@ $(B)/tests/unit/traceable: $(EXP_LIB)
 $(B)/tests/unit/traceable: TEST_LDLIBS = $(EXP_LIB)
 # The unit tests of libexp (tests/run -U) link it.
 EXP_UNITS := $(B)/tests/unit/exp_log $(B)/tests/unit/exp_files \
-	$(B)/tests/unit/reader $(B)/tests/unit/stack $(B)/tests/unit/java_records
+	$(B)/tests/unit/reader $(B)/tests/unit/stack $(B)/tests/unit/java_records \
+	$(B)/tests/unit/mpi_records $(B)/tests/unit/omp_records
 $(EXP_UNITS): $(EXP_LIB)
 $(EXP_UNITS): TEST_LDLIBS = $(EXP_LIB)
 # ... and the analyzer's, its layers but its command.
@@ -353,6 +354,7 @@ install-tools: tools
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
+	$(foreach l,$(MPI_LIBS),install -D -m 0755 $(l) $(DESTDIR)$(LIBEXECDIR)/lwprof/$(notdir $(l));)
 	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
 	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	install -d $(DESTDIR)$(MANDIR)/man1
@@ -381,6 +383,7 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/lwprof 2>/dev/null
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
+	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_mpi_*.so
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lwprof

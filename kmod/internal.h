@@ -128,6 +128,8 @@ struct lwprof_thread {
 	u8 want_urn;			/* its return to user mode: the notifier */
 	u8 stopped;			/* guard.c: LWPROF_STOP_*, not recorded */
 	u8 taking;			/* guard.c: being taken out; session lock */
+	u8 guarded;			/* guard.c: its session's owner is not
+					 * privileged (the return checks it) */
 	u64 fault_cnt;			/* faults done at last fault start */
 	u32 flags;			/* LWPROF_T_*; session->lock */
 	u64 last_ns;
@@ -143,6 +145,7 @@ struct lwprof_thread {
 	u64 smp_base[LWPROF_MS_COUNT];	/* acc[] at its last clock packet */
 	u64 smp_next;			/* a packet is due from then; 0: unset */
 	u8 smp_due;			/* take it at the return to user mode */
+	u8 us_on;			/* us set (ustate.c); follows smp_due */
 	struct lwprof_sdelta_state *sd;	/* sdelta.c: the last stack copy */
 	struct lwprof_kblock *kb;	/* offcpu.c: where it last blocked */
 	u8 idle;			/* idle.c: a CPU's idle task */

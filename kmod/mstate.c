@@ -187,6 +187,14 @@ static noinline void lwprof_switch_other(struct lwprof_cpu *c,
  * the decision is made before anything changes, goes to
  * lwprof_switch_other() (a tail call), which does the same for any case.
  * notrace, as the wakeup probe: no ftrace call site on every switch.
+ *
+ * Each test is made once, on the path that needs it: a thread that is
+ * still runnable is neither dead nor stopped (__schedule() dequeues
+ * those), so only a sleep looks at prev_state; and the futex test reads
+ * the call's number alone.  A 32-bit call may carry any number there:
+ * those that are a 64-bit futex call's, and the 32-bit futex call's own,
+ * all go to the general code, which tells them apart, so that no 32-bit
+ * futex wait is taken for an ordinary sleep.
  */
 static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
 					   struct task_struct *prev,
@@ -194,68 +202,59 @@ static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
 					   unsigned int prev_state)
 {
 	struct lwprof_thread *out = this_cpu_read(lwprof_cpu.cur), *in;
-	unsigned int state;
-	u64 sys_in, now;
-	bool asleep;
-	long nr;
+	unsigned int state, nr;
+	u64 sys_in, now, last;
 
 	if (lwprof_probes_dormant())
 		return;
 	in = lwprof_thread_find(next);
-	/*
-	 * Between two threads nobody accounts, nothing to do: unless an
-	 * attach is adopting running threads, the idle task comes in (idle
-	 * accounting), or a notifier is left to disarm.
-	 */
-	if (!out && !in && !atomic_read(&lwprof_adopting) &&
-	    !is_idle_task(next) &&
-	    !(this_cpu_read(lwprof_cpu.flags) & LWPROF_CPU_URN))
-		return;
-	sys_in = this_cpu_read(lwprof_cpu.sys_in);
-	asleep = !lwprof_task_runnable(prev);
 	if (unlikely(!out || !in || out->task != prev || out->idle ||
-		     (prev_state & TASK_DEAD) || this_cpu_read(lwprof_cpu.flags) ||
-		     in->want_urn || static_branch_unlikely(&lwprof_clock_key)))
-		goto other;
-	if (asleep) {
-		if (!sys_in || in_ia32_syscall() ||
-		    (prev_state & (__TASK_STOPPED | __TASK_TRACED)))
+		     this_cpu_read(lwprof_cpu.flags) || in->want_urn ||
+		     static_branch_unlikely(&lwprof_clock_key)))
+		goto slow;
+	sys_in = this_cpu_read(lwprof_cpu.sys_in);
+	if (lwprof_task_runnable(prev)) {
+		if (unlikely(sys_in))
 			goto other;
-		nr = syscall_get_nr(prev, task_pt_regs(prev)) &
-		     ~(long)__X32_SYSCALL_BIT;
-		if (nr == __NR_futex || nr == __NR_futex_waitv)
+		now = lwprof_tsc_now();
+		write_seqcount_begin(&out->seq);
+		state = out->state;
+		out->ivcsw++;
+		if (state != LWPROF_MS_WAIT_CPU)
+			out->resume = state;
+		out->state = LWPROF_MS_WAIT_CPU;
+		last = out->last_ns;
+	} else {
+		if (unlikely(!sys_in || (prev_state & (TASK_DEAD |
+				__TASK_STOPPED | __TASK_TRACED))))
 			goto other;
-	} else if (sys_in) {
-		goto other;
-	}
-
-	now = lwprof_tsc_now();
-	write_seqcount_begin(&out->seq);
-	state = out->state;
-	if (asleep) {
+		nr = (unsigned int)task_pt_regs(prev)->orig_ax &
+		     ~__X32_SYSCALL_BIT;
+		if (unlikely(nr == __NR_futex || nr == __NR_futex_waitv ||
+			     nr == LWPROF_NR_FUTEX_COMPAT))
+			goto other;
+		now = lwprof_tsc_now();
+		write_seqcount_begin(&out->seq);
 		/* As lwprof_ms_commit_at(), then lwprof_ms_sleep_state(). */
 		this_cpu_write(lwprof_cpu.sys_in, 0);
 		out->syscalls++;
 		out->vcsw++;
 		out->depth = 1;
 		out->ctx[0] = LWPROF_CTX_SYSCALL;
-		if (sys_in > out->last_ns) {
-			out->acc[state] += sys_in - out->last_ns;
-			out->last_ns = sys_in;
+		last = out->last_ns;
+		if (sys_in > last) {
+			out->acc[out->state] += sys_in - last;
+			last = sys_in;
 		}
 		state = LWPROF_MS_SYSTEM;
 		out->resume = LWPROF_MS_SYSTEM;
 		out->state = LWPROF_MS_SLEEP;
-	} else {
-		out->ivcsw++;
-		if (state != LWPROF_MS_WAIT_CPU)
-			out->resume = state;
-		out->state = LWPROF_MS_WAIT_CPU;
 	}
-	if (now > out->last_ns) {
-		out->acc[state] += now - out->last_ns;
-		out->last_ns = now;
+	if (now > last) {
+		out->acc[state] += now - last;
+		last = now;
 	}
+	out->last_ns = last;
 	write_seqcount_end(&out->seq);
 
 	this_cpu_write(lwprof_cpu.cur, in);
@@ -266,6 +265,16 @@ static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
 		write_seqcount_end(&in->seq);
 	}
 	return;
+slow:
+	/*
+	 * Between two threads nobody accounts, nothing to do: unless an
+	 * attach is adopting running threads, the idle task comes in (idle
+	 * accounting), or a notifier is left to disarm.
+	 */
+	if (!out && !in && !atomic_read(&lwprof_adopting) &&
+	    !is_idle_task(next) &&
+	    !(this_cpu_read(lwprof_cpu.flags) & LWPROF_CPU_URN))
+		return;
 other:
 	lwprof_switch_other(this_cpu_ptr(&lwprof_cpu), out, in, prev, next,
 			    prev_state);
@@ -281,7 +290,11 @@ static void lwprof_ms_woken(struct lwprof_thread *t)
 	write_seqcount_end(&t->seq);
 }
 
-/* Context: rq lock held; p is not running.  Ignore threads not asleep. */
+/*
+ * Context: rq lock held; p is not running.  Ignore threads not asleep.
+ * With the TSC the clock, the change is made here, calling nothing (no
+ * register to save); lwprof_ms_woken() does it on any clock.
+ */
 static void notrace lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
@@ -289,8 +302,15 @@ static void notrace lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(p);
-	if (t)
+	if (!t || !lwprof_ms_asleep(t->state))
+		return;
+	if (unlikely(!lwprof_clock.tsc)) {
 		lwprof_ms_woken(t);
+		return;
+	}
+	write_seqcount_begin(&t->seq);
+	lwprof_ms_set(t, LWPROF_MS_WAIT_CPU, lwprof_tsc_now());
+	write_seqcount_end(&t->seq);
 }
 
 /*

@@ -190,17 +190,15 @@ static void __used notrace lwprof_asm_offsets(void)			\
 	".set LWPROF_T_ACC_USER, %c8\n"					\
 	".set LWPROF_T_ACC_SYSTEM, %c9\n"				\
 	".set LWPROF_T_SYSCALLS, %c10\n"				\
-	".set LWPROF_T_US, %c11\n"					\
-	".set LWPROF_T_SMP_DUE, %c12\n"					\
-	".set LWPROF_MS_USER_ASM, %c13\n"				\
-	".set LWPROF_RET_WORK, %c14\n"					\
-	".set LWPROF_TASK_FLAGS, %c15\n"				\
-	".set LWPROF_TASK_WORKS, %c16\n"				\
-	".set LWPROF_T_ACC, %c17\n"					\
-	".set LWPROF_T_DEPTH, %c18\n"					\
-	".set LWPROF_RET_TW_WORK, %c19\n"				\
-	".set LWPROF_T_SESSION, %c20\n"					\
-	".set LWPROF_S_PRIV, %c21\n"					\
+	".set LWPROF_T_SMP_DUE, %c11\n"					\
+	".set LWPROF_MS_USER_ASM, %c12\n"				\
+	".set LWPROF_RET_WORK, %c13\n"					\
+	".set LWPROF_TASK_FLAGS, %c14\n"				\
+	".set LWPROF_TASK_WORKS, %c15\n"				\
+	".set LWPROF_T_ACC, %c16\n"					\
+	".set LWPROF_T_DEPTH, %c17\n"					\
+	".set LWPROF_RET_TW_WORK, %c18\n"				\
+	".set LWPROF_T_GUARDED, %c19\n"					\
 	: : "i" (offsetof(struct lwprof_cpu, cur)),			\
 	    "i" (offsetof(struct lwprof_cpu, sys_in)),			\
 	    "i" (offsetof(struct lwprof_clock, mult)),			\
@@ -212,7 +210,6 @@ static void __used notrace lwprof_asm_offsets(void)			\
 	    "i" (offsetof(struct lwprof_thread, acc[LWPROF_MS_USER])),	\
 	    "i" (offsetof(struct lwprof_thread, acc[LWPROF_MS_SYSTEM])), \
 	    "i" (offsetof(struct lwprof_thread, syscalls)),		\
-	    "i" (offsetof(struct lwprof_thread, us)),			\
 	    "i" (offsetof(struct lwprof_thread, smp_due)),		\
 	    "i" (LWPROF_MS_USER),					\
 	    "i" (LWPROF_RET_WORK),					\
@@ -220,10 +217,12 @@ static void __used notrace lwprof_asm_offsets(void)			\
 	    "i" (offsetof(struct task_struct, task_works)),		\
 	    "i" (offsetof(struct lwprof_thread, acc)),			\
 	    "i" (offsetof(struct lwprof_thread, depth)),		\
-	    "i" (LWPROF_RET_WORK | _TIF_NOTIFY_RESUME),		\
-	    "i" (offsetof(struct lwprof_thread, session)),		\
-	    "i" (offsetof(struct lwprof_session, priv)));		\
-	static_assert(sizeof_field(struct lwprof_session, priv) == 1);	\
+	    "i" (LWPROF_RET_WORK | _TIF_NOTIFY_RESUME),			\
+	    "i" (offsetof(struct lwprof_thread, guarded)));		\
+	/* One 16-bit test of both: a packet due, a slot to publish. */	\
+	static_assert(offsetof(struct lwprof_thread, us_on) ==		\
+		      offsetof(struct lwprof_thread, smp_due) + 1);	\
+	static_assert(sizeof_field(struct lwprof_thread, guarded) == 1); \
 }
 
 /*

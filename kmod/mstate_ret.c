@@ -151,10 +151,10 @@ void notrace lwprof_ret_direct_tail(struct lwprof_thread *t)
  * had called it first thing; it keeps regs (rdi) and uses rax, rcx, rdx
  * and r8-r10, free at a function's entry.  lwprof_ms_user_return() for
  * the common cases, with nothing on the way out to wait for:
- *  - back from a system call that nothing interrupted, in USER before it
- *    (33 instructions): the stamp, one clock reading, the call's USER time
- *    up to the stamp (or to the last change, if later) and its SYSTEM time
- *    from there, under the seqcount;
+ *  - back from a system call that nothing interrupted, in USER before it:
+ *    the stamp, one clock reading, the call's USER time up to the stamp
+ *    (or to the last change, if later) and its SYSTEM time from there,
+ *    under the seqcount;
  *  - back from an interrupt of user mode: nothing to charge;
  *  - back from anything else (a sleep, a preemption, a fault): the time
  *    since the last change to the state left.
@@ -172,10 +172,9 @@ asm("	.pushsection .text, \"ax\", @progbits\n"
 "	movq %gs:lwprof_cpu+LWPROF_CPU_CUR(%rip), %r8\n"
 "	testq %r8, %r8\n"
 "	je 9f\n"
-"	movq LWPROF_T_SESSION(%r8), %rax\n"
 	/* A session that must guard its threads (guard.c): in C. */
-"	cmpb $0, LWPROF_S_PRIV(%rax)\n"
-"	je 8f\n"
+"	cmpb $0, LWPROF_T_GUARDED(%r8)\n"
+"	jne 8f\n"
 "	movq LWPROF_T_TASK(%r8), %rax\n"
 	/* Task work comes with _TIF_NOTIFY_RESUME (or NOTIFY_SIGNAL). */
 "	testl $LWPROF_RET_TW_WORK, LWPROF_TASK_FLAGS(%rax)\n"
@@ -199,7 +198,9 @@ asm("	.pushsection .text, \"ax\", @progbits\n"
 "	incq LWPROF_T_SYSCALLS(%r8)\n"
 "	incl LWPROF_T_SEQ(%r8)\n"
 "	movq $0, %gs:lwprof_cpu+LWPROF_CPU_SYS_IN(%rip)\n"
-"	jmp 5f\n"
+"	cmpw $0, LWPROF_T_SMP_DUE(%r8)\n"
+"	jne 7f\n"
+	ASM_RET
 	/* No system call: the state left since the last change, if not USER. */
 "4:	cmpb $LWPROF_MS_USER_ASM, LWPROF_T_STATE(%r8)\n"
 "	je 5f\n"
@@ -215,9 +216,7 @@ asm("	.pushsection .text, \"ax\", @progbits\n"
 "6:	movb $LWPROF_MS_USER_ASM, LWPROF_T_STATE(%r8)\n"
 "	movb $0, LWPROF_T_DEPTH(%r8)\n"
 "	incl LWPROF_T_SEQ(%r8)\n"
-"5:	cmpq $0, LWPROF_T_US(%r8)\n"
-"	jne 7f\n"
-"	cmpb $0, LWPROF_T_SMP_DUE(%r8)\n"
+"5:	cmpw $0, LWPROF_T_SMP_DUE(%r8)\n"	/* and us_on */
 "	jne 7f\n"
 	ASM_RET
 "7:	pushq %rdi\n"

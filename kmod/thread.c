@@ -217,6 +217,7 @@ void lwprof_thread_init(struct lwprof_thread *t, struct task_struct *task,
 	INIT_LIST_HEAD(&t->snode);
 	t->task = task;
 	t->session = s;
+	t->guarded = !s->priv;
 	lwprof_thread_begin(t, task, now);
 	t->pid = task_tgid_nr_ns(task, s->pid_ns);
 	t->tid = task_pid_nr_ns(task, s->pid_ns);

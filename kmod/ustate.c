@@ -74,6 +74,7 @@ void lwprof_us_release(struct lwprof_thread *t)
 	if (!us)
 		return;
 	t->us = NULL;
+	t->us_on = 0;
 	lwprof_us_store(us, NULL, 0);
 	/* Release: the slot's last write before its next owner's first. */
 	clear_bit_unlock(t->us_slot, t->us_area->used);
@@ -181,6 +182,7 @@ long lwprof_us_claim(struct lwprof_ustate_claim *req)
 		a = NULL;
 		t->us_slot = slot;
 		t->us = lwprof_us_slot(t->us_area, slot);
+		t->us_on = 1;
 		lwprof_us_store(t->us, t, task_pid_vnr(current));
 		ret = slot;
 	} else {

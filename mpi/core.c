@@ -113,6 +113,7 @@ void mw_end(struct mw_call *c)
 struct mw_comm {
 	MPI_Comm comm;
 	bool used;
+	bool freed;		/* MPI_Comm_free'd: for the receives still pending */
 	uint32_t id;
 	int size;
 	int *world;		/* world rank of each (remote) rank */
@@ -182,71 +183,99 @@ static bool comm_learn(struct mw_comm *e, MPI_Comm comm)
 	return true;
 }
 
-/* comm's entry, learnt at its first use; NULL if it cannot be. */
-static struct mw_comm *comm_get(MPI_Comm comm)
+/*
+ * comm's entry under the lock: a live one, else (freed too) one freed
+ * since; MW_COMMS if none.
+ */
+static unsigned int comm_find(MPI_Comm comm, bool freed)
 {
-	struct mw_comm *e = NULL, tmp = { 0 };
+	unsigned int i, f = MW_COMMS;
+
+	for (i = 0; i < MW_COMMS; i++) {
+		if (!comms[i].used || comms[i].comm != comm)
+			continue;
+		if (!comms[i].freed)
+			return i;
+		f = freed && f == MW_COMMS ? i : f;
+	}
+	return f;
+}
+
+/*
+ * Rank r of comm (r < 0: none asked) as a world rank into *world, and
+ * comm's id into *id, from its entry, learnt at its first use (false: it
+ * cannot be; learn false: only if known).  Read under the table's lock:
+ * another thread may replace an entry when the table is full.
+ */
+static bool comm_look(MPI_Comm comm, int r, int *world, uint32_t *id,
+		      bool learn)
+{
+	struct mw_comm tmp = { 0 };
 	unsigned int i;
+	bool learnt = false;
 
 	if (comm == MPI_COMM_NULL)
-		return NULL;
-	lock(&comms_lock);
-	for (i = 0; i < MW_COMMS; i++)
-		if (comms[i].used && comms[i].comm == comm) {
-			e = &comms[i];
-			break;
+		return false;
+	for (;;) {
+		lock(&comms_lock);
+		i = comm_find(comm, !learn);
+		if (i == MW_COMMS && learnt) {	/* put what was learnt */
+			for (i = 0; i < MW_COMMS && comms[i].used && !comms[i].freed; i++)
+				;
+			if (i == MW_COMMS)	/* full: replace one, round the table */
+				i = comms_next++ % MW_COMMS;
+			free(comms[i].world);
+			comms[i] = tmp;
+			tmp.world = NULL;
 		}
-	unlock(&comms_lock);
-	if (e)
-		return e;
-	mw_depth++;
-	if (!comm_learn(&tmp, comm)) {
+		if (i < MW_COMMS) {
+			*id = comms[i].id;
+			*world = r >= 0 && r < comms[i].size && comms[i].world[r] >= 0 ?
+				 comms[i].world[r] : EXP_MPI_NONE;
+			unlock(&comms_lock);
+			free(tmp.world);	/* another thread learnt it first */
+			return true;
+		}
+		unlock(&comms_lock);
+		if (!learn)
+			return false;
+		mw_depth++;
+		learnt = comm_learn(&tmp, comm);
 		mw_depth--;
-		return NULL;
+		if (!learnt)
+			return false;
 	}
-	mw_depth--;
-	lock(&comms_lock);
-	for (i = 0; i < MW_COMMS && comms[i].used; i++)
-		;
-	if (i == MW_COMMS)	/* full: replace one, round the table */
-		i = comms_next++ % MW_COMMS;
-	free(comms[i].world);
-	comms[i] = tmp;
-	e = &comms[i];
-	unlock(&comms_lock);
-	return e;
 }
 
 int mw_world(MPI_Comm comm, int r)
 {
-	struct mw_comm *e;
+	uint32_t id;
+	int w;
 
 	if (r < 0)	/* MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT */
 		return EXP_MPI_NONE;
 	if (comm == MPI_COMM_WORLD)
 		return r;
-	e = comm_get(comm);
-	return e && r < e->size && e->world[r] >= 0 ? e->world[r] : EXP_MPI_NONE;
+	return comm_look(comm, r, &w, &id, true) ? w : EXP_MPI_NONE;
 }
 
 uint32_t mw_comm_id(MPI_Comm comm)
 {
-	struct mw_comm *e = comm_get(comm);
+	uint32_t id;
+	int w;
 
-	return e ? e->id : 0;
+	return comm_look(comm, -1, &w, &id, true) ? id : 0;
 }
 
 void mw_comm_forget(MPI_Comm comm)
 {
 	unsigned int i;
 
+	/* kept for the receives pending on it, not found by new lookups */
 	lock(&comms_lock);
 	for (i = 0; i < MW_COMMS; i++)
-		if (comms[i].used && comms[i].comm == comm) {
-			free(comms[i].world);
-			comms[i].world = NULL;
-			comms[i].used = false;
-		}
+		if (comms[i].used && comms[i].comm == comm)
+			comms[i].freed = true;
 	unlock(&comms_lock);
 }
 
@@ -388,14 +417,25 @@ void mw_req_done(struct mw_call *c, const struct mw_req *e,
 	struct exp_rec_mpi_req q = { .req = e->id, .kind = e->func,
 				     .peer = e->peer, .tag = e->tag,
 				     .bytes = e->bytes };
-	int cancelled = 0;
+	int cancelled = 0, w;
+	uint32_t id = 0;
 
 	mw_depth++;
 	PMPI_Test_cancelled(st, &cancelled);
 	mw_depth--;
 	q.cancelled = !!cancelled;
 	if (e->recv && !cancelled) {
-		q.peer = mw_world(e->comm, st->MPI_SOURCE);
+		/*
+		 * The communicator was learnt when the receive was posted; the
+		 * program may have freed it since (its receives still
+		 * complete), and a freed handle must not be asked about.
+		 */
+		if (st->MPI_SOURCE < 0)
+			q.peer = EXP_MPI_NONE;
+		else if (e->comm == MPI_COMM_WORLD)
+			q.peer = st->MPI_SOURCE;
+		else if (!comm_look(e->comm, st->MPI_SOURCE, &q.peer, &id, false))
+			q.peer = EXP_MPI_NONE;
 		q.tag = st->MPI_TAG;
 		q.bytes = mw_status_bytes(st);
 		c->m.nrecv++;
@@ -404,7 +444,10 @@ void mw_req_done(struct mw_call *c, const struct mw_req *e,
 		/* one source names it; several: none */
 		c->m.src = c->m.nrecv == 1 || c->m.src == q.peer ? q.peer : EXP_MPI_NONE;
 		c->m.rtag = c->m.nrecv == 1 || c->m.rtag == q.tag ? q.tag : EXP_MPI_NONE;
-		c->m.comm = mw_comm_id(e->comm);
+		if (e->comm == MPI_COMM_WORLD)
+			c->m.comm = mw_comm_id(MPI_COMM_WORLD);
+		else if (comm_look(e->comm, -1, &w, &id, false))
+			c->m.comm = id;
 	}
 	if (e->recv && cancelled)
 		q.bytes = 0;

@@ -401,7 +401,9 @@ void tr_emit_heap(uint16_t event, uint64_t addr, uint64_t addr2,
 		now = tr_now();
 		if (addr2)	/* realloc: its old block ends as the new one is made */
 			tr_heapsum_free(event, addr2, 0, now);
-		tr_heapsum_alloc(event, addr, bytes, id, now);
+		/* no memory for its stack: as if made untraced (its free too) */
+		if (id)
+			tr_heapsum_alloc(event, addr, bytes, id, now);
 	} else {
 		tr_heapsum_free(event, addr, bytes, tr_now());
 	}

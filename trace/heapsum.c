@@ -412,6 +412,9 @@ void tr_heapsum_after_fork(void)
 		tr_table_free(&sums[i], sizeof(struct ent));
 	chains.lock = 0;
 	chains.len = 0;
+	/* a thread of the parent may have been deflating: a stream anew */
+	zs_ready = false;
+	out_len = 0;
 	emitting = 0;
 	emitted = 0;
 	in_use = 0;

@@ -42,7 +42,7 @@ bool an_export_setting(const char *name)
 {
 	static const char *const settings[] = {
 		"metrics", "thread_select", "cpu_select", "filters", "name",
-		"inline", "viewmode",
+		"inline", "viewmode", "rank_select",
 	};
 	size_t i;
 

@@ -154,10 +154,20 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 			capped ? e->log->perf_max_stack : e->log->max_depth,
 			capped ? " (kernel.perf_event_max_stack)" : "",
 			e->log->stack_bytes, e->log->kernel_stacks ? "on" : "off");
-		if (e->log->trace)
-			fprintf(o, "  Tracing:        %s; %u bytes of stack copied; %" PRIu64 " calls in %" PRIu64 " files\n",
-				e->log->trace, e->log->trace_stack_bytes, e->log->trace_calls,
-				e->log->trace_files);
+		if (e->log->trace) {
+			/* heap calls' stacks are walked in the process (1.10) */
+			bool walked = strstr(e->log->trace, "heap") &&
+				      e->log->fmt_minor >= EXP_MINOR_THEAP;
+
+			fprintf(o, "  Tracing:        %s; ", e->log->trace);
+			if (walked && !strcmp(e->log->trace, "heap"))
+				fprintf(o, "stacks walked in the process");
+			else
+				fprintf(o, "%u bytes of stack copied%s", e->log->trace_stack_bytes,
+					walked ? " (heap calls: walked in the process)" : "");
+			fprintf(o, "; %" PRIu64 " calls in %" PRIu64 " files\n",
+				e->log->trace_calls, e->log->trace_files);
+		}
 		if (e->log->sync_ns != UINT64_MAX)
 			fprintf(o, "  Sync threshold: %.3f us%s%s%s\n", e->log->sync_ns / 1e3,
 				e->log->sync_calibration ? " (calibrated: " : "",

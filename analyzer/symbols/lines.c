@@ -110,10 +110,16 @@ static Dwfl_Module *dw_addr(struct an *an, uint32_t obj, uint64_t vaddr,
  */
 static const char *unit_line(Dwfl_Module *mod, Dwarf_Addr maddr, int *lineno)
 {
+	Dwarf *dw = dwfl_module_getdwarf(mod, &(Dwarf_Addr){ 0 });
+	Dwarf_Aranges *ar;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
 	Dwarf_Line *l;
+	size_t n = 0;
 
+	/* only where there are none: else libdw has answered already */
+	if (!dw || dwarf_getaranges(dw, &ar, &n) || n)
+		return NULL;
 	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
 		if (dwarf_haspc(cu, maddr - bias) <= 0)
 			continue;

@@ -37,6 +37,15 @@ struct omp_vm {
 	struct an_vm_stack *prefix[AN_VM_MACHINE];
 	uint8_t *busy[AN_VM_MACHINE];	/* 1: being made, 2: made */
 	size_t nreg;
+	/*
+	 * per outlined function: the machine stack's node of the program's
+	 * frame that called the runtime for it (on the thread that
+	 * encountered its region), for team threads the OMPT tool did not
+	 * record; UINT32_MAX: not seen
+	 */
+	uint32_t *holder;
+	size_t nholder;
+	struct an_vm_stack hpre;	/* a holder's frames, being rewritten */
 };
 
 static bool starts(const char *s, const char *p)
@@ -196,6 +205,23 @@ static const struct an_vm_stack *prefix(struct an *an, struct omp_vm *v,
 }
 
 /*
+ * Without the tool's records: the stack of the frame that called the
+ * runtime for outlined function pc's region, in mode m (NULL: not seen).
+ */
+static const struct an_vm_stack *holder_prefix(struct an *an, struct omp_vm *v,
+					       enum an_viewmode m, uint32_t thr,
+					       uint64_t t, uint32_t pc)
+{
+	uint32_t f = an_pc_func(an, &AN_VEC(an->pcs, struct an_pc, pc));
+
+	if (f >= v->nholder || v->holder[f] == UINT32_MAX ||
+	    an_vm_frames(an, v->holder[f], &v->hpre) ||
+	    rewrite_frames(an, v, m, thr, t, -1, false, &v->hpre))
+		return NULL;
+	return &v->hpre;
+}
+
+/*
  * s (root first) in mode m for thread thr at time t; wait: the OMPT
  * wait the frames are in (-1: look it up by time); leaf: add the
  * runtime's pseudo-function where the runtime's own frames were cut.
@@ -233,6 +259,8 @@ static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
 	if (o != UINT32_MAX && !user_before) {
 		if (at.region != UINT32_MAX && at.worker)
 			pre = prefix(an, v, m, at.region);
+		else if (!at.traced && leaf)
+			pre = holder_prefix(an, v, m, thr, t, s->pc[o]);
 	} else {
 		o = 0;
 	}
@@ -264,6 +292,10 @@ static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
 				continue;
 			keep[k++] = s->pc[i];
 		}
+		/* a team thread in its region's body, whose holder is not
+		 * known (no OMPT records): the body stands for it */
+		if (!k && o < n && pclass(an, v, s->pc[o]) == C_OUTLINED)
+			keep[k++] = s->pc[o];
 		out = k;
 		s->n = 0;
 		for (i = 0; i < out; i++)
@@ -289,6 +321,37 @@ static int omp_rewrite(struct an *an, void *state, enum an_viewmode m,
 			      s);
 }
 
+/*
+ * Each outlined function's holder: a node of the machine stacks whose
+ * frame is the outlined function, below runtime frames only, below a
+ * program's frame (the encountering thread's fork).
+ */
+static int holders(struct an *an, struct omp_vm *v)
+{
+	const struct an_node *nd = an->nodes.p;
+	uint32_t n, u, f;
+	size_t i;
+
+	v->nholder = an->funcs.n;
+	v->holder = malloc(sizeof(*v->holder) * (v->nholder ? v->nholder : 1));
+	if (!v->holder)
+		return -ENOMEM;
+	memset(v->holder, 0xff, sizeof(*v->holder) * v->nholder);
+	for (i = 0; i < an->nodes.n; i++) {
+		if (pclass(an, v, nd[i].pc) != C_OUTLINED)
+			continue;
+		f = an_pc_func(an, &AN_VEC(an->pcs, struct an_pc, nd[i].pc));
+		if (f >= v->nholder || v->holder[f] != UINT32_MAX)
+			continue;
+		for (n = nd[i].parent, u = 0; n != UINT32_MAX &&
+		     pclass(an, v, nd[n].pc) == C_RUNTIME; n = nd[n].parent)
+			u++;
+		if (u && n != UINT32_MAX && pclass(an, v, nd[n].pc) == C_USER)
+			v->holder[f] = n;
+	}
+	return 0;
+}
+
 /* It applies where a runtime was mapped, or the OMPT tool recorded. */
 static int omp_open(struct an *an, void **state)
 {
@@ -308,7 +371,7 @@ static int omp_open(struct an *an, void **state)
 	for (k = 0; k < AN_OMP_NKINDS; k++)
 		v->pseudo[k] = UINT32_MAX;
 	*state = v;
-	return 0;
+	return holders(an, v);
 }
 
 static void omp_close(void *state)
@@ -323,6 +386,8 @@ static void omp_close(void *state)
 		free(v->busy[m]);
 	}
 	free(v->cls);
+	free(v->holder);
+	free(v->hpre.pc);
 	free(v);
 }
 

@@ -19,7 +19,8 @@
 # a hung task.
 #
 # LWPROF_STRESS_CYCLES (default 6), LWPROF_STRESS_NPROC (default 8),
-# LWPROF_STRESS_SEED (default: random, printed).  scripts/stress runs it
+# LWPROF_STRESS_SEED (default: random, printed).  A line "cycle C/N: ..."
+# after each round says how far it got.  scripts/stress runs it
 # long (parts attach and hotattach).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
@@ -67,7 +68,8 @@ recorder() {
 	esac
 }
 
-slab0=$(awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo)
+slab_kb() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
+slab0=$(slab_kb)
 bad=0 kills=0 sessions=0
 for c in $(seq "$cycles"); do
 	pids=() kinds=()
@@ -91,9 +93,11 @@ for c in $(seq "$cycles"); do
 	sleep 0.2	# the last file's release
 	left=$(lwprof_leftovers "cycle $c")
 	[ -z "$left" ] || { bad=$((bad + $(wc -l <<<"$left"))); sed 's/^/FAIL: /' <<<"$left"; }
+	echo "cycle $c/$cycles: so far $kills killed, $bad problems," \
+		"${SECONDS} s, SUnreclaim $(slab_kb) kB"
 done
 stop_toggler
-slab1=$(awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo)
+slab1=$(slab_kb)
 echo "# $cycles cycles, $sessions sessions, $kills recorders killed; SUnreclaim ${slab0} kB -> ${slab1} kB"
 check "$bad" -eq 0 "every round: recorders not killed exit 0, then no hook, entry, ring or module reference left ($bad problems)"
 

@@ -18,7 +18,9 @@
 # LWPROF_STRESS_CYCLES (default 8) and LWPROF_STRESS_SEED (default: random,
 # printed) size and replay it; LWPROF_STRESS_RELOAD=N reloads the module
 # every N cycles only (default 1; 0: load it once), to churn sessions on
-# one load.  scripts/stress runs it long.
+# one load.  A line "cycle C/N: ..." after each cycle says how far it
+# got (scripts/stress shows them as they come).  scripts/stress runs it
+# long.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/session.sh"
 
@@ -62,7 +64,8 @@ check $? -eq 0 "collect of a 64-thread program"
 rmmod lwprof
 check $? -eq 0 "rmmod after the sequence"
 
-slab0=$(awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo)
+slab_kb() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
+slab0=$(slab_kb)
 kills=0 sessions=0 clean=0 bad=0 attached=0 objs=none loads=0
 for c in $(seq "$cycles"); do
 	if ! grep -q '^lwprof ' /proc/modules && ! insmod "$LWPROF_KO"; then
@@ -114,6 +117,8 @@ for c in $(seq "$cycles"); do
 	left=$(lwprof_leftovers "cycle $c")
 	[ -z "$left" ] || { bad=$((bad + $(wc -l <<<"$left"))); sed 's/^/FAIL: /' <<<"$left"; }
 	objs=$(lwprof_thread_objs)
+	echo "cycle $c/$cycles: $n sessions; so far $kills killed," \
+		"$bad problems, ${SECONDS} s, SUnreclaim $(slab_kb) kB"
 	if [ "$reload" -gt 0 ] && [ $((c % reload)) = 0 ] || [ "$c" = "$cycles" ]; then
 		if ! rmmod lwprof; then
 			check 1 -eq 0 "cycle $c: rmmod"
@@ -122,7 +127,7 @@ for c in $(seq "$cycles"); do
 		loads=$((loads + 1))
 	fi
 done
-slab1=$(awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo)
+slab1=$(slab_kb)
 echo "# $cycles cycles, $loads loads, $sessions sessions, $kills recorders killed, $clean experiments read back; SUnreclaim ${slab0} kB -> ${slab1} kB; thread entries left after the last cycle's sessions: $objs"
 check "$bad" -eq 0 "every surviving session exited 0 and read back; nothing left after the sessions ($bad problems)"
 check "$c" -eq "$cycles" "all $cycles cycles done"

@@ -114,7 +114,7 @@ check "$(comp "lwprof version ")" = "" "version takes nothing"
 # export: FORMAT, -o FILE and print's settings (lwprof export -h).
 check "$(comp "lwprof export ")" = "folded html perfetto pprof" "export <TAB>: the formats"
 check "$(comp "lwprof export p")" = "perfetto pprof" "export p<TAB>"
-check "$(comp "lwprof export pprof -")" = "-cpu_select -filters -inline -metrics -name -o -thread_select" \
+check "$(comp "lwprof export pprof -")" = "-cpu_select -filters -inline -metrics -name -o -rank_select -thread_select -viewmode" \
 	"export pprof -<TAB>: -o and the settings"
 check "$(comp "lwprof export folded -o x -name ")" = "long short" "export ... -name <TAB>"
 check "$(cd "$tmp" && comp "lwprof export html -o fi")" = "file1" "export ... -o fi<TAB>: files"

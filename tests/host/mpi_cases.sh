@@ -2,18 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # collect -M's other cases (docs/guide/mpi.md), under each MPI
 # implementation built: a program that links no MPI library is refused
-# with the reason, and a launcher given without "--" is named; collect
+# with the reason, as is one of the other implementation, and a
+# launcher given without "--" is named; collect
 # run by the launcher (mpirun ... lwprof collect -M on) writes one
 # experiment per rank, which print reads together; a rank that calls
 # MPI_Abort (tests/progs/mpi/mpi_abort: 5 barriers on every rank, then
 # rank 1 aborts while the others wait for it) leaves every rank's
-# records: the abort itself, and the others' barriers.
+# records: the abort itself, and the others' barriers; dump of the
+# founder shows its mpi.txt and every rank's experiment.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
 
-impls=$(mpi_impls)
-[ -n "$impls" ] || skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
+mpi_need
 
 for impl in $impls; do
 	mapfile -t launch < <(mpi_launch "$impl" 2)
@@ -24,6 +25,11 @@ for impl in $impls; do
 	grep -q "/bin/true is not an MPI program" <<<"$err"
 	check $? -eq 0 "$impl: ... says it is not an MPI program"
 	check "$(ls -d "$PRINT_OUT/no.er" 2>/dev/null | wc -l)" -eq 0 "$impl: ... and makes no experiment"
+	other=$([ "$impl" = openmpi ] && echo MPICH || echo OPENMPI)
+	err=$("$LWPROF" collect -M "$other" -o "$PRINT_OUT/no.er" "${launch[@]}" -- "$(mpi_prog "$impl" mpi_abort)" 2>&1)
+	check $? -eq 1 "$impl: -M $other with a program of $impl: exit 1"
+	grep -q "links .*, not .*: give -M .* or -M on" <<<"$err"
+	check $? -eq 0 "$impl: ... names the implementation it links"
 	err=$("$LWPROF" collect -M on -o "$PRINT_OUT/no.er" "${launch[@]}" "$(mpi_prog "$impl" mpi_abort)" 2>&1)
 	check $? -eq 1 "$impl: -M with a launcher but no '--': exit 1"
 	grep -q "a launcher? give it as LAUNCHER ARGS -- PROG ARGS" <<<"$err"
@@ -55,5 +61,9 @@ for impl in $impls; do
 	stats=$("$LWPROF" print -printmode csv -mpi_stats "$exp" 2>/dev/null)
 	check "$(mpi_csv_row "$stats" MPI_Abort 2)" = 1 "$impl: rank 1's MPI_Abort recorded"
 	check "$(mpi_csv_row "$stats" MPI_Barrier 2)" = 15 "$impl: every rank's 5 barriers kept"
+	# dump of the founder: its mpi.txt, then each rank's experiment
+	d=$("$LWPROF" dump "$exp" 2>/dev/null)
+	check "$(grep -c '^==== rank [0-2]: ' <<<"$d"),$(grep -c '^== mpi.txt ==' <<<"$d")" = 3,1 \
+		"$impl: dump of the founder: mpi.txt and the three ranks"
 done
 done_testing

@@ -25,11 +25,7 @@ for impl in $impls; do
 	check $? -eq 0 "$impl: collect -M on ... -- mpi_fortran"
 	stats=$("$LWPROF" print -printmode csv -mpi_stats "$exp" 2>/dev/null)
 	check "$(grep -c '^truth func ' <<<"$out")" -eq 8 "$impl: eight functions' truth"
-	while read -r _ _ f calls sends sbytes recvs rbytes; do
-		got="$(mpi_csv_row "$stats" "$f" 2) $(mpi_csv_row "$stats" "$f" 7) $(mpi_csv_row "$stats" "$f" 8) $(mpi_csv_row "$stats" "$f" 9) $(mpi_csv_row "$stats" "$f" 10)"
-		check "$got" = "$calls $sends $sbytes $recvs $rbytes" \
-			"$impl: Fortran $f: $calls calls, $sends sends of $sbytes bytes, $recvs receives of $rbytes bytes"
-	done < <(grep '^truth func ' <<<"$out")
+	mpi_check_funcs "$impl: Fortran" "$out" "$stats"
 	got=$(mpi_recv_sources "$exp/M_r0.er" 7)
 	check "$got" = "1:16 2:32 " "$impl: rank 0's MPI_ANY_SOURCE receives name ranks 1 and 2 with their bytes"
 done

@@ -9,7 +9,9 @@
 # completed them, so matched to it), the collectives' calls, each rank's
 # Late Sender and Wait at Barrier within 2% + 50 us of the delays the
 # program timed itself, MPI_ANY_SOURCE receives under their real
-# senders, the message matrix, a rank selection, the microstate split
+# senders, peers on a split communicator as world ranks (a receive
+# completing after the program freed it too), the message
+# matrix, a rank selection, the microstate split
 # named absent (the perf backend keeps none per call), and the perfetto
 # export's ranks and message flows, and the html report's (headless
 # Chromium: the calls under each thread, the messages drawn).
@@ -17,8 +19,7 @@
 . "$(dirname "$0")/../lib/print.sh"
 . "$(dirname "$0")/../lib/mpi.sh"
 
-impls=$(mpi_impls)
-[ -n "$impls" ] || skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
+mpi_need
 
 # |got - want| <= 2% of want + 50 us, in seconds and ns
 near() {
@@ -40,11 +41,7 @@ for impl in $impls; do
 		fi
 		check "$(ls -d "$exp"/M_r*.er | wc -l)" -eq "$np" "$impl, $np ranks: $np subexperiments"
 		stats=$("$LWPROF" print -printmode csv -mpi_stats "$exp" 2>/dev/null)
-		while read -r _ _ f calls sends sbytes recvs rbytes; do
-			got="$(mpi_csv_row "$stats" "$f" 2) $(mpi_csv_row "$stats" "$f" 7) $(mpi_csv_row "$stats" "$f" 8) $(mpi_csv_row "$stats" "$f" 9) $(mpi_csv_row "$stats" "$f" 10)"
-			check "$got" = "$calls $sends $sbytes $recvs $rbytes" \
-				"$impl, $np ranks: $f: $calls calls, $sends sends of $sbytes bytes, $recvs receives of $rbytes bytes"
-		done < <(grep '^truth func ' <<<"$out")
+		mpi_check_funcs "$impl, $np ranks" "$out" "$stats"
 		# the rank table follows the function table: its rows are numbers
 		ranks=$(awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$stats")
 		while read -r _ _ r _ late _ wait; do
@@ -66,6 +63,13 @@ for impl in $impls; do
 		sent=$(awk -F, '$1 == "1" { print $2; exit }' <<<"$mat")
 		want=$((16 + (np == 2 ? 3 * 400 + 2 * 1000 : 0)))
 		check "$sent" = $want "$impl, $np ranks: -mpi_matrix: rank 1 sent rank 0 $want bytes"
+		# the split communicator's message: world rank 0 to 2, named so
+		if [ "$np" -eq 4 ]; then
+			check "$(awk -F, '$1 == "0" { print $4; exit }' <<<"$mat")" = 24 \
+				"$impl, $np ranks: -mpi_matrix: rank 0 sent rank 2 24 bytes on a communicator of its own"
+			check "$(mpi_recv_sources "$exp/M_r2.er" 4 MPI_Wait)" = "0:24 " \
+				"$impl, $np ranks: rank 2's receive on it, completed after it was freed, names world rank 0"
+		fi
 		# one rank selected: its row alone, and the totals are its own
 		sel=$("$LWPROF" print -printmode csv -rank_select 1 -mpi_stats "$exp" 2>/dev/null)
 		check "$(mpi_csv_row "$sel" '<Total>' 2)" = "$(mpi_csv_row "$ranks" 1 2)" \

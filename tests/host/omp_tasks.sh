@@ -10,7 +10,8 @@
 #    construct's line, -omp_regions their region at its line;
 #  - nested regions (2 x 2 threads): each inner thread's barrier wait;
 #    in user mode work() is nested()'s callee on all four;
-# under OMP_WAIT_POLICY active, passive, and three threads on one CPU.
+# under OMP_WAIT_POLICY active, passive, and three threads on one CPU;
+# the tasks of a gcc-built program through --omp-runtime llvm.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
 . "$(dirname "$0")/../lib/omp.sh"
@@ -21,10 +22,16 @@ command -v taskset >/dev/null || skip "no taskset"
 
 # tasks: thread 0 reports its taskwait and its barrier
 for policy in active passive; do
-	omp_run "tasks-$policy" 2 sync tasks 4 10 3 OMP_WAIT_POLICY=$policy
-	omp_run "nested-$policy" 2 sync nested 4 10 4 OMP_WAIT_POLICY=$policy
+	omp_run "tasks-$policy" 2 sync.clang tasks 4 10 3 OMP_WAIT_POLICY=$policy
+	omp_run "nested-$policy" 2 sync.clang nested 4 10 4 OMP_WAIT_POLICY=$policy
 done
-omp_run tasks-pinned 3 sync tasks 4 10 4 taskset -c 0
+omp_run tasks-pinned 3 sync.clang tasks 4 10 4 taskset -c 0
+if omp_have_gcc; then	# gcc-built, run on libomp (--omp-runtime llvm)
+	omp_build gcc sync
+	omp_run tasks-gcc 2 sync.gcc tasks 4 10 3
+else
+	echo "# no gcc -fopenmp: the libgomp shim is not checked"
+fi
 
 "$LWPROF" dump tasks-passive.er >tasks.dump 2>&1
 n=$(grep -c ' task pid=' tasks.dump)

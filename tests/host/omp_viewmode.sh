@@ -7,7 +7,8 @@
 #  - machine: the runtime's entry (__kmpc_fork_call) and the outlined
 #    body (.omp_outlined.) are there, as recorded;
 #  - expert: the outlined body, no function of libomp;
-#  - user: neither; work's caller on the encountering thread is main; the
+#  - user: neither; work's caller is main, on the team's other thread
+#    too (the frame that forked the region, from the stack trie); the
 #    runtime's time is under <OMP-*> pseudo-functions; less than 1% of
 #    the time shows a frame of libomp;
 #  - the same sums in every mode (a mode moves time, never loses it), and
@@ -47,6 +48,8 @@ check "$(total expert)" = "$(total machine)" "expert's total is machine's"
 
 "$LWPROF" print -viewmode user -csingle work v.er >cs.user 2>&1
 check "$(grep -c '^ *[0-9.]* .*main$' cs.user)" -ge 1 "user: main calls work"
+check "$(grep -cE '[[:space:]](<Total>|\.omp_outlined\.|__kmp.*|start_thread|clone3?)$' cs.user)" -eq 0 \
+	"user: on every thread, main is work's only caller (the fork's frame, without OMPT)"
 check "$(funcs user | grep -c "<OMP-")" -ge 1 "user: <OMP-*> pseudo-functions"
 
 # less than 1% of the time in user mode on a frame of libomp

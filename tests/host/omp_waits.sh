@@ -41,7 +41,7 @@ rt=$(awk -F, '/libomp/ { s += $1 } END { printf "%.6f", s + 0 }' obj.out)
 all=$(awk -F, '$2 == "<Total>" { print $1 }' obj.out)
 check "$(omp_frac "$rt" "$all")" -lt 100 "user: libomp's frames hold under 1% ($rt of $all s)"
 
-if command -v gcc >/dev/null && gcc -fopenmp -o probe.gcc probe.c 2>/dev/null; then
+if omp_have_gcc; then
 	omp_build gcc imbal
 	OMP_NUM_THREADS=2 "$LWPROF" collect --backend perf -o g.er ./imbal.gcc 2 5 >g.out 2>g.err
 	check $? -eq 0 "collect of a gcc OpenMP program"

@@ -177,7 +177,9 @@ e6=$(printf 'capture %s n=5\ntrace %s format=20 event=pthread_mutex_lock wait=60
 d=$(dom "file://$PRINT_OUT/sync.html")
 check "$(grep -o '<div id="summary">[^;<]*' <<<"$d" | sed 's/.*\.er: //')" = "5 samples, 6 traced calls, filter: none" \
 	"summary: 5 packets and 6 traced calls apart"
-check "$("$LWPROF" print -header "$e6" | grep -o 'Records: .*')" = "Records:        17 read, 5 samples, 6 traced calls, 0 lost" \
+# the records as dump finds them (the capture's mappings are its build's)
+nrec=$("$LWPROF" dump "$e6" | grep -Ec '/(cpu|trace)\.[0-9]+\.rec\+[0-9]+: ')
+check "$("$LWPROF" print -header "$e6" | grep -o 'Records: .*')" = "Records:        $nrec read, 5 samples, 6 traced calls, 0 lost" \
 	"  as -header counts them"
 e7=$(printf 'trace %s format=20\nusage auto\n' "$cap" | gen_exp heap -)
 "$LWPROF" export html -o "$PRINT_OUT/heap.html" "$e7"

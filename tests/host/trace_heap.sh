@@ -5,8 +5,10 @@
 # of its functions allocated, freed and leaked; lwprof print must show
 # exactly that inclusive at each function, -leaks the leaks at their call
 # sites, dump the trace records, and the main and second thread's calls
-# and those made while signal handlers allocate must all be there; so
-# must the frames of a library loaded later (dlopen).
+# and those made while signal handlers allocate must all be there, and
+# the main thread's frees, a slice later, of blocks four threads made
+# matched with them; so must the frames of a library loaded later
+# (dlopen).
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 
@@ -15,10 +17,12 @@ prog=$LWPROF_BUILD/tests/progs/trace_heap
 exp=$PRINT_OUT/heap.er
 truth=$("$LWPROF" collect -p off -H on -o "$exp" "$prog" signals 2>"$PRINT_OUT/collect.err"); rc=$?
 check $rc -eq 0 "collect -p off -H on runs without the module"
-check "$(grep -c '^truth ' <<<"$truth")" -eq 7 "the program said its truth for 7 functions"
+check "$(grep -c '^truth ' <<<"$truth")" -eq 8 "the program said its truth for 8 functions"
 grep -q '^source = tracing only$' "$exp/log.txt"; check $? -eq 0 "log.txt: tracing only"
 grep -q '^trace = heap$' "$exp/log.txt"; check $? -eq 0 "log.txt: what was traced"
 grep -Eq '^trace_calls = [1-9][0-9]*$' "$exp/log.txt"; check $? -eq 0 "log.txt: the calls adopted"
+"$LWPROF" print -header "$exp" 2>/dev/null | grep -q '^  Tracing: *heap; stacks walked in the process; '
+check $? -eq 0 "-header: heap stacks walked in the process, none copied"
 check "$(ls "$exp" | grep -c '^trace\.[0-9]*\.rec$')" -eq 1 "one trace file (one process)"
 
 csv=$("$LWPROF" print -printmode csv \

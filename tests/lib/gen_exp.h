@@ -118,6 +118,8 @@ size_t gen_sdelta_encode(uint8_t *out, uint64_t sp, uint32_t size,
 
 /* gen_trace.c */
 int gen_trace(struct gen *g, char **kv, int nkv);
+/* gen_omp.c */
+int gen_omp(struct gen *g, char **w, int n);
 int gen_random(struct gen *g, char **kv, int nkv);
 
 #endif

@@ -517,6 +517,8 @@ static int statement(struct gen *g, char **w, int n)
 		return gen_random(g, w + 1, n - 1);
 	if (!strcmp(w[0], "trace") && n > 1)
 		return gen_trace(g, w + 1, n - 1);
+	if (!strcmp(w[0], "omp") && n > 2)
+		return gen_omp(g, w + 1, n - 1);
 	return -EINVAL;
 }
 

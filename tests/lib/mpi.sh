@@ -3,12 +3,17 @@
 #
 # mpi_impls: the MPI implementations this build has (the wrapper
 # library and the test programs built with its mpicc): openmpi mpich.
+# mpi_need: impls set to mpi_impls', or skip the test when there are none.
 # mpi_launch IMPL NP: the launcher's command for NP ranks on this
 # machine (as root, Open MPI wants --allow-run-as-root; more ranks than
 # CPUs, --oversubscribe), printed one word a line for mapfile.
 # mpi_prog IMPL NAME: a test program's path.
-# mpi_recv_sources EXP TAG: the "source:bytes" of the MPI_Recv calls of
-# tag TAG in experiment EXP (lwprof dump's), sorted, on one line.
+# mpi_recv_sources EXP TAG [FUNC]: the "source:bytes" of the receives
+# completed by the FUNC calls (default MPI_Recv) of tag TAG in experiment
+# EXP (lwprof dump's), sorted, on one line.
+# mpi_check_funcs WHAT OUT STATS: each "truth func NAME CALLS SENDS
+# SBYTES RECVS RBYTES" line of a program's output OUT against the row
+# NAME of -mpi_stats' csv STATS: one check each, WHAT naming the run.
 # mpi_csv_row CSV NAME COL: the COL-th field of the row named NAME (first
 # field) of lwprof print's csv.
 
@@ -18,6 +23,12 @@ mpi_impls() {
 		[ -e "$LWPROF_BUILD/liblwprof_mpi_$i.so" ] &&
 			[ -x "$LWPROF_BUILD/tests/progs/mpi/$i/mpi_truth" ] && echo "$i"
 	done
+}
+
+mpi_need() {
+	impls=$(mpi_impls)
+	[ -n "$impls" ] ||
+		skip "no MPI implementation built (openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
 }
 
 mpi_launch() {
@@ -40,10 +51,21 @@ mpi_csv_row() {
 
 mpi_recv_sources() {
 	"$LWPROF" dump "$1" 2>/dev/null |
-		awk -v tag="$2" '/MPI MPI_Recv/ && index($0, " rtag=" tag " ") {
+		awk -v tag="$2" -v fn="MPI ${3:-MPI_Recv} " 'index($0, fn) && index($0, " rtag=" tag " ") {
 			for (i = 1; i <= NF; i++) {
 				if ($i ~ /^src=/) s = substr($i, 5)
 				if ($i ~ /^rbytes=/) b = substr($i, 8)
 			}
 			print s ":" b }' | sort | tr '\n' ' '
+}
+
+mpi_check_funcs() {
+	local what=$1 out=$2 stats=$3 f calls sends sbytes recvs rbytes got c
+
+	while read -r _ _ f calls sends sbytes recvs rbytes; do
+		got=""
+		for c in 2 7 8 9 10; do got="$got $(mpi_csv_row "$stats" "$f" $c)"; done
+		check "$got" = " $calls $sends $sbytes $recvs $rbytes" \
+			"$what: $f: $calls calls, $sends sends of $sbytes bytes, $recvs receives of $rbytes bytes"
+	done < <(grep '^truth func ' <<<"$out")
 }

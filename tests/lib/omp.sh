@@ -63,15 +63,17 @@ omp_waits_check() {
 	done < <(grep '^wait ' "$out")
 }
 
-# omp_run NAME THREADS PROG WHAT ROUNDS UNIT_MS NREPORTS [ENV...]: collect
-# $omp_dir/PROG.clang WHAT ROUNDS UNIT_MS with the perf backend into
-# NAME.er (its output NAME.out), then omp_waits_check it.
+# omp_run NAME THREADS PROG.CC WHAT ROUNDS UNIT_MS NREPORTS [ENV...]:
+# collect $omp_dir/PROG.CC WHAT ROUNDS UNIT_MS with the perf backend into
+# NAME.er (its output NAME.out; a gcc-built one on libomp), then
+# omp_waits_check it.
 omp_run() {
-	local name=$1 nthr=$2 prog=$3 what=$4 rounds=$5 unit=$6 nrep=$7
+	local name=$1 nthr=$2 prog=$3 what=$4 rounds=$5 unit=$6 nrep=$7 rt=()
 
 	shift 7
+	[ "${prog##*.}" = gcc ] && rt=(--omp-runtime llvm)
 	env OMP_NUM_THREADS="$nthr" "$@" "$LWPROF" collect --backend perf \
-		-p 1ms -o "$name.er" "./$prog.clang" "$what" "$rounds" "$unit" \
+		"${rt[@]}" -p 1ms -o "$name.er" "./$prog" "$what" "$rounds" "$unit" \
 		>"$name.out" 2>"$name.err"
 	check $? -eq 0 "$name: collect"
 	sed 's/^/#   /' "$name.err"
@@ -81,9 +83,11 @@ omp_run() {
 # omp_blame_check EXP PROG.OUT WHAT: each "blame TID NS N SLACK" line
 # (tests/progs/omp/imbal: the others' measured waits at the N barriers
 # TID came to last) against OpenMP Imbalance charged to thread TID,
-# within omp_waits_check's bounds and SLACK either way; 90% of it in
+# within omp_waits_check's bounds and SLACK either way; most of it in
 # work() (inclusive: its clock reads), what the thread was doing before
-# it came.
+# it came.  Not all: the blame goes by thread time, and on a busy machine
+# the thread also waits for a CPU in the program's measuring (its
+# schedstat reads are system calls), which takes its share there.
 omp_blame_check() {
 	local exp=$1 out=$2 what=$3 tid ns n slack got at tol
 
@@ -96,7 +100,13 @@ omp_blame_check() {
 		tol=$((ns / 50 + n * 50000 + 500000 + slack))
 		check "${got:-0}" -ge $((ns - tol)) "$what: thread $tid blamed ${got:-0} ns for $n barriers, measured $ns (-$tol)"
 		check "${got:-0}" -le $((ns + tol)) "$what: thread $tid ... at most $ns (+$tol)"
-		check "$(omp_frac "${at:-0}" "${got:-0}")" -ge $([ "${got:-0}" -gt 1000000 ] && echo 9000 || echo 0) \
+		check "$(omp_frac "${at:-0}" "${got:-0}")" -ge $([ "${got:-0}" -gt 1000000 ] && echo 5000 || echo 0) \
 			"$what: thread $tid: work() holds ${at:-0} ns of it"
 	done < <(grep '^blame ' "$out")
+}
+
+# omp_have_gcc: gcc -fopenmp builds (the programs then run on libomp)
+omp_have_gcc() {
+	command -v gcc >/dev/null && gcc -fopenmp -o "$omp_dir/probe.gcc" \
+		"$omp_dir/probe.c" 2>/dev/null
 }

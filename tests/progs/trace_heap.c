@@ -4,7 +4,8 @@
  * allocations, frees and leaks at known functions, each function's
  * totals printed as "truth FUNC ALLOCS BYTES LEAKS LEAKED" (what lwprof
  * print must show inclusive at FUNC).  Also a second thread's churn
- * (its buffer is written out when it ends) and a signal handler that
+ * (its buffer is written out when it ends), blocks four threads make
+ * and the main thread frees later, and a signal handler that
  * allocates while the main thread is in the allocator (not counted: only
  * that the run survives and the rest stays exact).  Last, libz loaded
  * with dlopen allocates in compress(): its frames must be named.
@@ -105,6 +106,47 @@ NOINLINE static void *thread_churn(void *arg)
 	return NULL;
 }
 
+#define HANDOFF_THREADS	4
+#define HANDOFF_N	2000
+#define HANDOFF_KEPT	10
+
+static void *volatile handed[HANDOFF_THREADS * HANDOFF_N];
+
+/* Thread k makes HANDOFF_N blocks of 24 + k bytes for another to free. */
+NOINLINE static void *handoff_make(void *arg)
+{
+	long k = (long)arg;
+	int i;
+
+	for (i = 0; i < HANDOFF_N; i++)
+		handed[k * HANDOFF_N + i] = malloc(24 + k);
+	return NULL;
+}
+
+/*
+ * Blocks made at once by four threads, freed by the main thread a slice
+ * of the library's later (a free counted against another thread's
+ * allocation of an older slice), all but the first HANDOFF_KEPT (thread
+ * 0's: 24 bytes each).
+ */
+NOINLINE static void handoff(void)
+{
+	pthread_t t[HANDOFF_THREADS];
+	long k;
+	int i;
+
+	for (k = 0; k < HANDOFF_THREADS; k++)
+		if (pthread_create(&t[k], NULL, handoff_make, (void *)k))
+			exit(1);
+	for (k = 0; k < HANDOFF_THREADS; k++)
+		pthread_join(t[k], NULL);
+	usleep(250000);
+	for (i = HANDOFF_KEPT; i < HANDOFF_THREADS * HANDOFF_N; i++)
+		free(handed[i]);
+	truth("handoff_make", HANDOFF_THREADS * HANDOFF_N,
+	      HANDOFF_N * (4 * 24 + 0 + 1 + 2 + 3), HANDOFF_KEPT, HANDOFF_KEPT * 24);
+}
+
 static void on_alarm(int sig)
 {
 	free(malloc(24));
@@ -161,6 +203,7 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, thread_churn, NULL) ||
 	    pthread_join(t, NULL))
 		return 1;
+	handoff();
 	if (argc > 1 && !strcmp(argv[1], "signals"))
 		under_signals();
 	dl_alloc();

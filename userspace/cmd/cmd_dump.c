@@ -7,10 +7,12 @@
  *
  *   lwprof dump [-s] EXPERIMENT.er | FILE.rec...
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -862,6 +864,72 @@ static int dump_dir(const char *path)
 	return bad;
 }
 
+static int rank_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * collect -M's founder (docs/guide/mpi.md): its mpi.txt, then each rank's
+ * experiment, M_rN.er, in rank order.
+ */
+static int dump_founder(const char *path)
+{
+	char sub[PATH_MAX + 32], name[32];
+	int dirfd, bad, *ranks = NULL, r;
+	size_t n = 0, cap = 0, i;
+	struct dirent *d;
+	DIR *dp;
+
+	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dp = dirfd < 0 ? NULL : fdopendir(dirfd);
+	if (!dp) {
+		fprintf(stderr, DUMP ": %s: %s\n", path, strerror(errno));
+		if (dirfd >= 0)
+			close(dirfd);
+		return 1;
+	}
+	exp_path = path;
+	bad = cat(dirfd, "mpi.txt", 1);
+	while ((d = readdir(dp))) {
+		if (sscanf(d->d_name, "M_r%d.er", &r) != 1 || r < 0)
+			continue;
+		snprintf(name, sizeof(name), "M_r%d.er", r);
+		if (strcmp(name, d->d_name))
+			continue;
+		if (n == cap) {
+			int *v = realloc(ranks, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!v)
+				break;
+			ranks = v;
+		}
+		ranks[n++] = r;
+	}
+	closedir(dp);
+	if (ranks)
+		qsort(ranks, n, sizeof(*ranks), rank_cmp);
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/M_r%d.er", path, ranks[i]);
+		printf("==== rank %d: %s ====\n", ranks[i], sub);
+		bad |= dump_dir(sub);
+	}
+	free(ranks);
+	return bad;
+}
+
+/* Is path an MPI run's founder: mpi.txt and no log of its own? */
+static bool founder(const char *path)
+{
+	char p[PATH_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/mpi.txt", path);
+	if (access(p, F_OK))
+		return false;
+	snprintf(p, sizeof(p), "%s/" EXP_LOG, path);
+	return access(p, F_OK) != 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -902,6 +970,8 @@ int cmd_dump(int argc, char **argv)
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, DUMP ": %s: %s\n", argv[i], strerror(errno));
 			bad = 1;
+		} else if (S_ISDIR(st.st_mode) && founder(argv[i])) {
+			bad |= dump_founder(argv[i]);
 		} else if (S_ISDIR(st.st_mode)) {
 			bad |= dump_dir(argv[i]);
 		} else {

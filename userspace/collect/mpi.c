@@ -37,7 +37,7 @@ int collect_mpi_parse(const char *arg, struct rec_opts *o)
 {
 	if (!strcasecmp(arg, "openmpi") || !strcasecmp(arg, "ompt"))
 		o->mpi = MPI_OPENMPI;
-	else if (!strcasecmp(arg, "mpich"))
+	else if (!strcasecmp(arg, "mpich") || !strcasecmp(arg, "mpich2"))
 		o->mpi = MPI_MPICH;
 	else if (!strcmp(arg, "on"))
 		o->mpi = MPI_ON;

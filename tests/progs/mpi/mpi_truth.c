@@ -10,7 +10,12 @@
  *    MPI_Recv from the one before; MPI_Isend/MPI_Irecv completed by one
  *    MPI_Waitall; each rank but 0 sends rank 0 a message of 16 x rank
  *    bytes that rank 0 receives with MPI_ANY_SOURCE; collectives.
- * 3. Wait at Barrier: rank r sleeps r x 20 ms before a barrier.
+ * 3. A communicator of its own: MPI_Comm_split by rank parity; in each of
+ *    at least two ranks, its rank 1 posts an MPI_Irecv from MPI_ANY_SOURCE
+ *    and frees the communicator (the receive stays pending, as MPI
+ *    allows), its rank 0 sends it 24 bytes (with four ranks: world rank 0
+ *    to 2, 1 to 3), and the MPI_Wait after completes the receive.
+ * 4. Wait at Barrier: rank r sleeps r x 20 ms before a barrier.
  *
  * Every send's start and every blocking receive's (or the wait's) start
  * and end are timed, just before and after the call, and gathered to
@@ -39,6 +44,8 @@ struct times {
 	uint64_t nb_s[NNB], wait_r, wait_e;
 	uint64_t any_s, any_r[MAXR], any_e[MAXR];
 	int any_src[MAXR];
+	uint64_t sub_s, sub_r, sub_e;	/* the split communicator's message */
+	int sub_peer;			/* its sender's world rank, or -1 */
 	uint64_t bar[NBAR];
 };
 
@@ -135,6 +142,34 @@ static void counts(void)
 				       MPI_COMM_WORLD));
 }
 
+static void split(void)
+{
+	char buf[24] = { 0 };
+	MPI_Request rq;
+	MPI_Comm sub;
+	int srank, ssize;
+
+	me.sub_peer = -1;
+	MT_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &sub));
+	MT_CHECK(MPI_Comm_rank(sub, &srank));
+	MT_CHECK(MPI_Comm_size(sub, &ssize));
+	if (ssize >= 2 && srank == 0) {
+		me.sub_s = mt_now();
+		MT_CHECK(MPI_Send(buf, 24, MPI_BYTE, 1, 4, sub));
+		MT_CHECK(MPI_Comm_free(&sub));
+	} else if (ssize >= 2 && srank == 1) {
+		MT_CHECK(MPI_Irecv(buf, 24, MPI_BYTE, MPI_ANY_SOURCE, 4, sub, &rq));
+		MT_CHECK(MPI_Comm_free(&sub));
+		mt_sleep_ns(20000000);
+		me.sub_r = mt_now();
+		MT_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+		me.sub_e = mt_now();
+		me.sub_peer = rank - 2;	/* sub rank 0: two below in the world */
+	} else {
+		MT_CHECK(MPI_Comm_free(&sub));
+	}
+}
+
 /* the wait of a receive [r, e] for a send started at s */
 static uint64_t late(uint64_t s, uint64_t r, uint64_t e)
 {
@@ -163,6 +198,8 @@ static void truth(const struct times *t)
 		for (i = 1; !r && i < size; i++)
 			ls += late(t[t[0].any_src[i]].any_s, t[0].any_r[i],
 				   t[0].any_e[i]);
+		if (t[r].sub_peer >= 0)
+			ls += late(t[t[r].sub_peer].sub_s, t[r].sub_r, t[r].sub_e);
 		w = 0;
 		for (i = 0; i < nbar; i++) {
 			for (last = 0, j = 0; j < size; j++)
@@ -177,7 +214,7 @@ static void truth(const struct times *t)
 int main(int argc, char **argv)
 {
 	struct times *all = NULL;
-	int r, pairs;
+	int r, pairs, sub;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -187,6 +224,7 @@ int main(int argc, char **argv)
 	barrier();
 	late_pairs();
 	counts();
+	split();
 	mt_sleep_ns((uint64_t)rank * 20000000ULL);
 	barrier();
 	if (!rank)
@@ -196,19 +234,22 @@ int main(int argc, char **argv)
 	if (!rank) {
 		truth(all);
 		pairs = size / 2;
+		sub = size >= 4 ? 2 : size == 3;	/* split messages */
 		/* per function over all ranks: calls sends bytes recvs bytes */
 		printf("truth func MPI_Send %d %d %d 0 0\n",
-		       pairs * K + size - 1, pairs * K + size - 1,
-		       pairs * K * 32 + 16 * (size - 1) * size / 2);
+		       pairs * K + size - 1 + sub, pairs * K + size - 1 + sub,
+		       pairs * K * 32 + 16 * (size - 1) * size / 2 + 24 * sub);
 		printf("truth func MPI_Recv %d 0 0 %d %d\n",
 		       pairs * K + size * NSEND + size - 1,
 		       pairs * K + size * NSEND + size - 1,
 		       pairs * K * 32 + size * NSEND * NINT * 4 +
 		       16 * (size - 1) * size / 2);
+		if (sub)	/* a function with no call has no row */
+			printf("truth func MPI_Wait %d 0 0 %d %d\n", sub, sub, 24 * sub);
 		printf("truth func MPI_Isend %d %d %d 0 0\n",
 		       size * (NSEND + NNB), size * (NSEND + NNB),
 		       size * (NSEND * NINT * 4 + NNB * NBBYTES));
-		printf("truth func MPI_Irecv %d 0 0 0 0\n", size * NNB);
+		printf("truth func MPI_Irecv %d 0 0 0 0\n", size * NNB + sub);
 		printf("truth func MPI_Waitall %d 0 0 %d %d\n",
 		       size, size * NNB, size * NNB * NBBYTES);
 		printf("truth func MPI_Barrier %d 0 0 0 0\n", size * nbar);
