@@ -152,7 +152,9 @@ static int end_cmp(const void *a, const void *b)
 		return x->tag < y->tag ? -1 : 1;
 	if (x->recv != y->recv)
 		return x->recv - y->recv;
-	return x->t < y->t ? -1 : x->t > y->t;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->wait < y->wait ? -1 : x->wait > y->wait;	/* in file order */
 }
 
 static int push_end(struct an_vec *v, struct end e)
@@ -228,8 +230,13 @@ static int message_ends(struct an *an, struct an_vec *ends)
 		if (!r)
 			continue;
 		w = &AN_VEC(an->mpi, struct an_mcall, q->call);
+		/*
+		 * posted at the MPI_Irecv; a persistent receive at each start,
+		 * which is not recorded per request: its wait stands for it
+		 */
 		err = push_end(ends, (struct end){ q->peer, w->rank, q->tag,
-			r->comm, r->t0, q->call, 1 });
+			r->comm, q->kind == EXP_MPI_F_Recv_init ? w->t0 : r->t0,
+			q->call, 1 });
 	}
 	free(made.p);
 	return err;
