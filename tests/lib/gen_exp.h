@@ -82,6 +82,9 @@ struct gen {
 	/* "point": samples.rec's global sample packets */
 	struct gen_buf points;
 	uint64_t paused_ns, paused_at;
+	/* "omp": the trace file being written, and whose */
+	FILE *omp;
+	uint32_t omp_pid;
 };
 
 void gen_init(struct gen *g);

@@ -19,34 +19,34 @@ static const char *const events[] = {
 	"lock", "critical", "ordered", "atomic", "reduction", "taskwait", "task",
 };
 
-/* trace.PID.rec, opened at its first record */
+/* trace.PID.rec, opened at its first record (gen_finish closes it) */
 static FILE *omp_file(struct gen *g, uint32_t pid)
 {
-	static FILE *f;
-	static uint32_t fpid;
 	struct exp_file_header fh;
 	char path[4200];
 
-	if (f && fpid == pid)
-		return f;
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "%s/" EXP_TRACE_FMT, g->out, pid);
-	f = fopen(path, "w");
-	fpid = pid;
-	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
-	if (f && fwrite(&fh, sizeof(fh), 1, f) != 1) {
-		fclose(f);
-		f = NULL;
+	if (g->omp && g->omp_pid == pid)
+		return g->omp;
+	if (g->omp && fclose(g->omp)) {
+		g->omp = NULL;
+		return NULL;
 	}
-	return f;
+	snprintf(path, sizeof(path), "%s/" EXP_TRACE_FMT, g->out, pid);
+	g->omp = fopen(path, "w");
+	g->omp_pid = pid;
+	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
+	if (g->omp && fwrite(&fh, sizeof(fh), 1, g->omp) != 1) {
+		fclose(g->omp);
+		g->omp = NULL;
+	}
+	return g->omp;
 }
 
 static int put(struct gen *g, uint32_t pid, const void *r, size_t n)
 {
 	FILE *f = omp_file(g, pid);
 
-	if (!f || fwrite(r, n, 1, f) != 1 || fflush(f))
+	if (!f || fwrite(r, n, 1, f) != 1)
 		return -EIO;
 	g->records++;
 	return 0;

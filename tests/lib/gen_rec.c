@@ -559,6 +559,9 @@ int gen_finish(struct gen *g)
 	FILE *f;
 	int i;
 
+	if (g->omp && fclose(g->omp))
+		return -EIO;
+	g->omp = NULL;
 	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
 	for (i = 0; i < g->ncpu; i++) {
 		if (g->cpuf[i]) {
