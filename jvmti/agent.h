@@ -46,6 +46,7 @@ struct ja_thread {
 	int busy;		/* its buffer is being written: a tick drops */
 	bool dead;		/* flushed at the VM's death: write no more */
 	bool has_timer;
+	bool retried;		/* tick.c: the last tick failed, tried again */
 	timer_t timer;
 	char *buf;
 	size_t len;
