@@ -81,8 +81,9 @@ struct ja_thread *ja_thread_new(JNIEnv *env);
 void ja_thread_end(struct ja_thread *t);
 /* The VM dies: every thread's buffer and the shared one written out. */
 void ja_out_close(void);
-/* The agent's counts, written into the file's last JTHREAD-less note. */
-extern unsigned long ja_dropped;
+/* Records dropped (a tick while its thread's buffer was being written),
+ * and the ticks taken (tick.c). */
+extern unsigned long ja_dropped, ja_ticks;
 
 /* Write a Java stack of the calling thread: what (exp_jwhat), flags. */
 void ja_put_stack(struct ja_thread *t, uint16_t what, uint16_t flags,

@@ -32,6 +32,7 @@ typedef struct {
 typedef void (*agct_fn)(agct_trace *, jint, void *);
 
 static agct_fn agct;
+unsigned long ja_ticks;
 
 /*
  * A tick the JVM could not walk (its runtime, called from the
@@ -67,6 +68,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 
 	if (!t || !agct || t->dead)
 		goto out;
+	__atomic_fetch_add(&ja_ticks, 1, __ATOMIC_RELAXED);
 	tr.env = t->env;
 	tr.num_frames = 0;
 	tr.frames = af;
