@@ -179,12 +179,12 @@ tests: $(MPI_PROGS) $(MPI_FPROGS)
 
 # OpenMP test programs (tests/progs/omp/), for the guest's tests: built
 # by clang on LLVM's libomp where both are installed (the host tests
-# build their own, and skip without them).
+# build their own, and skip without them), bound at load as the MPI ones.
 OMP_CC := $(if $(wildcard /usr/lib/llvm-*/lib/libomp.so),$(shell command -v clang 2>/dev/null))
 OMP_PROGS := $(if $(OMP_CC),$(patsubst tests/progs/omp/%.c,$(B)/tests/progs/omp/%,$(wildcard tests/progs/omp/*.c)))
 $(B)/tests/progs/omp/%: tests/progs/omp/%.c tests/progs/omp/truth.h
 	@mkdir -p $(@D)
-	$(OMP_CC) -g -O1 -fopenmp -o $@ $<
+	$(OMP_CC) -g -O1 -fopenmp -Wl,-z,now -o $@ $<
 tests: $(OMP_PROGS)
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
@@ -357,7 +357,7 @@ install-tools: tools
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
-	$(foreach l,$(MPI_LIBS),install -D -m 0755 $(l) $(DESTDIR)$(LIBEXECDIR)/lwprof/$(notdir $(l));)
+	$(foreach l,$(MPI_LIBS) $(JVMTI_LIB),install -D -m 0755 $(l) $(DESTDIR)$(LIBEXECDIR)/lwprof/$(notdir $(l));)
 	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
 	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	install -d $(DESTDIR)$(MANDIR)/man1
@@ -378,6 +378,10 @@ deb:
 
 print-version:
 	@echo $(VERSION)
+
+# The optional libraries this machine builds (MPI wrappers, JVMTI agent).
+print-optional-libs:
+	@echo $(notdir $(MPI_LIBS) $(JVMTI_LIB))
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
@@ -402,4 +406,4 @@ clean:
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 -include $(TRACE_OBJS:.o=.d)
 
-.PHONY: all kmod module modules-all tools tests unit check install install-tools install-dkms deb print-version uninstall clean
+.PHONY: all kmod module modules-all tools tests unit check install install-tools install-dkms deb print-version print-optional-libs uninstall clean
