@@ -140,7 +140,10 @@ $(B)/liblwprof_collector.so: collector/collector.c collector/proto.h \
 # (mpi/, docs/guide/mpi.md): one per MPI implementation installed (their
 # handles differ), built by its own compiler wrapper; the wrappers of the
 # functions that need only their time are written from its mpi.h
-# (mpi/gen.awk).  MPI test programs: tests/progs/mpi/, one build each.
+# (mpi/gen.awk).  MPI test programs: tests/progs/mpi/, one build each,
+# bound at load (-z now): a first call's lazy binding would lie between
+# the program's clock read and the wrapper's, in what the program timed
+# (1.5 ms of a barrier's wait once, on a loaded machine).
 MPI_FLAVOURS := $(foreach f,openmpi mpich,$(if $(shell command -v mpicc.$(f) 2>/dev/null),$(f)))
 MPI_SRCS := $(sort $(wildcard mpi/*.c))
 MPI_LIBS := $(MPI_FLAVOURS:%=$(B)/liblwprof_mpi_%.so)
@@ -159,10 +162,10 @@ $(B)/liblwprof_mpi_%.so: $(MPI_SRCS) $(B)/mpi/%/gen.c mpi/lwmpi.h trace/mpi.h \
 		-fasynchronous-unwind-tables -o $@ $(MPI_SRCS) $(B)/mpi/$*/gen.c -ldl
 $(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 	@mkdir -p $(@D)
-	mpicc.openmpi $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+	mpicc.openmpi $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Wl,-z,now -o $@ $< -lm
 $(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 	@mkdir -p $(@D)
-	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -lm
+	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Wl,-z,now -o $@ $< -lm
 # Fortran's bindings: a program of tests/progs/mpi/*.f90 each
 MPI_FPROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.f90,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.f90)))
 $(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.f90
@@ -176,12 +179,12 @@ tests: $(MPI_PROGS) $(MPI_FPROGS)
 
 # OpenMP test programs (tests/progs/omp/), for the guest's tests: built
 # by clang on LLVM's libomp where both are installed (the host tests
-# build their own, and skip without them).
+# build their own, and skip without them), bound at load as the MPI ones.
 OMP_CC := $(if $(wildcard /usr/lib/llvm-*/lib/libomp.so),$(shell command -v clang 2>/dev/null))
 OMP_PROGS := $(if $(OMP_CC),$(patsubst tests/progs/omp/%.c,$(B)/tests/progs/omp/%,$(wildcard tests/progs/omp/*.c)))
 $(B)/tests/progs/omp/%: tests/progs/omp/%.c tests/progs/omp/truth.h
 	@mkdir -p $(@D)
-	$(OMP_CC) -g -O1 -fopenmp -o $@ $<
+	$(OMP_CC) -g -O1 -fopenmp -Wl,-z,now -o $@ $<
 tests: $(OMP_PROGS)
 
 tests: $(TEST_BINS) $(B)/tests/data/cold.bin
@@ -354,7 +357,7 @@ install-tools: tools
 	install -D -m 0755 $(B)/lwprof $(DESTDIR)$(BINDIR)/lwprof
 	install -D -m 0755 $(B)/lwprof-print $(DESTDIR)$(LIBEXECDIR)/lwprof/lwprof-print
 	install -D -m 0755 $(TRACE_LIB) $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
-	$(foreach l,$(MPI_LIBS),install -D -m 0755 $(l) $(DESTDIR)$(LIBEXECDIR)/lwprof/$(notdir $(l));)
+	$(foreach l,$(MPI_LIBS) $(JVMTI_LIB),install -D -m 0755 $(l) $(DESTDIR)$(LIBEXECDIR)/lwprof/$(notdir $(l));)
 	install -D -m 0755 $(B)/liblwprof_collector.so $(DESTDIR)$(LIBDIR)/liblwprof_collector.so
 	install -D -m 0644 include/lwprof/collector.h $(DESTDIR)$(INCLUDEDIR)/lwprof/collector.h
 	install -d $(DESTDIR)$(MANDIR)/man1
@@ -375,6 +378,10 @@ deb:
 
 print-version:
 	@echo $(VERSION)
+
+# The optional libraries this machine builds (MPI wrappers, JVMTI agent).
+print-optional-libs:
+	@echo $(notdir $(MPI_LIBS) $(JVMTI_LIB))
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lwprof
@@ -399,4 +406,4 @@ clean:
 -include $(USER_OBJS:.o=.d) $(ANA_OBJS:.o=.d) $(EXP_OBJS:.o=.d) $(TEST_BINS:%=%.d)
 -include $(TRACE_OBJS:.o=.d)
 
-.PHONY: all kmod module modules-all tools tests unit check install install-tools install-dkms deb print-version uninstall clean
+.PHONY: all kmod module modules-all tools tests unit check install install-tools install-dkms deb print-version print-optional-libs uninstall clean

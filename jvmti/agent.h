@@ -46,6 +46,7 @@ struct ja_thread {
 	int busy;		/* its buffer is being written: a tick drops */
 	bool dead;		/* flushed at the VM's death: write no more */
 	bool has_timer;
+	bool retried;		/* tick.c: the last tick failed, tried again */
 	timer_t timer;
 	char *buf;
 	size_t len;
@@ -80,8 +81,9 @@ struct ja_thread *ja_thread_new(JNIEnv *env);
 void ja_thread_end(struct ja_thread *t);
 /* The VM dies: every thread's buffer and the shared one written out. */
 void ja_out_close(void);
-/* The agent's counts, written into the file's last JTHREAD-less note. */
-extern unsigned long ja_dropped;
+/* Records dropped (a tick while its thread's buffer was being written),
+ * and the ticks taken (tick.c). */
+extern unsigned long ja_dropped, ja_ticks;
 
 /* Write a Java stack of the calling thread: what (exp_jwhat), flags. */
 void ja_put_stack(struct ja_thread *t, uint16_t what, uint16_t flags,

@@ -32,6 +32,31 @@ typedef struct {
 typedef void (*agct_fn)(agct_trace *, jint, void *);
 
 static agct_fn agct;
+unsigned long ja_ticks;
+
+/*
+ * A tick the JVM could not walk (its runtime, called from the
+ * interpreter, leaves no walkable frame) is tried again once, after a
+ * tenth of the interval of the thread's CPU time, then the timer goes on
+ * at its interval: the analyzer pairs samples with ticks near them in
+ * that time, and a walked one is usually this near.
+ */
+static void retry(struct ja_thread *t, bool failed)
+{
+	struct itimerspec its;
+	uint64_t soon = ja_conf.interval_ns / 10;
+
+	if (!failed || t->retried) {
+		t->retried = false;
+		return;
+	}
+	t->retried = true;
+	its.it_interval.tv_sec = ja_conf.interval_ns / 1000000000;
+	its.it_interval.tv_nsec = ja_conf.interval_ns % 1000000000;
+	its.it_value.tv_sec = soon / 1000000000;
+	its.it_value.tv_nsec = soon % 1000000000;
+	timer_settime(t->timer, 0, &its, NULL);	/* async-signal-safe */
+}
 
 static void on_tick(int sig, siginfo_t *si, void *uc)
 {
@@ -43,6 +68,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 
 	if (!t || !agct || t->dead)
 		goto out;
+	__atomic_fetch_add(&ja_ticks, 1, __ATOMIC_RELAXED);
 	tr.env = t->env;
 	tr.num_frames = 0;
 	tr.frames = af;
@@ -53,6 +79,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 		f[i].pad0 = 0;
 	}
 	ja_put_stack(t, EXP_JW_TICK, 0, f, tr.num_frames, tr.num_frames);
+	retry(t, tr.num_frames <= 0);
 out:
 	errno = e;
 }

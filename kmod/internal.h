@@ -128,8 +128,8 @@ struct lwprof_thread {
 	u8 want_urn;			/* its return to user mode: the notifier */
 	u8 stopped;			/* guard.c: LWPROF_STOP_*, not recorded */
 	u8 taking;			/* guard.c: being taken out; session lock */
-	u8 guarded;			/* guard.c: its session's owner is not
-					 * privileged (the return checks it) */
+	/* guard.c: its session's owner is not privileged (the return checks it) */
+	u8 guarded;
 	u64 fault_cnt;			/* faults done at last fault start */
 	u32 flags;			/* LWPROF_T_*; session->lock */
 	u64 last_ns;

@@ -5,7 +5,8 @@
  * functions libexp/mpi_funcs.h lists, built once per MPI implementation
  * (their handles differ).  core.c: the tracing library's entry points,
  * the calls' records, communicators' world ranks, the request table;
- * p2p.c: point-to-point calls, waits and tests; gen.awk writes the other
+ * p2p.c: point-to-point calls, waits and tests; life.c: MPI_Init,
+ * MPI_Comm_free, MPI_Abort; gen.awk writes the other
  * functions' wrappers from the implementation's mpi.h; fortran.c: the
  * Fortran bindings of the calls programs make most.
  *

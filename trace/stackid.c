@@ -24,7 +24,10 @@
 
 #include "trace.h"
 
-#define SLOTS		(1u << 15)	/* per thread, a power of 2 */
+#define SLOTS_MIN	256u		/* per thread, powers of 2 */
+#define SLOTS_MAX	(1u << 15)
+#define NODES_MIN	1024u
+#define NODES_MAX	(1u << 16)
 #define ARENA_WORDS	(1u << 20)	/* pcs (and a length word each) */
 #define WALK_MAX	(EXP_TSTACK_MAX + 16)	/* libunwind's and our frames first */
 
@@ -41,16 +44,16 @@ struct node {
 	uint32_t id;		/* 0: free */
 };
 
-#define NODES		(1u << 16)	/* per thread, a power of 2 */
 #define TRUNC_ROOT	UINT32_MAX	/* the parent of a cut stack's outermost */
 
+/* The tables start small and double to their most (stripe.c's memory). */
 struct tr_stab {
-	struct slot slot[SLOTS];
-	uint32_t used;		/* slots */
+	struct slot *slot;
+	uint32_t nslot, used;
+	struct node *node;
+	uint32_t nnode, nodes;
 	uint32_t top;		/* arena words */
-	uint32_t nodes;
-	struct node node[NODES];
-	uint64_t arena[ARENA_WORDS];
+	uint64_t arena[ARENA_WORDS];	/* touched as used (MAP_NORESERVE) */
 };
 
 static uint32_t next_id;	/* the last id given */
@@ -101,13 +104,89 @@ struct tr_stab *tr_stab_new(void)
 /* Forget every stack (a forked child's file has none of them). */
 void tr_stab_reset(struct tr_stab *s)
 {
-	if (s && s->used) {
-		memset(s->slot, 0, sizeof(s->slot));
-		memset(s->node, 0, sizeof(s->node));
-		s->used = 0;
-		s->top = 0;
-		s->nodes = 0;
+	if (!s)
+		return;
+	if (s->slot)
+		munmap(s->slot, s->nslot * sizeof(*s->slot));
+	if (s->node)
+		munmap(s->node, s->nnode * sizeof(*s->node));
+	s->slot = NULL;
+	s->node = NULL;
+	s->nslot = s->used = s->nnode = s->nodes = s->top = 0;
+}
+
+static inline uint32_t node_home(uint32_t parent, uint64_t pc)
+{
+	return ((pc ^ (uint64_t)parent << 40) * 0x9e3779b97f4a7c15ULL) >> 32;
+}
+
+/* s's slots doubled (or made); false: at their most, or no memory. */
+static bool grow_slots(struct tr_stab *s)
+{
+	uint32_t n = s->nslot ? 2 * s->nslot : SLOTS_MIN, i, k;
+	struct slot *t;
+
+	if (n > SLOTS_MAX || !(t = tr_table_new(n, sizeof(*t))))
+		return false;
+	for (i = 0; i < s->nslot; i++) {
+		if (!s->slot[i].id)
+			continue;
+		for (k = s->slot[i].hash & (n - 1); t[k].id; k = (k + 1) & (n - 1))
+			;
+		t[k] = s->slot[i];
 	}
+	if (s->slot)
+		munmap(s->slot, s->nslot * sizeof(*t));
+	s->slot = t;
+	s->nslot = n;
+	return true;
+}
+
+static bool grow_nodes(struct tr_stab *s)
+{
+	uint32_t n = s->nnode ? 2 * s->nnode : NODES_MIN, i, k;
+	struct node *t;
+
+	if (n > NODES_MAX || !(t = tr_table_new(n, sizeof(*t))))
+		return false;
+	for (i = 0; i < s->nnode; i++) {
+		if (!s->node[i].id)
+			continue;
+		for (k = node_home(s->node[i].parent, s->node[i].pc) & (n - 1); t[k].id;
+		     k = (k + 1) & (n - 1))
+			;
+		t[k] = s->node[i];
+	}
+	if (s->node)
+		munmap(s->node, s->nnode * sizeof(*t));
+	s->node = t;
+	s->nnode = n;
+	return true;
+}
+
+/*
+ * Room for a new stack of n frames (at most n new nodes): the tables
+ * grown as they fill, emptied when they cannot grow (the stacks used
+ * after are defined again); false: no memory.
+ */
+static bool room(struct tr_stab *s, uint32_t n)
+{
+	if (s->top + n + 1 > ARENA_WORDS)
+		tr_stab_reset(s);
+	while (4 * (s->used + 1) > 3 * s->nslot)
+		if (!grow_slots(s)) {
+			if (!s->used)
+				return false;
+			tr_stab_reset(s);
+		}
+	while (4 * (s->nodes + n) > 3 * s->nnode)
+		if (!grow_nodes(s)) {
+			if (!s->nodes)
+				return false;
+			tr_stab_reset(s);
+			return room(s, n);	/* the slots too */
+		}
+	return true;
 }
 
 static inline uint64_t hash_pcs(const uint64_t *pc, uint32_t n)
@@ -151,11 +230,11 @@ static uint32_t walk(uint64_t *pc, bool *trunc)
 /* The slot of node (parent, pc) in s: its id, or 0 and a free slot. */
 static struct node *node_slot(struct tr_stab *s, uint32_t parent, uint64_t pc)
 {
-	uint32_t i = ((pc ^ (uint64_t)parent << 40) * 0x9e3779b97f4a7c15ULL) >> 48;
+	uint32_t i = node_home(parent, pc);
 	struct node *nd;
 
-	for (;; i = (i + 1) & (NODES - 1)) {
-		nd = &s->node[i];
+	for (;; i++) {
+		nd = &s->node[i & (s->nnode - 1)];
 		if (!nd->id || (nd->pc == pc && nd->parent == parent))
 			return nd;
 	}
@@ -221,21 +300,19 @@ uint32_t tr_stack_id(struct tr_stab *s, uint16_t event)
 		n = 1;
 	}
 	h = (hash_pcs(pc, n) ^ event) | trunc;
-	for (i = h & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
-		sl = &s->slot[i];
+	for (i = h; s->nslot; i++) {
+		sl = &s->slot[i & (s->nslot - 1)];
 		if (!sl->id)
 			break;
 		if (sl->hash == h && s->arena[sl->off] == (n | (uint64_t)event << 32) &&
 		    !memcmp(&s->arena[sl->off + 1], pc, 8 * n))
 			return sl->id;
 	}
-	if (s->used >= SLOTS / 4 * 3 || s->top + n + 1 > ARENA_WORDS ||
-	    s->nodes + n > NODES / 4 * 3) {
-		tr_stab_reset(s);
-		for (i = h & (SLOTS - 1); s->slot[i].id; i = (i + 1) & (SLOTS - 1))
-			;
-		sl = &s->slot[i];
-	}
+	if (!room(s, n))
+		return 0;
+	for (i = h; s->slot[i & (s->nslot - 1)].id; i++)
+		;
+	sl = &s->slot[i & (s->nslot - 1)];
 	id = new_stack(s, pc, n, trunc);
 	if (!id)
 		return 0;

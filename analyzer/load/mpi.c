@@ -8,9 +8,10 @@
  * rank r on a communicator and tag with the k-th receive posted there,
  * as MPI's order rule has it; the pairs kept in an->mpi_msgs for the
  * exports) to find Late Sender, the time a receive waited before its
- * message's send began, and matches each
- * communicator's k-th barrier across ranks for Wait at Barrier, the time
- * a rank waited for the last to enter; both become samples of their own
+ * message's send began, and matches each communicator's k-th barrier
+ * (k-th MPI_Allreduce, MPI_Alltoall ...) across ranks for Wait at
+ * Barrier (at NxN), the time a rank waited for the last to enter; they
+ * become samples of their own
  * on the waiting call's stack.  Every rank's clock must be the same
  * (ranks of one machine): the records' times are CLOCK_MONOTONIC.
  */
@@ -152,7 +153,9 @@ static int end_cmp(const void *a, const void *b)
 		return x->tag < y->tag ? -1 : 1;
 	if (x->recv != y->recv)
 		return x->recv - y->recv;
-	return x->t < y->t ? -1 : x->t > y->t;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->wait < y->wait ? -1 : x->wait > y->wait;	/* in file order */
 }
 
 static int push_end(struct an_vec *v, struct end e)
@@ -228,8 +231,13 @@ static int message_ends(struct an *an, struct an_vec *ends)
 		if (!r)
 			continue;
 		w = &AN_VEC(an->mpi, struct an_mcall, q->call);
+		/*
+		 * posted at the MPI_Irecv; a persistent receive at each start,
+		 * which is not recorded per request: its wait stands for it
+		 */
 		err = push_end(ends, (struct end){ q->peer, w->rank, q->tag,
-			r->comm, r->t0, q->call, 1 });
+			r->comm, q->kind == EXP_MPI_F_Recv_init ? w->t0 : r->t0,
+			q->call, 1 });
 	}
 	free(made.p);
 	return err;
@@ -308,16 +316,36 @@ static int late_sender(struct an *an)
 	return err;
 }
 
-/* The barriers of a communicator, k-th of each rank: one instance. */
+/*
+ * A synchronizing collective: MPI_Barrier, or one whose every rank needs
+ * every other's data (Scalasca's NxN: MPI_Allreduce, MPI_Alltoall ...).
+ * The k-th call of one function on a communicator in each rank is one
+ * instance of it.
+ */
 struct bar {
-	uint32_t comm, k;
+	uint32_t func, comm, k;
 	uint32_t call;
 };
+
+static bool nxn(unsigned int f)
+{
+	switch (f) {
+	case EXP_MPI_F_Allreduce: case EXP_MPI_F_Allgather:
+	case EXP_MPI_F_Allgatherv: case EXP_MPI_F_Alltoall:
+	case EXP_MPI_F_Alltoallv: case EXP_MPI_F_Alltoallw:
+	case EXP_MPI_F_Reduce_scatter: case EXP_MPI_F_Reduce_scatter_block:
+		return true;
+	default:
+		return false;
+	}
+}
 
 static int bar_cmp(const void *a, const void *b)
 {
 	const struct bar *x = a, *y = b;
 
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
 	if (x->comm != y->comm)
 		return x->comm < y->comm ? -1 : 1;
 	if (x->k != y->k)
@@ -331,6 +359,8 @@ static int bar_seq_cmp(const void *a, const void *b, void *ctx)
 	const struct bar *x = a, *y = b;
 	const struct an_mcall *p = &m[x->call], *q = &m[y->call];
 
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
 	if (x->comm != y->comm)
 		return x->comm < y->comm ? -1 : 1;
 	if (p->rank != q->rank)
@@ -338,44 +368,59 @@ static int bar_seq_cmp(const void *a, const void *b, void *ctx)
 	return p->t0 < q->t0 ? -1 : p->t0 > q->t0;
 }
 
-static int barrier_wait(struct an *an)
+static bool same_seq(const struct an_mcall *m, const struct bar *x,
+		     const struct bar *y)
+{
+	return x->func == y->func && x->comm == y->comm &&
+	       m[x->call].rank == m[y->call].rank;
+}
+
+/*
+ * Wait at Barrier and Wait at NxN: in each instance, each rank waited
+ * from its entry to the last rank's entry (at most its call's length).
+ */
+static int collective_waits(struct an *an)
 {
 	struct an_vec v = { .esz = sizeof(struct bar) };
 	struct an_mcall *m = an->mpi.p, *c;
 	struct bar *b;
 	size_t i, j, k;
-	uint64_t last;
+	uint64_t last, w;
 	int err = 0;
 
 	for (i = 0; i < an->mpi.n && !err; i++) {
-		if (exp_mpi_func(m[i].func)->cls != EXP_MPI_BARRIER)
+		if (exp_mpi_func(m[i].func)->cls != EXP_MPI_BARRIER && !nxn(m[i].func))
 			continue;
 		b = an_vec_push(&v);
 		if (!b)
 			err = -ENOMEM;
 		else
-			*b = (struct bar){ m[i].comm, 0, i };
+			*b = (struct bar){ m[i].func, m[i].comm, 0, i };
 	}
-	/* number each rank's barriers on each communicator in time order */
+	/* number each rank's calls of a function on a communicator in time order */
 	qsort_r(v.p, v.n, v.esz, bar_seq_cmp, m);
 	b = v.p;
 	for (i = 0; i < v.n; i++)
-		b[i].k = i && b[i].comm == b[i - 1].comm &&
-			 m[b[i].call].rank == m[b[i - 1].call].rank ?
-			 b[i - 1].k + 1 : 0;
+		b[i].k = i && same_seq(m, &b[i], &b[i - 1]) ? b[i - 1].k + 1 : 0;
 	an_vec_sort(&v, bar_cmp);
 	for (i = 0; i < v.n && !err; i = j) {
 		last = 0;
-		for (j = i; j < v.n && b[j].comm == b[i].comm && b[j].k == b[i].k; j++)
+		for (j = i; j < v.n && b[j].func == b[i].func &&
+		     b[j].comm == b[i].comm && b[j].k == b[i].k; j++)
 			if (m[b[j].call].t0 > last)
 				last = m[b[j].call].t0;
-		for (k = i; k < j && j - i > 1; k++) {
+		for (k = i; k < j && j - i > 1 && !err; k++) {
 			c = &m[b[k].call];
-			c->barwait = last - c->t0;
-			if (c->barwait > c->t1 - c->t0)
-				c->barwait = c->t1 - c->t0;
-			if (c->barwait)
-				err = call_sample(an, c, AN_T_MPI_BARWAIT, c->barwait);
+			w = last - c->t0;
+			if (w > c->t1 - c->t0)
+				w = c->t1 - c->t0;
+			if (b[k].func == EXP_MPI_F_Barrier)
+				c->barwait = w;
+			else
+				c->nxnwait = w;
+			if (w)
+				err = call_sample(an, c, b[k].func == EXP_MPI_F_Barrier ?
+						  AN_T_MPI_BARWAIT : AN_T_MPI_NXNWAIT, w);
 		}
 	}
 	free(v.p);
@@ -391,7 +436,7 @@ int an_mpi_finish(struct an *an)
 		return 0;
 	err = late_sender(an);
 	if (!err)
-		err = barrier_wait(an);
+		err = collective_waits(an);
 	return err ? an_errf(an, err, "out of memory") : 0;
 }
 

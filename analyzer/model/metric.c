@@ -71,6 +71,7 @@ static const struct mrow registry[] = {
 	TR("mpiother", "Other MPI Events", COUNT, MPI_OTHER),
 	TR("mpilatesender", "MPI Late Sender Time", TIME, MPI_LATE),
 	TR("mpibarrierwait", "MPI Wait at Barrier", TIME, MPI_BARWAIT),
+	TR("mpinxnwait", "MPI Wait at NxN", TIME, MPI_NXNWAIT),
 #undef TR
 	/* OpenMP (docs/guide/openmp.md): Oracle's keywords; states: the base */
 	{ "ompwork", "OpenMP Work", AN_U_TIME, AN_MF_TRACE | AN_MF_DATA, AN_B_OMP, AN_OMP_B_WORK, false },

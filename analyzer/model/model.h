@@ -130,6 +130,7 @@ enum an_trace_base {
 	 * Wait at Barrier, found once every rank is read */
 	AN_T_MPI_NS, AN_T_MPI_SEND, AN_T_MPI_SBYTES, AN_T_MPI_RECV,
 	AN_T_MPI_RBYTES, AN_T_MPI_OTHER, AN_T_MPI_LATE, AN_T_MPI_BARWAIT,
+	AN_T_MPI_NXNWAIT,
 	AN_T_COUNT
 };
 
@@ -279,6 +280,7 @@ struct an_mcall {
 	uint64_t t0, t1, sbytes, rposted, rbytes, req;
 	uint32_t ms;		/* its microstates in an->mpi_ms, or UINT32_MAX */
 	uint64_t late, barwait;
+	uint64_t nxnwait;	/* Wait at NxN: an MPI_Allreduce's, MPI_Alltoall's ... */
 };
 
 /* A request an MPI call (call, an index of an->mpi) completed. */

@@ -2,9 +2,10 @@
 /*
  * The MPI views (docs/guide/mpi.md), over an->mpi (load/mpi.c):
  * -mpi_stats, each MPI function's and each rank's calls, time (total,
- * min, mean, max; seconds to the microsecond, a call's in microseconds), point-to-point sends and receives with their actual
- * bytes, Late Sender and Wait at Barrier, and where the module kept the
- * microstates over each call, the MPI time split into spinning (User,
+ * min, mean, max; seconds to the microsecond, a call's in
+ * microseconds), point-to-point sends and receives with their actual
+ * bytes, Late Sender, Wait at Barrier and at NxN, and where the module
+ * kept the microstates over each call, the MPI time split into spinning (User,
  * System and Trap CPU), blocked (sleep, lock and fault states) and
  * runnable but waiting for a CPU (Wait CPU); -mpi_matrix, the bytes and
  * messages each rank sent each other; -rank_list, the ranks loaded.  A
@@ -22,7 +23,7 @@
 /* What a row sums: calls, times, messages, waits, microstates. */
 struct msum {
 	uint64_t calls, ns, lo, hi;
-	uint64_t nsend, sbytes, nrecv, rbytes, late, barwait;
+	uint64_t nsend, sbytes, nrecv, rbytes, late, barwait, nxnwait;
 	uint64_t spin, blocked, waitcpu, ms_calls;
 };
 
@@ -53,6 +54,7 @@ static void add(struct an *an, struct msum *s, const struct an_mcall *c)
 	s->rbytes += c->rbytes;
 	s->late += c->late;
 	s->barwait += c->barwait;
+	s->nxnwait += c->nxnwait;
 	if (!ms)
 		return;
 	s->ms_calls++;
@@ -68,7 +70,8 @@ static const char *const heads[][2] = {
 	{ "Mean", "usec" }, { "Max", "usec" }, { "Sends", "events" },
 	{ "Bytes Sent", "bytes" }, { "Receives", "events" },
 	{ "Bytes Received", "bytes" }, { "Late Sender", "sec." },
-	{ "Wait at Barrier", "sec." }, { "Spinning", "sec." },
+	{ "Wait at Barrier", "sec." }, { "Wait at NxN", "sec." },
+	{ "Spinning", "sec." },
 	{ "Blocked", "sec." }, { "Wait CPU", "sec." },
 };
 #define NHEADS ((int)(sizeof(heads) / sizeof(heads[0])))
@@ -106,11 +109,12 @@ static void put_row(struct an_table *t, size_t r, const struct msum *s)
 	an_table_int(t, r, 9, s->rbytes);
 	an_table_text(t, r, 10, "%.6f", s->late / 1e9);
 	an_table_text(t, r, 11, "%.6f", s->barwait / 1e9);
+	an_table_text(t, r, 12, "%.6f", s->nxnwait / 1e9);
 	for (k = 0; k < 3; k++)
 		if (ms)
-			an_table_text(t, r, 12 + k, "%.6f", split[k] / 1e9);
+			an_table_text(t, r, 13 + k, "%.6f", split[k] / 1e9);
 		else
-			an_table_num(t, r, 12 + k, AN_C_ABSENT, 0);
+			an_table_num(t, r, 13 + k, AN_C_ABSENT, 0);
 }
 
 static int by_time(const void *a, const void *b, void *ctx)

@@ -12,6 +12,7 @@
  * line of its bci; which sample gets which stack is jstacks.c's.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,30 @@ static void close_blocks(struct an_java *j)
 	j->stacks.n = n;
 }
 
+/*
+ * A Java thread's name as the JVM gives it (the launcher's main thread
+ * is "java" to the kernel, "main" to Java), cut as a comm is.
+ */
+static void name_threads(struct an *an)
+{
+	const struct an_jthread *jt = an->java->threads.p;
+	size_t i, k;
+	uint32_t jvm;
+
+	for (i = 0; i < an->threads.n; i++) {
+		struct an_thread *t = &AN_VEC(an->threads, struct an_thread, i);
+
+		jvm = an_jvm_find(an->java, t->exp, t->pid);
+		for (k = 0; jvm != UINT32_MAX && k < an->java->threads.n; k++)
+			if (jt[k].jvm == jvm && jt[k].tid == t->tid) {
+				snprintf(t->comm, sizeof(t->comm), "%s",
+					 an_str(&an->strs, jt[k].name));
+				t->has_comm = true;
+				break;
+			}
+	}
+}
+
 int an_java_finish(struct an *an)
 {
 	struct an_java *j = an->java;
@@ -147,6 +172,7 @@ int an_java_finish(struct an *an)
 	}
 	an_vec_sort(&j->stacks, stack_cmp);
 	close_blocks(j);
+	name_threads(an);
 	return 0;
 }
 

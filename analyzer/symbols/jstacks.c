@@ -13,17 +13,21 @@
  *   a tick lies at some point of it and a sample covers an interval of
  *   it, and a tick at most one clock interval of CPU time away is taken
  *   (one fires every interval of it, so one always is while the thread
- *   runs Java code), one on the same side of every block first; a tick
+ *   runs Java code; half the distance between the ticks around it where
+ *   a busy machine merged expiries), one on the same side of every
+ *   block first; a tick
  *   the JVM could not walk stands for <no Java callstack recorded>, as
  *   does a sample with no tick near;
  * - a thread of the JVM that never ran Java (GC, the compilers, the VM
  *   thread) is <JVM-System> throughout, and so is a Java thread more
- *   than an interval of its CPU time before its first tick or after its
- *   last (the JVM starting it, ending).
+ *   than an interval of its CPU time before its first walked tick or
+ *   after its last (the JVM starting it, ending).
  *
- * Expert mode adds, below a Java leaf that is a native method, the
- * native frames it called (the machine stack's, from the innermost Java
- * frame in).
+ * A wait that collect -s traced (the JVM's own pthread_cond_wait under
+ * LockSupport.park, Object.wait, Thread.sleep) takes the stack of the
+ * block it was in.  Expert mode adds, below a Java leaf that is a
+ * native method, the native frames it called (the machine stack's, from
+ * the innermost Java frame in).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -125,6 +129,7 @@ struct thr {
 	uint64_t *tick_c;	/* per tick: the CPU time at it */
 	const struct an_jstack **tick;	/* the ticks, in time order */
 	size_t nticks;
+	uint64_t walked0, walked1;	/* CPU times of the first and last walked tick */
 	uint32_t *nblk;		/* per stack from first: the blocks before it */
 };
 
@@ -159,6 +164,14 @@ static void cpu_clock(struct thr *t)
 		t->cum[k] = c;
 		prev_t = st;
 	}
+	t->walked0 = UINT64_MAX;
+	t->walked1 = 0;
+	for (q = 0; q < t->nticks; q++)
+		if (t->tick[q]->nframes) {
+			if (t->walked0 == UINT64_MAX)
+				t->walked0 = t->tick_c[q];
+			t->walked1 = t->tick_c[q];
+		}
 }
 
 /* The first of the thread's stacks after time te (an index of j->stacks). */
@@ -198,6 +211,18 @@ static const struct an_jstack *block_for(const struct thr *t, size_t k)
 		if (b->end < from)
 			break;
 	}
+	return NULL;
+}
+
+/* The block the thread was in at time te (a traced call's end), or NULL. */
+static const struct an_jstack *block_at(const struct thr *t, uint64_t te)
+{
+	const struct an_jstack *s = t->an->java->stacks.p;
+	size_t q, lo = stack_after(t, te);
+
+	for (q = lo; q > t->first && q + 64 > lo; q--)
+		if (s[q - 1].what != EXP_JW_TICK)
+			return s[q - 1].end >= te ? &s[q - 1] : NULL;
 	return NULL;
 }
 
@@ -259,10 +284,27 @@ static void ticks_near(const struct thr *t, size_t k, uint64_t mid_c,
 static const struct an_jstack *tick_for(const struct thr *t, size_t k)
 {
 	uint64_t cpu = t->sp[t->order[k]].cpu, mid_c = t->cum[k] - cpu / 2;
+	uint64_t win = t->interval + cpu / 2;
 	const struct an_jstack *best[4], *wide[4];
+	size_t lo = 0, hi = t->nticks, m;
 	int c;
 
-	ticks_near(t, k, mid_c, t->interval + cpu / 2, best);
+	while (lo < hi) {	/* the ticks around mid_c */
+		m = (lo + hi) / 2;
+		if (t->tick_c[m] < mid_c)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	/*
+	 * A busy machine delivers a CPU-time timer late, its expiries
+	 * merged into one signal: where the ticks around the sample are
+	 * further apart than an interval, half their distance is near.
+	 */
+	if (lo > 0 && lo < t->nticks &&
+	    (t->tick_c[lo] - t->tick_c[lo - 1]) / 2 > win)
+		win = (t->tick_c[lo] - t->tick_c[lo - 1]) / 2;
+	ticks_near(t, k, mid_c, win, best);
 	if (best[0])
 		return best[0];
 	if (best[1]) {
@@ -326,23 +368,25 @@ static int thread_nodes(struct thr *t, bool java)
 		if (node == UINT32_MAX)
 			return -ENOMEM;
 		for (k = 0; k < t->n; k++)
-			if (!an_sample_traced(an, t->order[k]))
-				j->user[t->order[k]] = j->expert[t->order[k]] = node;
+			j->user[t->order[k]] = j->expert[t->order[k]] = node;
 		return 0;
 	}
 	cpu_clock(t);
 	for (k = 0; k < t->n; k++) {
 		i = t->order[k];
-		if (an_sample_traced(an, i))
-			continue;	/* a traced call keeps its own stack */
-		s = t->sp[i].span > 2 * t->sp[i].cpu ? block_for(t, k) : NULL;
+		if (an_sample_traced(an, i))	/* a wait collect -s traced */
+			s = block_at(t, an->s.time[i]);
+		else if (t->sp[i].span > 2 * t->sp[i].cpu)
+			s = block_for(t, k);
+		else
+			s = NULL;
 		if (!s)
 			s = tick_for(t, k);
-		if (!s && (!t->nticks || t->cum[k] + t->interval < t->tick_c[0] ||
-			   t->cum[k] > t->tick_c[t->nticks - 1] + t->interval +
-				       t->sp[i].cpu)) {
-			/* before its first tick or after its last: the JVM
-			 * starting it or ending (DestroyJavaVM) */
+		if ((!s || !s->nframes) && (t->walked0 == UINT64_MAX ||
+			   t->cum[k] + t->interval < t->walked0 ||
+			   t->cum[k] > t->walked1 + t->interval + t->sp[i].cpu)) {
+			/* before its first walked tick or after its last: the
+			 * JVM starting it or ending (DestroyJavaVM) */
 			node = an_pseudo_node(an, UINT32_MAX, &j->f_jvm_system,
 					      "<JVM-System>");
 			if (node == UINT32_MAX)

@@ -53,6 +53,12 @@ static bool starts(const char *s, const char *p)
 	return !strncmp(s, p, strlen(p));
 }
 
+/* An OpenMP runtime's library: what makes a program an OpenMP one. */
+static bool omp_runtime(const char *n)
+{
+	return starts(n, "libomp") || starts(n, "libgomp") || starts(n, "libiomp");
+}
+
 static int obj_class(const struct an *an, const struct an_obj *o)
 {
 	const char *n = o->name ? o->name : "";
@@ -61,8 +67,7 @@ static int obj_class(const struct an *an, const struct an_obj *o)
 		return C_SYSTEM;
 	if (o->pseudo && n[0] == '<')
 		return C_PSEUDO;
-	if (starts(n, "libomp") || starts(n, "libgomp") || starts(n, "libiomp") ||
-	    starts(n, "liblwprof_trace"))
+	if (omp_runtime(n) || starts(n, "liblwprof_trace"))
 		return C_RUNTIME;
 	if (starts(n, "libc.so") || starts(n, "libc-") || starts(n, "ld-linux") ||
 	    starts(n, "libpthread") || starts(n, "[vdso]") || starts(n, "libgcc_s"))
@@ -360,8 +365,12 @@ static int omp_open(struct an *an, void **state)
 	size_t i;
 	int k;
 
-	for (i = 0; i < an->objs.n && !any; i++)
-		any = obj_class(an, &AN_VEC(an->objs, struct an_obj, i)) == C_RUNTIME;
+	/* The tracing library alone (I/O or heap tracing) is not OpenMP. */
+	for (i = 0; i < an->objs.n && !any; i++) {
+		const struct an_obj *o = &AN_VEC(an->objs, struct an_obj, i);
+
+		any = !o->kernel && o->name && omp_runtime(o->name);
+	}
 	*state = NULL;
 	if (!any)
 		return 0;

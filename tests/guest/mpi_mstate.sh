@@ -32,7 +32,7 @@ csv=$("$LWPROF" print -printmode csv -mpi_stats m.er 2>/dev/null)
 row=$(mpi_csv_row "$csv" MPI_Recv 1)
 check "$row" = MPI_Recv "-mpi_stats has MPI_Recv"
 read -r calls t spin blocked wcpu < <(awk -F, '$1 == "MPI_Recv" {
-	print $2, $3, $13, $14, $15; exit }' <<<"$csv")
+	print $2, $3, $14, $15, $16; exit }' <<<"$csv")
 timed=$(awk '/^truth recv/ { s += $4 } END { print s }' out)
 echo "# MPI_Recv: $calls calls, $t s: spinning $spin, blocked $blocked, wait cpu $wcpu; timed $timed ns"
 check "$calls" -eq 3 "three MPI_Recv calls"

@@ -49,6 +49,10 @@ check "$ticks" -ge $((ms * 8 / 100)) "ticks with the spin at the leaf: at least 
 check "$ticks" -le $((ms * 12 / 100 + 1)) "... and at most 120%"
 check "$(grep -c "JSTACK.* tid=$mainpid sleep frames=[1-9]" dump)" -eq 1 "Thread.sleep: a block with its stack"
 check "$(grep -c "JSTACK.* tid=$mainpid sleep end" dump)" -eq 1 "... and its end"
+# a thread parked for the whole run is never signalled (its CPU clock stands)
+cleaner=$(grep -m1 'JTHREAD.* name="Common-Cleaner"' dump | sed 's/.* tid=\([0-9]*\).*/\1/')
+check -n "$cleaner" "the Common-Cleaner thread (parked throughout)"
+check "$(grep -c "JSTACK.* tid=$cleaner tick" dump)" -eq 0 "no tick of the parked Common-Cleaner: an idle thread gets no signal"
 check "$(grep -c "records were written" print.err)" -eq 0 "print: the records log.txt counts are the files' (with the agent's)"
 
 "$LWPROF" collect --backend perf -j off -o off.er java -cp "$java_progs" JStates 50 cpu >/dev/null 2>&1

@@ -7,7 +7,7 @@
 # show each function's exact calls, sends, bytes sent, receives and bytes
 # received (nonblocking receives counted at the MPI_Waitall that
 # completed them, so matched to it), the collectives' calls, each rank's
-# Late Sender and Wait at Barrier within 2% + 50 us of the delays the
+# Late Sender, Wait at Barrier and at NxN within 2% + 50 us of the delays the
 # program timed itself, MPI_ANY_SOURCE receives under their real
 # senders, peers on a split communicator as world ranks (a receive
 # completing after the program freed it too), the message
@@ -44,15 +44,18 @@ for impl in $impls; do
 		mpi_check_funcs "$impl, $np ranks" "$out" "$stats"
 		# the rank table follows the function table: its rows are numbers
 		ranks=$(awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$stats")
-		while read -r _ _ r _ late _ wait; do
+		while read -r _ _ r _ late _ wait _ nxn; do
 			got=$(mpi_csv_row "$ranks" "$r" 11)
 			near "$got" "$late"
 			check $? -eq 0 "$impl, $np ranks: rank $r Late Sender $got s, timed $late ns"
 			got=$(mpi_csv_row "$ranks" "$r" 12)
 			near "$got" "$wait"
 			check $? -eq 0 "$impl, $np ranks: rank $r Wait at Barrier $got s, timed $wait ns"
+			got=$(mpi_csv_row "$ranks" "$r" 13)
+			near "$got" "$nxn"
+			check $? -eq 0 "$impl, $np ranks: rank $r Wait at NxN (MPI_Allreduce) $got s, timed $nxn ns"
 		done < <(grep '^truth rank ' <<<"$out")
-		check "$(mpi_csv_row "$ranks" 0 13)" = absent "$impl, $np ranks: the microstate split absent (perf backend)"
+		check "$(mpi_csv_row "$ranks" 0 14)" = absent "$impl, $np ranks: the microstate split absent (perf backend)"
 		# ANY_SOURCE: rank 0's receives of tag 3 name each sender and its bytes
 		want=$(grep '^truth any_source' <<<"$out" | cut -d' ' -f3- | tr ' ' '\n' | sort | tr '\n' ' ')
 		got=$(mpi_recv_sources "$exp/M_r0.er" 3)

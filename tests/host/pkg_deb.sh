@@ -45,6 +45,10 @@ want=$( {
 	echo "-rwxr-xr-x /usr/bin/lwprof"
 	echo "-rwxr-xr-x /usr/libexec/lwprof/lwprof-print"
 	echo "-rwxr-xr-x /usr/libexec/lwprof/liblwprof_trace.so"
+	# the MPI wrappers and the JVMTI agent, where their toolchains are
+	for l in $(make -s --no-print-directory -C "$LWPROF_TOP" print-optional-libs); do
+		echo "-rwxr-xr-x /usr/libexec/lwprof/$l"
+	done
 	echo "-rw-r--r-- /usr/lib/liblwprof_collector.so"
 	echo "-rw-r--r-- /usr/include/lwprof/collector.h"
 	echo "-rw-r--r-- /usr/share/bash-completion/completions/lwprof"

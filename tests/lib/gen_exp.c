@@ -60,6 +60,9 @@
  *                              (pthread_mutex_lock, read), each starting
  *                              NS before its return; only allocations
  *                              are freed
+ *   omp PID runtime | stack ID FRAMES | EVENT tid=T t0=NS t1=NS ...
+ *                              the OMPT tool's records in trace.PID.rec
+ *                              (gen_omp.c says which)
  *   point KIND [t=NS]          a global sample packet in samples.rec
  *                              (KIND: start pause resume end), what
  *                              collect writes at a pause and a resume

@@ -82,6 +82,9 @@ struct gen {
 	/* "point": samples.rec's global sample packets */
 	struct gen_buf points;
 	uint64_t paused_ns, paused_at;
+	/* "omp": the trace file being written, and whose */
+	FILE *omp;
+	uint32_t omp_pid;
 };
 
 void gen_init(struct gen *g);
@@ -118,6 +121,8 @@ size_t gen_sdelta_encode(uint8_t *out, uint64_t sp, uint32_t size,
 
 /* gen_trace.c */
 int gen_trace(struct gen *g, char **kv, int nkv);
+/* gen_omp.c */
+int gen_omp(struct gen *g, char **w, int n);
 int gen_random(struct gen *g, char **kv, int nkv);
 
 #endif

@@ -25,9 +25,11 @@ omp_need_clang() {
 		skip "clang -fopenmp does not link: no libomp (libomp-14-dev)"
 }
 
-# omp_build CC NAME: $omp_dir/NAME.CC from tests/progs/omp/NAME.c
+# omp_build CC NAME: $omp_dir/NAME.CC from tests/progs/omp/NAME.c, bound
+# at load (-z now): a first call's lazy binding would lie between the
+# program's clock read and the runtime's, in what the program timed
 omp_build() {
-	"$1" -g -O1 -fopenmp -o "$omp_dir/$2.$1" "$omp_src/$2.c" ||
+	"$1" -g -O1 -fopenmp -Wl,-z,now -o "$omp_dir/$2.$1" "$omp_src/$2.c" ||
 		{ echo "FAIL: $1 -fopenmp $2.c"; exit 1; }
 }
 

@@ -2,7 +2,9 @@
 /*
  * Sync wait tracing's ground truth (tests/host/trace_sync.sh): waits of
  * known length in known functions, each timed by the program around the
- * call and printed as "truth FUNC NS" (the traced wait lies inside it);
+ * call and printed as "truth FUNC NS DELAY" (the traced wait lies inside
+ * it; DELAY ns of it the thread waited for a CPU, which is how much of it
+ * a preemption may have put outside the library's clock reads);
  * and 20,000 uncontended mutex locks, each timed the same way against
  * the threshold collect passed (LWPROF_TRACE), printed as "over N": the
  * traced waits of uncontended() can only be fewer.
@@ -44,60 +46,91 @@ static void nap(unsigned long long ns)
 		;
 }
 
-static void truth(const char *f, unsigned long long ns)
+/* The thread's time waiting for a CPU so far (schedstat's run_delay). */
+static unsigned long long run_delay(void)
 {
-	printf("truth %s %llu\n", f, ns);
+	unsigned long long run = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+			delay = 0;
+		fclose(f);
+	}
+	return delay;
+}
+
+/* Where a timed wait began: the run delay first, the clock second. */
+struct mark {
+	unsigned long long t, delay;
+};
+
+static struct mark mark(void)
+{
+	struct mark m;
+
+	m.delay = run_delay();
+	m.t = now();
+	return m;
+}
+
+/* A wait timed from m: the clock first, the run delay second. */
+static void truth(const char *f, struct mark m)
+{
+	unsigned long long t = now();
+
+	printf("truth %s %llu %llu\n", f, t - m.t, run_delay() - m.delay);
 }
 
 NOINLINE static void *mutex_waiter(void *arg)
 {
-	unsigned long long t0 = now();
+	struct mark t0 = mark();
 
 	pthread_mutex_lock(&mtx);
-	truth("mutex_waiter", now() - t0);
+	truth("mutex_waiter", t0);
 	pthread_mutex_unlock(&mtx);
 	return NULL;
 }
 
 NOINLINE static void *cond_waiter(void *arg)
 {
-	unsigned long long t0;
+	struct mark t0;
 
 	pthread_mutex_lock(&cmtx);
-	t0 = now();
+	t0 = mark();
 	ready = 1;
 	while (ready != 2)
 		pthread_cond_wait(&cond, &cmtx);
-	truth("cond_waiter", now() - t0);
+	truth("cond_waiter", t0);
 	pthread_mutex_unlock(&cmtx);
 	return NULL;
 }
 
 NOINLINE static void *sem_waiter(void *arg)
 {
-	unsigned long long t0 = now();
+	struct mark t0 = mark();
 
 	sem_wait(&sem);
-	truth("sem_waiter", now() - t0);
+	truth("sem_waiter", t0);
 	return NULL;
 }
 
 NOINLINE static void *rwlock_waiter(void *arg)
 {
-	unsigned long long t0 = now();
+	struct mark t0 = mark();
 
 	pthread_rwlock_wrlock(&rw);
-	truth("rwlock_waiter", now() - t0);
+	truth("rwlock_waiter", t0);
 	pthread_rwlock_unlock(&rw);
 	return NULL;
 }
 
 NOINLINE static void *barrier_waiter(void *arg)
 {
-	unsigned long long t0 = now();
+	struct mark t0 = mark();
 
 	pthread_barrier_wait(&bar);
-	truth("barrier_waiter", now() - t0);
+	truth("barrier_waiter", t0);
 	return NULL;
 }
 
@@ -109,17 +142,17 @@ NOINLINE static void *sleeper(void *arg)
 
 NOINLINE static void joiner(pthread_t t)
 {
-	unsigned long long t0 = now();
+	struct mark t0 = mark();
 
 	pthread_join(t, NULL);
-	truth("joiner", now() - t0);
+	truth("joiner", t0);
 }
 
 /* glibc 2.30's clock variants: a semaphore never posted, 50 ms. */
 NOINLINE static void clock_waiter(void)
 {
 	static sem_t never;
-	unsigned long long t0;
+	struct mark t0;
 	struct timespec ts;
 
 	sem_init(&never, 0, 0);
@@ -127,9 +160,9 @@ NOINLINE static void clock_waiter(void)
 	ts.tv_nsec += 50 * MS;
 	ts.tv_sec += ts.tv_nsec / 1000000000;
 	ts.tv_nsec %= 1000000000;
-	t0 = now();
+	t0 = mark();
 	sem_clockwait(&never, CLOCK_MONOTONIC, &ts);
-	truth("clock_waiter", now() - t0);
+	truth("clock_waiter", t0);
 }
 
 /* The waits over the threshold the library got, as seen from outside. */

@@ -24,10 +24,13 @@
 #define JAVA_AGENT	"liblwprof_jvmti.so"
 /*
  * The JVM's options besides the agent: frame pointers kept in compiled
- * code; and no warning when the agent binds the natives that block
- * (Thread.sleep ...) to its wrappers.
+ * code; debug information at every pc of it, not only at safepoints, so
+ * that a tick in compiled code names the method inlined there and its
+ * line (as JFR has it when it records); and no warning when the agent
+ * binds the natives that block (Thread.sleep ...) to its wrappers.
  */
 #define JAVA_FP		"-XX:+PreserveFramePointer"
+#define JAVA_DEBUG	"-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"
 #define JAVA_LOG	"-Xlog:jni+resolve=error"
 
 static const char *const lib_dirs[] = { "", "../libexec/lwprof/" };
@@ -99,7 +102,7 @@ int collect_java_env(const struct rec_opts *o, struct exp_writer *e,
 {
 	char lib[PATH_MAX + 64], dir[PATH_MAX], *agent = NULL, *tool = NULL;
 	const char *old = getenv("JAVA_TOOL_OPTIONS");
-	char *opts[3];
+	char *opts[5];
 	int err = 0;
 
 	*argv = o->argv;
@@ -121,15 +124,17 @@ int collect_java_env(const struct rec_opts *o, struct exp_writer *e,
 	if (is_jvm(o->argv[0])) {
 		opts[0] = agent;
 		opts[1] = JAVA_FP;
-		opts[2] = JAVA_LOG;
-		*argv = argv_with(o->argv, opts, 3);
+		opts[2] = "-XX:+UnlockDiagnosticVMOptions";
+		opts[3] = "-XX:+DebugNonSafepoints";
+		opts[4] = JAVA_LOG;
+		*argv = argv_with(o->argv, opts, 5);
 		if (!*argv) {
 			err = -ENOMEM;
 			goto out;
 		}
 		agent = NULL;	/* the new argv's, for the exec */
-		exp_note(e, EXP_K_JAVA, "command line: %s " JAVA_FP " " JAVA_LOG,
-			 opts[0]);
+		exp_note(e, EXP_K_JAVA, "command line: %s " JAVA_FP " " JAVA_DEBUG
+			 " " JAVA_LOG, opts[0]);
 	} else {
 		if (strchr(lib, ' ')) {
 			snprintf(msg, len, "the agent's path %s has a space, which JAVA_TOOL_OPTIONS cannot carry: run java itself under collect",
@@ -137,14 +142,15 @@ int collect_java_env(const struct rec_opts *o, struct exp_writer *e,
 			err = -EINVAL;
 			goto out;
 		}
-		if (asprintf(&tool, "%s%s%s " JAVA_FP " " JAVA_LOG, old && *old ? old : "",
+		if (asprintf(&tool, "%s%s%s " JAVA_FP " " JAVA_DEBUG " " JAVA_LOG,
+			     old && *old ? old : "",
 			     old && *old ? " " : "", agent) < 0 ||
 		    setenv("JAVA_TOOL_OPTIONS", tool, 1)) {
 			err = -ENOMEM;
 			goto out;
 		}
-		exp_note(e, EXP_K_JAVA, "JAVA_TOOL_OPTIONS: %s " JAVA_FP " " JAVA_LOG,
-			 agent);
+		exp_note(e, EXP_K_JAVA, "JAVA_TOOL_OPTIONS: %s " JAVA_FP " "
+			 JAVA_DEBUG " " JAVA_LOG, agent);
 	}
 	exp_note(e, EXP_K_JAVA_AGENT, "%s", lib);
 out:

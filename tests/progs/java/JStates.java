@@ -32,17 +32,33 @@ public class JStates {
 		return x;
 	}
 
-	static void cpu() {
-		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
-		long x = 1;
+	/* Spin for ns of this thread's CPU time. */
+	static void spinCpu(long ns) {
+		long c0 = mx.getCurrentThreadCpuTime(), x = 1;
 
-		while (mx.getCurrentThreadCpuTime() - c0 < ms * 1000000L)
+		while (mx.getCurrentThreadCpuTime() - c0 < ns)
 			x = spinStep(x);
 		sink = x;
+	}
+
+	static void cpu() {
+		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+
+		spinCpu(ms * 1000000L);
 		report("cpu", c0, w0);
 	}
 
+	/*
+	 * Two clock ticks of CPU before a wait, so that no sample spans it
+	 * and the wait before (a profiler's packet takes the time since
+	 * the thread's previous one): report()'s write may have blocked.
+	 */
+	static void settle() {
+		spinCpu(20000000L);
+	}
+
 	static void sleep() throws InterruptedException {
+		settle();
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 
 		Thread.sleep(ms);
@@ -63,6 +79,7 @@ public class JStates {
 		}, "holder");
 		holder.start();
 		held.await();	/* until the holder has it */
+		settle();
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		synchronized (lock) {
 			sink++;
@@ -72,6 +89,7 @@ public class JStates {
 	}
 
 	static void park() {
+		settle();
 		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		long end = w0 + ms * 1000000L, now;
 
@@ -80,14 +98,20 @@ public class JStates {
 		report("park", c0, w0);
 	}
 
-	/* A read on a pipe whose writer (a child) writes after ms. */
+	/*
+	 * A read on a pipe whose writer (a child) writes ms after this
+	 * thread tells it to start, however long the child took to start.
+	 */
 	static void read() throws Exception {
 		Process p = new ProcessBuilder("sh", "-c",
-			"sleep " + (ms / 1000.0) + "; echo x").start();
+			"read go; sleep " + (ms / 1000.0) + "; echo x").start();
 		InputStream in = p.getInputStream();
-		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
 		byte[] b = new byte[16];
 
+		settle();
+		long c0 = mx.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+		p.getOutputStream().write('\n');
+		p.getOutputStream().flush();
 		while (in.read(b, 0, b.length) > 0)
 			;
 		report("read", c0, w0);
@@ -113,15 +137,19 @@ public class JStates {
 	public static void main(String[] args) throws Exception {
 		String phases = "cpu,sleep,monitor,park,read,alloc";
 
-		/* what report() does, once before any phase: its first string
-		 * concatenation links a call site (tens of ms of CPU) */
-		sink += ("phase " + phases + " " + mx.getCurrentThreadCpuTime() +
-			 " " + System.nanoTime()).length();
-
 		if (args.length > 0)
 			ms = Long.parseLong(args[0]);
 		if (args.length > 1)
 			phases = args[1];
+		/*
+		 * report() once before any phase: its first string
+		 * concatenation links a call site and its first println sets
+		 * up the output's encoder, tens of ms of CPU (seconds under
+		 * an emulator) that are no phase's.  Then the instant the
+		 * phases begin, on the recorder's clock (CLOCK_MONOTONIC).
+		 */
+		report("warmup", mx.getCurrentThreadCpuTime(), System.nanoTime());
+		System.out.println("main " + System.nanoTime());
 		for (String ph : phases.split(",")) {
 			switch (ph) {
 			case "cpu": cpu(); break;

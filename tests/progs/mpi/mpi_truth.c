@@ -23,7 +23,8 @@
  * message's Late Sender is its send's start less its receive's, at least
  * 0 and at most the receive's length (a wait of several messages waited
  * for its latest); a rank's Wait at Barrier is, per barrier, the last
- * rank's entry less its own.
+ * rank's entry less its own, and so is its Wait at NxN, per
+ * MPI_Allreduce (before each of which the ranks sleep unequally).
  */
 #include <string.h>
 
@@ -47,6 +48,7 @@ struct times {
 	uint64_t sub_s, sub_r, sub_e;	/* the split communicator's message */
 	int sub_peer;			/* its sender's world rank, or -1 */
 	uint64_t bar[NBAR];
+	uint64_t ar[4];			/* each MPI_Allreduce's entry */
 };
 
 static int rank, size, nbar;
@@ -137,9 +139,12 @@ static void counts(void)
 	}
 	MT_CHECK(MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
 	MT_CHECK(MPI_Bcast(&v, 1, MPI_INT, size - 1, MPI_COMM_WORLD));
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
+		mt_sleep_ns((uint64_t)((rank + i) % size) * 5000000ULL);
+		me.ar[i] = mt_now();
 		MT_CHECK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM,
 				       MPI_COMM_WORLD));
+	}
 }
 
 static void split(void)
@@ -206,8 +211,14 @@ static void truth(const struct times *t)
 				last = t[j].bar[i] > last ? t[j].bar[i] : last;
 			w += last - t[r].bar[i];
 		}
-		printf("truth rank %d late_sender_ns %llu barrier_wait_ns %llu\n",
-		       r, (unsigned long long)ls, (unsigned long long)w);
+		for (m = 0, i = 0; i < 4; i++) {
+			for (last = 0, j = 0; j < size; j++)
+				last = t[j].ar[i] > last ? t[j].ar[i] : last;
+			m += last - t[r].ar[i];
+		}
+		printf("truth rank %d late_sender_ns %llu barrier_wait_ns %llu nxn_wait_ns %llu\n",
+		       r, (unsigned long long)ls, (unsigned long long)w,
+		       (unsigned long long)m);
 	}
 }
 
