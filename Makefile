@@ -391,6 +391,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/lwprof 2>/dev/null
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_trace.so
 	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_mpi_*.so
+	rm -f $(DESTDIR)$(LIBEXECDIR)/lwprof/liblwprof_jvmti.so
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/lwprof 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/lwprof
