@@ -352,7 +352,14 @@ void lwprof_guard_take(struct lwprof_session *s, unsigned int why)
 	list_for_each_entry(t, &s->threads, snode) {
 		if (!t->taking || (t->flags & LWPROF_T_FREED))
 			continue;
-		get_task_struct(t->task);
+		/*
+		 * Its last reference may be gone already, with the free probe
+		 * not yet run (it waits for this lock to mark the entry
+		 * FREED, so the task's memory is still there): a task at 0
+		 * is being freed, and the free probe ends its entry.
+		 */
+		if (!refcount_inc_not_zero(&t->task->usage))
+			continue;
 		lwprof_thread_unhash(t);
 		t->flags |= LWPROF_T_TAKEN;
 		v[n].t = t;
