@@ -126,6 +126,7 @@ struct exp_info {
 	uint64_t start_ns, end_ns, clock_interval_ns, records, lost;
 	uint64_t sync_ns;	/* sync_threshold_ns, or UINT64_MAX: none */
 	uint64_t trace_files, trace_calls;	/* as collect counted them */
+	uint64_t sample_packets, paused_ns;	/* 1.4: samples.rec's, paused */
 	char *java;		/* 1.7: collect -j on's JVM options */
 	struct exp_counter *counters;
 	size_t nr_counters;

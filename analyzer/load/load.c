@@ -2,7 +2,8 @@
 /*
  * Loading experiments: one or several directories into one struct an.
  * Each is opened whole by libexp (exp_open(): its log, usage, archives)
- * and every record file read; then an_finish() gives each exec its own
+ * and every record file read, unless the commands need none (an->need);
+ * then an_finish() gives each exec its own
  * address space, lets a forked process inherit its parent's mappings,
  * gives each sample the mappings of its time (remap.c), unwinds the
  * samples that carry a stack copy, charges each thread's exit packet where
@@ -202,6 +203,17 @@ static int load_one(struct an *an, const char *dir)
 		if (an_decode_counter(an, an->nctr) == UINT32_MAX ||
 		    an_metric_add_counter(an, ctr[i].name, mhz))
 			return an_errf(an, -ENOMEM, "out of memory");
+	}
+	/*
+	 * Commands that show no record (an->need 0: -header alone) read
+	 * none: what they count is log.txt's, whatever the files' size or
+	 * state.
+	 */
+	if (!an->need) {
+		if (!e->log->end_ns)
+			an_warn(an, "%s: " EXP_LOG " has no end_ns: the recorder did not finish",
+				dir);
+		return 0;
 	}
 	/* the packets first: samples in paused time are left out */
 	if (exp_has_samples(e->x)) {

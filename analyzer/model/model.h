@@ -533,10 +533,11 @@ struct an_load {
 
 /*
  * What the commands need decoded of the records (an->need, set before
- * the first an_load(); docs/design/analyzer.md "What is read").  Every
- * record is still read and counted, and tasks, mappings, stops and lost
- * records are always taken; a kind not needed is counted only: no
- * values, stacks, unwinding or side table.
+ * the first an_load(); docs/design/analyzer.md "What is read").  None
+ * (0): no record file is opened, the log's counts stand for them.
+ * Otherwise every record is read and counted, and tasks, mappings, stops
+ * and lost records are always taken; a kind not needed is counted only:
+ * no values, stacks, unwinding or side table.
  */
 enum {
 	AN_NEED_SAMPLES = 1,	/* clock and counter packets */

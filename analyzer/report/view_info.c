@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyzer/report/report.h"
 #include "libexp/format.h"
@@ -115,6 +116,34 @@ static void header_stops(struct an *an, size_t e, FILE *o)
 	}
 }
 
+/*
+ * The counts when no record was read (an->need 0: -header alone): the
+ * recorder's, from log.txt; the files' bytes, which the reader would
+ * have read.
+ */
+static void header_logged(FILE *o, const struct an_exp *e)
+{
+	const struct exp_file *files;
+	uint64_t bytes = 0;
+	size_t nfiles, k;
+	struct stat st;
+
+	exp_files(e->x, &files, &nfiles);
+	for (k = 0; k < nfiles; k++)
+		if (!stat(files[k].path, &st))
+			bytes += st.st_size;
+	if (e->log->end_ns)
+		fprintf(o, "  Records:        %" PRIu64 " written, %" PRIu64 " lost",
+			e->log->records, e->log->lost);
+	else
+		fprintf(o, "  Records:        not counted (the recorder did not finish)");
+	fprintf(o, "; %zu files of %.1f MiB, not read (" EXP_LOG "'s counts)\n",
+		nfiles, bytes / 1048576.0);
+	if (e->log->sample_packets || e->log->paused_ns)
+		fprintf(o, "  Sample packets: %" PRIu64 ", recording paused %.3f s\n",
+			e->log->sample_packets, e->log->paused_ns / 1e9);
+}
+
 int an_view_header(struct an *an, const struct an_settings *vs,
 		   struct an_out *out)
 {
@@ -174,13 +203,17 @@ int an_view_header(struct an *an, const struct an_settings *vs,
 				e->log->sync_calibration ? e->log->sync_calibration : "",
 				e->log->sync_calibration ? ")" : "");
 		header_backend(o, e);
-		ncalls = e->ncalls;	/* a traced call with a stack is read as a sample */
-		fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, ",
-			e->nrecords, e->nsamples - ncalls);
-		if (ncalls)	/* and the heap calls counted with them */
-			fprintf(o, "%" PRIu64 " traced calls, ", ncalls + e->ncounted);
-		fprintf(o, "%" PRIu64 " lost\n",
-			e->log->lost > e->lost_read ? e->log->lost : e->lost_read);
+		if (!an->need) {
+			header_logged(o, e);
+		} else {
+			ncalls = e->ncalls;	/* a traced call with a stack is read as a sample */
+			fprintf(o, "  Records:        %" PRIu64 " read, %" PRIu64 " samples, ",
+				e->nrecords, e->nsamples - ncalls);
+			if (ncalls)	/* and the heap calls counted with them */
+				fprintf(o, "%" PRIu64 " traced calls, ", ncalls + e->ncounted);
+			fprintf(o, "%" PRIu64 " lost\n",
+				e->log->lost > e->lost_read ? e->log->lost : e->lost_read);
+		}
 		fprintf(o, "  Exit:           %s\n", e->log->exit ? e->log->exit : "?");
 		header_stops(an, i, o);
 		if (e->gs.n)

@@ -168,7 +168,8 @@ check "$(grep -o '<canvas id="tl-canvas"[^>]*' <<<"$d" | grep -o 'height: [0-9]*
 check "$(grep -o 'class="proc collapsed"' <<<"$d" | wc -l)" = 60 "  every process marked folded"
 
 # traced calls are no samples: 5 clock packets and 6 traced mutex waits,
-# as -header counts them; a heap's bytes are bytes, not events
+# as -header counts them when it reads the records (with -thread_list;
+# alone it shows log.txt's); a heap's bytes are bytes, not events
 cap=$PRINT_OUT/qsort.cap
 "$LWPROF_BUILD/tests/progs/qsort_unwind" "$cap" || { echo "FAIL: qsort_unwind"; exit 1; }
 e6=$(printf 'capture %s n=5\ntrace %s format=20 event=pthread_mutex_lock wait=600 calls=6\nusage auto\n' \
@@ -179,7 +180,7 @@ check "$(grep -o '<div id="summary">[^;<]*' <<<"$d" | sed 's/.*\.er: //')" = "5 
 	"summary: 5 packets and 6 traced calls apart"
 # the records as dump finds them (the capture's mappings are its build's)
 nrec=$("$LWPROF" dump "$e6" | grep -Ec '/(cpu|trace)\.[0-9]+\.rec\+[0-9]+: ')
-check "$("$LWPROF" print -header "$e6" | grep -o 'Records: .*')" = "Records:        $nrec read, 5 samples, 6 traced calls, 0 lost" \
+check "$("$LWPROF" print -header -thread_list "$e6" | grep -o 'Records: .*')" = "Records:        $nrec read, 5 samples, 6 traced calls, 0 lost" \
 	"  as -header counts them"
 e7=$(printf 'trace %s format=20\nusage auto\n' "$cap" | gen_exp heap -)
 "$LWPROF" export html -o "$PRINT_OUT/heap.html" "$e7"

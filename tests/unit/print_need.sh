@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# What lwprof print decodes for each command: -header only counts the
-# records (it shows no values or stacks), the traced-call views (-heap,
-# -heapstat) do not decode clock packets.  On a copy of an experiment
-# (5 clock packets with tests/progs/qsort_unwind's stack, 8 traced
-# allocations of which 4 are freed, written by gen_exp) damaged where only
-# the analyzer's decoding looks (a clock packet whose value is not its
-# microstates' sum; a traced call on CPU 7 of 2), the views that do not
-# decode that kind show exactly what they show on the undamaged one, and
-# those that do report the damage at its byte.  The record counts are
-# those lwprof dump finds.
+# What lwprof print reads and decodes for each command: -header alone
+# reads no record (log.txt's counts), with a command that reads them it
+# counts the records, the traced-call views (-heap, -heapstat) do not
+# decode clock packets.  On a copy of an experiment (5 clock packets with
+# tests/progs/qsort_unwind's stack, 8 traced allocations of which 4 are
+# freed, written by gen_exp) damaged where only the analyzer's decoding
+# looks (a clock packet whose value is not its microstates' sum; a traced
+# call on CPU 7 of 2), the views that do not decode that kind show
+# exactly what they show on the undamaged one, and those that do report
+# the damage at its byte.  On a copy whose every record file is
+# unreadable garbage, -header shows what it shows on the undamaged one
+# and any command that reads records fails.  The record counts are those
+# lwprof dump finds; -functions decoding every record
+# (LWPROF_NEED_ALL=1) shows what it shows by itself.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 
@@ -39,14 +43,38 @@ ntr=$("$LWPROF" dump "$exp" | grep -c '^[^ ]*trace\.[0-9]*\.rec+[0-9]*: ')
 check "$ntr" -eq 12 "dump: 12 trace records (8 allocations, 4 frees)"
 h0=$(P "$exp" -header)
 check $? -eq 0 "-header"
-grep -q "Records: *$nrec read, 5 samples, 8 traced calls, 0 lost" <<<"$h0"
-check $? -eq 0 "  counts $nrec records, 5 samples, 8 traced calls ($(grep Records <<<"$h0"))"
+mib=$(stat -c %s "$exp"/cpu.*.rec "$exp"/trace.*.rec | awk '{ s += $1 } END { printf "%.1f", s / 1048576 }')
+grep -q "Records: *$nrec written, 0 lost; 3 files of $mib MiB, not read" <<<"$h0"
+check $? -eq 0 "  log.txt's $nrec records, the files' $mib MiB, not read ($(grep Records <<<"$h0"))"
+hr=$(P "$exp" -header -thread_list)
+check $? -eq 0 "-header -thread_list"
+grep -q "Records: *$nrec read, 5 samples, 8 traced calls, 0 lost" <<<"$hr"
+check $? -eq 0 "  counts $nrec records, 5 samples, 8 traced calls ($(grep Records <<<"$hr"))"
+
+# every record file unreadable: garbage of its size, then not a file
+bad=$PRINT_OUT/garbage.er
+cp -r "$exp" "$bad"
+for f in "$bad"/cpu.*.rec "$bad"/trace.*.rec; do
+	head -c "$(stat -c %s "$f")" /dev/urandom >"$f"
+done
+check "$(P "$bad" -header)" = "$h0" "garbage record files: -header as before"
+out=$(P "$bad" -header -heap)
+check $? -eq 1 "  -header -heap: exit 1 ($out)"
+for f in "$bad"/cpu.*.rec "$bad"/trace.*.rec; do
+	rm "$f" && mkdir "$f"
+done
+nosize() { sed 's/ files of [0-9.]* MiB/ files/'; }
+check "$(P "$bad" -header | nosize)" = "$(nosize <<<"$h0")" \
+	"record files that are directories: -header as before (but their size)"
+P "$bad" -header -thread_list >/dev/null
+check $? -eq 1 "  -header -thread_list: exit 1"
 heap0=$(P "$exp" -heap -heapstat)
 check $? -eq 0 "-heap -heapstat"
 grep -q 'Allocations *8$' <<<"$heap0"
 check $? -eq 0 "  8 allocations"
 f0=$(P "$exp" -functions)
 check $? -eq 0 "-functions"
+check "$(LWPROF_NEED_ALL=1 P "$exp" -functions)" = "$f0" "  as with every record decoded"
 
 # a clock packet whose value is not the sum of its microstates
 off=$("$LWPROF" dump "$exp" | sed -n 's/^[^ ]*cpu\.[0-9]*\.rec+\([0-9]*\): SAMPLE clock .*/\1/p' | head -n 1)
