@@ -353,13 +353,13 @@ void lwprof_guard_take(struct lwprof_session *s, unsigned int why)
 		if (!t->taking || (t->flags & LWPROF_T_FREED))
 			continue;
 		/*
-		 * Its last reference may be gone already, with the free probe
-		 * not yet run (it waits for this lock to mark the entry
-		 * FREED, so the task's memory is still there): a task at 0
-		 * is being freed, and the free probe ends its entry.
+		 * Not FREED, so the free probe has not ended the entry: the
+		 * task's last reference, which the kernel drops after that
+		 * probe has run (delayed_put_task_struct()), is still held,
+		 * however far its exit has gone.  s is not closing here: a
+		 * closing session's free probe leaves its entries alone.
 		 */
-		if (!refcount_inc_not_zero(&t->task->usage))
-			continue;
+		get_task_struct(t->task);
 		lwprof_thread_unhash(t);
 		t->flags |= LWPROF_T_TAKEN;
 		v[n].t = t;

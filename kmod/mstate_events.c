@@ -256,7 +256,8 @@ void lwprof_tp_fork(void *data, struct task_struct *parent,
 	t->pre_exec = pt && pt->pre_exec;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	if (s->closing || lwprof_thread_hash(t)) {
+	/* Not into a session that ends, or that another took (session.c). */
+	if (s->closing || s->stopped || lwprof_thread_hash(t)) {
 		raw_spin_unlock_irqrestore(&s->lock, flags);
 		lwprof_thread_free(t);
 		return;

@@ -234,11 +234,17 @@ static void lwprof_session_revoke(struct lwprof_session *x)
 	unsigned long flags;
 
 	mutex_lock(&x->read_mutex);
-	WRITE_ONCE(x->stopped, LWPROF_STOP_REVOKED);
-	lwprof_smp_revoke(x);
+	/*
+	 * Under the lock: the fork probe, which tests it there, adds no
+	 * thread from now on.  The free probe goes on ending the entries of
+	 * the threads that go meanwhile (closing would have it leave them,
+	 * hashed, to a teardown that never looks at their tasks): the take
+	 * holds a reference to every task whose entry it finds.
+	 */
 	raw_spin_lock_irqsave(&x->lock, flags);
-	x->closing = true;	/* the fork and free probes leave it alone */
+	WRITE_ONCE(x->stopped, LWPROF_STOP_REVOKED);
 	raw_spin_unlock_irqrestore(&x->lock, flags);
+	lwprof_smp_revoke(x);
 	lwprof_guard_take(x, LWPROF_STOP_REVOKED);
 	mutex_unlock(&x->read_mutex);
 }

@@ -88,7 +88,7 @@ run "function tracing off"
 echo 1 >/proc/sys/kernel/ftrace_enabled
 check -z "$(hooked .)" "no ftrace hook was left by a session with function tracing off (got: $(hooked .))"
 
-rmmod lwprof
+rmmod_lwprof
 insmod "$LWPROF_KO" sys_tracepoint=1 || { echo "FAIL: insmod sys_tracepoint=1"; exit 1; }
 again syscall_tp
 run "sys_enter tracepoint"
@@ -96,7 +96,7 @@ hold_session
 check -z "$(hooked lwprof_sys)" "no system-call hook with sys_tracepoint=1 (got: $(hooked lwprof_sys))"
 release_session
 
-rmmod lwprof
+rmmod_lwprof
 insmod "$LWPROF_KO" ret_notifier=1 || { echo "FAIL: insmod ret_notifier=1"; exit 1; }
 again syscall_urn
 run "user-return notifier"

@@ -52,7 +52,7 @@ check $? -eq 0 "dpkg -i lwprof_${version}_amd64.deb ($(($(date +%s) - t0)) s)"
 check "$(dpkg-query -W -f='${Status} ${Version}' lwprof 2>&1)" = "install ok installed $version" "lwprof $version installed"
 check_installed_tools "$tmp"
 
-rmmod lwprof
+rmmod_lwprof
 t0=$(date +%s)
 dkms uninstall "${dk[@]}" -m lwprof -v "$version" -k "$kver" >>"$tmp/dkms.log" 2>&1
 check $? -eq 0 "dkms uninstall ($(($(date +%s) - t0)) s)"

@@ -131,7 +131,7 @@ pkill -f "$progs/spin"
 step "a session from start to its recorder's SIGKILL" ">0" "$ntp" "$ntp"
 check -z "$(hooks)" "the SIGKILLed recorder's end: no ftrace hook left ($(hooks))"
 
-err=$(rmmod lwprof 2>&1)
+err=$(rmmod_lwprof 2>&1)
 check $? -eq 0 "rmmod lwprof ($err$(lsmod | grep -w '^lwprof'))"
 step "unload" 0 0 0
 
@@ -143,7 +143,7 @@ check $? -eq 0 "resident: ptime true"
 "$LWPROF" collect -o e.er -p 1ms "$progs/spin" 0.3 >/dev/null 2>&1
 check $? -eq 0 "resident: collect -p 1ms"
 step "resident: sessions, clock packets among them" 0 0 0
-rmmod lwprof
+rmmod_lwprof
 check $? -eq 0 "rmmod lwprof, resident"
 step "unload, resident" ">0" 0 "$ntp"
 check -z "$(hooks)" "resident, unloaded: no ftrace hook left ($(hooks))"

@@ -61,7 +61,7 @@ rc=$?
 check $rc -le 1 "uid 65534 collect -K ends (exit $rc: refused or recorded)"
 "$LWPROF" collect -o t64.er -p 1ms "$progs/nthreads" 64 100 >/dev/null 2>&1
 check $? -eq 0 "collect of a 64-thread program"
-rmmod lwprof
+rmmod_lwprof
 check $? -eq 0 "rmmod after the sequence"
 
 slab_kb() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
@@ -120,7 +120,7 @@ for c in $(seq "$cycles"); do
 	echo "cycle $c/$cycles: $n sessions; so far $kills killed," \
 		"$bad problems, ${SECONDS} s, SUnreclaim $(slab_kb) kB"
 	if [ "$reload" -gt 0 ] && [ $((c % reload)) = 0 ] || [ "$c" = "$cycles" ]; then
-		if ! rmmod lwprof; then
+		if ! rmmod_lwprof; then
 			check 1 -eq 0 "cycle $c: rmmod"
 			break
 		fi

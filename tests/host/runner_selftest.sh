@@ -5,7 +5,9 @@
 # though it exits 0, as does one that leaves tracefs's tracing_on changed
 # (one that changes it and puts it back passes) or leaves a process running
 # (killed: the next test passes), and the summary line and exit status say
-# so.  A tier runs alone when asked to (-U, -T TIER).
+# so.  A tier runs alone when asked to (-U, -T TIER).  A guest tier of 16
+# tests or more runs in two boots, the results numbered in the tests'
+# order all the same.
 . "$(dirname "$0")/../lib/test.sh"
 
 dir=$LWPROF_OUT/runner_selftest
@@ -29,11 +31,22 @@ echo 0 >$t/tracing_on; echo mono >$t/trace_clock
 echo "$clock" >$t/trace_clock; echo "$on" >$t/tracing_on
 EOF
 
-out=$(LWPROF_TESTS_DIR=$dir/tests LWPROF_OUT=$dir/out "$LWPROF_TOP/tests/run" -t 60)
+# Enough guest tests (17) for the main guest to boot in two halves.
+for i in $(seq -w 1 12); do
+	printf '#!/bin/sh\necho "$LWPROF_OUT"\n' >"$dir/tests/guest/more$i.sh"
+done
+
+out=$(LWPROF_TESTS_DIR=$dir/tests LWPROF_OUT=$dir/out "$LWPROF_TOP/tests/run" -t 60 -v)
 rc=$?
 echo "$out" | sed 's/^/  | /'
 check $rc -eq 1 "runner exits 1 when a test failed"
-check "$(tail -n 1 <<<"$out")" = "3 passed, 4 failed, 1 skipped" "summary line counts"
+check "$(tail -n 1 <<<"$out")" = "15 passed, 4 failed, 1 skipped" "summary line counts"
+want=$(cd "$dir/tests" && printf "%s\n" host/*.sh guest/*.sh | sed 's/\.sh$//' | nl -w1 -s' ' | sed 's/^/ok /;s/ \([a-z]*\/\)/ - \1/')
+check "$(grep -o '^\(not \)\{0,1\}ok [0-9]* - [a-z]*/[a-z_0-9]*' <<<"$out" | sed 's/^not //')" = "$want" \
+	"results numbered 1..20, host then guest, each tier in its tests' order"
+check "$(grep -o "$dir/out/lanes/main\.[01]" <<<"$out" | sort -u | wc -l)" -eq 2 \
+	"17 guest tests: the main guest in two boots, one a half"
+check "$(ls "$dir/out/log" | grep -c '^guest_')" -eq 17 "every guest test's log (17) in tests/out/log"
 grep -q '^not ok [0-9]* - host/fails (exit 3' <<<"$out"; check $? -eq 0 "failing test reported with its status"
 grep -q '^#   broken$' <<<"$out"; check $? -eq 0 "failing test's output shown"
 grep -q '^ok [0-9]* - host/skips # SKIP no frobnicator$' <<<"$out"; check $? -eq 0 "skip reported with reason"
