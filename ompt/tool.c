@@ -20,11 +20,10 @@
 
 struct open_ev {
 	uint64_t t0, region, obj, codeptr;
-	uint64_t ms0[LWPROF_MS_COUNT];	/* a wait's microstates at t0 */
 	uint32_t stack;
 	uint32_t base;		/* an explicit task's: the waits open below it */
 	uint16_t event;
-	bool msok;		/* ms0 is this thread's */
+	bool msok;		/* a wait's: its ms0 is this thread's */
 	bool cont;		/* a wait's: it went on after tasks it ran */
 };
 
@@ -36,8 +35,10 @@ struct open_ev {
  */
 struct othread {
 	struct open_ev region[NEST], task[NEST], wait[NEST], xtask[NEST];
+	uint64_t wait_ms0[NEST][LWPROF_MS_COUNT];	/* a wait's microstates at t0 */
 	unsigned int nregion, ntask, nwait, nxtask;
 	uint64_t idle_since;	/* a worker's: 0 while it works */
+	uint32_t pid, tid;	/* the ids its records carry, of process pid */
 	bool worker;
 };
 
@@ -56,6 +57,12 @@ static ompt_get_task_info_t get_task_info;
 static char rt_version[256];
 static unsigned int rt_omp_version;
 
+/*
+ * The record of o, ended at t1 (ms: its microstates, or NULL).  Every
+ * field is written (the struct has no padding): the hot path of every
+ * region, no memset.  The thread's id is asked once per process (a
+ * forked child's thread has another).
+ */
 static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 		 const uint64_t *ms)
 {
@@ -66,14 +73,17 @@ static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 
 	if (!e)
 		return;
-	memset(e, 0, sizeof(*e));
+	if (ot.pid != (uint32_t)tr.pid) {
+		ot.pid = tr.pid;
+		ot.tid = tr_thread_tid();
+	}
 	e->hdr.type = EXP_REC_OMP_EVENT;
 	e->hdr.flags = (ms ? EXP_OMPF_MS : 0) | (o->cont ? EXP_OMPF_CONT : 0);
 	e->hdr.size = n;
 	e->event = event;
 	e->cpu = cpu < 0 ? 0 : cpu;
-	e->pid = tr.pid;
-	e->tid = tr_thread_tid();
+	e->pid = ot.pid;
+	e->tid = ot.tid;
 	e->stack = o->stack;
 	e->start_ns = o->t0;
 	e->end_ns = t1 < o->t0 ? o->t0 : t1;
@@ -212,7 +222,7 @@ static void wait_emit(struct open_ev *o, uint64_t t, const uint64_t *v, bool ok)
 	uint64_t ms[LWPROF_MS_COUNT];
 
 	if (o->msok && ok)
-		tr_ms_sub(o->ms0, v, t - o->t0, ms);
+		tr_ms_sub(ot.wait_ms0[o - ot.wait], v, t - o->t0, ms);
 	emit(o->event, o, t, o->msok && ok ? ms : NULL);
 }
 
@@ -235,7 +245,8 @@ static void wait_resume(uint64_t t, const uint64_t *v, bool ok)
 	o->cont = o->t0 != 0;	/* not its start: after a pause */
 	o->t0 = t;
 	o->msok = ok;
-	memcpy(o->ms0, v, sizeof(o->ms0));
+	if (ok)
+		memcpy(ot.wait_ms0[o - ot.wait], v, sizeof(ot.wait_ms0[0]));
 }
 
 static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
@@ -260,10 +271,11 @@ static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
 static void wait_end(void)
 {
 	uint64_t t, v[LWPROF_MS_COUNT];
-	bool ok = tr_clock_ms(&t, v);
+	bool ok;
 
 	if (!ot.nwait)
 		return;
+	ok = tr_clock_ms(&t, v);
 	wait_pause(t, v, ok);
 	ot.nwait--;
 	wait_resume(t, v, ok);
