@@ -38,6 +38,11 @@ struct othread {
 	uint64_t wait_ms0[NEST][LWPROF_MS_COUNT];	/* a wait's microstates at t0 */
 	unsigned int nregion, ntask, nwait, nxtask;
 	uint64_t idle_since;	/* a worker's: 0 while it works */
+	/*
+	 * When the thread's last callback ended an implicit barrier's wait,
+	 * its end (bar_end, 0: it did not); set by the callback (bar_now).
+	 */
+	uint64_t bar_end, bar_now;
 	uint32_t pid, tid;	/* the ids its records carry, of process pid */
 	bool worker;
 };
@@ -97,7 +102,11 @@ static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 
 static bool enter(void)
 {
-	return tr_enter(TR_OMP);
+	if (!tr_enter(TR_OMP))
+		return false;
+	ot.bar_end = ot.bar_now;
+	ot.bar_now = 0;
+	return true;
 }
 
 /* The region the thread works in now (0: none). */
@@ -185,7 +194,13 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel,
 
 	if ((flags & ompt_task_initial) || !enter())
 		return;
-	t = tr_now();
+	/*
+	 * An implicit task ends with its region's implicit barrier: when
+	 * the runtime says so at once (libomp does, on each thread), at
+	 * that wait's end, read then; a clock read less on every thread of
+	 * every region.
+	 */
+	t = endpoint == ompt_scope_end && ot.bar_end ? ot.bar_end : tr_now();
 	if (endpoint == ompt_scope_begin) {
 		idle_end(t);
 		if (ot.ntask < NEST)
@@ -268,17 +283,19 @@ static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
 	wait_resume(t, v, ok);
 }
 
-static void wait_end(void)
+/* The top wait ends: when (0: none was open). */
+static uint64_t wait_end(void)
 {
 	uint64_t t, v[LWPROF_MS_COUNT];
 	bool ok;
 
 	if (!ot.nwait)
-		return;
+		return 0;
 	ok = tr_clock_ms(&t, v);
 	wait_pause(t, v, ok);
 	ot.nwait--;
 	wait_resume(t, v, ok);
+	return t;
 }
 
 static uint16_t sync_event(int kind)
@@ -299,12 +316,18 @@ static uint16_t sync_event(int kind)
 static void on_sync_wait(int kind, int endpoint, ompt_data_t *parallel,
 			 ompt_data_t *task, const void *codeptr)
 {
+	uint64_t t;
+
 	if (!enter())
 		return;
-	if (endpoint == ompt_scope_begin)
+	if (endpoint == ompt_scope_begin) {
 		wait_begin(sync_event(kind), 0, codeptr);
-	else
-		wait_end();
+	} else {
+		t = wait_end();
+		if (kind == ompt_sync_region_barrier_implicit ||
+		    kind == ompt_sync_region_barrier_implicit_parallel)
+			ot.bar_now = t;
+	}
 	tr_leave();
 }
 
