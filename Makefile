@@ -217,7 +217,7 @@ $(B)/%.o: %.c
 	$(CC) $(LWPROF_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/tests/%: tests/%.c tests/lib/test.h tests/lib/mstate.h tests/lib/mslot.h tests/lib/ring.h tests/lib/ksyms.h \
-		tests/lib/peer.h tests/lib/sdelta_enc.h
+		tests/lib/peer.h tests/lib/sdelta_enc.h tests/lib/recfile.h
 	@mkdir -p $(@D)
 	$(CC) $(LWPROF_CFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread $(TEST_LDLIBS)
 

@@ -62,7 +62,7 @@ int an_heap_stack(struct an_heapfile *h, const struct exp_rec_tstack *s,
 	uint32_t i, k, thr;
 	uint64_t pc;
 
-	if (!(an->need & AN_NEED_TRACE))
+	if (!(an->need & AN_NEED_HEAP))
 		return 0;
 	for (i = 0; i < s->nchain; i++, p += sizeof(*c) + 8 * c->nr) {
 		c = (const void *)p;
@@ -149,7 +149,7 @@ int an_heap_counts(struct an_heapfile *h, const struct exp_rec_theap *r,
 		e->ncalls++;
 		e->ncounted += x->count - 1;
 	}
-	if (!(h->an->need & AN_NEED_TRACE)) {
+	if (!(h->an->need & AN_NEED_HEAP)) {
 		/* the time span, as a record counted but not decoded */
 		if (r->time_ns < h->an->ld->skip_tmin)
 			h->an->ld->skip_tmin = r->time_ns;

@@ -589,6 +589,30 @@ static int tcall_sample(struct rec_ctx *c, const struct lwprof_rec *h,
 }
 
 /*
+ * What a traced call is to the commands' needs (AN_NEED_*).  A format
+ * 1.4 call's stack copy may be the base of another kind's delta, and a
+ * base is found only by decoding its sample: those go all or none.
+ */
+static uint32_t tcall_need(const struct exp_tcall *t)
+{
+	if (t->s)
+		return AN_NEED_TRACE;
+	switch (exp_trace_event(t->event)->cls) {
+	case EXP_TC_ALLOC:
+	case EXP_TC_FREE:
+		return AN_NEED_HEAP;
+	case EXP_TC_SYNC:
+		return AN_NEED_SYNC;
+	case EXP_TC_IOREAD:
+	case EXP_TC_IOWRITE:
+	case EXP_TC_IOOTHER:
+		return AN_NEED_IO;
+	default:
+		return AN_NEED_TRACE;
+	}
+}
+
+/*
  * A traced call (libexp/trace.h: types 16, 18, 20): a sample with its
  * values, and an entry of the side table; a free only the entry.
  */
@@ -602,9 +626,13 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 	int err, nv;
 
 	exp_tcall_view(h, &t);
-	if (!(c->an->need & AN_NEED_TRACE)) {
+	if (!(c->an->need & tcall_need(&t))) {
 		/* counted only, as below (-header's traced calls) */
 		time_check(c, t.time_ns);
+		/* its stack copy stays the base of the next call's delta */
+		if (t.st && (c->an->need & AN_NEED_TRACE) &&
+		    exp_stack_tcall(&c->sd, c->off, &t) == -ENOMEM)
+			return an_errf(c->an, -ENOMEM, "out of memory");
 		if (an_trace_has_sample(&t)) {
 			c->e->nsamples++;
 			c->e->ncalls++;
@@ -682,7 +710,7 @@ static int do_mpi(struct rec_ctx *c, const struct exp_rec_mpi *m)
 	int err;
 
 	exp_tcall_view(&m->call.hdr, &t);
-	if (!(c->an->need & AN_NEED_TRACE)) {
+	if (!(c->an->need & AN_NEED_MPI)) {
 		time_check(c, t.time_ns);	/* counted only, as do_trace() */
 		c->e->nsamples++;
 		c->e->ncalls++;
@@ -749,7 +777,7 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		return do_mpi(c, (const void *)p);
 	case EXP_REC_MPI_REQ:
 		if (c->rd.hdr.minor < EXP_MINOR_MPI ||
-		    !(c->an->need & AN_NEED_TRACE))
+		    !(c->an->need & AN_NEED_MPI))
 			return 0;
 		return an_mpi_req(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;

@@ -178,37 +178,50 @@ int an_trace_file(struct an *an, uint32_t exp, const struct exp_rec_trace_file *
 
 /* ---- leaks ---- */
 
-/* One end of a block's life: (pid, addr, time), a free before a make. */
-struct life {
-	uint32_t pid;
-	uint32_t make;		/* 1: made (tev index in ev), 0: freed */
-	uint64_t addr, time;
-	size_t ev;
-};
+/*
+ * One end of a block's life: a side table index, with LIFE_OLD for the
+ * old block a realloc freed (its addr2) rather than the entry's own
+ * (a free's block, an allocation's new one).  4 bytes an end, its key
+ * read from the entry: (pid, addr, time), a free before a make.
+ */
+#define LIFE_OLD	0x80000000u
 
-static int life_cmp(const void *a, const void *b)
+static uint64_t life_addr(const struct an_tev *t, uint32_t l)
 {
-	const struct life *x = a, *y = b;
+	return l & LIFE_OLD ? t->addr2 : t->addr;
+}
+
+static bool life_make(const struct an_tev *t, uint32_t l)
+{
+	return !(l & LIFE_OLD) && exp_trace_event(t->event)->cls == EXP_TC_ALLOC;
+}
+
+static int life_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct an_tev *v = ctx;
+	uint32_t la = *(const uint32_t *)a, lb = *(const uint32_t *)b;
+	const struct an_tev *x = &v[la & ~LIFE_OLD], *y = &v[lb & ~LIFE_OLD];
+	uint64_t ax = life_addr(x, la), ay = life_addr(y, lb);
+	bool mx = life_make(x, la), my = life_make(y, lb);
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->make != y->make)
-		return x->make < y->make ? -1 : 1;
-	return x->ev < y->ev ? -1 : x->ev > y->ev;
+	if (ax != ay)
+		return ax < ay ? -1 : 1;
+	if (x->t1 != y->t1)
+		return x->t1 < y->t1 ? -1 : 1;
+	if (mx != my)
+		return mx < my ? -1 : 1;
+	return la < lb ? -1 : la > lb;
 }
 
-static int push_life(struct an_vec *v, uint32_t pid, uint64_t addr,
-		     uint64_t time, uint32_t make, size_t ev)
+static int push_life(struct an_vec *v, uint32_t l)
 {
-	struct life *l = an_vec_push(v);
+	uint32_t *p = an_vec_push(v);
 
-	if (!l)
+	if (!p)
 		return -ENOMEM;
-	*l = (struct life){ pid, make, addr, time, ev };
+	*p = l;
 	return 0;
 }
 
@@ -315,12 +328,14 @@ static int count_leaks(struct an *an, uint32_t exp)
  */
 static int find_leaks(struct an *an, uint32_t exp)
 {
-	struct an_vec v = { .esz = sizeof(struct life) };
-	struct an_tev *t;
-	struct life *l;
+	struct an_vec v = { .esz = sizeof(uint32_t) };
+	struct an_tev *t, *n;
+	uint32_t *l;
 	size_t i;
 	int err = 0;
 
+	if (an->tev.n >= LIFE_OLD)
+		return an_errf(an, -ENOMEM, "out of memory");
 	for (i = 0; i < an->tev.n && !err; i++) {
 		t = &AN_VEC(an->tev, struct an_tev, i);
 		if (t->exp != exp || t->kind != AN_TEV_CALL)
@@ -328,30 +343,32 @@ static int find_leaks(struct an *an, uint32_t exp)
 		switch (exp_trace_event(t->event)->cls) {
 		case EXP_TC_ALLOC:
 			if (t->addr2)	/* realloc's old block */
-				err = push_life(&v, t->pid, t->addr2, t->t1, 0, i);
+				err = push_life(&v, i | LIFE_OLD);
 			if (!err && t->sample != UINT32_MAX)
-				err = push_life(&v, t->pid, t->addr, t->t1, 1, i);
+				err = push_life(&v, i);
 			break;
 		case EXP_TC_FREE:
-			err = push_life(&v, t->pid, t->addr, t->t1, 0, i);
+			err = push_life(&v, i);
 			break;
 		default:
 			break;
 		}
 	}
-	an_vec_sort(&v, life_cmp);
+	if (v.n)
+		qsort_r(v.p, v.n, v.esz, life_cmp, an->tev.p);
 	for (i = 0; i < v.n && !err; i++) {
-		l = &AN_VEC(v, struct life, i);
-		if (!l->make)
+		l = &AN_VEC(v, uint32_t, i);
+		t = &AN_VEC(an->tev, struct an_tev, *l & ~LIFE_OLD);
+		if (!life_make(t, *l))
 			continue;
-		t = &AN_VEC(an->tev, struct an_tev, l->ev);
-		if (i + 1 < v.n && l[1].pid == l->pid && l[1].addr == l->addr) {
+		n = i + 1 < v.n ? &AN_VEC(an->tev, struct an_tev, l[1] & ~LIFE_OLD) : NULL;
+		if (n && n->pid == t->pid && life_addr(n, l[1]) == t->addr) {
 			/* freed, or made again: its free was not seen */
-			t->freed = l[1].time ? l[1].time : 1;
+			t->freed = n->t1 ? n->t1 : 1;
 			continue;
 		}
 		t->leaks = 1;
-		err = leak_sample(an, l->ev);
+		err = leak_sample(an, *l);
 	}
 	free(v.p);
 	if (!err)

@@ -541,8 +541,12 @@ struct an_load {
  */
 enum {
 	AN_NEED_SAMPLES = 1,	/* clock and counter packets */
-	AN_NEED_TRACE = 2,	/* traced calls (heap, I/O, sync) */
-	AN_NEED_ALL = 3,
+	AN_NEED_HEAP = 2,	/* traced heap calls, the heap tracer's records */
+	AN_NEED_IO = 4,		/* traced I/O calls */
+	AN_NEED_SYNC = 8,	/* traced sync waits */
+	AN_NEED_MPI = 16,	/* MPI calls */
+	AN_NEED_TRACE = AN_NEED_HEAP | AN_NEED_IO | AN_NEED_SYNC | AN_NEED_MPI,
+	AN_NEED_ALL = AN_NEED_SAMPLES | AN_NEED_TRACE,
 };
 
 /*

@@ -111,15 +111,23 @@ static int sort_io(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-/* One group per call stack of the calls of class heap (true) or I/O. */
+/*
+ * One group per call stack of the calls of class heap (true) or I/O,
+ * summed in place (memory by distinct stacks, not calls), in node
+ * order.
+ */
 static int stack_groups(struct an *an, const struct an_settings *vs,
 			bool heap, struct an_vec *out)
 {
-	struct an_vec v = { .esz = sizeof(struct group) };
-	struct group *g, *w;
+	/* each node's group + 1, 0: none yet; the last slot: no stack */
+	uint32_t *at = calloc(an->nodes.n + 1, sizeof(*at)), nd;
+	struct group *w;
 	size_t i;
 	int k;
 
+	*out = (struct an_vec){ .esz = sizeof(struct group) };
+	if (!at)
+		goto oom;
 	for (i = 0; i < an->tev.n; i++) {
 		const struct an_tev *t = &AN_VEC(an->tev, struct an_tev, i);
 		enum exp_trace_class c = tev_class(t);
@@ -127,48 +135,34 @@ static int stack_groups(struct an *an, const struct an_settings *vs,
 		if (t->sample == UINT32_MAX || !tev_pass(an, vs, t) ||
 		    (heap ? c != EXP_TC_ALLOC : c < EXP_TC_IOREAD))
 			continue;
-		g = an_vec_push(&v);
-		if (!g)
-			goto oom;
-		g->node = tev_node(an, t);
-		if (heap) {
-			g->n = t->count;
-			g->bytes = t->count * t->bytes;
-			g->leaks = t->leaks;
-			g->lbytes = t->leaks * t->bytes;
-		} else {
-			k = io_kind(t);
-			g->cnt[k] = 1;
-			g->gbytes[k] = t->bytes;
-			g->ns[k] = t->t1 - t->t0;
-		}
-	}
-	an_vec_sort(&v, node_cmp);
-	*out = (struct an_vec){ .esz = sizeof(struct group) };
-	for (i = 0; i < v.n; i++) {
-		g = &AN_VEC(v, struct group, i);
-		w = out->n ? &AN_VEC(*out, struct group, out->n - 1) : NULL;
-		if (!w || w->node != g->node) {
+		nd = tev_node(an, t);
+		k = nd == UINT32_MAX ? an->nodes.n : nd;
+		if (!at[k]) {
 			w = an_vec_push(out);
 			if (!w)
 				goto oom;
-			*w = *g;
-			continue;
+			memset(w, 0, sizeof(*w));
+			w->node = nd;
+			at[k] = out->n;
 		}
-		w->n += g->n;
-		w->bytes += g->bytes;
-		w->leaks += g->leaks;
-		w->lbytes += g->lbytes;
-		for (k = 0; k < 4; k++) {
-			w->cnt[k] += g->cnt[k];
-			w->gbytes[k] += g->gbytes[k];
-			w->ns[k] += g->ns[k];
+		w = &AN_VEC(*out, struct group, at[k] - 1);
+		if (heap) {
+			w->n += t->count;
+			w->bytes += t->count * t->bytes;
+			w->leaks += t->leaks;
+			w->lbytes += t->leaks * t->bytes;
+		} else {
+			k = io_kind(t);
+			w->cnt[k]++;
+			w->gbytes[k] += t->bytes;
+			w->ns[k] += t->t1 - t->t0;
 		}
 	}
-	free(v.p);
+	free(at);
+	an_vec_sort(out, node_cmp);
 	return 0;
 oom:
-	free(v.p);
+	free(at);
 	free(out->p);
 	return an_errf(an, -ENOMEM, "out of memory");
 }
@@ -455,6 +449,11 @@ static int key_time_cmp(const void *a, const void *b)
 	return sort_io(&x->g, &y->g);
 }
 
+static bool key_eq(void *ctx, uint32_t id, const void *key)
+{
+	return !key_cmp(&AN_VEC(*(struct an_vec *)ctx, struct io_key, id), key);
+}
+
 static const char *file_name(struct an *an, uint32_t file)
 {
 	return file == UINT32_MAX ? "<Unknown>" : an_str(&an->strs, file);
@@ -466,46 +465,46 @@ int an_view_io(struct an *an, const struct an_settings *vs, struct an_out *o,
 	static const char *const kinds[] = { "Read", "Write", "Other", "Error" };
 	struct an_vec v = { .esz = sizeof(struct io_key) };
 	int nc = detail ? 3 : 1, k, c;
-	struct io_key *x, *w;
+	struct an_htab h = { NULL };
+	struct io_key *x, key;
 	struct an_table t;
-	size_t i, n = 0;
+	uint32_t id;
+	uint64_t hash;
+	size_t i;
 
+	/* summed in place: memory by files (descriptors), not calls */
 	for (i = 0; i < an->tev.n; i++) {
 		const struct an_tev *e = &AN_VEC(an->tev, struct an_tev, i);
 
 		if (tev_class(e) < EXP_TC_IOREAD || !tev_pass(an, vs, e))
 			continue;
-		x = an_vec_push(&v);
-		if (!x)
-			goto oom;
-		x->file = e->file;
+		memset(&key, 0, sizeof(key));
+		key.file = e->file;
 		if (detail) {
-			x->exp = e->exp;
-			x->pid = e->pid;
-			x->fd = e->event == EXP_TR_DUP && e->ret >= 0 ? e->ret : e->fd;
+			key.exp = e->exp;
+			key.pid = e->pid;
+			key.fd = e->event == EXP_TR_DUP && e->ret >= 0 ? e->ret : e->fd;
 		} else {
-			x->fd = -1;
+			key.fd = -1;
 		}
+		hash = an_mix(an_mix(an_mix(key.file, key.exp), key.pid),
+			      (uint32_t)key.fd);
+		id = an_htab_find(&h, hash, key_eq, &v, &key);
+		if (id == UINT32_MAX) {
+			x = an_vec_push(&v);
+			if (!x || an_htab_add(&h, hash, v.n - 1))
+				goto oom;
+			*x = key;
+			id = v.n - 1;
+		}
+		x = &AN_VEC(v, struct io_key, id);
 		k = io_kind(e);
-		x->g.cnt[k] = 1;
-		x->g.gbytes[k] = e->bytes;
-		x->g.ns[k] = e->t1 - e->t0;
+		x->g.cnt[k]++;
+		x->g.gbytes[k] += e->bytes;
+		x->g.ns[k] += e->t1 - e->t0;
 	}
-	an_vec_sort(&v, key_cmp);
-	for (i = 0; i < v.n; i++) {
-		x = &AN_VEC(v, struct io_key, i);
-		w = n ? &AN_VEC(v, struct io_key, n - 1) : NULL;
-		if (w && !key_cmp(w, x)) {
-			for (k = 0; k < 4; k++) {
-				w->g.cnt[k] += x->g.cnt[k];
-				w->g.gbytes[k] += x->g.gbytes[k];
-				w->g.ns[k] += x->g.ns[k];
-			}
-			continue;
-		}
-		AN_VEC(v, struct io_key, n++) = *x;
-	}
-	v.n = n;
+	an_htab_free(&h);
+	an_vec_sort(&v, key_cmp);	/* the order ties keep, as before */
 	an_vec_sort(&v, key_time_cmp);
 	an_title(o, detail ? "I/O by file descriptor\n\n" : "I/O by file name\n\n");
 	if (an_table_init(&t, nc + 10))
@@ -552,6 +551,7 @@ int an_view_io(struct an *an, const struct an_settings *vs, struct an_out *o,
 oom_t:
 	an_table_free(&t);
 oom:
+	an_htab_free(&h);
 	free(v.p);
 	return an_errf(an, -ENOMEM, "out of memory");
 }

@@ -55,11 +55,15 @@
  *                              stacks whole, then sdelta copies) or 1.5's
  *                              (20: whole, then word deltas; ms=1: with
  *                              microstates)
- *   trace FILE format=20 event=NAME [wait=NS] [calls=N]
+ *   trace FILE format=20 event=NAME [wait=NS] [calls=N] [append=1 [delta=1]]
  *                              ... calls of function NAME instead
  *                              (pthread_mutex_lock, read), each starting
  *                              NS before its return; only allocations
- *                              are freed
+ *                              are freed; append=1: added to the trace
+ *                              file a trace line of format 20 wrote
+ *                              for FILE, after its calls; delta=1 (not
+ *                              allocations): every stack copy a delta
+ *                              against the file's first call's
  *   omp PID runtime | stack ID FRAMES | EVENT tid=T t0=NS t1=NS ...
  *                              the OMPT tool's records in trace.PID.rec
  *                              (gen_omp.c says which)

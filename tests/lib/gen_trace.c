@@ -259,7 +259,7 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 	uint64_t t = g->start_ns + 1000000, t0 = t;
 	uint8_t *stack = NULL, *area = NULL;
 	char path[4200];
-	bool ms = false;
+	bool ms = false, append = false, delta = false;
 	size_t n;
 	int err;
 
@@ -274,12 +274,19 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 			tf.event = trace_event(kv[i] + 6);
 		else if (!strncmp(kv[i], "wait=", 5))
 			tf.wait = strtoull(kv[i] + 5, NULL, 0);
+		else if (!strcmp(kv[i], "append=1"))
+			append = true;
+		else if (!strcmp(kv[i], "delta=1"))
+			delta = true;
 		else
 			return -EINVAL;
 	}
 	if ((format != 16 && format != 20 && format != 21) || !tf.event ||
-	    (format != 20 && (tf.event != EXP_TR_MALLOC || tf.wait)))
+	    (format != 20 && (tf.event != EXP_TR_MALLOC || tf.wait || append)) ||
+	    (delta && (!append || exp_trace_event(tf.event)->cls == EXP_TC_ALLOC)))
 		return -EINVAL;
+	if (append && g->tmax + 1000 > t)	/* after the file's calls */
+		t = t0 = g->tmax + 1000;
 	err = gen_capture_read(g, kv[0], &c, &stack);
 	if (err)
 		return err;
@@ -287,7 +294,7 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 	tf.pid = c.pid;
 	tf.tid = c.tid;
 	snprintf(path, sizeof(path), "%s/" EXP_TRACE_FMT, g->out, c.pid);
-	tf.f = fopen(path, "w");
+	tf.f = fopen(path, append ? "a" : "w");
 	area = malloc(2 * size + 4096);
 	err = -ENOMEM;
 	if (!tf.f || !area)
@@ -295,14 +302,15 @@ int gen_trace(struct gen *g, char **kv, int nkv)
 	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
 	fh.minor = format == 16 ? EXP_FILE_MINOR_TRACE :
 		format == 20 ? EXP_MINOR_TCALL : EXP_MINOR_THEAP;
-	err = put(&tf, &fh, sizeof(fh));
+	err = append ? 0 : put(&tf, &fh, sizeof(fh));
 	if (!err && format == 21) {
 		err = heap21(g, &tf, kv[0], calls, t);
 		calls = 0;
 	}
 	for (i = 0; !err && i < calls; i++, t += 1000) {
 		if (format == 20) {
-			err = alloc20(&tf, i, t, ms, &c, stack, size);
+			/* delta=1: no copy whole, the file's first is the base */
+			err = alloc20(&tf, i + delta, t, ms, &c, stack, size);
 		} else if (!i) {
 			err = rec16(&tf, t, 0x100000 + 0x100 * i, 32 + i, c.regs,
 				    LWPROF_RS_SBASE, stack, size);

@@ -10,56 +10,25 @@
  * MPI call, a peer rank below -1, a request of number 0); and the same
  * records in a file of the minor before them, passed over by size.
  */
-#include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "libexp/format.h"
 #include "libexp/mpi.h"
-#include "libexp/reader.h"
-#include "test.h"
+#include "recfile.h"
 
-static const char *dir;
-static uint8_t file[4096];
-static size_t len;
+static struct rf file;
 static uint64_t off[4];
-
-static void begin(__u32 minor)
-{
-	struct exp_file_header h;
-
-	exp_file_header_init(&h, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
-	h.minor = minor;
-	memcpy(file, &h, sizeof(h));
-	len = sizeof(h);
-}
-
-static const char *save(void)
-{
-	static char path[4200];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/trace.42.rec", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, file, len) != (ssize_t)len || close(fd))
-		t_fatal(path);
-	return path;
-}
 
 /* An MPI record of func, its call from t0 to t1 with stack bytes of stack. */
 static struct exp_rec_mpi *add_mpi(uint16_t func, uint64_t t0, uint64_t t1,
 				   uint32_t stack)
 {
-	struct exp_rec_mpi *m = (void *)(file + len);
 	uint32_t call = sizeof(struct exp_rec_tcall) + 8 +
 			(stack ? sizeof(struct exp_tstack) + 8 * EXP_TR_NR_REGS + stack : 0);
+	struct exp_rec_mpi *m;
 	struct exp_tstack *st;
 
-	memset(m, 0, offsetof(struct exp_rec_mpi, call) + call);
-	m->hdr.type = EXP_REC_MPI;
-	m->hdr.size = offsetof(struct exp_rec_mpi, call) + call;
+	m = rf_add(&file, EXP_REC_MPI, offsetof(struct exp_rec_mpi, call) + call);
 	m->func = func;
 	m->rank = 1;
 	m->root = m->dst = m->src = EXP_MPI_NONE;
@@ -78,7 +47,6 @@ static struct exp_rec_mpi *add_mpi(uint16_t func, uint64_t t0, uint64_t t1,
 		st->size = stack;
 		st->base = 1;
 	}
-	len += m->hdr.size;
 	return m;
 }
 
@@ -87,12 +55,9 @@ static void sound_file(__u32 minor)
 	struct exp_rec_mpi_req *q;
 	struct exp_rec_mpi *m;
 
-	begin(minor);
-	off[0] = len;
-	q = (void *)(file + len);
-	memset(q, 0, sizeof(*q));
-	q->hdr.type = EXP_REC_MPI_REQ;
-	q->hdr.size = sizeof(*q);
+	rf_begin(&file, "trace.42.rec", 0, minor);
+	off[0] = file.len;
+	q = rf_add(&file, EXP_REC_MPI_REQ, sizeof(*q));
 	q->pid = 42;
 	q->tid = 43;
 	q->req = 7;
@@ -100,8 +65,7 @@ static void sound_file(__u32 minor)
 	q->peer = 0;
 	q->tag = 5;
 	q->bytes = 400;
-	len += sizeof(*q);
-	off[1] = len;
+	off[1] = file.len;
 	m = add_mpi(EXP_MPI_F_Recv, 1000, 5000, 16);
 	m->src = 0;
 	m->rtag = 5;
@@ -109,9 +73,9 @@ static void sound_file(__u32 minor)
 	m->rbytes = 400;
 	m->nrecv = 1;
 	m->comm = 0x1234;
-	off[2] = len;
+	off[2] = file.len;
 	add_mpi(EXP_MPI_F_Barrier, 6000, 7000, 0);
-	off[3] = len;
+	off[3] = file.len;
 }
 
 static void sound(void)
@@ -124,7 +88,7 @@ static void sound(void)
 	int n = 0, ok = 1;
 
 	sound_file(EXP_MINOR_MPI);
-	if (exp_reader_open(&r, AT_FDCWD, save(), NULL, NULL))
+	if (exp_reader_open(&r, AT_FDCWD, rf_save(&file), NULL, NULL))
 		t_fatal(r.msg);
 	while (exp_reader_next(&r, &h) > 0) {
 		ok &= r.off == off[n] && h->size == off[n + 1] - off[n];
@@ -160,32 +124,9 @@ static void sound(void)
 	exp_reader_close(&r);
 }
 
-static int first_error(char *msg, size_t mlen)
-{
-	const struct lwprof_rec *h;
-	struct exp_reader r;
-	int err;
-
-	err = exp_reader_open(&r, AT_FDCWD, save(), NULL, NULL);
-	while (!err && (err = exp_reader_next(&r, &h)) > 0)
-		err = 0;
-	snprintf(msg, mlen, "%s", r.msg);
-	exp_reader_close(&r);
-	return err;
-}
-
-static void expect(const char *what, const char *text, uint64_t at)
-{
-	char msg[1024], want[160];
-	int err = first_error(msg, sizeof(msg));
-
-	snprintf(want, sizeof(want), "byte %llu: %s", (unsigned long long)at, text);
-	t_check(err == -EBADMSG && strstr(msg, want), "%s: %s", what, msg);
-}
-
 static struct exp_rec_mpi *rec(int i)
 {
-	return (void *)(file + off[i]);
+	return (void *)(file.buf + off[i]);
 }
 
 static void damage(void)
@@ -194,46 +135,45 @@ static void damage(void)
 
 	sound_file(EXP_MINOR_MPI);
 	rec(1)->func = EXP_MPI_F_MAX;
-	expect("a function past the table", "unknown MPI function",
-	       off[1] + offsetof(struct exp_rec_mpi, func));
+	rf_expect(&file, "a function past the table",
+		  "unknown MPI function",
+		  off[1] + offsetof(struct exp_rec_mpi, func));
 	sound_file(EXP_MINOR_MPI);
 	rec(1)->call.hdr.size -= 8;
-	expect("a call part shorter than the rest", "MPI record's call size is not the rest of the record",
-	       off[1] + call + 4);
+	rf_expect(&file, "a call part shorter than the rest",
+		  "MPI record's call size is not the rest of the record",
+		  off[1] + call + 4);
 	sound_file(EXP_MINOR_MPI);
 	rec(2)->call.event = EXP_TR_READ;
-	expect("a call part of another event", "MPI record without its call",
-	       off[2] + call);
+	rf_expect(&file, "a call part of another event",
+		  "MPI record without its call",
+		  off[2] + call);
 	sound_file(EXP_MINOR_MPI);
 	rec(1)->src = -2;
-	expect("a source below -1", "MPI record's peer rank below -1",
-	       off[1] + offsetof(struct exp_rec_mpi, root));
+	rf_expect(&file, "a source below -1",
+		  "MPI record's peer rank below -1",
+		  off[1] + offsetof(struct exp_rec_mpi, root));
 	sound_file(EXP_MINOR_MPI);
-	((struct exp_rec_mpi_req *)(file + off[0]))->req = 0;
-	expect("a request numbered 0", "MPI request record of request 0",
-	       off[0] + offsetof(struct exp_rec_mpi_req, req));
+	((struct exp_rec_mpi_req *)(file.buf + off[0]))->req = 0;
+	rf_expect(&file, "a request numbered 0",
+		  "MPI request record of request 0",
+		  off[0] + offsetof(struct exp_rec_mpi_req, req));
 }
 
 static void older(void)
 {
-	const struct lwprof_rec *h;
-	struct exp_reader r;
-	int n = 0, err;
+	int n, err;
 
 	sound_file(EXP_MINOR_MPI - 1);
 	rec(1)->func = EXP_MPI_F_MAX;	/* not this minor's type: not checked */
-	if (exp_reader_open(&r, AT_FDCWD, save(), NULL, NULL))
-		t_fatal(r.msg);
-	while ((err = exp_reader_next(&r, &h)) > 0)
-		n++;
+	err = rf_read(&file, &n, NULL, 0);
 	t_check(!err && n == 3, "a file of the minor before: types 40 and 41 passed over by size (%d, %d)",
 		n, err);
-	exp_reader_close(&r);
 }
 
 int main(void)
 {
-	dir = t_dir("mpi_records");
+	file.dir = t_dir("mpi_records");
 	sound();
 	damage();
 	older();

@@ -11,63 +11,24 @@
  * microstates cut off); and the same records in a file of the minor
  * before them, passed over.
  */
-#include <fcntl.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "libexp/format.h"
 #include "libexp/omp.h"
-#include "libexp/reader.h"
-#include "test.h"
+#include "recfile.h"
 
 #define NREC	7
 
-static const char *dir;
-static uint8_t file[4096];
-static size_t len;
+static struct rf file;
 static uint64_t off[NREC + 1];
-
-static void begin(__u32 minor)
-{
-	struct exp_file_header h;
-
-	exp_file_header_init(&h, EXP_CPU_NONE, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
-	h.minor = minor;
-	memcpy(file, &h, sizeof(h));
-	len = sizeof(h);
-}
-
-static void *add(uint16_t type, uint32_t size)
-{
-	struct lwprof_rec *h = (void *)(file + len);
-
-	memset(h, 0, size);
-	h->type = type;
-	h->size = size;
-	len += size;
-	return h;
-}
-
-static const char *save(size_t n)
-{
-	static char path[4200];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/trace.42.rec", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, file, n) != (ssize_t)n || close(fd))
-		t_fatal(path);
-	return path;
-}
 
 static struct exp_rec_omp_event *event(uint16_t ev, uint64_t t0, uint64_t t1,
 				       bool ms)
 {
-	struct exp_rec_omp_event *e = add(EXP_REC_OMP_EVENT, sizeof(*e) +
-					  (ms ? 8 * LWPROF_MS_COUNT : 0));
+	struct exp_rec_omp_event *e;
 
+	e = rf_add(&file, EXP_REC_OMP_EVENT,
+		   sizeof(*e) + (ms ? 8 * LWPROF_MS_COUNT : 0));
 	e->hdr.flags = ms ? EXP_OMPF_MS : 0;
 	e->event = ev;
 	e->pid = 42;
@@ -85,36 +46,36 @@ static void sound_file(__u32 minor)
 	struct exp_rec_omp_stack *st;
 	struct exp_rec_omp_event *e;
 
-	begin(minor);
-	off[0] = len;
-	rt = add(EXP_REC_OMP_RUNTIME, sizeof(*rt) + 16);
+	rf_begin(&file, "trace.42.rec", EXP_CPU_NONE, minor);
+	off[0] = file.len;
+	rt = rf_add(&file, EXP_REC_OMP_RUNTIME, sizeof(*rt) + 16);
 	rt->time_ns = 1;
 	rt->pid = 42;
 	rt->omp_version = 201611;
 	strcpy(rt->version, "LLVM OMP 14");
-	off[1] = len;
-	st = add(EXP_REC_OMP_STACK, sizeof(*st) + 2 * 8);
+	off[1] = file.len;
+	st = rf_add(&file, EXP_REC_OMP_STACK, sizeof(*st) + 2 * 8);
 	st->pid = 42;
 	st->id = 1;
 	st->nr = 2;
 	st->ips[0] = 0x401000;
 	st->ips[1] = 0x402000;
-	off[2] = len;
+	off[2] = file.len;
 	e = event(EXP_OMP_REGION, 10, 100, false);
 	e->obj = 2;
 	e->codeptr = 0x401000;
-	off[3] = len;
+	off[3] = file.len;
 	e = event(EXP_OMP_BARRIER_EXPLICIT, 20, 30, true);
 	e->ms[LWPROF_MS_USER] = 10;
-	off[4] = len;
+	off[4] = file.len;
 	event(EXP_OMP_TASK, 30, 40, false);
-	off[5] = len;
+	off[5] = file.len;
 	e = event(EXP_OMP_BARRIER_EXPLICIT, 40, 50, true);
 	e->hdr.flags |= EXP_OMPF_CONT;
 	e->ms[LWPROF_MS_WAIT_CPU] = 10;
-	off[6] = len;
+	off[6] = file.len;
 	event(EXP_OMP_EVENT_MAX + 3, 50, 60, false);
-	off[7] = len;
+	off[7] = file.len;
 }
 
 static void sound(void)
@@ -127,7 +88,7 @@ static void sound(void)
 	int n = 0, ok = 1;
 
 	sound_file(EXP_MINOR_OMP);
-	if (exp_reader_open(&r, AT_FDCWD, save(len), NULL, NULL))
+	if (exp_reader_open(&r, AT_FDCWD, rf_save(&file), NULL, NULL))
 		t_fatal(r.msg);
 	while (exp_reader_next(&r, &h) > 0 && n < NREC) {
 		ok &= r.off == off[n];
@@ -170,87 +131,58 @@ static void sound(void)
 	exp_reader_close(&r);
 }
 
-/* The sound file with one change: the reader's first error. */
-static int first_error(char *msg, size_t mlen)
-{
-	const struct lwprof_rec *h;
-	struct exp_reader r;
-	int err;
-
-	err = exp_reader_open(&r, AT_FDCWD, save(len), NULL, NULL);
-	while (!err && (err = exp_reader_next(&r, &h)) > 0)
-		err = 0;
-	snprintf(msg, mlen, "%s", r.msg);
-	exp_reader_close(&r);
-	return err;
-}
-
-static void expect(const char *what, const char *text, uint64_t at)
-{
-	char msg[1024], want[128];
-	int err = first_error(msg, sizeof(msg));
-
-	snprintf(want, sizeof(want), "byte %llu: %s", (unsigned long long)at, text);
-	t_check(err == -EBADMSG && strstr(msg, want), "%s: %s", what, msg);
-}
-
 static void damage(void)
 {
 	struct exp_rec_omp_event *e;
 
 	sound_file(EXP_MINOR_OMP);
-	memset(file + off[0] + sizeof(struct exp_rec_omp_runtime), 'x', 16);
-	expect("a runtime's version without its NUL",
-	       "OpenMP runtime record: version not NUL-terminated",
-	       off[0] + sizeof(struct exp_rec_omp_runtime));
+	memset(file.buf + off[0] + sizeof(struct exp_rec_omp_runtime), 'x', 16);
+	rf_expect(&file, "a runtime's version without its NUL",
+		  "OpenMP runtime record: version not NUL-terminated",
+		  off[0] + sizeof(struct exp_rec_omp_runtime));
 
 	sound_file(EXP_MINOR_OMP);
-	((struct exp_rec_omp_stack *)(file + off[1]))->nr = 3;
-	expect("a stack's frames past the record",
-	       "OpenMP stack record too short for its frames", off[1] + 4);
+	((struct exp_rec_omp_stack *)(file.buf + off[1]))->nr = 3;
+	rf_expect(&file, "a stack's frames past the record",
+		  "OpenMP stack record too short for its frames", off[1] + 4);
 
 	sound_file(EXP_MINOR_OMP);
-	((struct exp_rec_omp_event *)(file + off[2]))->event = 0;
-	expect("event 0", "OpenMP event 0",
-	       off[2] + offsetof(struct exp_rec_omp_event, event));
+	((struct exp_rec_omp_event *)(file.buf + off[2]))->event = 0;
+	rf_expect(&file, "event 0", "OpenMP event 0",
+		  off[2] + offsetof(struct exp_rec_omp_event, event));
 
 	sound_file(EXP_MINOR_OMP);
-	e = (void *)(file + off[3]);
+	e = (void *)(file.buf + off[3]);
 	e->start_ns = e->end_ns + 1;
-	expect("an event that ends before it starts",
-	       "OpenMP event ends before it starts",
-	       off[3] + offsetof(struct exp_rec_omp_event, start_ns));
+	rf_expect(&file, "an event that ends before it starts",
+		  "OpenMP event ends before it starts",
+		  off[3] + offsetof(struct exp_rec_omp_event, start_ns));
 
 	sound_file(EXP_MINOR_OMP);
-	((struct exp_rec_omp_event *)(file + off[4]))->hdr.flags = 0x8;
-	expect("a flag no minor has", "OpenMP event record flags 0x8", off[4] + 2);
+	((struct exp_rec_omp_event *)(file.buf + off[4]))->hdr.flags = 0x8;
+	rf_expect(&file, "a flag no minor has", "OpenMP event record flags 0x8",
+		  off[4] + 2);
 
 	sound_file(EXP_MINOR_OMP);
-	((struct exp_rec_omp_event *)(file + off[4]))->hdr.flags = EXP_OMPF_MS;
-	expect("microstates the record has no room for",
-	       "OpenMP event record too short", off[4] + 4);
+	((struct exp_rec_omp_event *)(file.buf + off[4]))->hdr.flags = EXP_OMPF_MS;
+	rf_expect(&file, "microstates the record has no room for",
+		  "OpenMP event record too short", off[4] + 4);
 }
 
 static void older(void)
 {
-	const struct lwprof_rec *h;
-	struct exp_reader r;
-	int n = 0, err;
+	int n, err;
 
 	sound_file(EXP_MINOR_OMP - 1);
-	((struct exp_rec_omp_event *)(file + off[2]))->event = 0;	/* not checked */
-	if (exp_reader_open(&r, AT_FDCWD, save(len), NULL, NULL))
-		t_fatal(r.msg);
-	while ((err = exp_reader_next(&r, &h)) > 0)
-		n++;
+	((struct exp_rec_omp_event *)(file.buf + off[2]))->event = 0;	/* not checked */
+	err = rf_read(&file, &n, NULL, 0);
 	t_check(!err && n == NREC, "a file of the minor before: types 48-50 are another's, passed over by size (%d, %d)",
 		n, err);
-	exp_reader_close(&r);
 }
 
 int main(void)
 {
-	dir = t_dir("omp_records");
+	file.dir = t_dir("omp_records");
 	sound();
 	damage();
 	older();

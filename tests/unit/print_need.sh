@@ -11,8 +11,12 @@
 # exactly what they show on the undamaged one, and those that do report
 # the damage at its byte.  On a copy whose every record file is
 # unreadable garbage, -header shows what it shows on the undamaged one
-# and any command that reads records fails.  The record counts are those
-# lwprof dump finds; -functions decoding every record
+# and any command that reads records fails.  In an experiment of heap,
+# I/O and sync calls in one trace file (the reads' stack copies deltas
+# against an allocation's), the heap and I/O views decode their kind
+# alone: each shows what it shows with every record decoded, and one
+# kind's damage fails only the views of that kind.  The record counts
+# are those lwprof dump finds; -functions decoding every record
 # (LWPROF_NEED_ALL=1) shows what it shows by itself.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
@@ -104,4 +108,39 @@ check "$out" = "lwprof print: EXP/$trf: byte $((toff + 10)): cpu 7 of 2" "  -hea
 P "$bad" -functions >/dev/null
 check $? -eq 1 "  -functions: exit 1"
 check "$(P "$exp" -functions)" = "$f0" "-functions on the undamaged one again"
+
+# heap, I/O and sync calls in one trace file, the reads' stack copies
+# deltas against the first allocation's: each kind's views decode their
+# own kind alone, and show what they show with every record decoded
+# (warnings included: the reads' copies keep their base)
+mix=$(printf 'capture %s n=5\ntrace %s format=20\ntrace %s format=20 event=read calls=3 append=1 delta=1\ntrace %s format=20 event=pthread_mutex_lock wait=600 calls=6 append=1\nusage auto\n' \
+	"$cap" "$cap" "$cap" "$cap" | gen_exp mix -)
+check "$("$LWPROF" dump "$mix" | grep -c 'tstack delta size=[0-9]* base=1')" -ge 3 \
+	"mixed: the reads' copies are deltas"
+for v in -heap -heapstat -iostat -iocallstack; do
+	out=$(P "$mix" $v)
+	check $? -eq 0 "mixed: $v"
+	check "$out" = "$(LWPROF_NEED_ALL=1 P "$mix" $v)" "  as with every record decoded"
+done
+mheap=$(P "$mix" -heap -heapstat) mio=$(P "$mix" -iostat -iocallstack)
+grep -q 'Read *3 *102 ' <<<"$mio"
+check $? -eq 0 "  -iostat: 3 reads of 102 bytes"
+trf=$(cd "$mix" && ls trace.*.rec)
+for kind in read pthread_mutex_lock malloc; do
+	toff=$("$LWPROF" dump "$mix" | sed -n "s/^[^ ]*trace\.[0-9]*\.rec+\([0-9]*\): TRACE $kind .*/\1/p" | head -n 1)
+	bad=$PRINT_OUT/bad$kind.er
+	rm -rf "$bad" && cp -r "$mix" "$bad"
+	poke 'S<' $((toff + 10)) 7 "$bad/$trf"
+	want="lwprof print: EXP/$trf: byte $((toff + 10)): cpu 7 of 2"
+	case $kind in
+	malloc)
+		check "$(P "$bad" -iostat -iocallstack)" = "$mio" "a damaged $kind: -iostat -iocallstack as before"
+		check "$(P "$bad" -heap)" = "$want" "  -heap names the byte" ;;
+	*)
+		check "$(P "$bad" -heap -heapstat)" = "$mheap" "a damaged $kind: -heap -heapstat as before"
+		[ $kind = read ] || check "$(P "$bad" -iostat -iocallstack)" = "$mio" "  -iostat -iocallstack as before"
+		[ $kind = pthread_mutex_lock ] || check "$(P "$bad" -iostat)" = "$want" "  -iostat names the byte" ;;
+	esac
+	check "$(P "$bad" -functions)" = "$want" "  -functions names the byte"
+done
 done_testing
