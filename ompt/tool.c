@@ -20,11 +20,10 @@
 
 struct open_ev {
 	uint64_t t0, region, obj, codeptr;
-	uint64_t ms0[LWPROF_MS_COUNT];	/* a wait's microstates at t0 */
 	uint32_t stack;
 	uint32_t base;		/* an explicit task's: the waits open below it */
 	uint16_t event;
-	bool msok;		/* ms0 is this thread's */
+	bool msok;		/* a wait's: its ms0 is this thread's */
 	bool cont;		/* a wait's: it went on after tasks it ran */
 };
 
@@ -36,8 +35,15 @@ struct open_ev {
  */
 struct othread {
 	struct open_ev region[NEST], task[NEST], wait[NEST], xtask[NEST];
+	uint64_t wait_ms0[NEST][LWPROF_MS_COUNT];	/* a wait's microstates at t0 */
 	unsigned int nregion, ntask, nwait, nxtask;
 	uint64_t idle_since;	/* a worker's: 0 while it works */
+	/*
+	 * When the thread's last callback ended an implicit barrier's wait,
+	 * its end (bar_end, 0: it did not); set by the callback (bar_now).
+	 */
+	uint64_t bar_end, bar_now;
+	uint32_t pid, tid;	/* the ids its records carry, of process pid */
 	bool worker;
 };
 
@@ -56,6 +62,12 @@ static ompt_get_task_info_t get_task_info;
 static char rt_version[256];
 static unsigned int rt_omp_version;
 
+/*
+ * The record of o, ended at t1 (ms: its microstates, or NULL).  Every
+ * field is written (the struct has no padding): the hot path of every
+ * region, no memset.  The thread's id is asked once per process (a
+ * forked child's thread has another).
+ */
 static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 		 const uint64_t *ms)
 {
@@ -66,14 +78,17 @@ static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 
 	if (!e)
 		return;
-	memset(e, 0, sizeof(*e));
+	if (ot.pid != (uint32_t)tr.pid) {
+		ot.pid = tr.pid;
+		ot.tid = tr_thread_tid();
+	}
 	e->hdr.type = EXP_REC_OMP_EVENT;
 	e->hdr.flags = (ms ? EXP_OMPF_MS : 0) | (o->cont ? EXP_OMPF_CONT : 0);
 	e->hdr.size = n;
 	e->event = event;
 	e->cpu = cpu < 0 ? 0 : cpu;
-	e->pid = tr.pid;
-	e->tid = tr_thread_tid();
+	e->pid = ot.pid;
+	e->tid = ot.tid;
 	e->stack = o->stack;
 	e->start_ns = o->t0;
 	e->end_ns = t1 < o->t0 ? o->t0 : t1;
@@ -87,7 +102,11 @@ static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 
 static bool enter(void)
 {
-	return tr_enter(TR_OMP);
+	if (!tr_enter(TR_OMP))
+		return false;
+	ot.bar_end = ot.bar_now;
+	ot.bar_now = 0;
+	return true;
 }
 
 /* The region the thread works in now (0: none). */
@@ -175,7 +194,13 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel,
 
 	if ((flags & ompt_task_initial) || !enter())
 		return;
-	t = tr_now();
+	/*
+	 * An implicit task ends with its region's implicit barrier: when
+	 * the runtime says so at once (libomp does, on each thread), at
+	 * that wait's end, read then; a clock read less on every thread of
+	 * every region.
+	 */
+	t = endpoint == ompt_scope_end && ot.bar_end ? ot.bar_end : tr_now();
 	if (endpoint == ompt_scope_begin) {
 		idle_end(t);
 		if (ot.ntask < NEST)
@@ -212,7 +237,7 @@ static void wait_emit(struct open_ev *o, uint64_t t, const uint64_t *v, bool ok)
 	uint64_t ms[LWPROF_MS_COUNT];
 
 	if (o->msok && ok)
-		tr_ms_sub(o->ms0, v, t - o->t0, ms);
+		tr_ms_sub(ot.wait_ms0[o - ot.wait], v, t - o->t0, ms);
 	emit(o->event, o, t, o->msok && ok ? ms : NULL);
 }
 
@@ -235,7 +260,8 @@ static void wait_resume(uint64_t t, const uint64_t *v, bool ok)
 	o->cont = o->t0 != 0;	/* not its start: after a pause */
 	o->t0 = t;
 	o->msok = ok;
-	memcpy(o->ms0, v, sizeof(o->ms0));
+	if (ok)
+		memcpy(ot.wait_ms0[o - ot.wait], v, sizeof(ot.wait_ms0[0]));
 }
 
 static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
@@ -257,16 +283,19 @@ static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
 	wait_resume(t, v, ok);
 }
 
-static void wait_end(void)
+/* The top wait ends: when (0: none was open). */
+static uint64_t wait_end(void)
 {
 	uint64_t t, v[LWPROF_MS_COUNT];
-	bool ok = tr_clock_ms(&t, v);
+	bool ok;
 
 	if (!ot.nwait)
-		return;
+		return 0;
+	ok = tr_clock_ms(&t, v);
 	wait_pause(t, v, ok);
 	ot.nwait--;
 	wait_resume(t, v, ok);
+	return t;
 }
 
 static uint16_t sync_event(int kind)
@@ -287,12 +316,18 @@ static uint16_t sync_event(int kind)
 static void on_sync_wait(int kind, int endpoint, ompt_data_t *parallel,
 			 ompt_data_t *task, const void *codeptr)
 {
+	uint64_t t;
+
 	if (!enter())
 		return;
-	if (endpoint == ompt_scope_begin)
+	if (endpoint == ompt_scope_begin) {
 		wait_begin(sync_event(kind), 0, codeptr);
-	else
-		wait_end();
+	} else {
+		t = wait_end();
+		if (kind == ompt_sync_region_barrier_implicit ||
+		    kind == ompt_sync_region_barrier_implicit_parallel)
+			ot.bar_now = t;
+	}
 	tr_leave();
 }
 
