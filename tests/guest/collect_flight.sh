@@ -46,7 +46,8 @@ for e in fl.er fl.2.er; do
 	# and the window is full: samples from its start on
 	check "$(awk -v f="$first" -v s="$st" 'BEGIN { print (f <= s / 1e9 + 0.1) }')" -eq 1 \
 		"$e: and its start ($st ns) is where the samples begin"
-	"$LWPROF" print -header $e >/dev/null 2>$e.err
+	# -thread_list reads the records too (-header alone reads none).
+	"$LWPROF" print -header -thread_list $e >/dev/null 2>$e.err
 	check $? -eq 0 "$e: print reads it ($(head -1 $e.err))"
 done
 check "$(awk -v l="$(tail -1 fl.er.t)" -v s="$sig" 'BEGIN { print (l <= s + 2) }')" -eq 1 \
