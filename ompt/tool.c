@@ -57,7 +57,15 @@ struct othread {
 #define XTASK_PC	((1ULL << XTASK_SHIFT) - 1)
 
 static __thread struct othread ot TR_TLS;
-static uint64_t region_seq;
+/*
+ * The process's region count, alone in its cache line: the encountering
+ * thread adds to it at each region, and beside the globals every
+ * callback of every thread reads (tr_conf, get_task_info) the line went
+ * back and forth between the team's CPUs twice a region.
+ */
+static struct {
+	uint64_t n;
+} __attribute__((aligned(64))) region_seq;
 static ompt_get_task_info_t get_task_info;
 static char rt_version[256];
 static unsigned int rt_omp_version;
@@ -159,7 +167,7 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame,
 			      int flags, const void *codeptr)
 {
 	struct open_ev *o;
-	uint64_t id = __atomic_add_fetch(&region_seq, 1, __ATOMIC_RELAXED);
+	uint64_t id = __atomic_add_fetch(&region_seq.n, 1, __ATOMIC_RELAXED);
 
 	parallel->value = id;
 	if (!enter())
