@@ -166,6 +166,7 @@ static int load_one(struct an *an, const char *dir)
 	struct an_exp *e;
 	struct stat st;
 	uint32_t exp;
+	bool has_usage;
 	int err = 0;
 
 	if (stat(dir, &st))
@@ -185,8 +186,8 @@ static int load_one(struct an *an, const char *dir)
 	e->log = exp_info(e->x);
 	if (an->run->progress)
 		exp_progress_attach(e->x, an->run->progress);
-	if (!exp_usage(e->x, &e->usage, &e->nusage) &&
-	    exp_usage_expected(e->log))
+	has_usage = exp_usage(e->x, &e->usage, &e->nusage);
+	if (!has_usage && exp_usage_expected(e->log))
 		an_warn(an, "%s/" EXP_USAGE ": missing: no precise totals for -statistics",
 			dir);
 	/* counters the experiments read before know must be in their places */
@@ -207,9 +208,11 @@ static int load_one(struct an *an, const char *dir)
 	/*
 	 * Commands that show no record (an->need 0: -header alone) read
 	 * none: what they count is log.txt's, whatever the files' size or
-	 * state.
+	 * state.  Unless the experiment has no usage.txt (the perf backend's,
+	 * a flight recording): then the threads no longer recorded, which
+	 * -header names, are known from their stop records alone.
 	 */
-	if (!an->need) {
+	if (!an->need && has_usage) {
 		if (!e->log->end_ns)
 			an_warn(an, "%s: " EXP_LOG " has no end_ns: the recorder did not finish",
 				dir);
