@@ -19,7 +19,8 @@
  * is the old one: its time off the CPU from the gate to its end, (end -
  * gate) - (CPU time at end - CPU time at the gate), plus the run-queue wait
  * its schedstat held just before it slept at the gate (*_offcpu_ns), its
- * CPU time at its end (*_cpu_ns) and how late it ended (*_late_ns).
+ * CPU time at its end (*_cpu_ns) and how late it ended (*_late_ns); and
+ * the time the CPU gave to no task meanwhile (lost_ns, cpu_lost()).
  *
  *   ms_waitcpu [CPU]     (default: the last CPU)
  */
@@ -47,6 +48,31 @@ static uint64_t gate_time, deadline;
 static sem_t ready, gate;
 static int pin_cpu;
 static const struct lwprof_ustate *area;
+
+/*
+ * The time CPU cpu gave to no task so far: its interrupts, softirqs and
+ * what the hypervisor took (/proc/stat's irq, softirq and steal, in ns of
+ * USER_HZ ticks).  With interrupt-time and steal accounting, a thread
+ * running then has it in neither its CPU time nor its run-queue wait, so
+ * the truth's "off the CPU" must leave it out.
+ */
+static uint64_t cpu_lost(int cpu)
+{
+	unsigned long long v[8];
+	char line[512];
+	uint64_t ns = 0;
+	FILE *f = fopen("/proc/stat", "r");
+	int c;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &c, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7]) == 9 && c == cpu)
+			ns = (v[5] + v[6] + v[7]) * (1000000000ULL / sysconf(_SC_CLK_TCK));
+	if (f)
+		fclose(f);
+	return ns;
+}
 
 static void *spin(void *arg)
 {
@@ -123,7 +149,7 @@ static void report(struct spinner *s, int n, int i)
 int main(int argc, char **argv)
 {
 	struct spinner s[NTHREADS] = { 0 };
-	uint64_t overlap = 0;
+	uint64_t overlap = 0, lost;
 	char name[16];
 	int i, j;
 
@@ -153,12 +179,15 @@ int main(int argc, char **argv)
 	for (i = 0; i < NTHREADS; i++)
 		while (ms_task_state(s[i].w.tid) != 'S')
 			usleep(1000);
+	lost = cpu_lost(pin_cpu);
 	gate_time = ms_now();
 	deadline = gate_time + SPIN_NS;
 	for (i = 0; i < NTHREADS; i++)
 		sem_post(&gate);
 	for (i = 0; i < NTHREADS; i++)
 		ms_worker_reap(&s[i].w);
+	printf("truth lost_ns %llu\n",
+	       (unsigned long long)(cpu_lost(pin_cpu) - lost));
 	for (i = 0; i < NTHREADS; i++)
 		report(s, NTHREADS, i);
 	for (i = 0; i < NTHREADS; i++)
