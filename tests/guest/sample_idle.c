@@ -14,15 +14,15 @@
  *  - a read() loop of /dev/zero pinned to CPU 1, 2 s, the test on CPU 0,
  *    with interrupt packets (LWPROF_SS_IRQ: the idle CPU's interrupts
  *    come as idle packets of their own) and off-CPU stacks too:
- *    CPU 1 at most 5% idle, CPU 0's idle held to /proc/stat's as
- *    above (its own work there, the test's and the kernel's threads',
- *    is whatever the machine makes it); every off-CPU packet
+ *    CPU 1 at most 5% idle; CPU 0, the test's, busy as the machine makes
+ *    it, at least /proc/stat's idle; every off-CPU packet
  *    (KBLOCK) begins at __schedule, kernel threads' (sent at their
  *    switch-in) among them; the reader's packets are
  *    mostly SYSTEM, and those taken in the kernel have read_zero (or
  *    read_iter_zero, where /dev/zero has no .read) on their kernel stack.
  */
 #include <sched.h>
+#include <stdbool.h>
 
 #include "ksyms.h"
 #include "ring.h"
@@ -132,17 +132,19 @@ static void start(struct lwr *r, unsigned int flags)
 
 /*
  * CPU c's idle time against /proc/stat's idle + iowait over the same
- * window: within 1.5% of elapsed, or on PREEMPT_RT (the module says its
- * softirqs run in threads) at least /proc/stat's, less two USER_HZ ticks
- * of rounding.  idle_machine() says why.
+ * window: within 1.5% of elapsed, or, where the idle task leaves its idle
+ * sleep often (PREEMPT_RT, where the module says its softirqs run in
+ * threads; a CPU that is busy part of the time, busy), at least
+ * /proc/stat's, less two USER_HZ ticks of rounding.  idle_machine() says
+ * why.
  */
 static void check_stat(int c, uint64_t ours_ns, uint64_t theirs_ns,
-		       uint64_t el)
+		       uint64_t el, bool busy)
 {
 	double ours = 100.0 * ours_ns / el, theirs = 100.0 * theirs_ns / el;
 	double tick = 100.0 / sysconf(_SC_CLK_TCK) * 1e9 / el;
 
-	if (lwr_gaps() & LWPROF_GAP_SOFTIRQ_THREADS)
+	if (busy || (lwr_gaps() & LWPROF_GAP_SOFTIRQ_THREADS))
 		t_check(ours >= theirs - 2 * tick,
 			"cpu %d: at least /proc/stat's idle (%.2f%%, %.2f%%)",
 			c, ours, theirs);
@@ -198,7 +200,7 @@ static void idle_machine(int ncpu)
 		       c, pkts[c], ours, 100.0 * (p1[c] - p0[c]) / el);
 		t_check(ours >= 95, "cpu %d at least 95%% idle (%.2f%%)", c,
 			ours);
-		check_stat(c, idle[c], p1[c] - p0[c], el);
+		check_stat(c, idle[c], p1[c] - p0[c], el, false);
 		all += idle[c];
 	}
 	run = running(&u1, &u0);
@@ -300,8 +302,8 @@ static void pinned_loop(const struct ks_table *k)
 	       all / 1e6, named, kmode);
 	t_check(idle[1] * 20 <= el, "cpu 1 at most 5%% idle (%.2f%%)",
 		100.0 * idle[1] / el);
-	/* The test's own CPU: what the reader does not take stays idle. */
-	check_stat(0, idle[0], p1[0] - p0[0], el);
+	/* The test's own CPU, busy part of the time (it polls the rings). */
+	check_stat(0, idle[0], p1[0] - p0[0], el, true);
 	t_check(sys * 2 >= all, "the reader's time is mostly SYSTEM (%.1f%%)",
 		all ? 100.0 * sys / all : 0);
 	t_check(kblock_ok == kblock,
