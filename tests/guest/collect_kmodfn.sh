@@ -6,7 +6,8 @@
 # -K -p 1ms of dd reading files not read before in this boot: the Sleep
 # of those waits lands on p9_client_rpc, whose load object is [9pnet]
 # (from kallsyms' [9pnet] and archives/modules), and 9p's own v9fs_*
-# functions are under [9p].  Skips where 9p is built in.
+# functions are under [9p] (the Sleep not checked where the module keeps
+# no kernel stack of a thread switched out).  Skips where 9p is built in.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/collect.sh"
 
@@ -23,8 +24,15 @@ echo "$f" | sed 's/^/# /'
 obj=$(awk -F': ' '/Load Object:/ { print $2 }' <<<"$f")
 check "$obj" = "[9pnet]" "p9_client_rpc's load object is [9pnet] ($obj)"
 sl=$(awk '/Exclusive Sleep Time:/ { print $4 }' <<<"$f")
-awk -v s="${sl:-0}" 'BEGIN { exit !(s > 0) }'
-check $? -eq 0 "the reads' waits have Sleep on it ($sl s)"
+# Where the module keeps no kernel stack of a thread switched out (a gap
+# lwprof version names: PREEMPT_RT), a wait's time has no kernel stack
+# to land on: it goes out with the user stack alone.
+if module_gap "no kernel stack where off-CPU time began"; then
+	echo "# not checked: the reads' waits on p9_client_rpc ($sl s of Sleep): no kernel stack where off-CPU time began here"
+else
+	awk -v s="${sl:-0}" 'BEGIN { exit !(s > 0) }'
+	check $? -eq 0 "the reads' waits have Sleep on it ($sl s)"
+fi
 o=$("$LWPROF" print -objects m.er)
 echo "$o" | sed 's/^/# /'
 grep -q '\[9p\]' <<<"$o"
