@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include "ksyms.h"
+#include "procstat.h"
 #include "ring.h"
 #include "test.h"
 
@@ -33,21 +34,11 @@
 /* /proc/stat: idle + iowait per CPU, in ns. */
 static int proc_idle(uint64_t *idle, int max)
 {
-	unsigned long long v[8];
-	char line[512];
-	FILE *f = fopen("/proc/stat", "r");
-	int cpu, n = 0;
-	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t v[NCPU_MAX][PS_N] = { { 0 } };
+	int n = proc_stat(v, max < NCPU_MAX ? max : NCPU_MAX);
 
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu", &cpu, &v[0],
-			   &v[1], &v[2], &v[3], &v[4]) != 6 || cpu >= max)
-			continue;
-		idle[cpu] = (v[3] + v[4]) * (1000000000ULL / hz);
-		n = cpu + 1;
-	}
-	if (f)
-		fclose(f);
+	for (int c = 0; c < n; c++)
+		idle[c] = v[c][PS_IDLE] + v[c][PS_IOWAIT];
 	return n;
 }
 

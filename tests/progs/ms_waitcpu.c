@@ -28,6 +28,7 @@
 
 #include "mstate.h"
 #include "mslot.h"
+#include "procstat.h"
 
 #define NTHREADS	3
 #define SPIN_NS		(600 * MS_MS)
@@ -58,20 +59,11 @@ static const struct lwprof_ustate *area;
  */
 static uint64_t cpu_lost(int cpu)
 {
-	unsigned long long v[8];
-	char line[512];
-	uint64_t ns = 0;
-	FILE *f = fopen("/proc/stat", "r");
-	int c;
+	uint64_t v[cpu + 1][PS_N];
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &c, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7]) == 9 && c == cpu)
-			ns = (v[5] + v[6] + v[7]) * (1000000000ULL / sysconf(_SC_CLK_TCK));
-	if (f)
-		fclose(f);
-	return ns;
+	if (proc_stat(v, cpu + 1) <= cpu)
+		return 0;
+	return v[cpu][PS_IRQ] + v[cpu][PS_SOFTIRQ] + v[cpu][PS_STEAL];
 }
 
 static void *spin(void *arg)
