@@ -71,12 +71,12 @@ check_waitcpu() {
 
 	cp "$ms_dir/$1.out" "$ms_dir/prog.out"
 	cp "$ms_dir/$1.table" "$ms_dir/table"
+	lost=$(ms_truth lost_ns)
 	for s in spin0 spin1 spin2; do
 		t=$(ms_tid $s)
 		got=$(col "$1" "$t" lat)
 		exp=$(ms_truth ${s}_offcpu_ns)
 		tol=$((exp / 50 > 5000000 ? exp / 50 : 5000000))
-		lost=$(ms_truth lost_ns)
 		check "${got:-0}" -ge $((exp - tol - ${lost:-0})) "$s: LAT $(ms_ms "${got:-0}") >= its time off CPU since the gate + its wait before $(ms_ms "$exp") - $(ms_ms $tol) - the CPU's interrupts and steal $(ms_ms "${lost:-0}")"
 		read -r _ _ exp < <(ms_sched $s)
 		check "${got:-0}" -ge $((exp - exp / 1000)) "$s: LAT $(ms_ms "${got:-0}") >= its schedstat wait when it parked $(ms_ms "$exp") - 0.1% (its exit waited $(ms_ms $((${got:-0} - exp))))"
