@@ -98,6 +98,12 @@ void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
 	}
 }
 
+void mw_coll_made(struct mw_call *c, MPI_Request r, MPI_Comm comm)
+{
+	mw_made(c, r, false, false, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL,
+		EXP_MPI_NONE, comm);
+}
+
 /*
  * The nonblocking and persistent calls: NAME(BUF, count, type, peer,
  * tag, comm, req), CONST the send buffer's const.
