@@ -85,8 +85,14 @@ int an_mpi_add(struct an *an, uint32_t exp, const struct exp_rec_mpi *m,
 		q = &AN_VEC(an->mpi_req, struct an_mreq, i);
 		if (q->call != UINT32_MAX)
 			break;
-		if (q->exp == exp && q->tid == t->tid)
-			q->call = an->mpi.n - 1;
+		if (q->exp != exp || q->tid != t->tid)
+			continue;
+		q->call = an->mpi.n - 1;
+		/* a start's: the persistent sends it started, one each */
+		q->start = exp_mpi_func(c->func)->cls == EXP_MPI_START &&
+			   exp_mpi_func(q->kind)->cls == EXP_MPI_PINIT &&
+			   q->kind != EXP_MPI_F_Recv_init;
+		c->nstart += q->start;
 	}
 	return 0;
 }
@@ -220,8 +226,12 @@ static int message_ends(struct an *an, struct an_vec *ends)
 
 	for (i = 0; i < an->mpi.n && !err; i++) {
 		c = &AN_VEC(an->mpi, struct an_mcall, i);
-		/* a send: one peer (Startall of several names none) */
-		if (c->nsend == 1 && c->dst >= 0 &&
+		/*
+		 * a send: one peer (Startall of several names none: its
+		 * sends are its start records, as are those of a start
+		 * that wrote them)
+		 */
+		if (c->nsend == 1 && c->dst >= 0 && !c->nstart &&
 		    exp_mpi_func(c->func)->cls != EXP_MPI_PINIT)
 			err = push_end(ends, (struct end){ c->rank, c->dst,
 				c->stag, c->comm, c->t0, i, 0 });
@@ -236,13 +246,18 @@ static int message_ends(struct an *an, struct an_vec *ends)
 		q = &AN_VEC(an->mpi_req, struct an_mreq, i);
 		if (q->cancelled || q->call == UINT32_MAX || q->peer < 0)
 			continue;
+		w = &AN_VEC(an->mpi, struct an_mcall, q->call);
+		if (q->start) {		/* a persistent send started */
+			err = push_end(ends, (struct end){ w->rank, q->peer,
+				q->tag, w->comm, w->t0, q->call, 0 });
+			continue;
+		}
 		if (exp_mpi_func(q->kind)->cls != EXP_MPI_IRECV &&
 		    q->kind != EXP_MPI_F_Recv_init)
 			continue;	/* a send: counted where it started */
 		r = find_req(&made, q->exp, q->pid, q->req);
 		if (!r)
 			continue;
-		w = &AN_VEC(an->mpi, struct an_mcall, q->call);
 		/*
 		 * posted at the MPI_Irecv; a persistent receive at each start,
 		 * which is not recorded per request: its wait stands for it
