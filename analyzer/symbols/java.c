@@ -299,21 +299,30 @@ static const struct an_jcode *code_find(struct an_java *j, uint32_t jvm,
 	return best;
 }
 
-/* The pc table's entry of code c at or before ip, or NULL. */
-static const struct an_jpc *jpc_find(struct an_java *j, const struct an_jcode *c,
-				     uint64_t ip)
+/* The index of the first entry of code c's pc table past look. */
+static size_t jpc_after(struct an_java *j, const struct an_jcode *c,
+			uint64_t look)
 {
 	const struct an_jpc *p = &AN_VEC(j->pcs, struct an_jpc, c->pcs);
 	size_t lo = 0, hi = c->npcs, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (p[mid].pc <= ip)
+		if (p[mid].pc <= look)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? &p[lo - 1] : NULL;
+	return lo;
+}
+
+/* The pc table's entry of code c at or before ip, or NULL. */
+static const struct an_jpc *jpc_find(struct an_java *j, const struct an_jcode *c,
+				     uint64_t ip)
+{
+	size_t k = jpc_after(j, c, ip);
+
+	return k ? &AN_VEC(j->pcs, struct an_jpc, c->pcs + k - 1) : NULL;
 }
 
 uint32_t an_java_code_pc(struct an *an, const struct an_as *a, uint64_t ip,
@@ -389,6 +398,88 @@ uint32_t an_java_stack_node(struct an *an, const struct an_jstack *s)
 		if (pc == UINT32_MAX)
 			return UINT32_MAX;
 		node = an_node_intern(an, node, pc);
+		if (node == UINT32_MAX)
+			return node;
+	}
+	return node;
+}
+
+/*
+ * The entry of code c's pc table whose scope holds ip: the JIT records
+ * a scope at the end of its instructions (a call's at its return
+ * address), so the first entry past ip (at ip itself for a return
+ * address), as HotSpot reads its own table; NULL if none.
+ */
+static const struct an_jpc *jpc_scope(struct an_java *j, const struct an_jcode *c,
+				      uint64_t ip, bool ret)
+{
+	size_t k = jpc_after(j, c, ret && ip ? ip - 1 : ip);
+
+	return k < c->npcs ? &AN_VEC(j->pcs, struct an_jpc, c->pcs + k) : NULL;
+}
+
+/* The compiled method of jvm at machine pc pcid (and its ip), or NULL. */
+static const struct an_jcode *jit_code(struct an *an, uint32_t jvm,
+				       uint32_t pcid, uint64_t *ip, bool *ret)
+{
+	const struct an_pc *p = &AN_VEC(an->pcs, struct an_pc, pcid);
+	const char *key = AN_VEC(an->obj_keys, char *, p->obj);
+	const struct an_jcode *c;
+
+	if (p->ret > 1 || !key || strncmp(key, "j:", 2))
+		return NULL;	/* not a JVM's code, or a Java frame's pc */
+	c = code_find(an->java, jvm, p->ret && p->addr ? p->addr - 1 : p->addr);
+	if (!c || c->method == UINT32_MAX)
+		return NULL;
+	*ip = p->addr;
+	*ret = p->ret;
+	return c;
+}
+
+#define JIT_DEPTH	256
+
+uint32_t an_java_jit_node(struct an *an, uint32_t jvm, uint32_t machine,
+			  const struct an_jstack *tick)
+{
+	struct an_java *j = an->java;
+	const struct an_jframe *fr[JIT_DEPTH], *tf;
+	uint32_t node = machine, root = UINT32_MAX, n = 0, k, pc;
+	const struct an_jcode *c;
+	const struct an_jpc *e;
+	uint64_t ip;
+	bool ret;
+
+	while (node != UINT32_MAX) {
+		c = jit_code(an, jvm, AN_VEC(an->nodes, struct an_node, node).pc,
+			     &ip, &ret);
+		if (!c)
+			break;
+		e = jpc_scope(j, c, ip, ret);
+		if (!e || !e->nframes || n + e->nframes > JIT_DEPTH)
+			return AN_JAVA_NONE;
+		for (k = 0; k < e->nframes; k++)
+			fr[n++] = &AN_VEC(j->frames, struct an_jframe, e->frames + k);
+		root = c->method;
+		node = AN_VEC(an->nodes, struct an_node, node).parent;
+	}
+	if (!n || !tick || !tick->nframes)
+		return AN_JAVA_NONE;
+	/* the callers below the outermost compiled method: the tick's */
+	tf = &AN_VEC(j->frames, struct an_jframe, tick->frames);
+	for (k = 0; k < tick->nframes && tf[k].method != root; k++)
+		;
+	if (k == tick->nframes)
+		return AN_JAVA_NONE;
+	node = UINT32_MAX;
+	for (uint32_t x = tick->nframes; x-- > k + 1;) {
+		pc = frame_pc(an, &tf[x]);
+		node = pc == UINT32_MAX ? pc : an_node_intern(an, node, pc);
+		if (node == UINT32_MAX)
+			return node;
+	}
+	while (n--) {
+		pc = frame_pc(an, fr[n]);
+		node = pc == UINT32_MAX ? pc : an_node_intern(an, node, pc);
 		if (node == UINT32_MAX)
 			return node;
 	}

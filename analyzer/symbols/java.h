@@ -13,4 +13,15 @@
 /* The trie's node of Java stack s (root to leaf), or UINT32_MAX. */
 uint32_t an_java_stack_node(struct an *an, const struct an_jstack *s);
 
+/*
+ * The Java stack of a sample whose machine stack's leaf is JIT-compiled
+ * code of jvm: its compiled frames from the pc tables (the methods
+ * inlined at each pc), under the callers that tick (a stack of the same
+ * thread near it) has below the outermost compiled method.  A node, or
+ * AN_JAVA_NONE (the leaf is not compiled code, or the tick does not
+ * hold that method), or UINT32_MAX out of memory.
+ */
+uint32_t an_java_jit_node(struct an *an, uint32_t jvm, uint32_t machine,
+			  const struct an_jstack *tick);
+
 #endif
