@@ -125,6 +125,7 @@ static bool java_thread(const struct an_java *j, uint32_t jvm, uint32_t tid,
 struct thr {
 	struct an *an;
 	uint32_t jvm;
+	bool reused;		/* an address of the JVM's code held by two */
 	const uint32_t *order;
 	size_t n, first, end;
 	const struct span *sp;
@@ -378,6 +379,12 @@ static int thread_nodes(struct thr *t, bool java)
 	cpu_clock(t);
 	for (k = 0; k < t->n; k++) {
 		i = t->order[k];
+		if (t->reused) {	/* machine frames by the code of their time */
+			an->s.stack[i] = an_java_machine_at(an, t->jvm, an->s.stack[i],
+							    an->s.time[i]);
+			if (an->s.stack[i] == UINT32_MAX)
+				return -ENOMEM;
+		}
 		if (an_sample_traced(an, i))	/* a wait collect -s traced */
 			s = block_at(t, an->s.time[i]);
 		else if (t->sp[i].span > 2 * t->sp[i].cpu)
@@ -387,7 +394,8 @@ static int thread_nodes(struct thr *t, bool java)
 		if (!s) {
 			s = tick_for(t, k);
 			/* running compiled code: its own pc names the methods */
-			node = an_java_jit_node(an, t->jvm, an->s.stack[i], s);
+			node = an_java_jit_node(an, t->jvm, an->s.stack[i],
+						an->s.time[i], s);
 			if (node == UINT32_MAX)
 				return -ENOMEM;
 			if (node != AN_JAVA_NONE) {
@@ -465,6 +473,7 @@ int an_java_stacks(struct an *an)
 			continue;	/* not a JVM's thread: its stacks as they are */
 		end = thread_stacks(j, jvm, th->tid, &first);
 		t.jvm = jvm;
+		t.reused = an_java_reused(j, jvm);
 		t.n = g - i;
 		t.first = first;
 		t.end = end;
