@@ -150,7 +150,7 @@ static void on_thread_begin(int type, ompt_data_t *data)
 	if (!enter())
 		return;
 	ot.worker = type == ompt_thread_worker;
-	ot.idle_since = ot.worker ? tr_now() : 0;
+	ot.idle_since = ot.worker ? omp_now() : 0;
 	tr_leave();
 }
 
@@ -158,7 +158,7 @@ static void on_thread_end(ompt_data_t *data)
 {
 	if (!enter())
 		return;
-	idle_end(tr_now());
+	idle_end(omp_now());
 	tr_leave();
 }
 
@@ -174,7 +174,7 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame,
 		return;
 	if (ot.nregion < NEST) {
 		o = &ot.region[ot.nregion];
-		*o = (struct open_ev){ .t0 = tr_now(), .region = id, .obj = asked,
+		*o = (struct open_ev){ .t0 = omp_now(), .region = id, .obj = asked,
 				       .codeptr = (uintptr_t)codeptr };
 		o->stack = omp_stack((uintptr_t)codeptr,
 				     frame ? frame->enter_frame.value : 0,
@@ -190,7 +190,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task,
 	if (!enter())
 		return;
 	if (ot.nregion && --ot.nregion < NEST)
-		emit(EXP_OMP_REGION, &ot.region[ot.nregion], tr_now(), NULL);
+		emit(EXP_OMP_REGION, &ot.region[ot.nregion], omp_now(), NULL);
 	tr_leave();
 }
 
@@ -208,7 +208,7 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel,
 	 * that wait's end, read then; a clock read less on every thread of
 	 * every region.
 	 */
-	t = endpoint == ompt_scope_end && ot.bar_end ? ot.bar_end : tr_now();
+	t = endpoint == ompt_scope_end && ot.bar_end ? ot.bar_end : omp_now();
 	if (endpoint == ompt_scope_begin) {
 		idle_end(t);
 		if (ot.ntask < NEST)
@@ -279,7 +279,7 @@ static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
 	uint32_t stack = here((uintptr_t)codeptr);
 	bool ok;
 
-	ok = tr_clock_ms(&t, v);	/* the wait starts here */
+	ok = omp_clock_ms(&t, v);	/* the wait starts here */
 	wait_pause(t, v, ok);
 	if (ot.nwait < NEST) {
 		o = &ot.wait[ot.nwait];
@@ -299,7 +299,7 @@ static uint64_t wait_end(void)
 
 	if (!ot.nwait)
 		return 0;
-	ok = tr_clock_ms(&t, v);
+	ok = omp_clock_ms(&t, v);
 	wait_pause(t, v, ok);
 	ot.nwait--;
 	wait_resume(t, v, ok);
@@ -404,7 +404,7 @@ static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 	if (!((prior && prior->value & XTASK) || (next && next->value & XTASK)) ||
 	    !enter())
 		return;
-	ok = tr_clock_ms(&t, v);
+	ok = omp_clock_ms(&t, v);
 	if (prior && prior->value & XTASK && ot.nxtask) {
 		if (--ot.nxtask < NEST)
 			emit(EXP_OMP_TASK, &ot.xtask[ot.nxtask], t, NULL);
@@ -448,7 +448,7 @@ static void emit_runtime(void)
 	memset(r, 0, n);
 	r->hdr.type = EXP_REC_OMP_RUNTIME;
 	r->hdr.size = n;
-	r->time_ns = tr_now();
+	r->time_ns = omp_now();
 	r->pid = tr.pid;
 	r->omp_version = rt_omp_version;
 	memcpy(r->version, rt_version, len);
@@ -482,6 +482,7 @@ static int initialize(ompt_function_lookup_t lookup, int dev,
 	get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
 	tr_in++;
 	omp_stack_init();
+	omp_clock_init();
 	emit_runtime();
 	tr_in--;
 	for (i = 0; i < sizeof(cbs) / sizeof(cbs[0]); i++)
