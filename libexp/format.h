@@ -44,9 +44,10 @@
  * 1.7: java.PID.rec files and their Java records (libexp/java.h); 1.8:
  * the OpenMP records of trace files (libexp/omp.h); 1.10: the heap
  * tracer's records (libexp/trace.h: stack, heap and deflated records),
- * which replace type 20 for heap calls
+ * which replace type 20 for heap calls; 1.11: the OpenMP folded record
+ * (libexp/omp.h), a thread's part of a region in one record
  */
-#define EXP_FILE_MINOR		10
+#define EXP_FILE_MINOR		11
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
 #define EXP_MINOR_TCALL		5	/* the first with EXP_REC_TCALL */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
@@ -56,6 +57,7 @@
 #define EXP_MINOR_OMP		8	/* the first with the OpenMP records */
 #define EXP_MINOR_MPI		9	/* the first with EXP_REC_MPI, EXP_REC_MPI_REQ */
 #define EXP_MINOR_THEAP		10	/* the first with EXP_REC_TSTACK, _THEAP, _TZ */
+#define EXP_MINOR_OMP_FOLD	11	/* the first with EXP_REC_OMP_FOLD */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
 /*

@@ -140,6 +140,15 @@ int an_omp_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h)
 	}
 	case EXP_REC_OMP_EVENT:
 		break;
+	case EXP_REC_OMP_FOLD: {
+		struct exp_rec_omp_event ev[4];
+		unsigned int i, n = exp_omp_unfold((const void *)h, ev);
+		int err = 0;
+
+		for (i = 0; i < n && !err; i++)
+			err = an_omp_rec(an, exp, &ev[i].hdr);
+		return err;
+	}
 	default:
 		return 0;
 	}

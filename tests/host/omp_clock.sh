@@ -23,10 +23,12 @@ cd "$dir" || exit 1
 check $? -eq 0 "collect of the runtime's part played"
 sed 's/^/#   /' c.err
 check "$(grep -c '^region ' c.out)" -eq 200 "200 regions bracketed"
+# each region event, folded or not: "ID START_NS DURATION"
 "$LWPROF" dump c.er 2>/dev/null | awk '/OMP_EVENT/ && / region pid=/ {
-	t = $3; sub(/^t=/, "", t); split(t, p, ".")
-	d = $4; sub(/^dur=/, "", d)
-	r = $0; sub(/.* region=/, "", r); sub(/ .*/, "", r)
+	for (i = 1; i <= NF; i++)
+		if ($i ~ /^t=/) { t = substr($i, 3); split(t, p, ".") }
+		else if ($i ~ /^dur=/) d = substr($i, 5)
+		else if ($i ~ /^region=/) r = substr($i, 8)
 	print r, p[1] p[2], d }' >c.rec
 check "$(wc -l <c.rec)" -eq 200 "200 region records"
 # the worst excess of each bound over the 200 regions, in ns

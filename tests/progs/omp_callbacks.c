@@ -10,8 +10,8 @@
  * implicit task end, parallel end; on a worker (its own thread)
  * implicit task begin, barrier wait begin and end, implicit task end.
  * Each role runs CHUNKS (default 20) chunks of 16384 regions, in which
- * the thread writes its buffer out three times (192 bytes of records a
- * region, a megabyte a buffer); the fastest chunk is the cost, what
+ * the thread writes its buffer out once or twice (a folded record of
+ * 72 or 88 bytes a region, a megabyte a buffer); the fastest chunk is the cost, what
  * other work on a shared machine adds left out.  Prints "callbacks MASTER_NS WORKER_NS CLOCK_NS": a region's
  * callbacks on each thread, and one clock read for scale.  It writes
  * the tool's records into the experiment as the tool does in a program.
