@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The OMPT tool's clock (ompt.h): CLOCK_MONOTONIC nanoseconds, the time
- * of every record, read on an empty region's path seven times.  Where
+ * of every record, read on an empty region's path eight times.  Where
  * the kernel keeps that clock on the CPU's time-stamp counter (its
  * clocksource is the TSC, which runs at a constant rate through every
  * power state: constant_tsc, nonstop_tsc), the tool reads the counter
