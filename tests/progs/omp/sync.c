@@ -22,6 +22,11 @@
  *   nested    a region of 2 threads, each opening one of 2: inner thread
  *             k works (k + 1) * UNIT in work() and waits at an explicit
  *             barrier (OMP_MAX_ACTIVE_LEVELS=2)
+ *   taskmade  thread 0 makes 2 * team tasks a round in spawn(), a
+ *             function of its own; each task takes an omp lock in
+ *             task_locked() and holds it for UNIT / 2, the team runs
+ *             them at a barrier: their time and lock waits belong to
+ *             spawn(), which made them, not to the region's function
  *   reduction thread k works (k + 1) * UNIT in a region with a
  *             reduction clause: thread 0 measures from its work's end to
  *             the region's, which its reduction and the barrier that
@@ -155,6 +160,54 @@ static void tasks(int rounds, unsigned long long unit)
 	}
 }
 
+static omp_lock_t task_lock;
+
+/* A task's: the lock for ns, its wait accounted to the thread running it. */
+__attribute__((noinline))
+static void task_locked(unsigned long long ns)
+{
+	int k = omp_get_thread_num();
+	unsigned long long t0, rd0;
+
+	rd0 = run_delay();
+	t0 = now();
+	omp_set_lock(&task_lock);
+	account(k, t0, now(), sums[k].tasks, rd0);
+	work(ns);
+	omp_unset_lock(&task_lock);
+}
+
+__attribute__((noinline))
+static void spawn(int ntasks, unsigned long long ns)
+{
+	int j;
+
+	for (j = 0; j < ntasks; j++) {
+#pragma omp task default(shared) firstprivate(ns)
+		task_locked(ns);
+	}
+}
+
+__attribute__((noinline))
+static void taskmade(int rounds, unsigned long long unit)
+{
+	omp_init_lock(&task_lock);
+#pragma omp parallel
+	{
+		int k = omp_get_thread_num(), n = omp_get_num_threads(), r;
+
+		if (k >= MAXT)
+			abort();
+		for (r = 0; r < rounds; r++) {
+			if (k == 0)
+				spawn(2 * n, unit / 2);
+#pragma omp barrier
+		}
+		report("lock", k);
+	}
+	omp_destroy_lock(&task_lock);
+}
+
 __attribute__((noinline))
 static void nested(int rounds, unsigned long long unit)
 {
@@ -221,6 +274,8 @@ int main(int argc, char **argv)
 		tasks(rounds, unit);
 	else if (!strcmp(what, "nested"))
 		nested(rounds, unit);
+	else if (!strcmp(what, "taskmade"))
+		taskmade(rounds, unit);
 	else if (!strcmp(what, "reduction"))
 		reduction(rounds, unit);
 	else
