@@ -31,6 +31,12 @@
  *             reduction clause: thread 0 measures from its work's end to
  *             the region's, which its reduction and the barrier that
  *             ends the region take
+ *   udr       thread k works UNIT in a region whose reduction the
+ *             program declared, its combiner working UNIT too: built by
+ *             gcc, the threads merge their results in turn under one
+ *             lock, each waiting for the merges before its own; a
+ *             thread measures from its work's end to its merge's start
+ *             (gcc's merge: each thread its own result)
  */
 #include <omp.h>
 #include <stdio.h>
@@ -262,6 +268,51 @@ static void reduction(int rounds, unsigned long long unit)
 	report("implicit_barrier+reduction", 0);
 }
 
+static unsigned long long udr_unit, udr_end[MAXT], udr_rd[MAXT];
+
+/* The declared reduction's combiner: the wait for the turn, then work. */
+__attribute__((noinline))
+static double udr_merge(double a, double b)
+{
+	int k = omp_get_thread_num();
+
+	account(k, udr_end[k], now(), sums[k].tasks, udr_rd[k]);
+	work(udr_unit);
+	return a + b;
+}
+
+#pragma omp declare reduction(slowadd : double : omp_out = udr_merge(omp_out, omp_in)) \
+	initializer(omp_priv = 0)
+
+__attribute__((noinline))
+static void udr(int rounds, unsigned long long unit)
+{
+	double total = 0;
+	int r, k;
+
+	udr_unit = unit;
+	for (r = 0; r < rounds; r++) {
+		double s = 0;
+
+#pragma omp parallel reduction(slowadd : s)
+		{
+			int t = omp_get_thread_num();
+
+			if (t >= MAXT)
+				abort();
+			work(unit);
+			s += t;
+			udr_rd[t] = run_delay();
+			udr_end[t] = now();
+		}
+		total += s;
+	}
+	if (total < 0)
+		abort();
+	for (k = 0; k < MAXT; k++)
+		report("reduction", k);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "critical";
@@ -278,6 +329,8 @@ int main(int argc, char **argv)
 		taskmade(rounds, unit);
 	else if (!strcmp(what, "reduction"))
 		reduction(rounds, unit);
+	else if (!strcmp(what, "udr"))
+		udr(rounds, unit);
 	else
 		return fprintf(stderr, "sync: unknown %s\n", what), 2;
 	return 0;
