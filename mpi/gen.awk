@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The wrappers of the MPI functions that need nothing but their time, the
-# communicator and a collective's root, written from the MPI
+# communicator and a collective's root (a nonblocking collective's request
+# too, for the wait that completes it), written from the MPI
 # implementation's own declarations: awk -f gen.awk FUNCS MPI_H, with
 # FUNCS libexp/mpi_funcs.h and MPI_H its mpi.h preprocessed (cc -E -P).
 # A function of FUNCS the header does not declare (MPI-1's removed ones
@@ -22,9 +23,12 @@ FNR == NR {
 		e = substr(line, RSTART + 2, RLENGTH - 3)
 		line = substr(line, RSTART + RLENGTH)
 		split(e, kv, ", ")
-		if (kv[2] == "OTHER" || kv[2] == "COLL" || kv[2] == "BARRIER")
+		if (kv[2] == "OTHER" || kv[2] == "COLL" || kv[2] == "BARRIER" ||
+		    kv[2] == "ICOLL")
 			if (!(kv[1] in hand))
 				want[kv[1]] = 1
+		if (kv[2] == "ICOLL")
+			icoll[kv[1]] = 1
 	}
 	next
 }
@@ -69,7 +73,7 @@ END {
 		sub(/ $/, "", params)
 		np = split(params, pv, ",")
 		args = ""
-		comm = root = ""
+		comm = root = req = ""
 		if (params == "void" || params == "")
 			np = 0
 		for (j = 1; j <= np; j++) {
@@ -81,6 +85,8 @@ END {
 				comm = a
 			if (t ~ /^int root$/)
 				root = a
+			if (t ~ /^MPI_Request ?\*[A-Za-z_0-9]+$/)
+				req = a
 		}
 		if (params ~ /\.\.\./)
 			continue	# variadic: not wrapped
@@ -93,6 +99,8 @@ END {
 			printf "\tc.m.comm = mw_comm_id(%s);\n", comm
 		if (comm && root)
 			printf "\tc.m.root = mw_world(%s, %s);\n", comm, root
+		if ((name in icoll) && comm && req)
+			printf "\tif (ret == MPI_SUCCESS)\n\t\tmw_coll_made(&c, *%s, %s);\n", req, comm
 		printf "\tmw_end(&c);\n\treturn ret;\n}\n\n"
 	}
 }

@@ -110,6 +110,11 @@ void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
 	     int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
 void mw_complete(struct mw_call *c, MPI_Request r, const struct mw_req *e,
 		 const MPI_Status *st);
+/*
+ * Request r of a nonblocking collective on comm, just made by c's call:
+ * no peer, no bytes; the wait or test that completes it says when.
+ */
+void mw_coll_made(struct mw_call *c, MPI_Request r, MPI_Comm comm);
 
 /*
  * Request r (its entry e, as found before the wait) completed with

@@ -98,6 +98,12 @@ void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
 	}
 }
 
+void mw_coll_made(struct mw_call *c, MPI_Request r, MPI_Comm comm)
+{
+	mw_made(c, r, false, false, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL,
+		EXP_MPI_NONE, comm);
+}
+
 /*
  * The nonblocking and persistent calls: NAME(BUF, count, type, peer,
  * tag, comm, req), CONST the send buffer's const.
@@ -174,7 +180,11 @@ MW_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type,
 	return ret;
 }
 
-/* A persistent request started: a send starts here. */
+/*
+ * A persistent request started: a send starts here, and has a request
+ * record of its own before the call's (its peer, tag and bytes), so
+ * that the sends of an MPI_Startall to several peers are each a message.
+ */
 static void started(struct mw_call *c, MPI_Request r)
 {
 	struct mw_req e;
@@ -183,6 +193,11 @@ static void started(struct mw_call *c, MPI_Request r)
 		return;
 	mw_req_set_active(r, true);
 	if (!e.recv && e.peer != EXP_MPI_NONE) {
+		struct exp_rec_mpi_req q = { .req = e.id, .kind = e.func,
+					     .peer = e.peer, .tag = e.tag,
+					     .bytes = e.bytes };
+
+		mw_api->emit_req(&q);
 		c->m.nsend++;
 		c->m.sbytes += e.bytes;
 		c->m.dst = c->m.nsend == 1 || c->m.dst == e.peer ? e.peer : EXP_MPI_NONE;

@@ -281,15 +281,21 @@ struct an_mcall {
 	uint32_t ms;		/* its microstates in an->mpi_ms, or UINT32_MAX */
 	uint64_t late, barwait;
 	uint64_t nxnwait;	/* Wait at NxN: an MPI_Allreduce's, MPI_Alltoall's ... */
+	uint32_t nstart;	/* MPI_Start(all): the sends it started, as an_mreqs */
 };
 
-/* A request an MPI call (call, an index of an->mpi) completed. */
+/*
+ * A request an MPI call (call, an index of an->mpi) completed; or, start
+ * set, a persistent send an MPI_Start or MPI_Startall started: a message
+ * of its own, to peer.
+ */
 struct an_mreq {
 	uint32_t exp, pid, tid, call;
 	uint64_t req;
 	uint16_t kind, cancelled;
 	int32_t peer, tag;
 	uint64_t bytes;
+	bool start;
 };
 
 /* A message matched: its send's and its receive's calls (an->mpi). */

@@ -67,6 +67,9 @@
  *   omp PID runtime | stack ID FRAMES | EVENT tid=T t0=NS t1=NS ...
  *                              the OMPT tool's records in trace.PID.rec
  *                              (gen_omp.c says which)
+ *   java PID anon|method|code|unload|thread|tick ...
+ *                              the JVMTI agent's records in java.PID.rec
+ *                              and the code cache's mapping (gen_java.c)
  *   point KIND [t=NS]          a global sample packet in samples.rec
  *                              (KIND: start pause resume end), what
  *                              collect writes at a pause and a resume

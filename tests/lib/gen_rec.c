@@ -519,6 +519,8 @@ static int statement(struct gen *g, char **w, int n)
 		return gen_trace(g, w + 1, n - 1);
 	if (!strcmp(w[0], "omp") && n > 2)
 		return gen_omp(g, w + 1, n - 1);
+	if (!strcmp(w[0], "java") && n > 2)
+		return gen_java(g, w + 1, n - 1);
 	return -EINVAL;
 }
 
@@ -562,6 +564,9 @@ int gen_finish(struct gen *g)
 	if (g->omp && fclose(g->omp))
 		return -EIO;
 	g->omp = NULL;
+	if (g->java && fclose(g->java))
+		return -EIO;
+	g->java = NULL;
 	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
 	for (i = 0; i < g->ncpu; i++) {
 		if (g->cpuf[i]) {
