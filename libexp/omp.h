@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * OpenMP records (format 1.8; 1.11: the folded record,
+ * OpenMP records (format 1.8; 1.12: the folded record,
  * docs/design/experiment-format.md,
  * docs/guide/openmp.md): what the OMPT tool of the tracing library
  * (ompt/) writes into a process's trace.PID.rec when an OpenMP runtime
@@ -18,7 +18,7 @@
 #define EXP_REC_OMP_RUNTIME	48	/* struct exp_rec_omp_runtime */
 #define EXP_REC_OMP_STACK	49	/* struct exp_rec_omp_stack */
 #define EXP_REC_OMP_EVENT	50	/* struct exp_rec_omp_event */
-#define EXP_REC_OMP_FOLD	51	/* struct exp_rec_omp_fold (1.11) */
+#define EXP_REC_OMP_FOLD	51	/* struct exp_rec_omp_fold (1.12) */
 
 /*
  * The runtime, once per process, when it started the tool: the OpenMP

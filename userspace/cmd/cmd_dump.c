@@ -103,8 +103,14 @@ static void dump_sdelta(const struct lwprof_rec_sample *s,
 	}
 }
 
+/*
+ * A sample as the reader hands it out; cs: its stored form when that was
+ * a compact sample (its stored microstates and registers counted, and
+ * only those registers shown).
+ */
 static void dump_sample(const struct lwprof_rec_sample *s,
-			const struct exp_regs *regs)
+			const struct exp_regs *regs,
+			const struct exp_rec_csample *cs)
 {
 	static const char *const fl[] = {
 		"REGS", "TRUNC", "KMODE", "EXIT", "DEFERRED", "KTRUNC",
@@ -134,14 +140,21 @@ static void dump_sample(const struct lwprof_rec_sample *s,
 		for (i = 0; i < LWPROF_MS_COUNT; i++)
 			printf(" %s=%llu", exp_mstate_names[i].name,
 			       (unsigned long long)s->mstate_ns[i]);
-	printf(" frames=%u kframes=%u stack=%u\n", s->nr_user, s->nr_kernel,
+	printf(" frames=%u kframes=%u stack=%u", s->nr_user, s->nr_kernel,
 	       s->stack_size);
+	if (cs)
+		printf(" compact mstates=%d regs=%d",
+		       __builtin_popcount(cs->ms_mask),
+		       __builtin_popcount(cs->reg_mask));
+	putchar('\n');
 	ips = exp_sample_ips(s, regs->nr);
 	kips = exp_sample_kips(s, regs->nr);
 	stack = exp_sample_stack(s, regs->nr);
 	if (rv) {
 		printf("  regs");
 		for (i = 0; i < regs->nr; i++) {
+			if (cs && (i >= 32 || !(cs->reg_mask >> i & 1)))
+				continue;	/* not stored */
 			rn = exp_regs_name(regs, i);
 			if (rn)
 				printf(" %s=0x%llx", rn, (unsigned long long)rv[i]);
@@ -235,7 +248,7 @@ static void dump_trace(const struct exp_rec_trace *t, const struct exp_regs *reg
 	       t->s.pid, t->s.tid, t->fd, (unsigned long long)t->addr,
 	       (unsigned long long)t->addr2, (unsigned long long)t->bytes,
 	       (long long)t->ret);
-	dump_sample(&t->s, regs);
+	dump_sample(&t->s, regs, NULL);
 }
 
 static void dump_trace_free(const struct exp_rec_trace_free *f)
@@ -630,7 +643,7 @@ static int dump_file(const char *name, struct counts *tot)
 		c.rec++;
 		switch (r->type) {
 		case LWPROF_REC_SAMPLE:
-			dump_sample((const void *)r, &f.regs);
+			dump_sample((const void *)r, &f.regs, f.stored);
 			break;
 		case LWPROF_REC_TASK:
 			dump_task((const void *)r);
