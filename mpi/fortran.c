@@ -1,154 +1,168 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Fortran bindings (mpif.h and the mpi module: mpi_send_ ...) of the
- * calls MPI programs make most (lwmpi.h).  Open MPI's Fortran bindings
- * call its PMPI functions, which the C wrappers never see; MPICH's call
- * the C MPI functions, which mw_depth keeps from being recorded twice.
- * Each wrapper calls the implementation's own Fortran binding (pmpi_*_),
- * which converts the handles and sentinels (MPI_IN_PLACE, MPI_BOTTOM),
- * and takes the record's fields from the handles through MPI's f2c
- * functions.  A status the program ignores is asked for (the real
- * source).  The mpi_f08 module's bindings are not wrapped.
+ * The Fortran bindings (lwmpi.h) of the point-to-point calls and of the
+ * calls MPI programs make most; gen.awk writes those of the others.
+ * Open MPI's Fortran bindings call its PMPI functions, which the C
+ * wrappers never see; MPICH's (mpif.h, the mpi module and the mpi_f08
+ * module's) call the C MPI functions, which mw_depth keeps from being
+ * recorded twice.  Each wrapper calls the implementation's own Fortran
+ * binding, which converts the handles and sentinels (MPI_IN_PLACE,
+ * MPI_BOTTOM), and takes the record's fields from the handles through
+ * MPI's f2c functions.  A status the program ignores is asked for (the
+ * real source).
+ *
+ * Each binding has two entry points: mpi_NAME_ (mpif.h and the mpi
+ * module), calling pmpi_NAME_, and mpi_NAME_f08_, the mpi_f08 module's,
+ * calling Open MPI's pmpi_NAME_f08_ or MPICH's own mpi_NAME_f08_ (MPICH
+ * has no PMPI layer there: its bindings of the calls without a choice
+ * buffer call the PMPI functions; those with one, mpi_send_f08ts_ ...,
+ * call the C functions, whose wrappers see them).  An mpi_f08 binding
+ * takes the same arguments by reference, the derived types' handles
+ * (TYPE(MPI_Comm) ...) and TYPE(MPI_Status) laid out as the INTEGERs of
+ * mpif.h, and its ierror is optional (NULL when the program leaves it
+ * out).
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 
 #include "lwmpi.h"
 
-typedef MPI_Fint F;
+#define UNPAREN(...)	__VA_ARGS__
+#define PARAMS(p)	UNPAREN p	/* P_NAME's parameters, unbracketed */
+
+/*
+ * The entry points of binding NAME, whose parameters are P_NAME (ending
+ * in F *ierr) and names ARGS: each finds its real binding and calls
+ * w_NAME(real, ARGS).
+ */
+#define ENTRIES(name, args)						\
+MW_API void mpi_##name##_ P_##name					\
+{									\
+	MW_REAL_F("pmpi_" #name "_", P_##name);				\
+	w_##name(real, UNPAREN args);					\
+}									\
+MW_API void mpi_##name##_f08_ P_##name					\
+{									\
+	F own;								\
+									\
+	MW_REAL_F08(#name, P_##name);					\
+	if (!ierr)							\
+		ierr = &own;						\
+	w_##name(real, UNPAREN args);					\
+}
 
 /* MPI 4.0's name; Fortran's MPI_STATUS_SIZE is the C status's integers */
 #ifndef MPI_F_STATUS_SIZE
 #define MPI_F_STATUS_SIZE	(sizeof(MPI_Status) / sizeof(MPI_Fint))
 #endif
 
-/* pmpi_NAME_, the implementation's Fortran binding, found at first use */
-#define REAL_F(name, proto)						\
-	static void (*real_##name) proto;				\
-	if (!real_##name)						\
-		real_##name = (void (*) proto)dlsym(RTLD_NEXT, "pmpi_" #name "_")
-
-/* the real call, its registers and clock around it, as MW_CALL */
-#define MW_CALL_F(c, expr)						\
-	do {								\
-		TR_REGS((c).regs);					\
-		(c).t0 = mw_api->clock_start();				\
-		mw_api->leave();					\
-		expr;							\
-		(c).t1 = mw_api->clock_end();				\
-		mw_api->resume();					\
-	} while (0)
-
 static bool ignored(const F *st)
 {
-	return st == MPI_F_STATUS_IGNORE;
+	return mw_f_ignored(st, false);
 }
 
-MW_API void mpi_init_(F *ierr)
+/* MPI_Init, MPI_Init_thread: the caller's rank once it has one */
+#define P_init		(F *ierr)
+#define P_init_thread	(F *required, F *provided, F *ierr)
+
+static void w_init(void (*real) P_init, PARAMS(P_init))
 {
 	struct mw_call c;
 
-	REAL_F(init, (F *));
 	if (!MW_BEGIN(c, Init)) {
-		real_init(ierr);
+		real(ierr);
 		return;
 	}
-	MW_CALL_F(c, real_init(ierr));
+	MW_CALL_F(c, real(ierr));
 	if (*ierr == MPI_SUCCESS)
 		mw_set_rank();
 	mw_end(&c);
 }
+ENTRIES(init, (ierr))
 
-MW_API void mpi_init_thread_(F *required, F *provided, F *ierr)
+static void w_init_thread(void (*real) P_init_thread, PARAMS(P_init_thread))
 {
 	struct mw_call c;
 
-	REAL_F(init_thread, (F *, F *, F *));
 	if (!MW_BEGIN(c, Init_thread)) {
-		real_init_thread(required, provided, ierr);
+		real(required, provided, ierr);
 		return;
 	}
-	MW_CALL_F(c, real_init_thread(required, provided, ierr));
+	MW_CALL_F(c, real(required, provided, ierr));
 	if (*ierr == MPI_SUCCESS)
 		mw_set_rank();
 	mw_end(&c);
 }
+ENTRIES(init_thread, (required, provided, ierr))
 
-MW_API void mpi_finalize_(F *ierr)
-{
-	struct mw_call c;
-
-	REAL_F(finalize, (F *));
-	if (!MW_BEGIN(c, Finalize)) {
-		real_finalize(ierr);
-		return;
-	}
-	MW_CALL_F(c, real_finalize(ierr));
-	mw_end(&c);
-}
-
+/* the sends: NAME(buf, count, type, dest, tag, comm) */
 #define SEND_F(name, NAME)						\
-MW_API void mpi_##name##_(void *buf, F *count, F *type, F *dest, F *tag, \
-			  F *comm, F *ierr)				\
+static void w_##name(void (*real) P_##name, PARAMS(P_##name))		\
 {									\
 	struct mw_call c;						\
 									\
-	REAL_F(name, (void *, F *, F *, F *, F *, F *, F *));		\
 	if (!MW_BEGIN(c, NAME)) {					\
-		real_##name(buf, count, type, dest, tag, comm, ierr);	\
+		real(buf, count, type, dest, tag, comm, ierr);		\
 		return;							\
 	}								\
-	MW_CALL_F(c, real_##name(buf, count, type, dest, tag, comm, ierr)); \
+	MW_CALL_F(c, real(buf, count, type, dest, tag, comm, ierr));	\
 	mw_send_part(&c, *count, MPI_Type_f2c(*type), *dest, *tag,	\
 		     MPI_Comm_f2c(*comm));				\
 	mw_end(&c);							\
-}
+}									\
+ENTRIES(name, (buf, count, type, dest, tag, comm, ierr))
 
+#define P_SEND	(void *buf, F *count, F *type, F *dest, F *tag, F *comm, F *ierr)
+#define P_send	P_SEND
+#define P_ssend	P_SEND
+#define P_bsend	P_SEND
+#define P_rsend	P_SEND
 SEND_F(send, Send)
 SEND_F(ssend, Ssend)
 SEND_F(bsend, Bsend)
 SEND_F(rsend, Rsend)
 
-MW_API void mpi_recv_(void *buf, F *count, F *type, F *source, F *tag,
-		      F *comm, F *status, F *ierr)
+#define P_recv	(void *buf, F *count, F *type, F *source, F *tag, F *comm, \
+		 F *status, F *ierr)
+
+static void w_recv(void (*real) P_recv, PARAMS(P_recv))
 {
 	F own[MPI_F_STATUS_SIZE];
 	struct mw_call c;
 	MPI_Status st;
 
-	REAL_F(recv, (void *, F *, F *, F *, F *, F *, F *, F *));
 	if (!MW_BEGIN(c, Recv)) {
-		real_recv(buf, count, type, source, tag, comm, status, ierr);
+		real(buf, count, type, source, tag, comm, status, ierr);
 		return;
 	}
 	if (ignored(status))
 		status = own;
-	MW_CALL_F(c, real_recv(buf, count, type, source, tag, comm, status, ierr));
+	MW_CALL_F(c, real(buf, count, type, source, tag, comm, status, ierr));
 	if (*ierr == MPI_SUCCESS && MPI_Status_f2c(status, &st) == MPI_SUCCESS)
 		mw_recv_part(&c, *count, MPI_Type_f2c(*type),
 			     MPI_Comm_f2c(*comm), &st, *source);
 	mw_end(&c);
 }
+ENTRIES(recv, (buf, count, type, source, tag, comm, status, ierr))
 
-MW_API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag,
-			  void *rbuf, F *rcount, F *rtype, F *source, F *rtag,
-			  F *comm, F *status, F *ierr)
+#define P_sendrecv	(void *sbuf, F *scount, F *stype, F *dest, F *stag, \
+			 void *rbuf, F *rcount, F *rtype, F *source, F *rtag, \
+			 F *comm, F *status, F *ierr)
+
+static void w_sendrecv(void (*real) P_sendrecv, PARAMS(P_sendrecv))
 {
 	F own[MPI_F_STATUS_SIZE];
 	struct mw_call c;
 	MPI_Status st;
 
-	REAL_F(sendrecv, (void *, F *, F *, F *, F *, void *, F *, F *, F *,
-			  F *, F *, F *, F *));
 	if (!MW_BEGIN(c, Sendrecv)) {
-		real_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount,
-			      rtype, source, rtag, comm, status, ierr);
+		real(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+		     source, rtag, comm, status, ierr);
 		return;
 	}
 	if (ignored(status))
 		status = own;
-	MW_CALL_F(c, real_sendrecv(sbuf, scount, stype, dest, stag, rbuf,
-				   rcount, rtype, source, rtag, comm, status, ierr));
+	MW_CALL_F(c, real(sbuf, scount, stype, dest, stag, rbuf, rcount,
+			  rtype, source, rtag, comm, status, ierr));
 	mw_send_part(&c, *scount, MPI_Type_f2c(*stype), *dest, *stag,
 		     MPI_Comm_f2c(*comm));
 	if (*ierr == MPI_SUCCESS && MPI_Status_f2c(status, &st) == MPI_SUCCESS)
@@ -156,32 +170,87 @@ MW_API void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *stag,
 			     MPI_Comm_f2c(*comm), &st, *source);
 	mw_end(&c);
 }
+ENTRIES(sendrecv, (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+		   source, rtag, comm, status, ierr))
 
-#define NB_F(name, NAME, recv)						\
-MW_API void mpi_##name##_(void *buf, F *count, F *type, F *peer, F *tag, \
-			  F *comm, F *req, F *ierr)			\
+/* the nonblocking point-to-point calls and persistent inits */
+#define NB_F(name, NAME, recv, persist)					\
+static void w_##name(void (*real) P_##name, PARAMS(P_##name))		\
 {									\
 	struct mw_call c;						\
 									\
-	REAL_F(name, (void *, F *, F *, F *, F *, F *, F *, F *));	\
 	if (!MW_BEGIN(c, NAME)) {					\
-		real_##name(buf, count, type, peer, tag, comm, req, ierr); \
+		real(buf, count, type, peer, tag, comm, req, ierr);	\
 		return;							\
 	}								\
-	MW_CALL_F(c, real_##name(buf, count, type, peer, tag, comm, req, ierr)); \
+	MW_CALL_F(c, real(buf, count, type, peer, tag, comm, req, ierr)); \
 	if (*ierr == MPI_SUCCESS)					\
-		mw_made(&c, MPI_Request_f2c(*req), recv, false, *count,	\
+		mw_made(&c, MPI_Request_f2c(*req), recv, persist, *count, \
 			MPI_Type_f2c(*type), *peer, *tag, MPI_Comm_f2c(*comm)); \
 	mw_end(&c);							\
+}									\
+ENTRIES(name, (buf, count, type, peer, tag, comm, req, ierr))
+
+#define P_NB	(void *buf, F *count, F *type, F *peer, F *tag, F *comm, \
+		 F *req, F *ierr)
+#define P_isend		P_NB
+#define P_issend	P_NB
+#define P_ibsend	P_NB
+#define P_irsend	P_NB
+#define P_irecv		P_NB
+#define P_send_init	P_NB
+#define P_recv_init	P_NB
+NB_F(isend, Isend, false, false)
+NB_F(issend, Issend, false, false)
+NB_F(ibsend, Ibsend, false, false)
+NB_F(irsend, Irsend, false, false)
+NB_F(irecv, Irecv, true, false)
+NB_F(send_init, Send_init, false, true)
+NB_F(recv_init, Recv_init, true, true)
+
+/* a persistent request started: its sends counted, as the C MPI_Start's */
+#define P_start	(F *req, F *ierr)
+
+static void w_start(void (*real) P_start, PARAMS(P_start))
+{
+	MPI_Request r = MPI_Request_f2c(*req);
+	struct mw_call c;
+
+	if (!MW_BEGIN(c, Start)) {
+		real(req, ierr);
+		return;
+	}
+	MW_CALL_F(c, real(req, ierr));
+	if (*ierr == MPI_SUCCESS)
+		mw_started(&c, r);
+	mw_end(&c);
 }
+ENTRIES(start, (req, ierr))
 
-NB_F(isend, Isend, false)
-NB_F(issend, Issend, false)
-NB_F(ibsend, Ibsend, false)
-NB_F(irsend, Irsend, false)
-NB_F(irecv, Irecv, true)
+#define P_request_free	(F *req, F *ierr)
 
-MW_API void mpi_wait_(F *req, F *status, F *ierr)
+static void w_request_free(void (*real) P_request_free, PARAMS(P_request_free))
+{
+	MPI_Request r = MPI_Request_f2c(*req);
+	struct mw_call c;
+
+	if (!MW_BEGIN(c, Request_free)) {
+		real(req, ierr);
+		return;
+	}
+	MW_CALL_F(c, real(req, ierr));
+	if (*ierr == MPI_SUCCESS)
+		mw_req_del(r);
+	mw_end(&c);
+}
+ENTRIES(request_free, (req, ierr))
+
+/* MPI_Wait and MPI_Test: the request's record if it completed */
+#define P_wait	(F *req, F *status, F *ierr)
+#define P_test	(F *req, F *flag, F *status, F *ierr)
+
+static void wait_test(void (*wait) P_wait, void (*test) P_test,
+		      unsigned int func, F *req, F *flag, F *status, F *ierr)
 {
 	F own[MPI_F_STATUS_SIZE];
 	MPI_Request r = MPI_Request_f2c(*req);
@@ -190,22 +259,45 @@ MW_API void mpi_wait_(F *req, F *status, F *ierr)
 	MPI_Status st;
 	bool found;
 
-	REAL_F(wait, (F *, F *, F *));
-	if (!MW_BEGIN(c, Wait)) {
-		real_wait(req, status, ierr);
+	if (!mw_begin(&c, func)) {
+		wait ? wait(req, status, ierr) : test(req, flag, status, ierr);
 		return;
 	}
 	found = mw_req_find(r, &e);
 	if (ignored(status))
 		status = own;
-	MW_CALL_F(c, real_wait(req, status, ierr));
-	if (*ierr == MPI_SUCCESS && found && (!e.persistent || e.active) &&
+	MW_CALL_F(c, wait ? wait(req, status, ierr) : test(req, flag, status, ierr));
+	if (*ierr == MPI_SUCCESS && (wait || *flag) && found &&
+	    (!e.persistent || e.active) &&
 	    MPI_Status_f2c(status, &st) == MPI_SUCCESS)
 		mw_complete(&c, r, &e, &st);
 	mw_end(&c);
 }
 
-MW_API void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
+static void w_wait(void (*real) P_wait, PARAMS(P_wait))
+{
+	wait_test(real, NULL, EXP_MPI_F_Wait, req, NULL, status, ierr);
+}
+ENTRIES(wait, (req, status, ierr))
+
+static void w_test(void (*real) P_test, PARAMS(P_test))
+{
+	wait_test(NULL, real, EXP_MPI_F_Test, req, flag, status, ierr);
+}
+ENTRIES(test, (req, flag, status, ierr))
+
+/*
+ * MPI_Waitall, MPI_Testall, MPI_Startall: the requests' entries before
+ * the call, then (all: when they completed) each one's record, or
+ * (start) each one started.
+ */
+#define P_waitall	(F *count, F *reqs, F *statuses, F *ierr)
+#define P_testall	(F *count, F *reqs, F *flag, F *statuses, F *ierr)
+#define P_startall	(F *count, F *reqs, F *ierr)
+
+static void all(void (*waitall) P_waitall, void (*testall) P_testall,
+		void (*startall) P_startall, unsigned int func, F *count,
+		F *reqs, F *flag, F *statuses, F *ierr)
 {
 	int n = *count > 0 ? *count : 0, i;
 	struct mw_req *e = NULL;
@@ -214,22 +306,28 @@ MW_API void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
 	F *own = NULL;
 	MPI_Status st;
 
-	REAL_F(waitall, (F *, F *, F *, F *));
-	if (!MW_BEGIN(c, Waitall)) {
-		real_waitall(count, reqs, statuses, ierr);
+#define ALL_CALL							\
+	(waitall ? waitall(count, reqs, statuses, ierr) :		\
+	 testall ? testall(count, reqs, flag, statuses, ierr) :		\
+	 startall(count, reqs, ierr))
+
+	if (!mw_begin(&c, func)) {
+		ALL_CALL;
 		return;
 	}
 	r = malloc(sizeof(*r) * (n + 1));
 	e = malloc(sizeof(*e) * (n + 1));
-	if (statuses == MPI_F_STATUSES_IGNORE)
+	if (!startall && mw_f_ignored(statuses, true))
 		statuses = own = malloc(sizeof(F) * MPI_F_STATUS_SIZE * (n + 1));
-	if (!r || !e || !statuses) {
+	if (!r || !e || (!startall && !statuses)) {
 		free(r);
 		free(e);
 		free(own);
 		mw_depth--;	/* as mw_end, without a record */
 		mw_api->leave();
-		real_waitall(count, reqs, statuses ? statuses : MPI_F_STATUSES_IGNORE, ierr);
+		if (!statuses)
+			statuses = MPI_F_STATUSES_IGNORE;
+		ALL_CALL;
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -237,8 +335,12 @@ MW_API void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
 		if (!mw_req_find(r[i], &e[i]))
 			e[i].id = 0;
 	}
-	MW_CALL_F(c, real_waitall(count, reqs, statuses, ierr));
-	for (i = 0; *ierr == MPI_SUCCESS && i < n; i++)
+	MW_CALL_F(c, ALL_CALL);
+#undef ALL_CALL
+	for (i = 0; *ierr == MPI_SUCCESS && startall && i < n; i++)
+		mw_started(&c, r[i]);
+	for (i = 0; *ierr == MPI_SUCCESS && !startall && (!testall || *flag) &&
+	     i < n; i++)
 		if (e[i].id && (!e[i].persistent || e[i].active) &&
 		    MPI_Status_f2c(statuses + i * MPI_F_STATUS_SIZE, &st) == MPI_SUCCESS)
 			mw_complete(&c, r[i], &e[i], &st);
@@ -248,72 +350,50 @@ MW_API void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
 	free(own);
 }
 
-MW_API void mpi_barrier_(F *comm, F *ierr)
+static void w_waitall(void (*real) P_waitall, PARAMS(P_waitall))
 {
+	all(real, NULL, NULL, EXP_MPI_F_Waitall, count, reqs, NULL, statuses, ierr);
+}
+ENTRIES(waitall, (count, reqs, statuses, ierr))
+
+static void w_testall(void (*real) P_testall, PARAMS(P_testall))
+{
+	all(NULL, real, NULL, EXP_MPI_F_Testall, count, reqs, flag, statuses, ierr);
+}
+ENTRIES(testall, (count, reqs, flag, statuses, ierr))
+
+static void w_startall(void (*real) P_startall, PARAMS(P_startall))
+{
+	all(NULL, NULL, real, EXP_MPI_F_Startall, count, reqs, NULL, NULL, ierr);
+}
+ENTRIES(startall, (count, reqs, ierr))
+
+/* MPI_Comm_free: forgotten before its handle can be reused */
+#define P_comm_free	(F *comm, F *ierr)
+
+static void w_comm_free(void (*real) P_comm_free, PARAMS(P_comm_free))
+{
+	MPI_Comm was = MPI_Comm_f2c(*comm);
 	struct mw_call c;
 
-	REAL_F(barrier, (F *, F *));
-	if (!MW_BEGIN(c, Barrier)) {
-		real_barrier(comm, ierr);
+	if (!MW_BEGIN(c, Comm_free)) {
+		mw_comm_forget(was);
+		real(comm, ierr);
 		return;
 	}
-	MW_CALL_F(c, real_barrier(comm, ierr));
-	c.m.comm = mw_comm_id(MPI_Comm_f2c(*comm));
+	c.m.comm = mw_comm_id(was);
+	mw_comm_forget(was);
+	MW_CALL_F(c, real(comm, ierr));
 	mw_end(&c);
 }
+ENTRIES(comm_free, (comm, ierr))
 
-/* A collective NAME(ARGS) whose communicator is COMM and root ROOT. */
-#define COLL_F(name, NAME, proto, args, COMM, ROOT)			\
-MW_API void mpi_##name##_ proto						\
-{									\
-	struct mw_call c;						\
-									\
-	REAL_F(name, proto);						\
-	if (!MW_BEGIN(c, NAME)) {					\
-		real_##name args;					\
-		return;							\
-	}								\
-	MW_CALL_F(c, real_##name args);					\
-	c.m.comm = mw_comm_id(MPI_Comm_f2c(*COMM));			\
-	if (ROOT)							\
-		c.m.root = mw_world(MPI_Comm_f2c(*COMM), *(F *)ROOT);	\
-	mw_end(&c);							\
+/* MPI_Abort: recorded before it runs, every buffer written out */
+#define P_abort	(F *comm, F *code, F *ierr)
+
+static void w_abort(void (*real) P_abort, PARAMS(P_abort))
+{
+	mw_abort(MPI_Comm_f2c(*comm));
+	real(comm, code, ierr);
 }
-
-COLL_F(bcast, Bcast, (void *b, F *n, F *t, F *root, F *comm, F *ierr),
-       (b, n, t, root, comm, ierr), comm, root)
-COLL_F(reduce, Reduce, (void *s, void *r, F *n, F *t, F *op, F *root, F *comm,
-			F *ierr), (s, r, n, t, op, root, comm, ierr), comm, root)
-COLL_F(allreduce, Allreduce, (void *s, void *r, F *n, F *t, F *op, F *comm,
-			      F *ierr), (s, r, n, t, op, comm, ierr), comm, NULL)
-COLL_F(gather, Gather, (void *s, F *sn, F *st, void *r, F *rn, F *rt, F *root,
-			F *comm, F *ierr), (s, sn, st, r, rn, rt, root, comm, ierr),
-       comm, root)
-COLL_F(scatter, Scatter, (void *s, F *sn, F *st, void *r, F *rn, F *rt,
-			  F *root, F *comm, F *ierr),
-       (s, sn, st, r, rn, rt, root, comm, ierr), comm, root)
-COLL_F(allgather, Allgather, (void *s, F *sn, F *st, void *r, F *rn, F *rt,
-			      F *comm, F *ierr), (s, sn, st, r, rn, rt, comm, ierr),
-       comm, NULL)
-COLL_F(alltoall, Alltoall, (void *s, F *sn, F *st, void *r, F *rn, F *rt,
-			    F *comm, F *ierr), (s, sn, st, r, rn, rt, comm, ierr),
-       comm, NULL)
-
-/* MPI_Comm_rank and MPI_Comm_size: other events, often in loops */
-#define COMM_Q(name, NAME)						\
-MW_API void mpi_##name##_(F *comm, F *v, F *ierr)			\
-{									\
-	struct mw_call c;						\
-									\
-	REAL_F(name, (F *, F *, F *));					\
-	if (!MW_BEGIN(c, NAME)) {					\
-		real_##name(comm, v, ierr);				\
-		return;							\
-	}								\
-	MW_CALL_F(c, real_##name(comm, v, ierr));			\
-	c.m.comm = mw_comm_id(MPI_Comm_f2c(*comm));			\
-	mw_end(&c);							\
-}
-
-COMM_Q(comm_rank, Comm_rank)
-COMM_Q(comm_size, Comm_size)
+ENTRIES(abort, (comm, code, ierr))

@@ -185,7 +185,7 @@ MW_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type,
  * record of its own before the call's (its peer, tag and bytes), so
  * that the sends of an MPI_Startall to several peers are each a message.
  */
-static void started(struct mw_call *c, MPI_Request r)
+void mw_started(struct mw_call *c, MPI_Request r)
 {
 	struct mw_req e;
 
@@ -215,7 +215,7 @@ MW_API int MPI_Start(MPI_Request *req)
 		return PMPI_Start(req);
 	MW_CALL(c, ret, PMPI_Start(req));
 	if (ret == MPI_SUCCESS)
-		started(&c, *req);
+		mw_started(&c, *req);
 	mw_end(&c);
 	return ret;
 }
@@ -230,7 +230,7 @@ MW_API int MPI_Startall(int n, MPI_Request reqs[])
 	MW_CALL(c, ret, PMPI_Startall(n, reqs));
 	if (ret == MPI_SUCCESS)
 		for (i = 0; i < n; i++)
-			started(&c, reqs[i]);
+			mw_started(&c, reqs[i]);
 	mw_end(&c);
 	return ret;
 }

@@ -771,6 +771,11 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 			return 0;	/* not this format's: skipped */
 		return an_omp_rec(c->an, c->exp, h) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
+	case EXP_REC_OMP_FOLD:
+		if (c->rd.hdr.minor < EXP_MINOR_OMP_FOLD)
+			return 0;	/* not this format's: skipped */
+		return an_omp_rec(c->an, c->exp, h) ?
+			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case EXP_REC_MPI:
 		if (c->rd.hdr.minor < EXP_MINOR_MPI)
 			return 0;	/* not this format's: skipped */

@@ -68,6 +68,7 @@ struct gen {
 	struct gen_thr thr[GEN_MAX_THR];
 	int nthr;
 	bool archive, usage_auto;
+	bool compact;		/* "compact on": samples as compact samples */
 	uint64_t start_ns, tmax, records;
 	uint32_t target;
 	double cpu_mhz;

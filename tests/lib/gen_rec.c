@@ -171,6 +171,10 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 		g->tmax = t;
 	if (flags & LWPROF_RS_EXIT)
 		th->exited = true;
+	if (g->compact)		/* as the perf backend writes it */
+		size = exp_sample_compact(buf, s, LWPROF_NR_REGS,
+					  EXP_X86_64_UNWIND_REGS) -
+		       g->extra_bytes;
 	err = gen_rec(g, cpu, buf, size + g->extra_bytes);
 	free(buf);
 	return err;
@@ -497,6 +501,10 @@ static int statement(struct gen *g, char **w, int n)
 		return map(g, w, n);
 	if (!strcmp(w[0], "archive") && n == 2) {
 		g->archive = !strcmp(w[1], "on");
+		return 0;
+	}
+	if (!strcmp(w[0], "compact") && n == 2) {
+		g->compact = !strcmp(w[1], "on");
 		return 0;
 	}
 	if (!strcmp(w[0], "task"))
