@@ -613,8 +613,28 @@ static uint32_t tcall_need(const struct exp_tcall *t)
 }
 
 /*
+ * Does traced call t get its entry of the side table?  Heap calls always
+ * (their frees are matched with allocations there: leaks); a sync wait
+ * or an I/O call only for views that take calls one by one
+ * (AN_NEED_CALLS): its sample holds what the others sum.
+ */
+static bool one_by_one(const struct an *an, const struct exp_tcall *t)
+{
+	switch (exp_trace_event(t->event)->cls) {
+	case EXP_TC_SYNC:
+	case EXP_TC_IOREAD:
+	case EXP_TC_IOWRITE:
+	case EXP_TC_IOOTHER:
+		return an->need & AN_NEED_CALLS;
+	default:
+		return true;
+	}
+}
+
+/*
  * A traced call (libexp/trace.h: types 16, 18, 20): a sample with its
- * values, and an entry of the side table; a free only the entry.
+ * values, and an entry of the side table (one_by_one()); a free only the
+ * entry.
  */
 static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 {
@@ -662,6 +682,8 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 		c->last_unw = UINT32_MAX;
 		time_check(c, t.time_ns);
 	}
+	if (!one_by_one(c->an, &t))
+		return 0;	/* its sample is all the views read */
 	if (an_trace_add(c->an, c->exp, &t, sample, c->last_unw))
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	return 0;
@@ -756,7 +778,9 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
 			return 0;	/* not this format's: skipped */
 		return do_heaprec(c, h);
-	case EXP_REC_TRACE_FILE:
+	case EXP_REC_TRACE_FILE:	/* names the side table's descriptors */
+		if (!(c->an->need & AN_NEED_CALLS))
+			return 0;
 		return an_trace_file(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case EXP_REC_TRACE_UNTRACED:
