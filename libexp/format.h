@@ -45,9 +45,11 @@
  * the OpenMP records of trace files (libexp/omp.h); 1.10: the heap
  * tracer's records (libexp/trace.h: stack, heap and deflated records),
  * which replace type 20 for heap calls; 1.11: the compact sample
- * (EXP_REC_CSAMPLE), which the perf backend writes in place of type 1
+ * (EXP_REC_CSAMPLE), which the perf backend writes in place of type 1;
+ * 1.12: the OpenMP folded record (libexp/omp.h), a thread's part of a
+ * region in one record
  */
-#define EXP_FILE_MINOR		11
+#define EXP_FILE_MINOR		12
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
 #define EXP_MINOR_TCALL		5	/* the first with EXP_REC_TCALL */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
@@ -58,6 +60,7 @@
 #define EXP_MINOR_MPI		9	/* the first with EXP_REC_MPI, EXP_REC_MPI_REQ */
 #define EXP_MINOR_THEAP		10	/* the first with EXP_REC_TSTACK, _THEAP, _TZ */
 #define EXP_MINOR_CSAMPLE	11	/* the first with EXP_REC_CSAMPLE */
+#define EXP_MINOR_OMP_FOLD	12	/* the first with EXP_REC_OMP_FOLD */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
 /*

@@ -472,7 +472,13 @@ static int check_omp(struct exp_reader *r, struct lwprof_rec *h)
 		err = unknown_flags(r, h, EXP_OMPF_KNOWN, "OpenMP event record");
 		if (err)
 			return err;
-	} else if (h->type != EXP_REC_OMP_EVENT && h->flags) {
+	} else if (h->type == EXP_REC_OMP_FOLD && (h->flags & ~EXP_OMPF_FOLD_KNOWN)) {
+		/* a newer minor's part follows the known ones: cut below */
+		err = unknown_flags(r, h, EXP_OMPF_FOLD_KNOWN, "OpenMP folded record");
+		if (err)
+			return err;
+	} else if (h->type != EXP_REC_OMP_EVENT && h->type != EXP_REC_OMP_FOLD &&
+		   h->flags) {
 		if (!r->newer)
 			return bad(r, 2, "OpenMP record flags 0x%x", h->flags);
 		h->flags = 0;
@@ -779,6 +785,15 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		if (r->hdr.minor < EXP_MINOR_OMP)
 			break;	/* not this format's: skipped */
 		if (size < 24)
+			return bad(r, 4, "OpenMP record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_omp(r, (void *)h);
+		goto out;
+	case EXP_REC_OMP_FOLD:
+		if (r->hdr.minor < EXP_MINOR_OMP_FOLD)
+			break;	/* not this format's: skipped */
+		if (size < sizeof(struct exp_rec_omp_fold))
 			return bad(r, 4, "OpenMP record size %u", size);
 		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
 		if (!err)

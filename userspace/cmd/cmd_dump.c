@@ -520,7 +520,9 @@ static void dump_omp(const struct lwprof_rec *r)
 	const struct exp_rec_omp_runtime *rt = (const void *)r;
 	const struct exp_rec_omp_stack *st = (const void *)r;
 	const struct exp_rec_omp_event *e = (const void *)r;
-	unsigned int i;
+	const struct exp_rec_omp_fold *f = (const void *)r;
+	struct exp_rec_omp_event ev[4];
+	unsigned int i, n;
 
 	switch (r->type) {
 	case EXP_REC_OMP_RUNTIME:
@@ -550,17 +552,27 @@ static void dump_omp(const struct lwprof_rec *r)
 			       (unsigned long long)e->ms[i],
 			       i + 1 == LWPROF_MS_COUNT ? "\n" : "");
 		break;
+	case EXP_REC_OMP_FOLD:
+		/* its events, as the tool would have written them */
+		n = exp_omp_unfold(f, ev);
+		printf("OMP_FOLD pid=%u tid=%u region=%llu events=%u\n", f->pid,
+		       f->tid, (unsigned long long)f->region, n);
+		for (i = 0; i < n; i++) {
+			printf("  ");
+			dump_omp(&ev[i].hdr);
+		}
+		break;
 	}
 }
 
-/* "NAME: N OMP_RUNTIME, N OMP_STACK, N OMP_EVENT" of a file or the total. */
+/* "NAME: N OMP_RUNTIME, N OMP_STACK, N OMP_EVENT, N OMP_FOLD" of a file or the total. */
 static void put_omp_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_OMP_RUNTIME] && !c->type[EXP_REC_OMP_EVENT])
 		return;
-	printf("%s: %llu OMP_RUNTIME, %llu OMP_STACK, %llu OMP_EVENT\n", name,
-	       c->type[EXP_REC_OMP_RUNTIME], c->type[EXP_REC_OMP_STACK],
-	       c->type[EXP_REC_OMP_EVENT]);
+	printf("%s: %llu OMP_RUNTIME, %llu OMP_STACK, %llu OMP_EVENT, %llu OMP_FOLD\n",
+	       name, c->type[EXP_REC_OMP_RUNTIME], c->type[EXP_REC_OMP_STACK],
+	       c->type[EXP_REC_OMP_EVENT], c->type[EXP_REC_OMP_FOLD]);
 }
 
 /* "NAME: N JMETHOD, N JCODE, ..." of a file or the total, if any. */
@@ -691,6 +703,11 @@ static int dump_file(const char *name, struct counts *tot)
 		case EXP_REC_OMP_STACK:
 		case EXP_REC_OMP_EVENT:
 			if (f.hdr.minor < EXP_MINOR_OMP)
+				goto unknown;	/* not this format's type */
+			dump_omp(r);
+			break;
+		case EXP_REC_OMP_FOLD:
+			if (f.hdr.minor < EXP_MINOR_OMP_FOLD)
 				goto unknown;	/* not this format's type */
 			dump_omp(r);
 			break;
