@@ -166,14 +166,15 @@ $(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 $(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.c tests/progs/mpi/mpitest.h
 	@mkdir -p $(@D)
 	mpicc.mpich $(MPI_CFLAGS) $(CFLAGS) -fno-omit-frame-pointer -Wl,-z,now -o $@ $< -lm
-# Fortran's bindings: a program of tests/progs/mpi/*.f90 each
-MPI_FPROGS := $(foreach f,$(MPI_FLAVOURS),$(patsubst tests/progs/mpi/%.f90,$(B)/tests/progs/mpi/$(f)/%,$(wildcard tests/progs/mpi/*.f90)))
-$(B)/tests/progs/mpi/openmpi/%: tests/progs/mpi/%.f90
+# Fortran's bindings: tests/progs/mpi/mpi_fortran.F90, built with the mpi
+# module, and with mpi_f08 (-DMPI_F08) as mpi_fortran_f08
+MPI_FPROGS := $(foreach f,$(MPI_FLAVOURS),$(addprefix $(B)/tests/progs/mpi/$(f)/,mpi_fortran mpi_fortran_f08))
+$(B)/tests/progs/mpi/%/mpi_fortran: tests/progs/mpi/mpi_fortran.F90
 	@mkdir -p $(@D)
-	cd $(@D) && mpif90.openmpi -O2 -g -o $(@F) $(abspath $<)
-$(B)/tests/progs/mpi/mpich/%: tests/progs/mpi/%.f90
+	cd $(@D) && mpif90.$* -O2 -g -o $(@F) $(abspath $<)
+$(B)/tests/progs/mpi/%/mpi_fortran_f08: tests/progs/mpi/mpi_fortran.F90
 	@mkdir -p $(@D)
-	cd $(@D) && mpif90.mpich -O2 -g -o $(@F) $(abspath $<)
+	cd $(@D) && mpif90.$* -O2 -g -DMPI_F08 -o $(@F) $(abspath $<)
 tools: $(MPI_LIBS)
 tests: $(MPI_PROGS) $(MPI_FPROGS)
 

@@ -44,9 +44,12 @@
  * 1.7: java.PID.rec files and their Java records (libexp/java.h); 1.8:
  * the OpenMP records of trace files (libexp/omp.h); 1.10: the heap
  * tracer's records (libexp/trace.h: stack, heap and deflated records),
- * which replace type 20 for heap calls
+ * which replace type 20 for heap calls; 1.11: the compact sample
+ * (EXP_REC_CSAMPLE), which the perf backend writes in place of type 1;
+ * 1.12: the OpenMP folded record (libexp/omp.h), a thread's part of a
+ * region in one record
  */
-#define EXP_FILE_MINOR		10
+#define EXP_FILE_MINOR		12
 #define EXP_FILE_MINOR_TRACE	4	/* the first with trace records */
 #define EXP_MINOR_TCALL		5	/* the first with EXP_REC_TCALL */
 #define EXP_MINOR_GSAMPLE	4		/* the first with EXP_REC_GSAMPLE */
@@ -56,6 +59,8 @@
 #define EXP_MINOR_OMP		8	/* the first with the OpenMP records */
 #define EXP_MINOR_MPI		9	/* the first with EXP_REC_MPI, EXP_REC_MPI_REQ */
 #define EXP_MINOR_THEAP		10	/* the first with EXP_REC_TSTACK, _THEAP, _TZ */
+#define EXP_MINOR_CSAMPLE	11	/* the first with EXP_REC_CSAMPLE */
+#define EXP_MINOR_OMP_FOLD	12	/* the first with EXP_REC_OMP_FOLD */
 #define EXP_FILE_LE		0x01020304	/* byte_order as written */
 
 /*
@@ -96,6 +101,54 @@ _Static_assert(__builtin_offsetof(struct exp_file_header, e_machine) == 32,
 	       "format 1.2: the first reserved word of 1.1");
 _Static_assert(__builtin_offsetof(struct exp_file_header, reg_mask) == 40,
 	       "layout");
+
+/*
+ * 1.11: a compact sample, in cpu.N.rec files: a sample record
+ * (LWPROF_REC_SAMPLE's fields and flags) that stores only its nonzero
+ * microstates and the registers unwinding uses.  After this fixed part,
+ * each a multiple of 8 bytes:
+ *   __u64 mstate_ns[]   one per bit of ms_mask (LWPROF_MS_*), in order
+ *   __u64 regs[]        one per bit of reg_mask (the file's register set,
+ *                       bit i its register i), with LWPROF_RS_REGS only
+ *   ips[], kips[], stack[] as in a sample
+ * The reader hands it out as the sample it stands for (type
+ * LWPROF_REC_SAMPLE, the microstates and registers not stored zero);
+ * readers before 1.11 skip it as a type they do not know.  A microstate
+ * slot is 8 bytes, a register 8: a clock packet of the perf backend holds
+ * two or three nonzero microstates of ten, and x86-64's CFI reads only the
+ * registers a call preserves, the stack pointer and the pc.
+ */
+#define EXP_REC_CSAMPLE		24
+
+struct exp_rec_csample {
+	struct lwprof_rec hdr;	/* EXP_REC_CSAMPLE, flags LWPROF_RS_* */
+	__u64 time_ns;		/* as lwprof_rec_sample, at the same offsets */
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u16 kind;
+	__u16 counter;
+	__u64 value;
+	__u32 reg_mask;		/* the registers stored; 0 without REGS */
+	__u16 ms_mask;		/* the microstates stored (bits 0-9) */
+	__u16 nr_user;
+	__u16 nr_kernel;
+	__u16 pad0;		/* zero */
+	__u32 stack_size;	/* as lwprof_rec_sample's */
+};
+
+_Static_assert(sizeof(struct exp_rec_csample) == 56, "format 1.11 size");
+
+#define EXP_CS_MS_MASK		0x3ffu	/* LWPROF_MS_COUNT bits */
+/*
+ * The x86-64 registers a compact sample of the perf backend keeps, by
+ * DWARF number (= their index in the full set): rbx, rbp, rsp, r12-r15,
+ * rip, as a traced call's stack (libexp/trace.h).  A call preserves these (the others no caller's frame can read
+ * back), and the CFA rules of compiled code rest on rsp, rbp or rip
+ * (outside the first instructions of a stack-realigning function, whose
+ * CFA is r10 there: a leaf caught in them loses its callers).
+ */
+#define EXP_X86_64_UNWIND_REGS	0x1f0c8u
 
 /* Is name (no directory) a trace file's: trace.PID.rec or trace.PID.N.rec? */
 int exp_trace_file_name(const char *name);

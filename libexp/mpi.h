@@ -23,6 +23,7 @@ enum exp_mpi_class {
 	EXP_MPI_OTHER, EXP_MPI_SEND, EXP_MPI_ISEND, EXP_MPI_RECV,
 	EXP_MPI_IRECV, EXP_MPI_SENDRECV, EXP_MPI_PINIT, EXP_MPI_START,
 	EXP_MPI_WAIT, EXP_MPI_PROBE, EXP_MPI_COLL, EXP_MPI_BARRIER,
+	EXP_MPI_ICOLL,		/* a nonblocking collective: its request */
 };
 
 enum exp_mpi_func {

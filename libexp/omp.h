@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * OpenMP records (format 1.8, docs/design/experiment-format.md,
+ * OpenMP records (format 1.8; 1.12: the folded record,
+ * docs/design/experiment-format.md,
  * docs/guide/openmp.md): what the OMPT tool of the tracing library
  * (ompt/) writes into a process's trace.PID.rec when an OpenMP runtime
  * that implements OMPT starts it.  Types 48-55 are OpenMP's; a reader
@@ -17,6 +18,7 @@
 #define EXP_REC_OMP_RUNTIME	48	/* struct exp_rec_omp_runtime */
 #define EXP_REC_OMP_STACK	49	/* struct exp_rec_omp_stack */
 #define EXP_REC_OMP_EVENT	50	/* struct exp_rec_omp_event */
+#define EXP_REC_OMP_FOLD	51	/* struct exp_rec_omp_fold (1.12) */
 
 /*
  * The runtime, once per process, when it started the tool: the OpenMP
@@ -104,6 +106,68 @@ struct exp_rec_omp_event {
 };
 
 _Static_assert(sizeof(struct exp_rec_omp_event) == 64, "layout");
+
+/*
+ * A thread's part in a region whose one wait was the implicit barrier
+ * that ends it, in one record instead of up to four events (a program
+ * of many small regions writes less than half the bytes): the implicit
+ * task, from start_ns to start_ns + end, and its barrier's wait, from
+ * start_ns + bar_start to the same end, at stack bar_stack, codeptr
+ * bar_codeptr; then with EXP_OMPF_FOLD_IDLE a __u64, the start of the
+ * thread's idle time that ended at start_ns; then with
+ * EXP_OMPF_FOLD_REGION a struct exp_omp_fold_region, the region itself,
+ * of which the thread is the encountering thread.  The events' other
+ * fields are those the tool writes for them (0: none).
+ * exp_omp_unfold() gives the events, as the tool would have written
+ * them and in that order.
+ */
+struct exp_rec_omp_fold {
+	struct lwprof_rec hdr;	/* EXP_REC_OMP_FOLD, flags EXP_OMPF_FOLD_* */
+	__u32 pid;
+	__u32 tid;
+	__u16 cpu;
+	__u16 pad0;		/* zero */
+	__u32 bar_stack;
+	__u32 index;		/* the thread's number in the team */
+	__u32 team;		/* the team's size */
+	__u64 region;
+	__u64 start_ns;
+	__u32 bar_start;	/* ns after start_ns */
+	__u32 end;		/* ns after start_ns */
+	__u64 bar_codeptr;
+	__u64 tail[];
+};
+
+_Static_assert(sizeof(struct exp_rec_omp_fold) == 64, "layout");
+
+struct exp_omp_fold_region {
+	__u32 before;		/* ns from the region's start to start_ns */
+	__u32 after;		/* ns from the task's end to the region's */
+	__u32 stack;
+	__u32 asked;		/* threads asked */
+	__u64 codeptr;
+};
+
+_Static_assert(sizeof(struct exp_omp_fold_region) == 24, "layout");
+
+#define EXP_OMPF_FOLD_IDLE	0x1
+#define EXP_OMPF_FOLD_REGION	0x2
+#define EXP_OMPF_FOLD_KNOWN	0x3u
+
+/* The bytes of a folded record of these flags. */
+static inline __u32 exp_omp_fold_size(__u16 flags)
+{
+	return sizeof(struct exp_rec_omp_fold) +
+	       (flags & EXP_OMPF_FOLD_IDLE ? 8 : 0) +
+	       (flags & EXP_OMPF_FOLD_REGION ? sizeof(struct exp_omp_fold_region) : 0);
+}
+
+/*
+ * A checked folded record's events into ev[4], in the order the tool
+ * writes them unfolded (idle, barrier, implicit task, region): how many.
+ */
+unsigned int exp_omp_unfold(const struct exp_rec_omp_fold *f,
+			    struct exp_rec_omp_event *ev);
 
 /*
  * Checks of a record of these types whose size is at least its fixed

@@ -44,6 +44,18 @@ static int sys_err(struct exp_reader *r, int err, const char *what)
 	return err;
 }
 
+/* *buf (of *cap bytes) made need bytes: 0, or -ENOMEM and r->msg. */
+static int grow(struct exp_reader *r, uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nb = realloc(*buf, need);
+
+	if (!nb)
+		return sys_err(r, -ENOMEM, "");
+	*buf = nb;
+	*cap = need;
+	return 0;
+}
+
 /* Make buf[pos, pos + need) valid, short only at the end of the file. */
 static int fill(struct exp_reader *r, size_t need)
 {
@@ -56,14 +68,8 @@ static int fill(struct exp_reader *r, size_t need)
 			r->have -= r->pos;
 			r->pos = 0;
 		}
-		if (need > r->cap) {
-			uint8_t *nb = realloc(r->buf, need);
-
-			if (!nb)
-				return sys_err(r, -ENOMEM, "");
-			r->buf = nb;
-			r->cap = need;
-		}
+		if (need > r->cap && grow(r, &r->buf, &r->cap, need))
+			return -ENOMEM;
 		n = r->cap - r->have;
 		if (r->random && n > EXP_AT_READ)
 			n = EXP_AT_READ;	/* what a jump needs, not 8 MiB */
@@ -237,6 +243,57 @@ static int check_sample(struct exp_reader *r, struct lwprof_rec_sample *s,
 		s->hdr.size = known;
 	}
 	return 0;
+}
+
+/*
+ * A compact sample (1.11): its own fields checked where they are stored,
+ * then handed out as the sample it stands for, built in r->xbuf and
+ * checked as any sample (a delta copy's damage named at its byte in the
+ * file).
+ */
+static int check_csample(struct exp_reader *r, struct exp_rec_csample *c,
+			 struct lwprof_rec **out)
+{
+	const unsigned int nreg = r->regs.nr < 32 ? r->regs.nr : 32;
+	struct lwprof_rec_sample *s;
+	uint64_t known, full;
+	int err;
+
+	if (c->hdr.flags & ~r->sample_flags) {
+		if (!r->newer)
+			return bad(r, 2, "sample flags 0x%x", c->hdr.flags);
+		grew(r, 2);
+		c->hdr.flags &= r->sample_flags;
+	}
+	if (c->kind != LWPROF_SK_CLOCK && c->kind != LWPROF_SK_COUNTER)
+		return bad(r, 28, "unknown sample kind %u", c->kind);
+	if (c->ms_mask & ~EXP_CS_MS_MASK)
+		return bad(r, 44, "compact sample microstate mask 0x%x", c->ms_mask);
+	if (!(c->hdr.flags & LWPROF_RS_REGS) != !c->reg_mask ||
+	    (nreg < 32 && c->reg_mask >> nreg))
+		return bad(r, 40, "compact sample register mask 0x%x (%s, %u registers in the file's set)",
+			   c->reg_mask, c->hdr.flags & LWPROF_RS_REGS ?
+			   "with registers" : "without registers", r->regs.nr);
+	if (c->pad0 && !r->newer)
+		return bad(r, 50, "compact sample pad0 0x%x", c->pad0);
+	known = exp_csample_known(c);
+	err = size_fits(r, &c->hdr, known, "compact sample");
+	if (err)
+		return err;
+	if (c->hdr.size > known)
+		grew(r, known);
+	full = exp_csample_full(c, r->regs.nr);
+	if (full > r->xcap && grow(r, &r->xbuf, &r->xcap, full))
+		return -ENOMEM;
+	s = (void *)r->xbuf;
+	exp_csample_expand(s, c, r->regs.nr);
+	/* where the stack copy is in the file, less where it is in s */
+	err = check_sample(r, s, full,
+			   (known - (((uint64_t)c->stack_size + 7) & ~7ULL)) -
+			   (full - (((uint64_t)s->stack_size + 7) & ~7ULL)));
+	*out = &s->hdr;
+	r->stored = c;
+	return err;
 }
 
 /* A stop record (1.6): no flags, padding zero, a reason (a newer one's too). */
@@ -415,7 +472,13 @@ static int check_omp(struct exp_reader *r, struct lwprof_rec *h)
 		err = unknown_flags(r, h, EXP_OMPF_KNOWN, "OpenMP event record");
 		if (err)
 			return err;
-	} else if (h->type != EXP_REC_OMP_EVENT && h->flags) {
+	} else if (h->type == EXP_REC_OMP_FOLD && (h->flags & ~EXP_OMPF_FOLD_KNOWN)) {
+		/* a newer minor's part follows the known ones: cut below */
+		err = unknown_flags(r, h, EXP_OMPF_FOLD_KNOWN, "OpenMP folded record");
+		if (err)
+			return err;
+	} else if (h->type != EXP_REC_OMP_EVENT && h->type != EXP_REC_OMP_FOLD &&
+		   h->flags) {
 		if (!r->newer)
 			return bad(r, 2, "OpenMP record flags 0x%x", h->flags);
 		h->flags = 0;
@@ -589,6 +652,7 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 	int err;
 
 	r->off = r->base + r->pos;
+	r->stored = NULL;
 	if (r->have - r->pos < sizeof(*h)) {
 		err = fill(r, sizeof(*h));
 		if (err)
@@ -622,6 +686,15 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 			err = want(r, size, size, &h);
 		if (!err)
 			err = check_sample(r, (void *)h, known, 0);
+		goto out;
+	case EXP_REC_CSAMPLE:
+		if (r->hdr.minor < EXP_MINOR_CSAMPLE)
+			break;	/* not this format's: skipped */
+		if (size < sizeof(struct exp_rec_csample))
+			return bad(r, 4, "compact sample size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_csample(r, (void *)h, &h);
 		goto out;
 	case EXP_REC_TRACE:
 		if (size < sizeof(struct exp_rec_trace))
@@ -717,6 +790,15 @@ int exp_reader_next(struct exp_reader *r, const struct lwprof_rec **rec)
 		if (!err)
 			err = check_omp(r, (void *)h);
 		goto out;
+	case EXP_REC_OMP_FOLD:
+		if (r->hdr.minor < EXP_MINOR_OMP_FOLD)
+			break;	/* not this format's: skipped */
+		if (size < sizeof(struct exp_rec_omp_fold))
+			return bad(r, 4, "OpenMP record size %u", size);
+		err = r->have - r->pos < size ? want(r, size, size, &h) : 0;
+		if (!err)
+			err = check_omp(r, (void *)h);
+		goto out;
 	case LWPROF_REC_TASK:
 		known = sizeof(struct lwprof_rec_task);
 		err = size_fits(r, h, known, "task record");
@@ -791,4 +873,6 @@ void exp_reader_close(struct exp_reader *r)
 	r->fd = -1;
 	free(r->buf);
 	r->buf = NULL;
+	free(r->xbuf);
+	r->xbuf = NULL;
 }

@@ -13,6 +13,9 @@
  *    and stack, an MMAP's NUL-terminated, NUL-padded path), the flag bits,
  *    a sample's kind and its delta stack copy's layout, a stop record's
  *    reason.
+ * A compact sample (1.11, EXP_REC_CSAMPLE) is checked as stored and
+ * handed out as the LWPROF_REC_SAMPLE it stands for (r->stored points at
+ * the stored form); readers of an older minor skip it as an unknown type.
  * Every complaint is "PATH: byte N: what", N the byte offset in the file
  * of the field at fault (PATH as given to exp_reader_open).
  *
@@ -55,6 +58,8 @@ struct exp_reader {
 	uint64_t off;			/* file offset of the last record */
 	bool newer;			/* the file's minor is newer than ours */
 	unsigned int sample_flags;	/* the LWPROF_RS_* bits its minor knows */
+	/* the last record as stored, when it was a compact sample, else NULL */
+	const struct exp_rec_csample *stored;
 	char msg[512];			/* the last complaint */
 	/* the reader's own */
 	exp_warn_fn *warn;
@@ -63,6 +68,8 @@ struct exp_reader {
 	int fd;
 	int cpu;			/* N of cpu.N.rec, or -1 */
 	uint8_t *buf;
+	uint8_t *xbuf;			/* a compact sample made whole */
+	size_t xcap;
 	size_t cap, have, pos;		/* buf[pos, have): not handed out */
 	uint64_t base;			/* file offset of buf[0] */
 	bool eof;

@@ -98,4 +98,22 @@ exp_sample_stack(const struct lwprof_rec_sample *s, unsigned int nr_regs)
 				       s->nr_kernel);
 }
 
+/*
+ * Compact samples (EXP_REC_CSAMPLE, format 1.11).  exp_csample_known():
+ * the bytes of c this format knows.  exp_sample_compact(): s (whose file
+ * has nr_regs registers) as a compact sample at dst, which may be s
+ * itself, keeping the registers of keep (bit i: register i); returns its
+ * size; a sample whose compact form would be no smaller stays a sample
+ * (copied to dst).  exp_csample_expand(): c as the sample it
+ * stands for at dst (exp_csample_full() bytes), the microstates and
+ * registers it did not store zero.  Neither checks: the reader checks c
+ * first.
+ */
+__u64 exp_csample_known(const struct exp_rec_csample *c);
+__u64 exp_csample_full(const struct exp_rec_csample *c, unsigned int nr_regs);
+__u32 exp_sample_compact(void *dst, const struct lwprof_rec_sample *s,
+			 unsigned int nr_regs, __u32 keep);
+void exp_csample_expand(struct lwprof_rec_sample *dst,
+			const struct exp_rec_csample *c, unsigned int nr_regs);
+
 #endif

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "lwprof.h"
+#include "libexp/format.h"
 
 #define EXP_REC_TRACE		16	/* struct exp_rec_trace */
 #define EXP_REC_TRACE_FILE	17	/* struct exp_rec_trace_file */
@@ -240,7 +241,7 @@ _Static_assert(sizeof(struct exp_rec_tcall) == 32, "layout");
  * rbp, rsp, r12, r13, r14, r15, rip (the interposed function's pc).
  */
 #define EXP_TR_NR_REGS		8
-#define EXP_TR_REG_MASK		0x1f0c8ULL	/* DWARF 3, 6, 7, 12-16 */
+#define EXP_TR_REG_MASK		((__u64)EXP_X86_64_UNWIND_REGS)	/* DWARF 3, 6, 7, 12-16 */
 #define EXP_TR_RSP		2		/* index of rsp */
 
 /*

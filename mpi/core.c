@@ -65,6 +65,30 @@ static void *flusher(void *arg)
 	return NULL;
 }
 
+void *mw_f08_real(const char *pmpi, const char *mpi, int *is_pmpi)
+{
+	void *p = dlsym(RTLD_NEXT, pmpi);
+
+	if (is_pmpi)
+		*is_pmpi = !!p;
+	return p ? p : dlsym(RTLD_NEXT, mpi);
+}
+
+bool mw_f_ignored(const F *st, bool statuses)
+{
+	static const F *f08[2];
+	static bool asked;
+
+	if (st == (statuses ? MPI_F_STATUSES_IGNORE : MPI_F_STATUS_IGNORE))
+		return true;
+	if (!__atomic_load_n(&asked, __ATOMIC_ACQUIRE)) {
+		f08[0] = dlsym(RTLD_DEFAULT, "MPIR_F08_MPI_STATUS_IGNORE_OBJ");
+		f08[1] = dlsym(RTLD_DEFAULT, "MPIR_F08_MPI_STATUSES_IGNORE_OBJ");
+		__atomic_store_n(&asked, true, __ATOMIC_RELEASE);
+	}
+	return st && st == f08[statuses];
+}
+
 void mw_set_rank(void)
 {
 	static bool started;

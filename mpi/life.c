@@ -54,7 +54,7 @@ MW_API int MPI_Comm_free(MPI_Comm *comm)
 	return ret;
 }
 
-MW_API int MPI_Abort(MPI_Comm comm, int code)
+void mw_abort(MPI_Comm comm)
 {
 	struct mw_call c;
 
@@ -65,5 +65,10 @@ MW_API int MPI_Abort(MPI_Comm comm, int code)
 		mw_end(&c);
 		mw_api->flush();
 	}
+}
+
+MW_API int MPI_Abort(MPI_Comm comm, int code)
+{
+	mw_abort(comm);
 	return PMPI_Abort(comm, code);
 }

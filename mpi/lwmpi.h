@@ -19,6 +19,7 @@
 #ifndef LWPROF_MPI_LWMPI_H
 #define LWPROF_MPI_LWMPI_H
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,6 +54,51 @@ void mw_end(struct mw_call *c);
 		(c).t0 = mw_api->clock_start();				\
 		mw_api->leave();					\
 		ret = expr;						\
+		(c).t1 = mw_api->clock_end();				\
+		mw_api->resume();					\
+	} while (0)
+
+/*
+ * Fortran bindings (fortran.c, and gen.awk's): F is Fortran's INTEGER,
+ * every argument is passed by reference.  MW_REAL_F: the
+ * implementation's binding SYMBOL (pmpi_send_, pmpi_send_f08_) into the
+ * static pointer real of type proto, found at first use.  MW_CALL_F:
+ * the real call, its registers and clock around it, as MW_CALL.
+ */
+typedef MPI_Fint F;
+
+#define MW_REAL_F(symbol, proto)					\
+	static void (*real) proto;					\
+	if (!real)							\
+		real = (void (*) proto)dlsym(RTLD_NEXT, symbol)
+
+/*
+ * The same of an mpi_f08 binding NAME: Open MPI's PMPI one
+ * (pmpi_NAME_f08_), else the next mpi_NAME_f08_: MPICH's, which has no
+ * PMPI layer, calls the PMPI functions and is the C half of its mpi_f08
+ * procedure (*pmpi: which it is).
+ */
+void *mw_f08_real(const char *pmpi, const char *mpi, int *is_pmpi);
+
+#define MW_REAL_F08(name, proto, is_pmpi)				\
+	static void (*real) proto;					\
+	if (!real)							\
+		real = (void (*) proto)mw_f08_real("pmpi_" name "_f08_", \
+						   "mpi_" name "_f08_", is_pmpi)
+
+/*
+ * A Fortran status or statuses argument that is MPI_STATUS(ES)_IGNORE:
+ * mpif.h's and Open MPI's mpi_f08's (MPI_F_STATUS(ES)_IGNORE), or
+ * MPICH's mpi_f08's (objects of its own).
+ */
+bool mw_f_ignored(const F *st, bool statuses);
+
+#define MW_CALL_F(c, expr)						\
+	do {								\
+		TR_REGS((c).regs);					\
+		(c).t0 = mw_api->clock_start();				\
+		mw_api->leave();					\
+		expr;							\
 		(c).t1 = mw_api->clock_end();				\
 		mw_api->resume();					\
 	} while (0)
@@ -110,6 +156,19 @@ void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
 	     int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
 void mw_complete(struct mw_call *c, MPI_Request r, const struct mw_req *e,
 		 const MPI_Status *st);
+/* A probe's fields: the message's source and tag, from status st. */
+void mw_probed(struct mw_call *c, MPI_Comm comm, const MPI_Status *st);
+
+/* MPI_Abort's record, before it runs, and every buffer written out. */
+void mw_abort(MPI_Comm comm);
+
+/* Persistent request r started by c's call (a send: one message). */
+void mw_started(struct mw_call *c, MPI_Request r);
+/*
+ * Request r of a nonblocking collective on comm, just made by c's call:
+ * no peer, no bytes; the wait or test that completes it says when.
+ */
+void mw_coll_made(struct mw_call *c, MPI_Request r, MPI_Comm comm);
 
 /*
  * Request r (its entry e, as found before the wait) completed with

@@ -98,6 +98,12 @@ void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
 	}
 }
 
+void mw_coll_made(struct mw_call *c, MPI_Request r, MPI_Comm comm)
+{
+	mw_made(c, r, false, false, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL,
+		EXP_MPI_NONE, comm);
+}
+
 /*
  * The nonblocking and persistent calls: NAME(BUF, count, type, peer,
  * tag, comm, req), CONST the send buffer's const.
@@ -174,8 +180,12 @@ MW_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type,
 	return ret;
 }
 
-/* A persistent request started: a send starts here. */
-static void started(struct mw_call *c, MPI_Request r)
+/*
+ * A persistent request started: a send starts here, and has a request
+ * record of its own before the call's (its peer, tag and bytes), so
+ * that the sends of an MPI_Startall to several peers are each a message.
+ */
+void mw_started(struct mw_call *c, MPI_Request r)
 {
 	struct mw_req e;
 
@@ -183,6 +193,11 @@ static void started(struct mw_call *c, MPI_Request r)
 		return;
 	mw_req_set_active(r, true);
 	if (!e.recv && e.peer != EXP_MPI_NONE) {
+		struct exp_rec_mpi_req q = { .req = e.id, .kind = e.func,
+					     .peer = e.peer, .tag = e.tag,
+					     .bytes = e.bytes };
+
+		mw_api->emit_req(&q);
 		c->m.nsend++;
 		c->m.sbytes += e.bytes;
 		c->m.dst = c->m.nsend == 1 || c->m.dst == e.peer ? e.peer : EXP_MPI_NONE;
@@ -200,7 +215,7 @@ MW_API int MPI_Start(MPI_Request *req)
 		return PMPI_Start(req);
 	MW_CALL(c, ret, PMPI_Start(req));
 	if (ret == MPI_SUCCESS)
-		started(&c, *req);
+		mw_started(&c, *req);
 	mw_end(&c);
 	return ret;
 }
@@ -215,7 +230,7 @@ MW_API int MPI_Startall(int n, MPI_Request reqs[])
 	MW_CALL(c, ret, PMPI_Startall(n, reqs));
 	if (ret == MPI_SUCCESS)
 		for (i = 0; i < n; i++)
-			started(&c, reqs[i]);
+			mw_started(&c, reqs[i]);
 	mw_end(&c);
 	return ret;
 }
@@ -442,7 +457,7 @@ MW_API int MPI_##name(int n, MPI_Request reqs[], int *outcount,	\
 SOME(Waitsome)
 SOME(Testsome)
 
-static void probed(struct mw_call *c, MPI_Comm comm, const MPI_Status *st)
+void mw_probed(struct mw_call *c, MPI_Comm comm, const MPI_Status *st)
 {
 	c->m.comm = mw_comm_id(comm);
 	c->m.src = mw_world(comm, st->MPI_SOURCE);
@@ -461,7 +476,7 @@ MW_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		status = &own;
 	MW_CALL(c, ret, PMPI_Probe(source, tag, comm, status));
 	if (ret == MPI_SUCCESS && source != MPI_PROC_NULL)
-		probed(&c, comm, status);
+		mw_probed(&c, comm, status);
 	mw_end(&c);
 	return ret;
 }
@@ -479,7 +494,7 @@ MW_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 		status = &own;
 	MW_CALL(c, ret, PMPI_Iprobe(source, tag, comm, flag, status));
 	if (ret == MPI_SUCCESS && *flag && source != MPI_PROC_NULL)
-		probed(&c, comm, status);
+		mw_probed(&c, comm, status);
 	mw_end(&c);
 	return ret;
 }

@@ -45,7 +45,24 @@ struct othread {
 	uint64_t bar_end, bar_now;
 	uint32_t pid, tid;	/* the ids its records carry, of process pid */
 	bool worker;
+	/*
+	 * The events of its part in the last region held back, to be
+	 * written as one folded record (EXP_REC_OMP_FOLD) when they are
+	 * what an empty region makes: the idle time before an implicit
+	 * task, the task's implicit barrier, the task ending with it and
+	 * the region it encountered.  Any other record writes them first,
+	 * as they are, so that the records keep their order.
+	 */
+	struct {
+		unsigned int have;	/* HELD_* */
+		uint64_t idle0, idle1, bar_end;
+		struct open_ev bar, task;
+	} held;
 };
+
+#define HELD_IDLE	0x1
+#define HELD_BAR	0x2
+#define HELD_TASK	0x4
 
 /*
  * An explicit task's ompt_data_t, set at its creation: this bit, the id
@@ -70,14 +87,23 @@ static ompt_get_task_info_t get_task_info;
 static char rt_version[256];
 static unsigned int rt_omp_version;
 
+/* The ids of the thread's records, asked once per process. */
+static void ids(void)
+{
+	if (ot.pid != (uint32_t)tr.pid) {
+		ot.pid = tr.pid;
+		ot.tid = tr_thread_tid();
+	}
+}
+
 /*
  * The record of o, ended at t1 (ms: its microstates, or NULL).  Every
  * field is written (the struct has no padding): the hot path of every
  * region, no memset.  The thread's id is asked once per process (a
  * forked child's thread has another).
  */
-static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
-		 const uint64_t *ms)
+static void put(uint16_t event, const struct open_ev *o, uint64_t t1,
+		const uint64_t *ms)
 {
 	size_t n = sizeof(struct exp_rec_omp_event) +
 		   (ms ? 8 * LWPROF_MS_COUNT : 0);
@@ -86,10 +112,7 @@ static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 
 	if (!e)
 		return;
-	if (ot.pid != (uint32_t)tr.pid) {
-		ot.pid = tr.pid;
-		ot.tid = tr_thread_tid();
-	}
+	ids();
 	e->hdr.type = EXP_REC_OMP_EVENT;
 	e->hdr.flags = (ms ? EXP_OMPF_MS : 0) | (o->cont ? EXP_OMPF_CONT : 0);
 	e->hdr.size = n;
@@ -106,6 +129,92 @@ static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
 	if (ms)
 		memcpy(e->ms, ms, 8 * LWPROF_MS_COUNT);
 	tr_commit(n);
+}
+
+/*
+ * The held events as one folded record, the region's end at t1 (reg:
+ * the region, or NULL), if they are an implicit task and its barrier
+ * and their times fit; false: not written.
+ */
+static bool fold(const struct open_ev *reg, uint64_t t1)
+{
+	const struct open_ev *b = &ot.held.bar, *k = &ot.held.task;
+	uint64_t t0 = k->t0, bt = b->t0 < t0 ? t0 : b->t0;
+	uint64_t end = ot.held.bar_end < bt ? bt : ot.held.bar_end;
+	struct exp_omp_fold_region *g;
+	struct exp_rec_omp_fold *f;
+	uint16_t flags;
+	size_t n;
+	int cpu;
+
+	if ((ot.held.have & (HELD_BAR | HELD_TASK)) != (HELD_BAR | HELD_TASK) ||
+	    end - t0 > UINT32_MAX ||
+	    (reg && (t0 - (reg->t0 < t0 ? reg->t0 : t0) > UINT32_MAX ||
+		     (t1 > end ? t1 - end : 0) > UINT32_MAX)))
+		return false;
+	flags = (ot.held.have & HELD_IDLE ? EXP_OMPF_FOLD_IDLE : 0) |
+		(reg ? EXP_OMPF_FOLD_REGION : 0);
+	n = exp_omp_fold_size(flags);
+	f = (struct exp_rec_omp_fold *)tr_reserve(n);
+	if (!f)
+		return true;	/* no buffer: no record */
+	ids();
+	cpu = sched_getcpu();
+	f->hdr.type = EXP_REC_OMP_FOLD;
+	f->hdr.flags = flags;
+	f->hdr.size = n;
+	f->pid = ot.pid;
+	f->tid = ot.tid;
+	f->cpu = cpu < 0 ? 0 : cpu;
+	f->pad0 = 0;
+	f->bar_stack = b->stack;
+	f->index = (uint32_t)k->obj;
+	f->team = k->obj >> 32;
+	f->region = k->region;
+	f->start_ns = t0;
+	f->bar_start = bt - t0;
+	f->end = end - t0;
+	f->bar_codeptr = b->codeptr;
+	if (flags & EXP_OMPF_FOLD_IDLE)
+		f->tail[0] = ot.held.idle0;
+	if (reg) {
+		g = (struct exp_omp_fold_region *)
+			(f->tail + !!(flags & EXP_OMPF_FOLD_IDLE));
+		g->before = t0 - (reg->t0 < t0 ? reg->t0 : t0);
+		g->after = t1 > end ? t1 - end : 0;
+		g->stack = reg->stack;
+		g->asked = reg->obj;
+		g->codeptr = reg->codeptr;
+	}
+	tr_commit(n);
+	return true;
+}
+
+/* The held events out: folded if they can be, else each as it is. */
+static void held_out(void)
+{
+	unsigned int have = ot.held.have;
+	struct open_ev idle = { .t0 = ot.held.idle0 };
+
+	if (!have || fold(NULL, 0)) {
+		ot.held.have = 0;
+		return;
+	}
+	ot.held.have = 0;
+	if (have & HELD_IDLE)
+		put(EXP_OMP_IDLE, &idle, ot.held.idle1, NULL);
+	if (have & HELD_BAR)
+		put(ot.held.bar.event, &ot.held.bar, ot.held.bar_end, NULL);
+	if (have & HELD_TASK)
+		put(EXP_OMP_ITASK, &ot.held.task, ot.held.bar_end, NULL);
+}
+
+/* The record of o, after the held ones. */
+static void emit(uint16_t event, const struct open_ev *o, uint64_t t1,
+		 const uint64_t *ms)
+{
+	held_out();
+	put(event, o, t1, ms);
 }
 
 static bool enter(void)
@@ -136,13 +245,29 @@ static uint32_t here(uint64_t codeptr)
 			 f ? f->exit_frame.value : 0);
 }
 
-static void idle_end(uint64_t t)
+/* A worker's idle time ends at t: held (for a folded record) or written. */
+static void idle_end(uint64_t t, bool hold)
 {
 	struct open_ev o = { .t0 = ot.idle_since };
 
-	if (ot.worker && ot.idle_since && t > ot.idle_since)
-		emit(EXP_OMP_IDLE, &o, t, NULL);
+	if (ot.worker && ot.idle_since && t > ot.idle_since) {
+		if (hold) {
+			held_out();
+			ot.held.have = HELD_IDLE;
+			ot.held.idle0 = ot.idle_since;
+			ot.held.idle1 = t;
+		} else {
+			emit(EXP_OMP_IDLE, &o, t, NULL);
+		}
+	}
 	ot.idle_since = 0;
+}
+
+/* Is region id the one the thread encountered last, still open? */
+static bool region_open(uint64_t id)
+{
+	return ot.nregion && ot.nregion <= NEST &&
+	       ot.region[ot.nregion - 1].region == id;
 }
 
 static void on_thread_begin(int type, ompt_data_t *data)
@@ -150,7 +275,7 @@ static void on_thread_begin(int type, ompt_data_t *data)
 	if (!enter())
 		return;
 	ot.worker = type == ompt_thread_worker;
-	ot.idle_since = ot.worker ? tr_now() : 0;
+	ot.idle_since = ot.worker ? omp_now() : 0;
 	tr_leave();
 }
 
@@ -158,7 +283,8 @@ static void on_thread_end(ompt_data_t *data)
 {
 	if (!enter())
 		return;
-	idle_end(tr_now());
+	held_out();
+	idle_end(omp_now(), false);
 	tr_leave();
 }
 
@@ -174,7 +300,7 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame,
 		return;
 	if (ot.nregion < NEST) {
 		o = &ot.region[ot.nregion];
-		*o = (struct open_ev){ .t0 = tr_now(), .region = id, .obj = asked,
+		*o = (struct open_ev){ .t0 = omp_now(), .region = id, .obj = asked,
 				       .codeptr = (uintptr_t)codeptr };
 		o->stack = omp_stack((uintptr_t)codeptr,
 				     frame ? frame->enter_frame.value : 0,
@@ -187,10 +313,21 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame,
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task,
 			    int flags, const void *codeptr)
 {
+	struct open_ev *o;
+	uint64_t t;
+
 	if (!enter())
 		return;
-	if (ot.nregion && --ot.nregion < NEST)
-		emit(EXP_OMP_REGION, &ot.region[ot.nregion], tr_now(), NULL);
+	if (ot.nregion && --ot.nregion < NEST) {
+		o = &ot.region[ot.nregion];
+		t = omp_now();
+		/* its encountering thread's part held: one record with it */
+		if ((ot.held.have & HELD_TASK) && ot.held.task.region == o->region &&
+		    fold(o, t))
+			ot.held.have = 0;
+		else
+			emit(EXP_OMP_REGION, o, t, NULL);
+	}
 	tr_leave();
 }
 
@@ -198,6 +335,7 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel,
 			     ompt_data_t *task, unsigned int team,
 			     unsigned int index, int flags)
 {
+	struct open_ev *k;
 	uint64_t t;
 
 	if ((flags & ompt_task_initial) || !enter())
@@ -208,17 +346,30 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel,
 	 * that wait's end, read then; a clock read less on every thread of
 	 * every region.
 	 */
-	t = endpoint == ompt_scope_end && ot.bar_end ? ot.bar_end : tr_now();
+	t = endpoint == ompt_scope_end && ot.bar_end ? ot.bar_end : omp_now();
 	if (endpoint == ompt_scope_begin) {
-		idle_end(t);
+		idle_end(t, true);
 		if (ot.ntask < NEST)
 			ot.task[ot.ntask] = (struct open_ev){
 				.t0 = t, .region = parallel ? parallel->value : 0,
 				.obj = (uint64_t)team << 32 | index };
 		ot.ntask++;
-	} else if (ot.ntask) {
-		if (--ot.ntask < NEST)
-			emit(EXP_OMP_ITASK, &ot.task[ot.ntask], t, NULL);
+	} else if (ot.ntask && --ot.ntask < NEST) {
+		k = &ot.task[ot.ntask];
+		/*
+		 * Ended with its implicit barrier, held: held too, until its
+		 * region ends if the thread encountered it, else written.
+		 */
+		if (ot.bar_end && t == ot.held.bar_end &&
+		    (ot.held.have & (HELD_BAR | HELD_TASK)) == HELD_BAR &&
+		    k->region == ot.held.bar.region) {
+			ot.held.have |= HELD_TASK;
+			ot.held.task = *k;
+			if (!region_open(k->region))
+				held_out();
+		} else {
+			emit(EXP_OMP_ITASK, k, t, NULL);
+		}
 		if (ot.worker && !ot.ntask)
 			ot.idle_since = t;
 	}
@@ -279,7 +430,7 @@ static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
 	uint32_t stack = here((uintptr_t)codeptr);
 	bool ok;
 
-	ok = tr_clock_ms(&t, v);	/* the wait starts here */
+	ok = omp_clock_ms(&t, v);	/* the wait starts here */
 	wait_pause(t, v, ok);
 	if (ot.nwait < NEST) {
 		o = &ot.wait[ot.nwait];
@@ -291,16 +442,32 @@ static void wait_begin(uint16_t event, uint64_t obj, const void *codeptr)
 	wait_resume(t, v, ok);
 }
 
-/* The top wait ends: when (0: none was open). */
+/*
+ * The top wait ends: when (0: none was open).  An implicit barrier
+ * alone in its implicit task, not paused, no microstates: held, for a
+ * folded record.
+ */
 static uint64_t wait_end(void)
 {
 	uint64_t t, v[LWPROF_MS_COUNT];
+	struct open_ev *o;
 	bool ok;
 
 	if (!ot.nwait)
 		return 0;
-	ok = tr_clock_ms(&t, v);
-	wait_pause(t, v, ok);
+	ok = omp_clock_ms(&t, v);
+	o = wait_running();
+	if (o && o->event == EXP_OMP_BARRIER_IMPLICIT && !o->cont &&
+	    !(o->msok && ok) && ot.nwait == 1 && o->region &&
+	    o->region == cur_region()) {
+		if (ot.held.have & (HELD_BAR | HELD_TASK))
+			held_out();
+		ot.held.have |= HELD_BAR;
+		ot.held.bar = *o;
+		ot.held.bar_end = t;
+	} else {
+		wait_pause(t, v, ok);
+	}
 	ot.nwait--;
 	wait_resume(t, v, ok);
 	return t;
@@ -404,7 +571,7 @@ static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 	if (!((prior && prior->value & XTASK) || (next && next->value & XTASK)) ||
 	    !enter())
 		return;
-	ok = tr_clock_ms(&t, v);
+	ok = omp_clock_ms(&t, v);
 	if (prior && prior->value & XTASK && ot.nxtask) {
 		if (--ot.nxtask < NEST)
 			emit(EXP_OMP_TASK, &ot.xtask[ot.nxtask], t, NULL);
@@ -448,7 +615,7 @@ static void emit_runtime(void)
 	memset(r, 0, n);
 	r->hdr.type = EXP_REC_OMP_RUNTIME;
 	r->hdr.size = n;
-	r->time_ns = tr_now();
+	r->time_ns = omp_now();
 	r->pid = tr.pid;
 	r->omp_version = rt_omp_version;
 	memcpy(r->version, rt_version, len);
@@ -482,6 +649,7 @@ static int initialize(ompt_function_lookup_t lookup, int dev,
 	get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
 	tr_in++;
 	omp_stack_init();
+	omp_clock_init();
 	emit_runtime();
 	tr_in--;
 	for (i = 0; i < sizeof(cbs) / sizeof(cbs[0]); i++)
@@ -492,6 +660,7 @@ static int initialize(ompt_function_lookup_t lookup, int dev,
 static void finalize(ompt_data_t *data)
 {
 	tr_in++;
+	held_out();
 	tr_flush_self();
 	tr_in--;
 }

@@ -65,6 +65,11 @@ void tr_ms_open(void)
 		ms_area = p;
 }
 
+bool tr_ms_mapped(void)
+{
+	return ms_area;
+}
+
 /* A forked child's thread claims a slot of its own. */
 void tr_ms_after_fork(void)
 {

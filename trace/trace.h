@@ -114,6 +114,7 @@ static inline uint64_t tr_now(void)
  * them (heap) read the clock with tr_now().
  */
 void tr_ms_open(void);
+bool tr_ms_mapped(void);	/* the module accounts the process */
 void tr_ms_after_fork(void);
 uint64_t tr_clock_start(void);
 uint64_t tr_clock_end(void);

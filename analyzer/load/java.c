@@ -38,6 +38,7 @@ static struct an_java *java_get(struct an *an)
 	j->stacks.esz = sizeof(struct an_jstack);
 	j->threads.esz = sizeof(struct an_jthread);
 	j->unloads.esz = sizeof(struct an_jcode);
+	j->alias.esz = sizeof(struct an_jalias);
 	j->f_jvm_system = j->f_no_jstack = UINT32_MAX;
 	an->java = j;
 	return j;

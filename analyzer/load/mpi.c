@@ -9,10 +9,10 @@
  * as MPI's order rule has it; the pairs kept in an->mpi_msgs for the
  * exports) to find Late Sender, the time a receive waited before its
  * message's send began, and matches each communicator's k-th barrier
- * (k-th MPI_Allreduce, MPI_Alltoall ...) across ranks for Wait at
- * Barrier (at NxN), the time a rank waited for the last to enter; they
- * become samples of their own
- * on the waiting call's stack.  Every rank's clock must be the same
+ * (k-th MPI_Allreduce, MPI_Alltoall ..., or their nonblocking forms)
+ * across ranks for Wait at Barrier (at NxN), the time a rank waited for
+ * the last to enter; they become samples of their own on the waiting
+ * call's stack (a nonblocking one's: the wait that completed it).  Every rank's clock must be the same
  * (ranks of one machine): the records' times are CLOCK_MONOTONIC.
  */
 #include <errno.h>
@@ -85,8 +85,14 @@ int an_mpi_add(struct an *an, uint32_t exp, const struct exp_rec_mpi *m,
 		q = &AN_VEC(an->mpi_req, struct an_mreq, i);
 		if (q->call != UINT32_MAX)
 			break;
-		if (q->exp == exp && q->tid == t->tid)
-			q->call = an->mpi.n - 1;
+		if (q->exp != exp || q->tid != t->tid)
+			continue;
+		q->call = an->mpi.n - 1;
+		/* a start's: the persistent sends it started, one each */
+		q->start = exp_mpi_func(c->func)->cls == EXP_MPI_START &&
+			   exp_mpi_func(q->kind)->cls == EXP_MPI_PINIT &&
+			   q->kind != EXP_MPI_F_Recv_init;
+		c->nstart += q->start;
 	}
 	return 0;
 }
@@ -190,25 +196,42 @@ static struct an_mcall *find_req(struct an_vec *made, uint32_t exp,
 }
 
 /* The ends of every message: sends, blocking receives, completed requests. */
+/* made: the calls that made requests, sorted for find_req() */
+static int requests_made(struct an *an, struct an_vec *made)
+{
+	struct an_mcall *c, **p;
+	size_t i;
+
+	made->esz = sizeof(struct an_mcall *);
+	for (i = 0; i < an->mpi.n; i++) {
+		c = &AN_VEC(an->mpi, struct an_mcall, i);
+		if (!c->req)
+			continue;
+		p = an_vec_push(made);
+		if (!p)
+			return -ENOMEM;
+		*p = c;
+	}
+	an_vec_sort(made, req_cmp);
+	return 0;
+}
+
 static int message_ends(struct an *an, struct an_vec *ends)
 {
-	struct an_vec made = { .esz = sizeof(struct an_mcall *) };
-	struct an_mcall *c, **p, *w, *r;
+	struct an_vec made = { 0 };
+	struct an_mcall *c, *w, *r;
 	struct an_mreq *q;
 	size_t i;
-	int err = 0;
+	int err = requests_made(an, &made);
 
 	for (i = 0; i < an->mpi.n && !err; i++) {
 		c = &AN_VEC(an->mpi, struct an_mcall, i);
-		if (c->req) {
-			p = an_vec_push(&made);
-			if (!p)
-				err = -ENOMEM;
-			else
-				*p = c;
-		}
-		/* a send: one peer (Startall of several names none) */
-		if (c->nsend == 1 && c->dst >= 0 &&
+		/*
+		 * a send: one peer (Startall of several names none: its
+		 * sends are its start records, as are those of a start
+		 * that wrote them)
+		 */
+		if (c->nsend == 1 && c->dst >= 0 && !c->nstart &&
 		    exp_mpi_func(c->func)->cls != EXP_MPI_PINIT)
 			err = push_end(ends, (struct end){ c->rank, c->dst,
 				c->stag, c->comm, c->t0, i, 0 });
@@ -219,18 +242,22 @@ static int message_ends(struct an *an, struct an_vec *ends)
 			err = push_end(ends, (struct end){ c->src, c->rank,
 				c->rtag, c->comm, c->t0, i, 1 });
 	}
-	an_vec_sort(&made, req_cmp);
 	for (i = 0; i < an->mpi_req.n && !err; i++) {
 		q = &AN_VEC(an->mpi_req, struct an_mreq, i);
 		if (q->cancelled || q->call == UINT32_MAX || q->peer < 0)
 			continue;
+		w = &AN_VEC(an->mpi, struct an_mcall, q->call);
+		if (q->start) {		/* a persistent send started */
+			err = push_end(ends, (struct end){ w->rank, q->peer,
+				q->tag, w->comm, w->t0, q->call, 0 });
+			continue;
+		}
 		if (exp_mpi_func(q->kind)->cls != EXP_MPI_IRECV &&
 		    q->kind != EXP_MPI_F_Recv_init)
 			continue;	/* a send: counted where it started */
 		r = find_req(&made, q->exp, q->pid, q->req);
 		if (!r)
 			continue;
-		w = &AN_VEC(an->mpi, struct an_mcall, q->call);
 		/*
 		 * posted at the MPI_Irecv; a persistent receive at each start,
 		 * which is not recorded per request: its wait stands for it
@@ -318,9 +345,9 @@ static int late_sender(struct an *an)
 
 /*
  * A synchronizing collective: MPI_Barrier, or one whose every rank needs
- * every other's data (Scalasca's NxN: MPI_Allreduce, MPI_Alltoall ...).
- * The k-th call of one function on a communicator in each rank is one
- * instance of it.
+ * every other's data (Scalasca's NxN: MPI_Allreduce, MPI_Alltoall ...),
+ * blocking or not.  The k-th call of one function on a communicator in
+ * each rank is one instance of it.
  */
 struct bar {
 	uint32_t func, comm, k;
@@ -334,10 +361,17 @@ static bool nxn(unsigned int f)
 	case EXP_MPI_F_Allgatherv: case EXP_MPI_F_Alltoall:
 	case EXP_MPI_F_Alltoallv: case EXP_MPI_F_Alltoallw:
 	case EXP_MPI_F_Reduce_scatter: case EXP_MPI_F_Reduce_scatter_block:
+	case EXP_MPI_F_Iallreduce: case EXP_MPI_F_Iallgather:
+	case EXP_MPI_F_Ialltoall:
 		return true;
 	default:
 		return false;
 	}
+}
+
+static bool barrier(unsigned int f)
+{
+	return f == EXP_MPI_F_Barrier || f == EXP_MPI_F_Ibarrier;
 }
 
 static int bar_cmp(const void *a, const void *b)
@@ -376,20 +410,51 @@ static bool same_seq(const struct an_mcall *m, const struct bar *x,
 }
 
 /*
+ * done[i]: the call that completed the request call i made, if i is a
+ * nonblocking collective (UINT32_MAX: none, or not completed).
+ */
+static int collectives_done(struct an *an, uint32_t *done)
+{
+	struct an_vec made = { 0 };
+	struct an_mcall *r;
+	struct an_mreq *q;
+	size_t i;
+	int err = requests_made(an, &made);
+
+	for (i = 0; i < an->mpi.n; i++)
+		done[i] = UINT32_MAX;
+	for (i = 0; i < an->mpi_req.n && !err; i++) {
+		q = &AN_VEC(an->mpi_req, struct an_mreq, i);
+		if (q->call == UINT32_MAX || q->cancelled ||
+		    exp_mpi_func(q->kind)->cls != EXP_MPI_ICOLL)
+			continue;
+		r = find_req(&made, q->exp, q->pid, q->req);
+		if (r)
+			done[r - (struct an_mcall *)an->mpi.p] = q->call;
+	}
+	free(made.p);
+	return err;
+}
+
+/*
  * Wait at Barrier and Wait at NxN: in each instance, each rank waited
- * from its entry to the last rank's entry (at most its call's length).
+ * for the last rank to enter: a blocking call from its entry, at most
+ * its length; a nonblocking one in the call that completed its request
+ * (MPI_Wait, MPI_Test ...), from that call's entry, at most its length,
+ * the most of the requests it completed.  Then a sample of each.
  */
 static int collective_waits(struct an *an)
 {
 	struct an_vec v = { .esz = sizeof(struct bar) };
 	struct an_mcall *m = an->mpi.p, *c;
+	uint32_t *done = malloc(sizeof(*done) * an->mpi.n);
 	struct bar *b;
 	size_t i, j, k;
 	uint64_t last, w;
-	int err = 0;
+	int err = done ? collectives_done(an, done) : -ENOMEM;
 
 	for (i = 0; i < an->mpi.n && !err; i++) {
-		if (exp_mpi_func(m[i].func)->cls != EXP_MPI_BARRIER && !nxn(m[i].func))
+		if (!barrier(m[i].func) && !nxn(m[i].func))
 			continue;
 		b = an_vec_push(&v);
 		if (!b)
@@ -398,7 +463,8 @@ static int collective_waits(struct an *an)
 			*b = (struct bar){ m[i].func, m[i].comm, 0, i };
 	}
 	/* number each rank's calls of a function on a communicator in time order */
-	qsort_r(v.p, v.n, v.esz, bar_seq_cmp, m);
+	if (v.n)
+		qsort_r(v.p, v.n, v.esz, bar_seq_cmp, m);
 	b = v.p;
 	for (i = 0; i < v.n; i++)
 		b[i].k = i && same_seq(m, &b[i], &b[i - 1]) ? b[i - 1].k + 1 : 0;
@@ -409,21 +475,30 @@ static int collective_waits(struct an *an)
 		     b[j].comm == b[i].comm && b[j].k == b[i].k; j++)
 			if (m[b[j].call].t0 > last)
 				last = m[b[j].call].t0;
-		for (k = i; k < j && j - i > 1 && !err; k++) {
+		for (k = i; k < j && j - i > 1; k++) {
 			c = &m[b[k].call];
-			w = last - c->t0;
+			if (exp_mpi_func(c->func)->cls == EXP_MPI_ICOLL) {
+				if (done[b[k].call] == UINT32_MAX)
+					continue;
+				c = &m[done[b[k].call]];
+			}
+			w = last > c->t0 ? last - c->t0 : 0;
 			if (w > c->t1 - c->t0)
 				w = c->t1 - c->t0;
-			if (b[k].func == EXP_MPI_F_Barrier)
+			if (barrier(b[k].func) && w > c->barwait)
 				c->barwait = w;
-			else
+			else if (!barrier(b[k].func) && w > c->nxnwait)
 				c->nxnwait = w;
-			if (w)
-				err = call_sample(an, c, b[k].func == EXP_MPI_F_Barrier ?
-						  AN_T_MPI_BARWAIT : AN_T_MPI_NXNWAIT, w);
 		}
 	}
+	for (i = 0; i < an->mpi.n && !err; i++) {
+		if (m[i].barwait)
+			err = call_sample(an, &m[i], AN_T_MPI_BARWAIT, m[i].barwait);
+		if (!err && m[i].nxnwait)
+			err = call_sample(an, &m[i], AN_T_MPI_NXNWAIT, m[i].nxnwait);
+	}
 	free(v.p);
+	free(done);
 	return err;
 }
 

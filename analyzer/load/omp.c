@@ -140,6 +140,15 @@ int an_omp_rec(struct an *an, uint32_t exp, const struct lwprof_rec *h)
 	}
 	case EXP_REC_OMP_EVENT:
 		break;
+	case EXP_REC_OMP_FOLD: {
+		struct exp_rec_omp_event ev[4];
+		unsigned int i, n = exp_omp_unfold((const void *)h, ev);
+		int err = 0;
+
+		for (i = 0; i < n && !err; i++)
+			err = an_omp_rec(an, exp, &ev[i].hdr);
+		return err;
+	}
 	default:
 		return 0;
 	}
@@ -368,6 +377,64 @@ static void explicit_barriers(struct an *an, struct an_omp *o)
 				break;
 			}
 		}
+	}
+}
+
+/*
+ * gcc merges a reduction's results under GOMP_atomic_start() where one
+ * atomic operation cannot (several variables, an array, a reduction the
+ * program declared), code it writes for the construct, not for a
+ * statement of the region's body: in the outlined function, the code
+ * after the call is on the construct's line (the function's first) or
+ * the declared reduction's, before it or in another file.  A wait for
+ * that lock entered there is the region's reduction; a program's atomic
+ * goes on at its own line, in the body.
+ */
+static bool gcc_reduction(struct an *an, const struct an_omp_span *w)
+{
+	const struct an_node *nd = an->nodes.p;
+	const struct an_func *fn = an->funcs.p;
+	const struct an_pc *pc = an->pcs.p, *p;
+	const char *name, *file, *at;
+	uint32_t n, d, f, line, ifunc;
+	int first;
+
+	for (n = w->stack, d = 0; n != UINT32_MAX && d < 64; n = nd[n].parent, d++) {
+		name = fn[pc[nd[n].pc].func].name;
+		if (name && !strcmp(name, "GOMP_atomic_start"))
+			break;
+	}
+	if (n == UINT32_MAX || d == 64 || (n = nd[n].parent) == UINT32_MAX)
+		return false;
+	p = &pc[nd[n].pc];
+	f = p->func;
+	if (!fn[f].name || !strstr(fn[f].name, "._omp_fn.") || p->ret != 1 ||
+	    an_func_src(an, f, &file, &first))
+		return false;
+	/* the line the code after the call is on, not the call's */
+	line = an_pc_line(an, p->obj, p->addr, f, &ifunc);
+	if (line == UINT32_MAX)
+		return false;
+	at = an_line_file(an, line);
+	return !at || strcmp(at, file) ||
+	       (int)AN_VEC(an->lines, struct an_line, line).line <= first;
+}
+
+/*
+ * What a runtime under a gcc-built program could not tell (libomp
+ * through its GOMP_* entries): a barrier the program asked for, a
+ * reduction's lock.
+ */
+static void gcc_waits(struct an *an, struct an_omp *o)
+{
+	size_t i;
+
+	explicit_barriers(an, o);
+	for (i = 0; i < o->waits.n; i++) {
+		struct an_omp_span *w = &AN_VEC(o->waits, struct an_omp_span, i);
+
+		if (w->kind == AN_OMP_ATOMIC && gcc_reduction(an, w))
+			w->kind = AN_OMP_REDUCTION;
 	}
 }
 
@@ -650,7 +717,7 @@ int an_omp_finish(struct an *an)
 	for (i = 0; i < o->xtasks.n; i++)
 		AN_VEC(o->xtasks, struct an_omp_span, i).sample = UINT32_MAX;
 	if (!err) {
-		explicit_barriers(an, o);
+		gcc_waits(an, o);
 		err = add_rows(an, l);
 	}
 	if (!err)

@@ -29,6 +29,8 @@ void an_java_free(struct an_java *j)
 	free(j->stacks.p);
 	free(j->threads.p);
 	free(j->unloads.p);
+	free(j->alias.p);
+	an_htab_free(&j->alias_h);
 	free(j->user);
 	free(j->expert);
 	free(j);

@@ -64,6 +64,17 @@ struct an_jstack {
 	uint32_t frames, nframes;	/* in an_java.frames, leaf first */
 };
 
+/*
+ * A machine frame's pc in code that held its address before the code
+ * loaded there last (symbols/java.c): its own pc, not the address's.
+ */
+struct an_jalias {
+	uint64_t ip;
+	uint32_t code, ret;	/* an_jcode index, and a return address? */
+	uint32_t pc;
+	uint32_t pad0;
+};
+
 /* A Java thread's name (the first the agent gave it). */
 struct an_jthread {
 	uint32_t jvm, tid;
@@ -82,6 +93,8 @@ struct an_java {
 	struct an_vec stacks;	/* struct an_jstack, sorted by (jvm, tid, t) once read */
 	struct an_vec threads;	/* struct an_jthread */
 	struct an_vec unloads;	/* struct an_jcode (addr, t1): matched at the end */
+	struct an_vec alias;	/* struct an_jalias: pcs of code not the last at its address */
+	struct an_htab alias_h;	/* (code, ip, ret) */
 	uint64_t nticks, nticks_err;	/* ticks, and those without a stack */
 	/* per sample: its Java stack (user mode) and with the native frames
 	 * Java called (expert mode): nodes, or its machine stack's for a

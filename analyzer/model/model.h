@@ -281,15 +281,21 @@ struct an_mcall {
 	uint32_t ms;		/* its microstates in an->mpi_ms, or UINT32_MAX */
 	uint64_t late, barwait;
 	uint64_t nxnwait;	/* Wait at NxN: an MPI_Allreduce's, MPI_Alltoall's ... */
+	uint32_t nstart;	/* MPI_Start(all): the sends it started, as an_mreqs */
 };
 
-/* A request an MPI call (call, an index of an->mpi) completed. */
+/*
+ * A request an MPI call (call, an index of an->mpi) completed; or, start
+ * set, a persistent send an MPI_Start or MPI_Startall started: a message
+ * of its own, to peer.
+ */
 struct an_mreq {
 	uint32_t exp, pid, tid, call;
 	uint64_t req;
 	uint16_t kind, cancelled;
 	int32_t peer, tag;
 	uint64_t bytes;
+	bool start;
 };
 
 /* A message matched: its send's and its receive's calls (an->mpi). */
@@ -537,7 +543,11 @@ struct an_load {
  * (0): no record file is opened, the log's counts stand for them.
  * Otherwise every record is read and counted, and tasks, mappings, stops
  * and lost records are always taken; a kind not needed is counted only:
- * no values, stacks, unwinding or side table.
+ * no values, stacks, unwinding or side table.  Traced sync waits and I/O
+ * calls are samples whatever the views; only with AN_NEED_CALLS does each
+ * also get its entry of the side table (an->tev: its descriptor, file,
+ * times, microstates), which the views that list, time or name calls
+ * read.  A view that sums metrics per stack needs AN_NEED_ALL alone.
  */
 enum {
 	AN_NEED_SAMPLES = 1,	/* clock and counter packets */
@@ -547,6 +557,8 @@ enum {
 	AN_NEED_MPI = 16,	/* MPI calls */
 	AN_NEED_TRACE = AN_NEED_HEAP | AN_NEED_IO | AN_NEED_SYNC | AN_NEED_MPI,
 	AN_NEED_ALL = AN_NEED_SAMPLES | AN_NEED_TRACE,
+	AN_NEED_CALLS = 32,	/* each sync wait and I/O call in an->tev */
+	AN_NEED_EVERY = AN_NEED_ALL | AN_NEED_CALLS,
 };
 
 /*

@@ -89,6 +89,22 @@ int an_omp_sample_wait(const struct an_omp *o, size_t i)
 		      o->row_wait[i - o->first_wait_row]).kind;
 }
 
+const struct an_omp_span *an_omp_sample_xtask(const struct an_omp *o, size_t i,
+					      uint32_t thr, uint64_t t)
+{
+	const struct an_omp_span *w;
+
+	if (i >= o->first_wait_row && i - o->first_wait_row < o->nrow_wait) {
+		w = &AN_VEC(o->waits, struct an_omp_span,
+			    o->row_wait[i - o->first_wait_row]);
+		thr = w->thr;
+		t = w->t0 + (w->t1 - w->t0) / 2;
+	}
+	if (thr >= o->nthr || !o->xtask_first)
+		return NULL;
+	return span_at(&o->xtasks, o->xtask_first[thr], o->xtask_first[thr + 1], t);
+}
+
 void an_omp_free(struct an_omp *o)
 {
 	size_t i;

@@ -89,6 +89,14 @@ void an_omp_lookup(const struct an_omp *o, uint32_t thr, uint64_t t,
 		   struct an_omp_at *at);
 /* The kind of the wait whose row sample i is, or -1. */
 int an_omp_sample_wait(const struct an_omp *o, size_t i);
+/*
+ * The explicit task whose run sample i (of thread thr at time t) was
+ * taken in, the innermost; a wait's row: the task the wait is in (its
+ * middle, not its ends, where a task it paused for begins or ends).
+ * NULL: none.
+ */
+const struct an_omp_span *an_omp_sample_xtask(const struct an_omp *o, size_t i,
+					      uint32_t thr, uint64_t t);
 size_t an_omp_nregions(const struct an_omp *o);
 const struct an_omp_region *an_omp_region(const struct an_omp *o, uint32_t r);
 const uint64_t *an_omp_wait_ms(const struct an_omp *o,

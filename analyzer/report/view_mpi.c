@@ -230,6 +230,12 @@ int an_view_mpi_matrix(struct an *an, const struct an_settings *vs,
 		if (d >= nr)
 			nr = d + 1;
 	}
+	for (i = 0; i < an->mpi_req.n; i++) {
+		const struct an_mreq *q = &AN_VEC(an->mpi_req, struct an_mreq, i);
+
+		if (q->start && q->peer >= nr)
+			nr = q->peer + 1;
+	}
 	bytes = calloc((size_t)nr * nr + 1, sizeof(*bytes));
 	msgs = calloc((size_t)nr * nr + 1, sizeof(*msgs));
 	if (!bytes || !msgs)
@@ -238,10 +244,25 @@ int an_view_mpi_matrix(struct an *an, const struct an_settings *vs,
 		const struct an_mcall *c = &AN_VEC(an->mpi, struct an_mcall, i);
 
 		s = AN_VEC(an->exps, struct an_exp, c->exp).rank;
-		if (s < 0 || c->dst < 0 || !c->nsend || !call_pass(an, vs, c))
+		if (s < 0 || c->dst < 0 || !c->nsend || c->nstart ||
+		    !call_pass(an, vs, c))
 			continue;
 		bytes[(size_t)s * nr + c->dst] += c->sbytes;
 		msgs[(size_t)s * nr + c->dst] += c->nsend;
+	}
+	/* the sends of an MPI_Startall (MPI_Start), to each peer */
+	for (i = 0; i < an->mpi_req.n; i++) {
+		const struct an_mreq *q = &AN_VEC(an->mpi_req, struct an_mreq, i);
+		const struct an_mcall *c;
+
+		if (!q->start || q->peer < 0)
+			continue;
+		c = &AN_VEC(an->mpi, struct an_mcall, q->call);
+		s = AN_VEC(an->exps, struct an_exp, c->exp).rank;
+		if (s < 0 || !call_pass(an, vs, c))
+			continue;
+		bytes[(size_t)s * nr + q->peer] += q->bytes;
+		msgs[(size_t)s * nr + q->peer]++;
 	}
 	for (k = 0; k < 2; k++) {
 		const uint64_t *m = k ? msgs : bytes;

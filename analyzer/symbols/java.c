@@ -271,11 +271,16 @@ static uint32_t method_line(struct an *an, uint32_t mi, uint32_t func, int32_t b
 	return an_line_intern(an, func, m->file, line);
 }
 
-/* The code of jvm holding ip (the one loaded last when several did). */
-static const struct an_jcode *code_find(struct an_java *j, uint32_t jvm,
-					uint64_t ip)
+/*
+ * The code of jvm holding ip at time t: of those there, the last loaded
+ * before t and not unloaded by then; else (t UINT64_MAX, or the JVM told
+ * of the code after it ran it) the one loaded last, compiled code
+ * before a stub it nests in.
+ */
+static const struct an_jcode *code_find_at(struct an_java *j, uint32_t jvm,
+					   uint64_t ip, uint64_t t)
 {
-	const struct an_jcode *c = j->code.p, *best = NULL;
+	const struct an_jcode *c = j->code.p, *best = NULL, *then = NULL;
 	size_t lo = 0, hi = j->code.n, mid, k;
 
 	while (lo < hi) {
@@ -291,44 +296,93 @@ static const struct an_jcode *code_find(struct an_java *j, uint32_t jvm,
 
 		if (x->jvm != jvm)
 			break;
-		if (ip < x->addr + x->size && (!best || x->t0 > best->t0 ||
-					      (best->method == UINT32_MAX &&
-					       x->method != UINT32_MAX)))
+		if (ip >= x->addr + x->size)
+			continue;
+		if (!best || x->t0 > best->t0 ||
+		    (best->method == UINT32_MAX && x->method != UINT32_MAX))
 			best = x;
+		if (x->t0 <= t && t < x->t1 && (!then || x->t0 > then->t0))
+			then = x;
 	}
-	return best;
+	return then ? then : best;
 }
 
-/* The pc table's entry of code c at or before ip, or NULL. */
-static const struct an_jpc *jpc_find(struct an_java *j, const struct an_jcode *c,
-				     uint64_t ip)
+/* The code of jvm holding ip, loaded there last. */
+static const struct an_jcode *code_find(struct an_java *j, uint32_t jvm,
+					uint64_t ip)
+{
+	return code_find_at(j, jvm, ip, UINT64_MAX);
+}
+
+/* The index of the first entry of code c's pc table past look. */
+static size_t jpc_after(struct an_java *j, const struct an_jcode *c,
+			uint64_t look)
 {
 	const struct an_jpc *p = &AN_VEC(j->pcs, struct an_jpc, c->pcs);
 	size_t lo = 0, hi = c->npcs, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (p[mid].pc <= ip)
+		if (p[mid].pc <= look)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? &p[lo - 1] : NULL;
+	return lo;
+}
+
+/* The pc table's entry of code c at or before ip, or NULL. */
+static const struct an_jpc *jpc_find(struct an_java *j, const struct an_jcode *c,
+				     uint64_t ip)
+{
+	size_t k = jpc_after(j, c, ip);
+
+	return k ? &AN_VEC(j->pcs, struct an_jpc, c->pcs + k - 1) : NULL;
+}
+
+/*
+ * The pc of ip in compiled method code c: its method's function, the
+ * method inlined there and its line; hashed by address, or (alias) one
+ * of its own for code that is not the last at that address.
+ */
+static uint32_t method_code_pc(struct an *an, const struct an_jcode *c,
+			       uint64_t ip, bool ret, bool alias)
+{
+	struct an_java *j = an->java;
+	uint32_t func, ifunc, line, obj;
+	const struct an_jpc *p;
+	const struct an_jframe *f;
+
+	func = an_java_func(an, c->method);
+	if (func == UINT32_MAX)
+		return UINT32_MAX;
+	obj = AN_VEC(an->funcs, struct an_func, func).obj;
+	ifunc = func;
+	line = UINT32_MAX;
+	p = jpc_find(j, c, ret && ip ? ip - 1 : ip);
+	if (p && p->nframes) {
+		f = &AN_VEC(j->frames, struct an_jframe, p->frames);
+		if (f->method != UINT32_MAX) {
+			ifunc = an_java_func(an, f->method);
+			if (ifunc == UINT32_MAX)
+				return UINT32_MAX;
+			line = method_line(an, f->method, ifunc, f->bci);
+		}
+	}
+	return alias ? an_pc_alias(an, obj, ip, ret, func, line, ifunc) :
+		       an_pc_named(an, obj, ip, ret, func, line, ifunc);
 }
 
 uint32_t an_java_code_pc(struct an *an, const struct an_as *a, uint64_t ip,
 			 bool ret)
 {
 	struct an_java *j = an->java;
-	uint32_t jvm = an_jvm_find(j, a->exp, a->pid), func, ifunc, line, obj;
-	uint64_t look = ret && ip ? ip - 1 : ip;
+	uint32_t jvm = an_jvm_find(j, a->exp, a->pid), func, obj;
 	const struct an_jcode *c;
-	const struct an_jpc *p;
-	const struct an_jframe *f;
 
 	if (jvm == UINT32_MAX)
 		return AN_JAVA_NONE;
-	c = code_find(j, jvm, look);
+	c = code_find(j, jvm, ret && ip ? ip - 1 : ip);
 	if (!c)
 		return AN_JAVA_NONE;
 	if (c->method == UINT32_MAX) {
@@ -341,23 +395,95 @@ uint32_t an_java_code_pc(struct an *an, const struct an_as *a, uint64_t ip,
 			return UINT32_MAX;
 		return an_pc_named(an, obj, ip, ret, func, UINT32_MAX, func);
 	}
-	func = an_java_func(an, c->method);
-	if (func == UINT32_MAX)
+	return method_code_pc(an, c, ip, ret, false);
+}
+
+static bool alias_eq(void *ctx, uint32_t id, const void *key)
+{
+	const struct an_jalias *x = &AN_VEC(*(struct an_vec *)ctx, struct an_jalias, id);
+	const struct an_jalias *k = key;
+
+	return x->ip == k->ip && x->code == k->code && x->ret == k->ret;
+}
+
+/* The pc of ip in method code c that is not the last at ip (made once). */
+static uint32_t alias_pc(struct an *an, const struct an_jcode *c, uint64_t ip,
+			 bool ret)
+{
+	struct an_java *j = an->java;
+	struct an_jalias k = { .ip = ip, .code = c - (const struct an_jcode *)j->code.p,
+			       .ret = ret }, *x;
+	uint64_t h = an_mix(an_mix(an_mix(17, k.code), ip), ret);
+	uint32_t id = an_htab_find(&j->alias_h, h, alias_eq, &j->alias, &k);
+
+	if (id != UINT32_MAX)
+		return AN_VEC(j->alias, struct an_jalias, id).pc;
+	k.pc = method_code_pc(an, c, ip, ret, true);
+	if (k.pc == UINT32_MAX)
 		return UINT32_MAX;
-	obj = AN_VEC(an->funcs, struct an_func, func).obj;
-	ifunc = func;
-	line = UINT32_MAX;
-	p = jpc_find(j, c, look);
-	if (p && p->nframes) {
-		f = &AN_VEC(j->frames, struct an_jframe, p->frames);
-		if (f->method != UINT32_MAX) {
-			ifunc = an_java_func(an, f->method);
-			if (ifunc == UINT32_MAX)
-				return UINT32_MAX;
-			line = method_line(an, f->method, ifunc, f->bci);
-		}
+	x = an_vec_push(&j->alias);
+	if (!x)
+		return UINT32_MAX;
+	*x = k;
+	if (an_htab_add(&j->alias_h, h, j->alias.n - 1))
+		return UINT32_MAX;
+	return k.pc;
+}
+
+#define MACHINE_DEPTH	1024
+
+uint32_t an_java_machine_at(struct an *an, uint32_t jvm, uint32_t machine,
+			    uint64_t t)
+{
+	struct an_java *j = an->java;
+	uint32_t chain[MACHINE_DEPTH], pcs[MACHINE_DEPTH], n = 0, node, k;
+	const struct an_jcode *c, *at;
+	const struct an_pc *p;
+	bool changed = false;
+	const char *key;
+
+	for (node = machine; node != UINT32_MAX && n < MACHINE_DEPTH;
+	     node = AN_VEC(an->nodes, struct an_node, node).parent)
+		chain[n++] = node;
+	if (node != UINT32_MAX)
+		return machine;
+	for (k = 0; k < n; k++) {
+		pcs[k] = AN_VEC(an->nodes, struct an_node, chain[k]).pc;
+		p = &AN_VEC(an->pcs, struct an_pc, pcs[k]);
+		key = AN_VEC(an->obj_keys, char *, p->obj);
+		if (p->ret > 1 || !key || strncmp(key, "j:", 2))
+			continue;
+		c = code_find(j, jvm, p->ret && p->addr ? p->addr - 1 : p->addr);
+		if (!c || c->method == UINT32_MAX)
+			continue;
+		at = code_find_at(j, jvm, p->ret && p->addr ? p->addr - 1 : p->addr, t);
+		if (at == c || at->method == UINT32_MAX)
+			continue;
+		pcs[k] = alias_pc(an, at, p->addr, p->ret);
+		if (pcs[k] == UINT32_MAX)
+			return UINT32_MAX;
+		changed = true;
 	}
-	return an_pc_named(an, obj, ip, ret, func, line, ifunc);
+	if (!changed)
+		return machine;
+	node = UINT32_MAX;
+	while (n--) {
+		node = an_node_intern(an, node, pcs[n]);
+		if (node == UINT32_MAX)
+			return node;
+	}
+	return node;
+}
+
+bool an_java_reused(const struct an_java *j, uint32_t jvm)
+{
+	const struct an_jcode *c = j->code.p;
+	size_t i;
+
+	for (i = 0; i < j->code.n; i++)
+		if (c[i].jvm == jvm && c[i].t1 != UINT64_MAX)
+			return true;
+	return false;
 }
 
 /* ---- Java stacks as frames of the trie (jstacks.c's) ---- */
@@ -389,6 +515,89 @@ uint32_t an_java_stack_node(struct an *an, const struct an_jstack *s)
 		if (pc == UINT32_MAX)
 			return UINT32_MAX;
 		node = an_node_intern(an, node, pc);
+		if (node == UINT32_MAX)
+			return node;
+	}
+	return node;
+}
+
+/*
+ * The entry of code c's pc table whose scope holds ip: the JIT records
+ * a scope at the end of its instructions (a call's at its return
+ * address), so the first entry past ip (at ip itself for a return
+ * address), as HotSpot reads its own table; NULL if none.
+ */
+static const struct an_jpc *jpc_scope(struct an_java *j, const struct an_jcode *c,
+				      uint64_t ip, bool ret)
+{
+	size_t k = jpc_after(j, c, ret && ip ? ip - 1 : ip);
+
+	return k < c->npcs ? &AN_VEC(j->pcs, struct an_jpc, c->pcs + k) : NULL;
+}
+
+/* The compiled method of jvm at machine pc pcid (and its ip), or NULL. */
+static const struct an_jcode *jit_code(struct an *an, uint32_t jvm,
+				       uint32_t pcid, uint64_t t, uint64_t *ip,
+				       bool *ret)
+{
+	const struct an_pc *p = &AN_VEC(an->pcs, struct an_pc, pcid);
+	const char *key = AN_VEC(an->obj_keys, char *, p->obj);
+	const struct an_jcode *c;
+
+	if (p->ret > 1 || !key || strncmp(key, "j:", 2))
+		return NULL;	/* not a JVM's code, or a Java frame's pc */
+	c = code_find_at(an->java, jvm, p->ret && p->addr ? p->addr - 1 : p->addr, t);
+	if (!c || c->method == UINT32_MAX)
+		return NULL;
+	*ip = p->addr;
+	*ret = p->ret;
+	return c;
+}
+
+#define JIT_DEPTH	256
+
+uint32_t an_java_jit_node(struct an *an, uint32_t jvm, uint32_t machine,
+			  uint64_t t, const struct an_jstack *tick)
+{
+	struct an_java *j = an->java;
+	const struct an_jframe *fr[JIT_DEPTH], *tf;
+	uint32_t node = machine, root = UINT32_MAX, n = 0, k, pc;
+	const struct an_jcode *c;
+	const struct an_jpc *e;
+	uint64_t ip;
+	bool ret;
+
+	while (node != UINT32_MAX) {
+		c = jit_code(an, jvm, AN_VEC(an->nodes, struct an_node, node).pc,
+			     t, &ip, &ret);
+		if (!c)
+			break;
+		e = jpc_scope(j, c, ip, ret);
+		if (!e || !e->nframes || n + e->nframes > JIT_DEPTH)
+			return AN_JAVA_NONE;
+		for (k = 0; k < e->nframes; k++)
+			fr[n++] = &AN_VEC(j->frames, struct an_jframe, e->frames + k);
+		root = c->method;
+		node = AN_VEC(an->nodes, struct an_node, node).parent;
+	}
+	if (!n || !tick || !tick->nframes)
+		return AN_JAVA_NONE;
+	/* the callers below the outermost compiled method: the tick's */
+	tf = &AN_VEC(j->frames, struct an_jframe, tick->frames);
+	for (k = 0; k < tick->nframes && tf[k].method != root; k++)
+		;
+	if (k == tick->nframes)
+		return AN_JAVA_NONE;
+	node = UINT32_MAX;
+	for (uint32_t x = tick->nframes; x-- > k + 1;) {
+		pc = frame_pc(an, &tf[x]);
+		node = pc == UINT32_MAX ? pc : an_node_intern(an, node, pc);
+		if (node == UINT32_MAX)
+			return node;
+	}
+	while (n--) {
+		pc = frame_pc(an, fr[n]);
+		node = pc == UINT32_MAX ? pc : an_node_intern(an, node, pc);
 		if (node == UINT32_MAX)
 			return node;
 	}

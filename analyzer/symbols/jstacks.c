@@ -8,6 +8,9 @@
  * - time the thread spent off CPU (a packet mostly not User, System or
  *   Trap CPU) inside a block the agent saw (sleep, park, wait, a
  *   contended monitor, a read) goes to the stack where it blocked;
+ * - on CPU in JIT-compiled code, the sample's own pcs name the compiled
+ *   frames (symbols/java.c's an_java_jit_node), under the callers of the
+ *   tick chosen as below;
  * - otherwise the tick nearest in the thread's own CPU time: the
  *   thread's samples in time order give its CPU clock at each instant,
  *   a tick lies at some point of it and a sample covers an interval of
@@ -121,6 +124,8 @@ static bool java_thread(const struct an_java *j, uint32_t jvm, uint32_t tid,
 /* One thread's samples (order[0..n), by time) and its stacks [first, end). */
 struct thr {
 	struct an *an;
+	uint32_t jvm;
+	bool reused;		/* an address of the JVM's code held by two */
 	const uint32_t *order;
 	size_t n, first, end;
 	const struct span *sp;
@@ -374,14 +379,30 @@ static int thread_nodes(struct thr *t, bool java)
 	cpu_clock(t);
 	for (k = 0; k < t->n; k++) {
 		i = t->order[k];
+		if (t->reused) {	/* machine frames by the code of their time */
+			an->s.stack[i] = an_java_machine_at(an, t->jvm, an->s.stack[i],
+							    an->s.time[i]);
+			if (an->s.stack[i] == UINT32_MAX)
+				return -ENOMEM;
+		}
 		if (an_sample_traced(an, i))	/* a wait collect -s traced */
 			s = block_at(t, an->s.time[i]);
 		else if (t->sp[i].span > 2 * t->sp[i].cpu)
 			s = block_for(t, k);
 		else
 			s = NULL;
-		if (!s)
+		if (!s) {
 			s = tick_for(t, k);
+			/* running compiled code: its own pc names the methods */
+			node = an_java_jit_node(an, t->jvm, an->s.stack[i],
+						an->s.time[i], s);
+			if (node == UINT32_MAX)
+				return -ENOMEM;
+			if (node != AN_JAVA_NONE) {
+				j->user[i] = j->expert[i] = node;
+				continue;
+			}
+		}
 		if ((!s || !s->nframes) && (t->walked0 == UINT64_MAX ||
 			   t->cum[k] + t->interval < t->walked0 ||
 			   t->cum[k] > t->walked1 + t->interval + t->sp[i].cpu)) {
@@ -451,6 +472,8 @@ int an_java_stacks(struct an *an)
 		if (jvm == UINT32_MAX)
 			continue;	/* not a JVM's thread: its stacks as they are */
 		end = thread_stacks(j, jvm, th->tid, &first);
+		t.jvm = jvm;
+		t.reused = an_java_reused(j, jvm);
 		t.n = g - i;
 		t.first = first;
 		t.end = end;

@@ -103,6 +103,14 @@ uint32_t an_pc_named(struct an *an, uint32_t obj, uint64_t vaddr, uint32_t ret,
 	return id != UINT32_MAX ? id : pc_new(an, &k, h, func, line, ifunc);
 }
 
+uint32_t an_pc_alias(struct an *an, uint32_t obj, uint64_t vaddr, uint32_t ret,
+		     uint32_t func, uint32_t line, uint32_t ifunc)
+{
+	struct pc_key k = { obj, ret, vaddr };
+
+	return pc_push(an, &k, func, line, ifunc);
+}
+
 /* A pc of obj at vaddr; ret: a return address (look up vaddr - 1). */
 uint32_t an_pc_intern(struct an *an, uint32_t obj, uint64_t vaddr, bool ret)
 {

@@ -57,6 +57,12 @@ uint32_t an_node_intern_in(struct an *an, struct an_htab *t, uint32_t parent,
 /* the pc of key (obj, vaddr, ret), made with func, line, ifunc if new */
 uint32_t an_pc_named(struct an *an, uint32_t obj, uint64_t vaddr, uint32_t ret,
 		     uint32_t func, uint32_t line, uint32_t ifunc);
+/*
+ * The same, not hashed: (obj, vaddr, ret) named as well otherwise (a
+ * JVM's code address that another method held at another time).
+ */
+uint32_t an_pc_alias(struct an *an, uint32_t obj, uint64_t vaddr, uint32_t ret,
+		     uint32_t func, uint32_t line, uint32_t ifunc);
 /* the trie's node of pc under parent (UINT32_MAX: a root), or UINT32_MAX */
 uint32_t an_node_intern(struct an *an, uint32_t parent, uint32_t pc);
 /* a pseudo function's node under parent, *f made on first use as name */

@@ -16,7 +16,11 @@
  * recorded the thread in at that time, <OMP-overhead> where it recorded
  * none (the runtime at work around a wait: arriving at a barrier,
  * forking a team); where OMPT did not record, by the runtime entry point
- * the program called, <OMP-idle> for a thread with no work.  user: the outlined functions go too.
+ * the program called, <OMP-idle> for a thread with no work.  A sample
+ * or wait in an explicit task's run goes below the stack that created
+ * the task (recorded at its creation), not its region's, so that the
+ * function that made the task calls it on every thread.  user: the
+ * outlined functions go too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,6 +32,12 @@
 enum { C_UNSET, C_USER, C_SYSTEM, C_RUNTIME, C_OUTLINED, C_PSEUDO };
 
 #define OMP_OBJ "<OpenMP>"
+#define TPRE	64	/* task creation stacks kept rewritten */
+
+/* How rewrite_frames() rewrites a stack: */
+#define RW_LEAF		0x1	/* the runtime's pseudo-function at the leaf */
+#define RW_NOPRE	0x2	/* no region's stack below a team thread's frames */
+#define RW_TEAM		0x4	/* a team thread's frames, whichever thread */
 
 struct omp_vm {
 	uint8_t *cls;		/* per function: C_* (C_UNSET: not looked at) */
@@ -46,6 +56,13 @@ struct omp_vm {
 	uint32_t *holder;
 	size_t nholder;
 	struct an_vm_stack hpre;	/* a holder's frames, being rewritten */
+	/* the stacks that created explicit tasks, by node, region and mode */
+	struct tpre {
+		uint32_t node, region;
+		int mode;		/* -1: empty */
+		bool ok;
+		struct an_vm_stack st;
+	} tpre[TPRE];
 };
 
 static bool starts(const char *s, const char *p)
@@ -176,7 +193,7 @@ static uint32_t kind_pc(struct an *an, struct omp_vm *v, int k)
 }
 
 static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
-			  uint32_t thr, uint64_t t, int wait, bool leaf,
+			  uint32_t thr, uint64_t t, int wait, unsigned int fl,
 			  struct an_vm_stack *s);
 
 /*
@@ -203,7 +220,7 @@ static const struct an_vm_stack *prefix(struct an *an, struct omp_vm *v,
 		return NULL;	/* a cycle (damage), or no stack */
 	v->busy[m][r] = 1;
 	if (an_vm_frames(an, g->stack, p) ||
-	    rewrite_frames(an, v, m, g->thr, g->t0, -1, false, p))
+	    rewrite_frames(an, v, m, g->thr, g->t0, -1, 0, p))
 		p->n = 0;
 	v->busy[m][r] = 2;
 	return p;
@@ -221,20 +238,20 @@ static const struct an_vm_stack *holder_prefix(struct an *an, struct omp_vm *v,
 
 	if (f >= v->nholder || v->holder[f] == UINT32_MAX ||
 	    an_vm_frames(an, v->holder[f], &v->hpre) ||
-	    rewrite_frames(an, v, m, thr, t, -1, false, &v->hpre))
+	    rewrite_frames(an, v, m, thr, t, -1, 0, &v->hpre))
 		return NULL;
 	return &v->hpre;
 }
 
 /*
  * s (root first) in mode m for thread thr at time t; wait: the OMPT
- * wait the frames are in (-1: look it up by time); leaf: add the
- * runtime's pseudo-function where the runtime's own frames were cut.
+ * wait the frames are in (-1: look it up by time); fl: RW_*.
  */
 static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
-			  uint32_t thr, uint64_t t, int wait, bool leaf,
+			  uint32_t thr, uint64_t t, int wait, unsigned int fl,
 			  struct an_vm_stack *s)
 {
+	bool leaf = fl & RW_LEAF;
 	struct an_omp_at at = { .region = UINT32_MAX, .wait = -1 };
 	const struct an_vm_stack *pre = NULL;
 	uint32_t i, o = UINT32_MAX, last_rt = UINT32_MAX, first_rt = UINT32_MAX,
@@ -262,7 +279,9 @@ static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
 	}
 	/* a team's thread: the region's encountering stack below its body */
 	if (o != UINT32_MAX && !user_before) {
-		if (at.region != UINT32_MAX && at.worker)
+		if (fl & RW_NOPRE)
+			;	/* the caller puts what goes below */
+		else if (at.region != UINT32_MAX && (at.worker || (fl & RW_TEAM)))
 			pre = prefix(an, v, m, at.region);
 		else if (!at.traced && leaf)
 			pre = holder_prefix(an, v, m, thr, t, s->pc[o]);
@@ -299,7 +318,8 @@ static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
 		}
 		/* a team thread in its region's body, whose holder is not
 		 * known (no OMPT records): the body stands for it */
-		if (!k && o < n && pclass(an, v, s->pc[o]) == C_OUTLINED)
+		if (!k && o < n && !(fl & RW_NOPRE) &&
+		    pclass(an, v, s->pc[o]) == C_OUTLINED)
 			keep[k++] = s->pc[o];
 		out = k;
 		s->n = 0;
@@ -316,14 +336,82 @@ static int rewrite_frames(struct an *an, struct omp_vm *v, enum an_viewmode m,
 	return 0;
 }
 
+/*
+ * The stack that created explicit task x, in mode m, its runtime leaf
+ * cut (NULL: not known): of a team thread of x's region, as the thread
+ * that made it may not be the one that ran it.
+ */
+static const struct an_vm_stack *task_prefix(struct an *an, struct omp_vm *v,
+					     enum an_viewmode m,
+					     const struct an_omp_span *x)
+{
+	struct tpre *p = &v->tpre[(x->stack * 31u + x->region) % TPRE];
+
+	if (p->mode == (int)m && p->node == x->stack && p->region == x->region)
+		return p->ok ? &p->st : NULL;
+	p->mode = m;
+	p->node = x->stack;
+	p->region = x->region;
+	p->ok = !an_vm_frames(an, x->stack, &p->st) &&
+		!rewrite_frames(an, v, m, x->thr, x->t0, -1, RW_TEAM, &p->st);
+	return p->ok ? &p->st : NULL;
+}
+
+static bool task_entry(struct an *an, uint32_t pc)
+{
+	const char *n = AN_VEC(an->funcs, struct an_func,
+			       an_pc_func(an, &AN_VEC(an->pcs, struct an_pc, pc))).name;
+
+	return n && strstr(n, ".omp_task_entry");
+}
+
+/*
+ * s, taken in explicit task x's run: the task's own frames (from the
+ * outlined function the runtime called for it, or clang's task entry
+ * that an undeferred task is called through) below the stack that
+ * created it.  1: s holds no task's frames, left as it was.
+ */
+static int task_rewrite(struct an *an, struct omp_vm *v, enum an_viewmode m,
+			uint32_t thr, uint64_t t, int wait,
+			const struct an_omp_span *x, struct an_vm_stack *s)
+{
+	const struct an_vm_stack *pre;
+	uint32_t i, tk = UINT32_MAX, n;
+	int err;
+
+	for (i = 0; i < s->n; i++)
+		if (pclass(an, v, s->pc[i]) == C_OUTLINED &&
+		    ((i && pclass(an, v, s->pc[i - 1]) == C_RUNTIME) ||
+		     task_entry(an, s->pc[i])))
+			tk = i;
+	if (tk == UINT32_MAX || x->stack == UINT32_MAX ||
+	    !(pre = task_prefix(an, v, m, x)))
+		return 1;
+	memmove(s->pc, s->pc + tk, sizeof(*s->pc) * (s->n - tk));
+	s->n -= tk;
+	err = rewrite_frames(an, v, m, thr, t, wait, RW_LEAF | RW_NOPRE, s);
+	for (i = 0, n = s->n; !err && i < pre->n; i++)
+		err = an_vm_push(s, 0);
+	if (err)
+		return err;
+	memmove(s->pc + pre->n, s->pc, sizeof(*s->pc) * n);
+	memcpy(s->pc, pre->pc, sizeof(*s->pc) * pre->n);
+	return 0;
+}
+
 static int omp_rewrite(struct an *an, void *state, enum an_viewmode m,
 		       size_t i, struct an_vm_stack *s)
 {
 	struct omp_vm *v = state;
+	uint32_t thr = an->s.thr[i];
+	uint64_t t = an->s.time[i];
+	int wait = an->omp ? an_omp_sample_wait(an->omp, i) : -1, err;
+	const struct an_omp_span *x;
 
-	return rewrite_frames(an, v, m, an->s.thr[i], an->s.time[i],
-			      an->omp ? an_omp_sample_wait(an->omp, i) : -1, true,
-			      s);
+	x = an->omp ? an_omp_sample_xtask(an->omp, i, thr, t) : NULL;
+	if (x && (err = task_rewrite(an, v, m, thr, t, wait, x, s)) <= 0)
+		return err;
+	return rewrite_frames(an, v, m, thr, t, wait, RW_LEAF, s);
 }
 
 /*
@@ -379,6 +467,8 @@ static int omp_open(struct an *an, void **state)
 		return -ENOMEM;
 	for (k = 0; k < AN_OMP_NKINDS; k++)
 		v->pseudo[k] = UINT32_MAX;
+	for (k = 0; k < TPRE; k++)
+		v->tpre[k].mode = -1;
 	*state = v;
 	return holders(an, v);
 }
@@ -394,6 +484,8 @@ static void omp_close(void *state)
 		free(v->prefix[m]);
 		free(v->busy[m]);
 	}
+	for (r = 0; r < TPRE; r++)
+		free(v->tpre[r].st.pc);
 	free(v->cls);
 	free(v->holder);
 	free(v->hpre.pc);

@@ -21,12 +21,6 @@
 
 mpi_need
 
-# |got - want| <= 2% of want + 50 us, in seconds and ns
-near() {
-	awk -v g="$1" -v w="$2" 'BEGIN { d = g * 1e9 - w; if (d < 0) d = -d;
-		exit !(d <= 0.02 * w + 50000) }'
-}
-
 for impl in $impls; do
 	for np in 2 4; do
 		exp=$PRINT_OUT/$impl.$np.er
@@ -42,18 +36,11 @@ for impl in $impls; do
 		check "$(ls -d "$exp"/M_r*.er | wc -l)" -eq "$np" "$impl, $np ranks: $np subexperiments"
 		stats=$("$LWPROF" print -printmode csv -mpi_stats "$exp" 2>/dev/null)
 		mpi_check_funcs "$impl, $np ranks" "$out" "$stats"
-		# the rank table follows the function table: its rows are numbers
-		ranks=$(awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$stats")
+		ranks=$(mpi_rank_rows "$stats")
 		while read -r _ _ r _ late _ wait _ nxn; do
-			got=$(mpi_csv_row "$ranks" "$r" 11)
-			near "$got" "$late"
-			check $? -eq 0 "$impl, $np ranks: rank $r Late Sender $got s, timed $late ns"
-			got=$(mpi_csv_row "$ranks" "$r" 12)
-			near "$got" "$wait"
-			check $? -eq 0 "$impl, $np ranks: rank $r Wait at Barrier $got s, timed $wait ns"
-			got=$(mpi_csv_row "$ranks" "$r" 13)
-			near "$got" "$nxn"
-			check $? -eq 0 "$impl, $np ranks: rank $r Wait at NxN (MPI_Allreduce) $got s, timed $nxn ns"
+			mpi_check_near "$impl, $np ranks: rank $r Late Sender" "$ranks" "$r" 11 "$late"
+			mpi_check_near "$impl, $np ranks: rank $r Wait at Barrier" "$ranks" "$r" 12 "$wait"
+			mpi_check_near "$impl, $np ranks: rank $r Wait at NxN (MPI_Allreduce)" "$ranks" "$r" 13 "$nxn"
 		done < <(grep '^truth rank ' <<<"$out")
 		check "$(mpi_csv_row "$ranks" 0 14)" = absent "$impl, $np ranks: the microstate split absent (perf backend)"
 		# ANY_SOURCE: rank 0's receives of tag 3 name each sender and its bytes
@@ -77,7 +64,7 @@ for impl in $impls; do
 		sel=$("$LWPROF" print -printmode csv -rank_select 1 -mpi_stats "$exp" 2>/dev/null)
 		check "$(mpi_csv_row "$sel" '<Total>' 2)" = "$(mpi_csv_row "$ranks" 1 2)" \
 			"$impl, $np ranks: -rank_select 1: the totals are rank 1's"
-		check "$(awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$sel" | cut -d, -f1 | tr '\n' ' ')" = "1 " \
+		check "$(mpi_rank_rows "$sel" | cut -d, -f1 | tr '\n' ' ')" = "1 " \
 			"$impl, $np ranks: -rank_select 1: rank 1's row alone"
 		# perfetto: each rank a process named by its rank, and each
 		# point-to-point message a flow from its send to its receive

@@ -7,7 +7,9 @@
 # construct's <OMP-*> function within 2% of its own measure
 # (tests/lib/omp.sh), under OMP_WAIT_POLICY active (spinning), passive
 # (sleeping), and with three threads on one CPU (taskset); a gcc-built
-# one through --omp-runtime llvm.
+# one through --omp-runtime llvm, and its reduction: gcc merges a
+# declared reduction's results under one lock, which libomp reports as
+# an atomic's; each thread's wait for its turn is <OMP-reduction>.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/perfbe.sh"
 . "$(dirname "$0")/../lib/omp.sh"
@@ -30,6 +32,8 @@ if omp_have_gcc; then
 	omp_build gcc sync
 	omp_run critical-gcc 2 sync.gcc critical 4 20 2
 	omp_run lock-gcc 2 sync.gcc lock 4 20 2
+	omp_run reduction-gcc 2 sync.gcc udr 6 10 2
+	omp_run reduction-gcc-passive 2 sync.gcc udr 6 10 2 OMP_WAIT_POLICY=passive
 else
 	echo "# no gcc -fopenmp: the libgomp shim is not checked"
 fi

@@ -10,6 +10,11 @@
 #    construct's line, -omp_regions their region at its line;
 #  - nested regions (2 x 2 threads): each inner thread's barrier wait;
 #    in user mode work() is nested()'s callee on all four;
+#  - tasks made in spawn(), a function the region's body calls, each
+#    taking an omp lock, run by the team at a barrier: in user mode
+#    task_locked() is spawn()'s callee on each thread that ran one (a
+#    worker's native stack has no spawn()), and the tasks' lock waits
+#    are task_locked()'s, within 2% of what each thread measured;
 # under OMP_WAIT_POLICY active, passive, and three threads on one CPU;
 # the tasks of a gcc-built program through --omp-runtime llvm.
 . "$(dirname "$0")/../lib/test.sh"
@@ -49,6 +54,32 @@ check "$(awk -F, -v l="line $tline in" 'index($0, l) { print $(NF - 3) }' tasks.
 sed 's/^/#   /' regions.csv
 check "$(awk -F, -v l="tasks, line $rline in" 'index($0, l) { print $(NF - 4) "/" $(NF - 3) }' regions.csv)" = 1/2 \
 	"-omp_regions: the region at line $rline, once, of 2 threads"
+
+# tasks under the stack that made them: which threads ran them varies
+OMP_NUM_THREADS=2 "$LWPROF" collect --backend perf -p 1ms -o taskmade.er \
+	./sync.clang taskmade 6 10 >taskmade.out 2>taskmade.err
+check $? -eq 0 "taskmade: collect"
+sed 's/^/#   /' taskmade.err
+n=$(grep -c '^wait ' taskmade.out)
+check "$n" -ge 1 "taskmade: threads that ran tasks reported ($n)"
+omp_waits_check taskmade.er taskmade.out taskmade "$n"
+"$LWPROF" print -csingle task_locked taskmade.er >tm.cs 2>&1
+check "$(grep -cE '[[:space:]]spawn$' tm.cs)" -eq 1 "taskmade, user: spawn() calls task_locked()"
+check "$(grep -cE '[[:space:]](taskmade|\.omp_.*|__kmp.*|<Total>)$' tm.cs)" -eq 0 \
+	"taskmade, user: task_locked() has no other caller"
+"$LWPROF" print -csingle '<OMP-lock>' taskmade.er >tml.cs 2>&1
+check "$(grep -cE '[[:space:]]task_locked$' tml.cs)" -eq 1 "taskmade, user: the lock waits are task_locked()'s"
+check "$(grep -cE '[[:space:]](spawn|taskmade|\.omp_.*|__kmp.*|<Total>)$' tml.cs)" -eq 0 \
+	"taskmade, user: <OMP-lock> has no other caller"
+"$LWPROF" print -printmode csv -metrics i.ompwait:e.ompwait:name -functions \
+	taskmade.er >tm.csv 2>&1
+lock=$(awk -F, '$3 == "<OMP-lock>" { print $2 }' tm.csv)
+check "$(awk -F, '$3 == "spawn" { print $1 }' tm.csv)" = "${lock:-none}" \
+	"taskmade, user: spawn()'s OpenMP Wait holds the lock waits (${lock:-none} s)"
+while read -r _ tid _; do
+	"$LWPROF" print -filters "TID == $tid" -csingle task_locked taskmade.er >tmt.cs 2>&1
+	check "$(grep -cE '[[:space:]]spawn$' tmt.cs)" -eq 1 "taskmade, user: thread $tid's tasks are spawn()'s"
+done < <(grep '^wait ' taskmade.out)
 
 "$LWPROF" print -csingle work nested-passive.er >nested.cs 2>&1
 check "$(grep -cE '[[:space:]]nested$' nested.cs)" -ge 1 "nested, user: nested() calls work"

@@ -6,8 +6,8 @@
 # (one that changes it and puts it back passes) or leaves a process running
 # (killed: the next test passes), and the summary line and exit status say
 # so.  A tier runs alone when asked to (-U, -T TIER).  A guest tier of 16
-# tests or more runs in two boots, the results numbered in the tests'
-# order all the same.
+# tests or more runs in two boots sharing its tests, the results numbered
+# in the tests' order all the same.
 . "$(dirname "$0")/../lib/test.sh"
 
 dir=$LWPROF_OUT/runner_selftest
@@ -44,8 +44,10 @@ check "$(tail -n 1 <<<"$out")" = "15 passed, 4 failed, 1 skipped" "summary line 
 want=$(cd "$dir/tests" && printf "%s\n" host/*.sh guest/*.sh | sed 's/\.sh$//' | nl -w1 -s' ' | sed 's/^/ok /;s/ \([a-z]*\/\)/ - \1/')
 check "$(grep -o '^\(not \)\{0,1\}ok [0-9]* - [a-z]*/[a-z_0-9]*' <<<"$out" | sed 's/^not //')" = "$want" \
 	"results numbered 1..20, host then guest, each tier in its tests' order"
-check "$(grep -o "$dir/out/lanes/main\.[01]" <<<"$out" | sort -u | wc -l)" -eq 2 \
-	"17 guest tests: the main guest in two boots, one a half"
+check "$(ls "$dir"/out/lanes/main.[01]/vm-console.log 2>/dev/null | wc -l)" -eq 2 \
+	"17 guest tests: the main guest in two boots"
+check "$(ls "$dir/out/lanes/queue" | wc -l) $(grep -o "$dir/out/lanes/main\.[01]" <<<"$out" | wc -l)" = "17 12" \
+	"the two boots took the 17 tests from one queue, each once (12 print where)"
 check "$(ls "$dir/out/log" | grep -c '^guest_')" -eq 17 "every guest test's log (17) in tests/out/log"
 grep -q '^not ok [0-9]* - host/fails (exit 3' <<<"$out"; check $? -eq 0 "failing test reported with its status"
 grep -q '^#   broken$' <<<"$out"; check $? -eq 0 "failing test's output shown"

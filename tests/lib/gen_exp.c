@@ -18,6 +18,9 @@
  *                              segments (BASE: load bias; 0 for ET_EXEC), at
  *                              time NS, in cpu.N.rec (default 0)
  *   archive on|off             copy mapped files into archives/ (default on)
+ *   compact on|off             the samples after it as compact samples
+ *                              (format 1.11, as the perf backend writes
+ *                              them: nonzero microstates, 8 registers)
  *   task EVENT PID TID PPID COMM [t=NS] [cpu=N]   EVENT: start fork exec
  *                              exit comm; in cpu.N.rec (default 0)
  *   sample [cpu=N] pid=P tid=T [t=NS] [n=K] [dt=NS] [ms=STATE:NS,...]
@@ -67,6 +70,9 @@
  *   omp PID runtime | stack ID FRAMES | EVENT tid=T t0=NS t1=NS ...
  *                              the OMPT tool's records in trace.PID.rec
  *                              (gen_omp.c says which)
+ *   java PID anon|method|code|unload|thread|tick ...
+ *                              the JVMTI agent's records in java.PID.rec
+ *                              and the code cache's mapping (gen_java.c)
  *   point KIND [t=NS]          a global sample packet in samples.rec
  *                              (KIND: start pause resume end), what
  *                              collect writes at a pause and a resume

@@ -68,6 +68,7 @@ struct gen {
 	struct gen_thr thr[GEN_MAX_THR];
 	int nthr;
 	bool archive, usage_auto;
+	bool compact;		/* "compact on": samples as compact samples */
 	uint64_t start_ns, tmax, records;
 	uint32_t target;
 	double cpu_mhz;
@@ -85,6 +86,9 @@ struct gen {
 	/* "omp": the trace file being written, and whose */
 	FILE *omp;
 	uint32_t omp_pid;
+	/* "java": the agent's file being written, and whose */
+	FILE *java;
+	uint32_t java_pid;
 };
 
 void gen_init(struct gen *g);
@@ -123,6 +127,8 @@ size_t gen_sdelta_encode(uint8_t *out, uint64_t sp, uint32_t size,
 int gen_trace(struct gen *g, char **kv, int nkv);
 /* gen_omp.c */
 int gen_omp(struct gen *g, char **w, int n);
+/* gen_java.c */
+int gen_java(struct gen *g, char **w, int n);
 int gen_random(struct gen *g, char **kv, int nkv);
 
 #endif

@@ -10,6 +10,11 @@
  *     EVENT: region itask idle implicit_barrier explicit_barrier lock
  *     critical ordered atomic reduction taskwait task, or a number
  *     (a newer minor's kind)
+ *   omp PID fold tid=T t0=NS t1=NS bar0=NS region=R obj=N [bstack=ID]
+ *           [idle0=NS] [r0=NS r1=NS rstack=ID asked=N]
+ *     a folded record: implicit task t0-t1 (obj: team << 32 | number),
+ *     its implicit barrier bar0-t1, the idle time before it from idle0,
+ *     the region r0-r1 encountered
  */
 #include "gen_exp.h"
 #include "libexp/omp.h"
@@ -142,6 +147,70 @@ static int event(struct gen *g, uint32_t pid, const char *kind, char **w, int n)
 	return put(g, pid, &x, x.e.hdr.size);
 }
 
+static int fold(struct gen *g, uint32_t pid, char **w, int n)
+{
+	struct {
+		struct exp_rec_omp_fold f;
+		uint64_t idle0;
+		struct exp_omp_fold_region r;
+	} x = { 0 };
+	uint64_t t1 = 0, b0 = 0, r0 = 0, r1 = 0, val;
+	__u64 *tail = x.f.tail;
+	struct exp_omp_fold_region *r;
+	char *v;
+	int i;
+
+	x.f.hdr.type = EXP_REC_OMP_FOLD;
+	x.f.pid = pid;
+	for (i = 0; i < n; i++) {
+		v = strchr(w[i], '=');
+		if (!v)
+			return -EINVAL;
+		*v++ = 0;
+		val = strtoull(v, NULL, 0);
+		if (!strcmp(w[i], "tid"))
+			x.f.tid = val;
+		else if (!strcmp(w[i], "t0"))
+			x.f.start_ns = g->start_ns + val;
+		else if (!strcmp(w[i], "t1"))
+			t1 = g->start_ns + val;
+		else if (!strcmp(w[i], "bar0"))
+			b0 = g->start_ns + val;
+		else if (!strcmp(w[i], "region"))
+			x.f.region = val;
+		else if (!strcmp(w[i], "obj"))
+			x.f.index = (uint32_t)val, x.f.team = val >> 32;
+		else if (!strcmp(w[i], "bstack"))
+			x.f.bar_stack = val;
+		else if (!strcmp(w[i], "idle0"))
+			x.idle0 = g->start_ns + val, x.f.hdr.flags |= EXP_OMPF_FOLD_IDLE;
+		else if (!strcmp(w[i], "r0"))
+			r0 = g->start_ns + val, x.f.hdr.flags |= EXP_OMPF_FOLD_REGION;
+		else if (!strcmp(w[i], "r1"))
+			r1 = g->start_ns + val;
+		else if (!strcmp(w[i], "rstack"))
+			x.r.stack = val;
+		else if (!strcmp(w[i], "asked"))
+			x.r.asked = val;
+		else
+			return -EINVAL;
+	}
+	x.f.bar_start = b0 - x.f.start_ns;
+	x.f.end = t1 - x.f.start_ns;
+	if (x.f.hdr.flags & EXP_OMPF_FOLD_IDLE)
+		*tail++ = x.idle0;
+	if (x.f.hdr.flags & EXP_OMPF_FOLD_REGION) {
+		r = (struct exp_omp_fold_region *)tail;
+		*r = x.r;
+		r->before = x.f.start_ns - r0;
+		r->after = r1 - t1;
+	}
+	x.f.hdr.size = exp_omp_fold_size(x.f.hdr.flags);
+	if ((r1 > t1 ? r1 : t1) > g->tmax)
+		g->tmax = r1 > t1 ? r1 : t1;
+	return put(g, pid, &x, x.f.hdr.size);
+}
+
 int gen_omp(struct gen *g, char **w, int n)
 {
 	uint32_t pid;
@@ -153,5 +222,7 @@ int gen_omp(struct gen *g, char **w, int n)
 		return runtime(g, pid);
 	if (!strcmp(w[1], "stack") && n == 4)
 		return stack(g, pid, atoi(w[2]), w[3]);
+	if (!strcmp(w[1], "fold"))
+		return fold(g, pid, w + 2, n - 2);
 	return event(g, pid, w[1], w + 2, n - 2);
 }

@@ -171,6 +171,10 @@ int gen_sample(struct gen *g, int cpu, uint32_t pid, uint32_t tid, uint64_t t,
 		g->tmax = t;
 	if (flags & LWPROF_RS_EXIT)
 		th->exited = true;
+	if (g->compact)		/* as the perf backend writes it */
+		size = exp_sample_compact(buf, s, LWPROF_NR_REGS,
+					  EXP_X86_64_UNWIND_REGS) -
+		       g->extra_bytes;
 	err = gen_rec(g, cpu, buf, size + g->extra_bytes);
 	free(buf);
 	return err;
@@ -499,6 +503,10 @@ static int statement(struct gen *g, char **w, int n)
 		g->archive = !strcmp(w[1], "on");
 		return 0;
 	}
+	if (!strcmp(w[0], "compact") && n == 2) {
+		g->compact = !strcmp(w[1], "on");
+		return 0;
+	}
 	if (!strcmp(w[0], "task"))
 		return task(g, w, n);
 	if (!strcmp(w[0], "point") && n >= 2)
@@ -519,6 +527,8 @@ static int statement(struct gen *g, char **w, int n)
 		return gen_trace(g, w + 1, n - 1);
 	if (!strcmp(w[0], "omp") && n > 2)
 		return gen_omp(g, w + 1, n - 1);
+	if (!strcmp(w[0], "java") && n > 2)
+		return gen_java(g, w + 1, n - 1);
 	return -EINVAL;
 }
 
@@ -562,6 +572,9 @@ int gen_finish(struct gen *g)
 	if (g->omp && fclose(g->omp))
 		return -EIO;
 	g->omp = NULL;
+	if (g->java && fclose(g->java))
+		return -EIO;
+	g->java = NULL;
 	exp_file_header_init(&fh, 0, LWPROF_ABI_MAJOR, LWPROF_ABI_MINOR);
 	for (i = 0; i < g->ncpu; i++) {
 		if (g->cpuf[i]) {

@@ -16,6 +16,12 @@
 # NAME of -mpi_stats' csv STATS: one check each, WHAT naming the run.
 # mpi_csv_row CSV NAME COL: the COL-th field of the row named NAME (first
 # field) of lwprof print's csv.
+# mpi_rank_rows STATS: the rank table of -mpi_stats' csv STATS (it
+# follows the function table), its rows alone.
+# mpi_near GOT_S WANT_NS: true if |got - want| <= 2% of want + 50 us,
+# got in seconds and want in ns.
+# mpi_check_near WHAT ROWS ROW COL WANT_NS: one check that field COL of
+# row ROW of the csv ROWS is near WANT_NS, WHAT naming it.
 
 mpi_impls() {
 	local i
@@ -68,4 +74,21 @@ mpi_check_funcs() {
 		check "$got" = " $calls $sends $sbytes $recvs $rbytes" \
 			"$what: $f: $calls calls, $sends sends of $sbytes bytes, $recvs receives of $rbytes bytes"
 	done < <(grep '^truth func ' <<<"$out")
+}
+
+mpi_rank_rows() {
+	awk -F, '/^Rank,/ { on = 1; next } on && $1 ~ /^[0-9]+$/' <<<"$1"
+}
+
+mpi_near() {
+	awk -v g="$1" -v w="$2" 'BEGIN { d = g * 1e9 - w; if (d < 0) d = -d;
+		exit !(d <= 0.02 * w + 50000) }'
+}
+
+mpi_check_near() {
+	local got
+
+	got=$(mpi_csv_row "$2" "$3" "$4")
+	mpi_near "$got" "$5"
+	check $? -eq 0 "$1 $got s, timed $5 ns"
 }

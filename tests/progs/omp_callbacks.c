@@ -10,11 +10,16 @@
  * implicit task end, parallel end; on a worker (its own thread)
  * implicit task begin, barrier wait begin and end, implicit task end.
  * Each role runs CHUNKS (default 20) chunks of 16384 regions, in which
- * the thread writes its buffer out three times (192 bytes of records a
- * region, a megabyte a buffer); the fastest chunk is the cost, what
+ * the thread writes its buffer out once or twice (a folded record of
+ * 72 or 88 bytes a region, a megabyte a buffer); the fastest chunk is the cost, what
  * other work on a shared machine adds left out.  Prints "callbacks MASTER_NS WORKER_NS CLOCK_NS": a region's
  * callbacks on each thread, and one clock read for scale.  It writes
  * the tool's records into the experiment as the tool does in a program.
+ *
+ * omp_callbacks -c ROUNDS: the tool's clock against clock_gettime()
+ * (tests/host/omp_clock): ROUNDS regions 2 ms apart, each bracketed by
+ * the program's clock reads, "region N BEFORE MIDDLE AFTER": region N
+ * began between BEFORE and MIDDLE and ended between MIDDLE and AFTER.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -160,6 +165,28 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Regions begun and ended between clock reads, 2 ms apart. */
+static void clock_rounds(int rounds)
+{
+	static ompt_data_t task, par;
+	static int code;
+	struct timespec gap = { 0, 2000000 };
+	unsigned long long b, m, a;
+	int i;
+
+	for (i = 1; i <= rounds; i++) {
+		b = now();
+		((parallel_begin_fn)cbs[ompt_callback_parallel_begin])(
+			&task, &frame, &par, 1, 0, &code);
+		m = now();
+		((parallel_end_fn)cbs[ompt_callback_parallel_end])(
+			&par, &task, 0, &code);
+		a = now();
+		printf("region %d %llu %llu %llu\n", i, b, m, a);
+		nanosleep(&gap, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	ompt_start_tool_result_t *(*start)(unsigned int, const char *);
@@ -167,8 +194,11 @@ int main(int argc, char **argv)
 	ompt_data_t thread = { 0 };
 	double master, wk = 0;
 	pthread_t t;
+	int rounds = 0;
 
-	if (argc > 1)
+	if (argc > 2 && !strcmp(argv[1], "-c"))
+		rounds = atoi(argv[2]);
+	else if (argc > 1)
 		chunks = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
 	start = (ompt_start_tool_result_t *(*)(unsigned int, const char *))
 		dlsym(RTLD_DEFAULT, "ompt_start_tool");
@@ -180,6 +210,11 @@ int main(int argc, char **argv)
 	frame.enter_frame.ptr = __builtin_frame_address(0);
 	((thread_begin_fn)cbs[ompt_callback_thread_begin])(ompt_thread_initial,
 							   &thread);
+	if (rounds) {
+		clock_rounds(rounds);
+		tool->finalize(&tool->tool_data);
+		return 0;
+	}
 	master = fastest(master_chunk);
 	if (pthread_create(&t, NULL, worker, &wk) || pthread_join(t, NULL))
 		return 1;

@@ -9,7 +9,11 @@
  * byte at fault (a version without its NUL, frames past the record,
  * event 0, an event that ends before it starts, a flag no minor has,
  * microstates cut off); and the same records in a file of the minor
- * before them, passed over.
+ * before them, passed over.  Folded records (an implicit task, its
+ * barrier, the idle time before, the region: one record): handed out
+ * whole and unfolded into the events they stand for, field by field;
+ * damage refused at its byte; a newer minor's part cut off; passed over
+ * in a file of the minor before them.
  */
 #include <stdint.h>
 #include <string.h>
@@ -180,11 +184,146 @@ static void older(void)
 		n, err);
 }
 
+static uint64_t foff[3];
+
+/* A worker's folded record with its idle time, then a master's with the region. */
+static void fold_file(__u32 minor)
+{
+	struct exp_rec_omp_fold *f;
+	struct exp_omp_fold_region *g;
+
+	rf_begin(&file, "trace.42.rec", EXP_CPU_NONE, minor);
+	foff[0] = file.len;
+	f = rf_add(&file, EXP_REC_OMP_FOLD, exp_omp_fold_size(EXP_OMPF_FOLD_IDLE));
+	f->hdr.flags = EXP_OMPF_FOLD_IDLE;
+	f->pid = 42;
+	f->tid = 44;
+	f->cpu = 1;
+	f->bar_stack = 3;
+	f->index = 1;
+	f->team = 2;
+	f->region = 7;
+	f->start_ns = 1000;
+	f->bar_start = 300;
+	f->end = 500;
+	f->bar_codeptr = 0x401234;
+	f->tail[0] = 900;
+	foff[1] = file.len;
+	f = rf_add(&file, EXP_REC_OMP_FOLD, exp_omp_fold_size(EXP_OMPF_FOLD_REGION));
+	f->hdr.flags = EXP_OMPF_FOLD_REGION;
+	f->pid = 42;
+	f->tid = 43;
+	f->team = 2;
+	f->region = 7;
+	f->start_ns = 1010;
+	f->bar_start = 400;
+	f->end = 490;
+	g = (void *)f->tail;
+	g->before = 10;
+	g->after = 20;
+	g->stack = 1;
+	g->asked = 2;
+	g->codeptr = 0x401000;
+	foff[2] = file.len;
+}
+
+/* Does e hold these fields (and no others)? */
+static bool is(const struct exp_rec_omp_event *e, uint16_t ev, uint32_t tid,
+	       uint16_t cpu, uint64_t t0, uint64_t t1, uint64_t region,
+	       uint32_t stack, uint64_t obj, uint64_t codeptr)
+{
+	return e->hdr.type == EXP_REC_OMP_EVENT && e->hdr.size == sizeof(*e) &&
+	       !e->hdr.flags && e->event == ev && e->pid == 42 && e->tid == tid &&
+	       e->cpu == cpu && e->start_ns == t0 && e->end_ns == t1 &&
+	       e->region == region && e->stack == stack && e->obj == obj &&
+	       e->codeptr == codeptr;
+}
+
+static void folded(void)
+{
+	struct exp_rec_omp_event ev[2][4];
+	const struct lwprof_rec *h;
+	struct exp_reader r;
+	unsigned int got[2] = { 0 };
+	int n = 0, ok = 1, err;
+
+	fold_file(EXP_MINOR_OMP_FOLD);
+	if (exp_reader_open(&r, AT_FDCWD, rf_save(&file), NULL, NULL))
+		t_fatal(r.msg);
+	while (exp_reader_next(&r, &h) > 0 && n < 2) {
+		ok &= r.off == foff[n] && h->type == EXP_REC_OMP_FOLD &&
+		      h->size == foff[n + 1] - foff[n];
+		got[n] = exp_omp_unfold((const void *)h, ev[n]);
+		n++;
+	}
+	exp_reader_close(&r);
+	t_check(ok && n == 2, "two folded records handed out whole, at their offsets (%d)", n);
+	t_check(got[0] == 3 &&
+		is(&ev[0][0], EXP_OMP_IDLE, 44, 1, 900, 1000, 0, 0, 0, 0) &&
+		is(&ev[0][1], EXP_OMP_BARRIER_IMPLICIT, 44, 1, 1300, 1500, 7, 3, 0, 0x401234) &&
+		is(&ev[0][2], EXP_OMP_ITASK, 44, 1, 1000, 1500, 7, 0, 0x200000001, 0),
+		"a worker's: its idle time, barrier and implicit task (%u events)", got[0]);
+	t_check(got[1] == 3 &&
+		is(&ev[1][0], EXP_OMP_BARRIER_IMPLICIT, 43, 0, 1410, 1500, 7, 0, 0, 0) &&
+		is(&ev[1][1], EXP_OMP_ITASK, 43, 0, 1010, 1500, 7, 0, 0x200000000, 0) &&
+		is(&ev[1][2], EXP_OMP_REGION, 43, 0, 1000, 1520, 7, 1, 2, 0x401000),
+		"the encountering thread's: barrier, implicit task and region (%u events)", got[1]);
+
+	fold_file(EXP_MINOR_OMP_FOLD);
+	((struct exp_rec_omp_fold *)(file.buf + foff[0]))->bar_start = 501;
+	rf_expect(&file, "folded: a barrier that ends before it starts",
+		  "OpenMP folded record: its barrier ends before it starts",
+		  foff[0] + offsetof(struct exp_rec_omp_fold, bar_start));
+
+	fold_file(EXP_MINOR_OMP_FOLD);
+	((struct exp_rec_omp_fold *)(file.buf + foff[0]))->tail[0] = 1001;
+	rf_expect(&file, "folded: idle past the task's start",
+		  "OpenMP folded record: idle after its task's start",
+		  foff[0] + sizeof(struct exp_rec_omp_fold));
+
+	fold_file(EXP_MINOR_OMP_FOLD);
+	((struct exp_rec_omp_fold *)(file.buf + foff[0]))->hdr.flags |= EXP_OMPF_FOLD_REGION;
+	rf_expect(&file, "folded: a region the record has no room for",
+		  "OpenMP folded record too short", foff[0] + 4);
+
+	fold_file(EXP_MINOR_OMP_FOLD);
+	((struct exp_rec_omp_fold *)(file.buf + foff[1]))->hdr.flags |= 0x4;
+	rf_expect(&file, "folded: a flag no minor has",
+		  "OpenMP folded record flags 0x6", foff[1] + 2);
+
+	fold_file(EXP_MINOR_OMP_FOLD);
+	((struct exp_rec_omp_fold *)(file.buf + foff[1]))->tid = 0;
+	rf_expect(&file, "folded: tid 0", "OpenMP folded record of pid or tid 0",
+		  foff[1] + offsetof(struct exp_rec_omp_fold, pid));
+
+	/* a newer minor's flag and part after the known ones: cut off */
+	fold_file(EXP_FILE_MINOR + 1);
+	((struct exp_rec_omp_fold *)(file.buf + foff[1]))->hdr.flags |= 0x4;
+	if (exp_reader_open(&r, AT_FDCWD, rf_save(&file), NULL, NULL))
+		t_fatal(r.msg);
+	n = 0;
+	ok = 1;
+	while (exp_reader_next(&r, &h) > 0 && n < 2) {
+		ok &= n == 0 || (h->flags == EXP_OMPF_FOLD_REGION &&
+				 h->size == exp_omp_fold_size(EXP_OMPF_FOLD_REGION));
+		n++;
+	}
+	exp_reader_close(&r);
+	t_check(ok && n == 2, "a newer minor's flag dropped, the record handed out as known (%d)", n);
+
+	fold_file(EXP_MINOR_OMP_FOLD - 1);
+	((struct exp_rec_omp_fold *)(file.buf + foff[0]))->bar_start = 501;	/* not checked */
+	err = rf_read(&file, &n, NULL, 0);
+	t_check(!err && n == 2, "a file of the minor before: type 51 is another's, passed over by size (%d, %d)",
+		n, err);
+}
+
 int main(void)
 {
 	file.dir = t_dir("omp_records");
 	sound();
 	damage();
 	older();
+	folded();
 	return t_done();
 }

@@ -25,7 +25,9 @@
  *    the first of them) until the last pass;
  *  - with our rings left full (records dropped, a LOST record in their
  *    place), every delta still finds its base: a copy that never reached
- *    its file is no base.
+ *    its file is no base;
+ *  - every sample goes out as a compact sample, whose stack pointer
+ *    (kept) places its copy where perf's was.
  */
 #include <stdint.h>
 #include <unistd.h>
@@ -428,7 +430,9 @@ static bool in_files(__u32 tid, __u64 time)
 			const struct lwprof_rec_sample *r = (void *)(out[i].b + off);
 
 			off += r->hdr.size;
-			if (r->hdr.type == LWPROF_REC_SAMPLE && r->tid == tid &&
+			/* a compact sample has tid and time_ns where a sample has */
+			if ((r->hdr.type == LWPROF_REC_SAMPLE ||
+			     r->hdr.type == EXP_REC_CSAMPLE) && r->tid == tid &&
 			    r->time_ns == time)
 				return true;
 		}
@@ -438,6 +442,7 @@ static bool in_files(__u32 tid, __u64 time)
 
 struct tally {
 	unsigned int copies, deltas, wrong, unbased, unknown, lost_recs;
+	unsigned int samples, compact;
 	__u64 ms[PID + 64][LWPROF_MS_COUNT];
 };
 
@@ -445,6 +450,8 @@ struct tally {
 static void check_files(struct tally *y)
 {
 	static unsigned char full[STACK];
+	static __u64 whole[(sizeof(struct lwprof_rec_sample) + 8 * LWPROF_NR_REGS +
+			    16 * 300 + STACK + 8) / 8];
 	struct base {
 		bool ok;
 		__u64 time, sp;
@@ -469,7 +476,22 @@ static void check_files(struct tally *y)
 			off += h->size;
 			if (h->type == LWPROF_REC_LOST)
 				y->lost_recs++;
-			if (h->type != LWPROF_REC_SAMPLE || r->tid < PID ||
+			if (h->type == EXP_REC_CSAMPLE) {
+				const struct exp_rec_csample *c = (const void *)h;
+
+				/* as the reader hands it out */
+				if (exp_csample_full(c, LWPROF_NR_REGS) > sizeof(whole) ||
+				    exp_csample_known(c) != h->size) {
+					y->wrong++;
+					continue;
+				}
+				exp_csample_expand((void *)whole, c, LWPROF_NR_REGS);
+				r = (const void *)whole;
+				y->compact++;
+			}
+			if (r->hdr.type == LWPROF_REC_SAMPLE)
+				y->samples++;
+			if (r->hdr.type != LWPROF_REC_SAMPLE || r->tid < PID ||
 			    r->tid >= PID + 64)
 				continue;
 			if (r->kind == LWPROF_SK_CLOCK)
@@ -481,7 +503,7 @@ static void check_files(struct tally *y)
 			sp = exp_sample_regs(r)[LWPROF_REG_SP];
 			st = exp_sample_stack(r, LWPROF_NR_REGS);
 			size = r->stack_size;
-			if (h->flags & LWPROF_RS_SDELTA) {
+			if (r->hdr.flags & LWPROF_RS_SDELTA) {
 				y->deltas++;
 				if (sdelta_parse(st, r->stack_size, &d, &at) ||
 				    !b->ok || b->time != d.base_time_ns ||
@@ -503,7 +525,7 @@ static void check_files(struct tally *y)
 				    memcmp(tr->b, st, size))
 					y->wrong++;
 			}
-			if (h->flags & LWPROF_RS_SBASE) {
+			if (r->hdr.flags & LWPROF_RS_SBASE) {
 				*b = (struct base){ true, r->time_ns, sp, size,
 						    {0} };
 				memcpy(b->b, st, size);
@@ -604,6 +626,8 @@ int main(void)
 		y->copies, expect);
 	t_check(y->deltas > expect / 2, "most copies are deltas (%u of %u)",
 		y->deltas, y->copies);
+	t_check(y->samples && y->compact == y->samples,
+		"every sample went out compact (%u of %u)", y->compact, y->samples);
 	t_check(wrapped > 0, "records wrapped around perf's ring end (%u)",
 		wrapped);
 	for (i = 0; i < NTHR; i++) {

@@ -11,7 +11,14 @@
  * record handed out as this reader knows it, with one warning.  The heap
  * tracer's records (1.10): a stack chain and a slice's counts read, a
  * chain whose parent comes after it and an entry of no blocks refused at
- * their bytes, and both skipped unchecked in a 1.6 file.
+ * their bytes, and both skipped unchecked in a 1.6 file.  Compact samples
+ * (1.11), made by exp_sample_compact() from a sample this test wrote:
+ * smaller, handed out as that sample with the registers not kept zero;
+ * a microstate mask past the ten, a register past the file's set,
+ * registers without their flag, a nonzero pad, a size short of its
+ * fields and a damaged delta copy refused at their byte in the file; a
+ * newer minor's longer one handed out whole with one warning; a 1.10
+ * file skips it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -251,6 +258,145 @@ static void heap(void)
 		n, msg);
 }
 
+/* A sample with registers 1..17, three microstates, frames, a stack. */
+static size_t full_sample(uint64_t *buf, bool delta)
+{
+	struct lwprof_rec_sample *s = (void *)buf;
+	uint64_t *w = (uint64_t *)(s + 1);
+	size_t size = sizeof(*s) + 8 * (LWPROF_NR_REGS + 3) + 24;
+	unsigned int i;
+
+	memset(buf, 0, size);
+	s->hdr = (struct lwprof_rec){ LWPROF_REC_SAMPLE, LWPROF_RS_REGS, size };
+	s->time_ns = 20;
+	s->pid = s->tid = 42;
+	s->cpu = 1;
+	s->kind = LWPROF_SK_CLOCK;
+	s->value = 600;
+	s->mstate_ns[LWPROF_MS_USER] = 100;
+	s->mstate_ns[LWPROF_MS_SLEEP] = 200;
+	s->mstate_ns[LWPROF_MS_WAIT_CPU] = 300;
+	s->nr_user = 2;
+	s->nr_kernel = 1;
+	s->stack_size = delta ? 24 : 20;
+	if (delta)
+		s->hdr.flags |= LWPROF_RS_SDELTA;	/* a header of size 0 */
+	for (i = 0; i < LWPROF_NR_REGS; i++)
+		w[i] = i + 1;
+	w[LWPROF_NR_REGS] = 0x401000;
+	w[LWPROF_NR_REGS + 1] = 0x401234;
+	w[LWPROF_NR_REGS + 2] = 0xffffffff81000000ULL;
+	if (!delta)
+		memcpy(w + LWPROF_NR_REGS + 3, "stack bytes of twenty", 20);
+	return size;
+}
+
+static uint64_t cs_full[64], cs_whole[64];
+
+/* A file of minor: a compact sample (cs_full's, made compact), LOST. */
+static struct exp_rec_csample *cs_file(__u32 minor, bool delta, size_t extra)
+{
+	struct exp_rec_csample *c;
+	uint64_t tmp[64];
+	size_t n;
+
+	full_sample(cs_full, delta);
+	n = exp_sample_compact(tmp, (const void *)cs_full, LWPROF_NR_REGS,
+			       EXP_X86_64_UNWIND_REGS);
+	rf_begin(&file, "cpu.0.rec", 0, minor);
+	off[0] = file.len;
+	c = rf_add(&file, EXP_REC_CSAMPLE, n + extra);
+	memcpy(c, tmp, n);
+	c->hdr.size = n + extra;
+	off[1] = file.len;
+	rf_add(&file, LWPROF_REC_LOST, sizeof(struct lwprof_rec_lost));
+	return c;
+}
+
+static void compact(void)
+{
+	const struct lwprof_rec_sample *full = (const void *)cs_full;
+	const struct lwprof_rec *h;
+	struct exp_rec_csample *c;
+	struct exp_reader r;
+	uint64_t *want = cs_whole;
+	char msg[1024];
+	unsigned int i;
+	int err, n;
+
+	c = cs_file(EXP_MINOR_CSAMPLE, false, 0);
+	t_check(c->hdr.type == EXP_REC_CSAMPLE && c->ms_mask == 0x281 &&
+		c->reg_mask == EXP_X86_64_UNWIND_REGS &&
+		c->hdr.size == full->hdr.size - (sizeof(*full) - sizeof(*c) - 3 * 8) - 9 * 8,
+		"compact: 3 of 10 microstates, 8 of 17 registers stored (%u bytes for %u)",
+		c->hdr.size, full->hdr.size);
+	/* what the reader must hand out: the registers not kept zero */
+	memcpy(want, cs_full, full->hdr.size);
+	for (i = 0; i < LWPROF_NR_REGS; i++)
+		if (!(EXP_X86_64_UNWIND_REGS >> i & 1))
+			((uint64_t *)((struct lwprof_rec_sample *)want + 1))[i] = 0;
+	if (exp_reader_open(&r, AT_FDCWD, rf_save(&file), NULL, NULL))
+		t_fatal(r.msg);
+	err = exp_reader_next(&r, &h);
+	t_check(err == 1 && r.off == off[0] && r.stored &&
+		h->type == LWPROF_REC_SAMPLE && h->size == full->hdr.size &&
+		!memcmp(h, want, h->size),
+		"1.11: the compact sample handed out as its sample, the registers not stored zero (%d: %s)",
+		err, r.msg);
+	err = exp_reader_next(&r, &h);
+	t_check(err == 1 && h->type == LWPROF_REC_LOST && r.off == off[1] &&
+		!r.stored, "... the next record found by its stored size");
+	err = exp_reader_at(&r, off[0], &h);
+	t_check(err == 1 && !memcmp(h, want, full->hdr.size),
+		"... and the same read again at random");
+	exp_reader_close(&r);
+
+	c = cs_file(EXP_MINOR_CSAMPLE, false, 0);
+	c->ms_mask |= 0x400;
+	rf_expect(&file, "a microstate past the ten",
+		  "compact sample microstate mask 0x681", off[0] + 44);
+	c = cs_file(EXP_MINOR_CSAMPLE, false, 0);
+	c->reg_mask |= 1u << 20;
+	rf_expect(&file, "a register past the file's set",
+		  "compact sample register mask 0x11f0c8", off[0] + 40);
+	c = cs_file(EXP_MINOR_CSAMPLE, false, 0);
+	c->hdr.flags &= ~LWPROF_RS_REGS;
+	rf_expect(&file, "registers without their flag",
+		  "compact sample register mask 0x1f0c8 (without registers", off[0] + 40);
+	c = cs_file(EXP_MINOR_CSAMPLE, false, 0);
+	c->pad0 = 1;
+	rf_expect(&file, "a nonzero pad", "compact sample pad0 0x1", off[0] + 50);
+	c = cs_file(EXP_MINOR_CSAMPLE, false, 0);
+	c->nr_user = 3;
+	snprintf(msg, sizeof(msg), "compact sample size %u, its fields need %u",
+		 c->hdr.size, c->hdr.size + 8);
+	rf_expect(&file, "a size short of its fields", msg, off[0] + 4);
+	c = cs_file(EXP_MINOR_CSAMPLE, true, 0);
+	/* the delta's header, 24 bytes, ends the record; its size at 16 */
+	rf_expect(&file, "a damaged delta copy, at its byte in the file",
+		  "delta stack copy of a bad size", off[0] + c->hdr.size - 24 + 16);
+	c = cs_file(EXP_MINOR_CSAMPLE, false, 8);
+	rf_expect(&file, "a longer compact sample of this minor",
+		  "compact sample size", off[0] + 4);
+
+	nwarn = 0;
+	cs_file(99, false, 8);
+	if (exp_reader_open(&r, AT_FDCWD, rf_save(&file), warn, NULL))
+		t_fatal(r.msg);
+	err = exp_reader_next(&r, &h);
+	t_check(err == 1 && h->size == full->hdr.size &&
+		!memcmp(h, want, h->size) && nwarn == 1 &&
+		exp_reader_next(&r, &h) == 1 && r.off == off[1],
+		"a newer minor: a longer compact sample handed out as this reader knows it, one warning");
+	exp_reader_close(&r);
+
+	cs_file(EXP_MINOR_THEAP, false, 0);
+	((struct exp_rec_csample *)(file.buf + off[0]))->ms_mask = 0xffff;
+	err = rf_read(&file, &n, msg, sizeof(msg));
+	t_check(!err && n == 2 && !msg[0],
+		"1.10: type 24 is not its own: skipped unchecked (%d: %s)", n, msg);
+}
+
 int main(void)
 {
 	file.dir = t_dir("reader");
@@ -258,5 +404,6 @@ int main(void)
 	damage();
 	newer();
 	heap();
+	compact();
 	return t_done();
 }

@@ -103,8 +103,14 @@ static void dump_sdelta(const struct lwprof_rec_sample *s,
 	}
 }
 
+/*
+ * A sample as the reader hands it out; cs: its stored form when that was
+ * a compact sample (its stored microstates and registers counted, and
+ * only those registers shown).
+ */
 static void dump_sample(const struct lwprof_rec_sample *s,
-			const struct exp_regs *regs)
+			const struct exp_regs *regs,
+			const struct exp_rec_csample *cs)
 {
 	static const char *const fl[] = {
 		"REGS", "TRUNC", "KMODE", "EXIT", "DEFERRED", "KTRUNC",
@@ -134,14 +140,21 @@ static void dump_sample(const struct lwprof_rec_sample *s,
 		for (i = 0; i < LWPROF_MS_COUNT; i++)
 			printf(" %s=%llu", exp_mstate_names[i].name,
 			       (unsigned long long)s->mstate_ns[i]);
-	printf(" frames=%u kframes=%u stack=%u\n", s->nr_user, s->nr_kernel,
+	printf(" frames=%u kframes=%u stack=%u", s->nr_user, s->nr_kernel,
 	       s->stack_size);
+	if (cs)
+		printf(" compact mstates=%d regs=%d",
+		       __builtin_popcount(cs->ms_mask),
+		       __builtin_popcount(cs->reg_mask));
+	putchar('\n');
 	ips = exp_sample_ips(s, regs->nr);
 	kips = exp_sample_kips(s, regs->nr);
 	stack = exp_sample_stack(s, regs->nr);
 	if (rv) {
 		printf("  regs");
 		for (i = 0; i < regs->nr; i++) {
+			if (cs && (i >= 32 || !(cs->reg_mask >> i & 1)))
+				continue;	/* not stored */
 			rn = exp_regs_name(regs, i);
 			if (rn)
 				printf(" %s=0x%llx", rn, (unsigned long long)rv[i]);
@@ -235,7 +248,7 @@ static void dump_trace(const struct exp_rec_trace *t, const struct exp_regs *reg
 	       t->s.pid, t->s.tid, t->fd, (unsigned long long)t->addr,
 	       (unsigned long long)t->addr2, (unsigned long long)t->bytes,
 	       (long long)t->ret);
-	dump_sample(&t->s, regs);
+	dump_sample(&t->s, regs, NULL);
 }
 
 static void dump_trace_free(const struct exp_rec_trace_free *f)
@@ -507,7 +520,9 @@ static void dump_omp(const struct lwprof_rec *r)
 	const struct exp_rec_omp_runtime *rt = (const void *)r;
 	const struct exp_rec_omp_stack *st = (const void *)r;
 	const struct exp_rec_omp_event *e = (const void *)r;
-	unsigned int i;
+	const struct exp_rec_omp_fold *f = (const void *)r;
+	struct exp_rec_omp_event ev[4];
+	unsigned int i, n;
 
 	switch (r->type) {
 	case EXP_REC_OMP_RUNTIME:
@@ -537,17 +552,27 @@ static void dump_omp(const struct lwprof_rec *r)
 			       (unsigned long long)e->ms[i],
 			       i + 1 == LWPROF_MS_COUNT ? "\n" : "");
 		break;
+	case EXP_REC_OMP_FOLD:
+		/* its events, as the tool would have written them */
+		n = exp_omp_unfold(f, ev);
+		printf("OMP_FOLD pid=%u tid=%u region=%llu events=%u\n", f->pid,
+		       f->tid, (unsigned long long)f->region, n);
+		for (i = 0; i < n; i++) {
+			printf("  ");
+			dump_omp(&ev[i].hdr);
+		}
+		break;
 	}
 }
 
-/* "NAME: N OMP_RUNTIME, N OMP_STACK, N OMP_EVENT" of a file or the total. */
+/* "NAME: N OMP_RUNTIME, N OMP_STACK, N OMP_EVENT, N OMP_FOLD" of a file or the total. */
 static void put_omp_counts(const char *name, const struct counts *c)
 {
 	if (!c->type[EXP_REC_OMP_RUNTIME] && !c->type[EXP_REC_OMP_EVENT])
 		return;
-	printf("%s: %llu OMP_RUNTIME, %llu OMP_STACK, %llu OMP_EVENT\n", name,
-	       c->type[EXP_REC_OMP_RUNTIME], c->type[EXP_REC_OMP_STACK],
-	       c->type[EXP_REC_OMP_EVENT]);
+	printf("%s: %llu OMP_RUNTIME, %llu OMP_STACK, %llu OMP_EVENT, %llu OMP_FOLD\n",
+	       name, c->type[EXP_REC_OMP_RUNTIME], c->type[EXP_REC_OMP_STACK],
+	       c->type[EXP_REC_OMP_EVENT], c->type[EXP_REC_OMP_FOLD]);
 }
 
 /* "NAME: N JMETHOD, N JCODE, ..." of a file or the total, if any. */
@@ -618,7 +643,7 @@ static int dump_file(const char *name, struct counts *tot)
 		c.rec++;
 		switch (r->type) {
 		case LWPROF_REC_SAMPLE:
-			dump_sample((const void *)r, &f.regs);
+			dump_sample((const void *)r, &f.regs, f.stored);
 			break;
 		case LWPROF_REC_TASK:
 			dump_task((const void *)r);
@@ -678,6 +703,11 @@ static int dump_file(const char *name, struct counts *tot)
 		case EXP_REC_OMP_STACK:
 		case EXP_REC_OMP_EVENT:
 			if (f.hdr.minor < EXP_MINOR_OMP)
+				goto unknown;	/* not this format's type */
+			dump_omp(r);
+			break;
+		case EXP_REC_OMP_FOLD:
+			if (f.hdr.minor < EXP_MINOR_OMP_FOLD)
 				goto unknown;	/* not this format's type */
 			dump_omp(r);
 			break;

@@ -277,6 +277,25 @@ static void prune(struct flight *f)
 }
 
 /*
+ * A sample record, whole or compact (the perf backend's): both have the
+ * fields read here at the same offsets, but for the stack copy's size.
+ */
+static bool is_sample(const struct lwprof_rec *h)
+{
+	return (h->type == LWPROF_REC_SAMPLE &&
+		h->size >= sizeof(struct lwprof_rec_sample)) ||
+	       (h->type == EXP_REC_CSAMPLE &&
+		h->size >= sizeof(struct exp_rec_csample));
+}
+
+static __u32 stack_size(const struct lwprof_rec *h)
+{
+	if (h->type == EXP_REC_CSAMPLE)
+		return ((const struct exp_rec_csample *)h)->stack_size;
+	return ((const struct lwprof_rec_sample *)h)->stack_size;
+}
+
+/*
  * A sample wholly in the pause under way, or in the last one that ended
  * (its span, the time since its thread's last packet, inside it), is in
  * no metric: not kept, so that a paused flight recorder keeps its window
@@ -289,7 +308,7 @@ static bool paused_out(struct flight *f, const struct lwprof_rec *h)
 	const struct gsamp *gs = f->gs;
 	__u64 span, t0;
 
-	if (h->type != LWPROF_REC_SAMPLE || h->size < sizeof(*r))
+	if (!is_sample(h))
 		return false;
 	span = r->kind == LWPROF_SK_CLOCK ? r->value : 0;
 	if (r->time_ns < span)
@@ -328,7 +347,7 @@ static void pbase_keep(struct flight *f, unsigned int i,
 	struct pbase *b = pbase_find(f, i, r->tid), *n;
 	struct lwprof_rec *c;
 
-	if (!(h->flags & LWPROF_RS_SBASE) || !r->stack_size)
+	if (!(h->flags & LWPROF_RS_SBASE) || !stack_size(h))
 		return;
 	c = malloc(h->size);
 	if (!c)
@@ -366,7 +385,7 @@ static void pbase_before(struct flight *f, unsigned int i,
 	struct pbase *b;
 	void *dst;
 
-	if (!f->npb || h->size < sizeof(*r) || !r->stack_size)
+	if (!f->npb || !is_sample(h) || !stack_size(h))
 		return;
 	b = pbase_find(f, i, r->tid);
 	if (!b)
@@ -395,7 +414,7 @@ static void take_ring(struct flight *f, unsigned int i)
 		if (h->size < sizeof(*h) || h->size % 8 || h->size > head - pos)
 			break;	/* the protocol broken: leave the rest */
 		first = rr->size - (pos & mask);
-		if (h->type == LWPROF_REC_SAMPLE && first < h->size &&
+		if (is_sample(h) && first < h->size &&
 		    h->size <= F_WHOLE) {	/* made whole to be read */
 			memcpy(whole, h, first);
 			memcpy(whole + first, rr->data, h->size - first);
@@ -419,7 +438,7 @@ static void take_ring(struct flight *f, unsigned int i)
 				free(tmp);
 			}
 		} else {
-			if (h->type == LWPROF_REC_SAMPLE &&
+			if (is_sample(h) &&
 			    (first >= h->size || h == (const void *)whole))
 				pbase_before(f, i, h);
 			if ((dst = alloc(f, i, h->size))) {

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Requests completed every way (host/mpi_requests), between ranks 0 and
- * 1: receives posted with MPI_Irecv and completed by MPI_Waitany, by
+ * Requests completed every way (host/mpi_requests), three ranks, between
+ * ranks 0 and 1: receives posted with MPI_Irecv and completed by MPI_Waitany, by
  * MPI_Waitsome, by MPI_Test and MPI_Testall in loops; persistent sends
  * and receives (MPI_Send_init, MPI_Recv_init, MPI_Start, MPI_Startall,
  * MPI_Wait, MPI_Waitall, MPI_Request_free); MPI_Sendrecv; MPI_Probe then
- * MPI_Recv.  Rank 0 prints, per function, the calls the two ranks made
- * (the polling loops count theirs), sends, bytes sent, receives and
- * bytes received: "truth func NAME CALLS SENDS SBYTES RECVS RBYTES".
+ * MPI_Recv; and, with a third rank, MPI_Startall of persistent sends to
+ * ranks 1 and 2 at once.  Rank 0 prints, per function, the calls the
+ * ranks made (the polling loops count theirs), sends, bytes sent,
+ * receives and bytes received: "truth func NAME CALLS SENDS SBYTES RECVS
+ * RBYTES", and the messages rank 0 sent to each: "truth matrix 0 DEST
+ * BYTES MESSAGES", and the messages of the run: "truth messages N".
  */
 #include <string.h>
 
@@ -21,17 +24,20 @@ enum { WAITSOME, TEST, TESTALL, NCOUNT };
 int main(int argc, char **argv)
 {
 	char buf[8][64] = { { 0 } }, out[64] = { 0 };
-	int rank, i, k, idx, done, outn, outi[4], flag, peer;
+	int rank, np, i, k, idx, done, outn, outi[4], flag, peer;
 	long cnt[NCOUNT] = { 0 }, tot[NCOUNT];
 	MPI_Request rq[4], ps[2];
 	MPI_Status st;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	if (np != 3)
+		MPI_Abort(MPI_COMM_WORLD, 2);
 	peer = 1 - rank;
 	if (rank > 1) {
 		memset(tot, 0, sizeof(tot));
-		goto end;
+		goto startall;
 	}
 	/* Waitany: three receives of 40 bytes */
 	if (rank) {
@@ -107,7 +113,25 @@ int main(int argc, char **argv)
 		for (i = 0; i < 2; i++)
 			MT_CHECK(MPI_Request_free(&ps[i]));
 	}
-end:
+startall:
+	/*
+	 * MPI_Startall of sends to two peers, twice: 6 bytes to rank 1 and
+	 * 7 to rank 2; they receive with MPI_Recv
+	 */
+	if (!rank) {
+		MT_CHECK(MPI_Send_init(out, 6, MPI_BYTE, 1, 28, MPI_COMM_WORLD, &ps[0]));
+		MT_CHECK(MPI_Send_init(out, 7, MPI_BYTE, 2, 28, MPI_COMM_WORLD, &ps[1]));
+		for (k = 0; k < 2; k++) {
+			MT_CHECK(MPI_Startall(2, ps));
+			MT_CHECK(MPI_Waitall(2, ps, MPI_STATUSES_IGNORE));
+		}
+		for (i = 0; i < 2; i++)
+			MT_CHECK(MPI_Request_free(&ps[i]));
+	} else if (rank <= 2) {
+		for (k = 0; k < 2; k++)
+			MT_CHECK(MPI_Recv(buf[0], 64, MPI_BYTE, 0, 28, MPI_COMM_WORLD,
+					  MPI_STATUS_IGNORE));
+	}
 	MT_CHECK(MPI_Reduce(cnt, tot, NCOUNT, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD));
 	if (!rank) {
 		printf("truth func MPI_Send 9 9 312 0 0\n");
@@ -120,10 +144,13 @@ end:
 		printf("truth func MPI_Wait 6 0 0 3 48\n");
 		printf("truth func MPI_Sendrecv 2 2 16 2 16\n");
 		printf("truth func MPI_Probe 1 0 0 0 0\n");
-		printf("truth func MPI_Recv 1 0 0 1 12\n");
-		printf("truth func MPI_Startall 1 2 8 0 0\n");
-		printf("truth func MPI_Waitall 2 0 0 2 8\n");
-		printf("truth func MPI_Request_free 4 0 0 0 0\n");
+		printf("truth func MPI_Recv 5 0 0 5 38\n");
+		printf("truth func MPI_Startall 3 6 34 0 0\n");
+		printf("truth func MPI_Waitall 4 0 0 2 8\n");
+		printf("truth func MPI_Request_free 6 0 0 0 0\n");
+		printf("truth matrix 0 1 388 17\n");
+		printf("truth matrix 0 2 14 2\n");
+		printf("truth messages 20\n");
 		fflush(stdout);
 	}
 	MPI_Finalize();

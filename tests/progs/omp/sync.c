@@ -22,10 +22,21 @@
  *   nested    a region of 2 threads, each opening one of 2: inner thread
  *             k works (k + 1) * UNIT in work() and waits at an explicit
  *             barrier (OMP_MAX_ACTIVE_LEVELS=2)
+ *   taskmade  thread 0 makes 2 * team tasks a round in spawn(), a
+ *             function of its own; each task takes an omp lock in
+ *             task_locked() and holds it for UNIT / 2, the team runs
+ *             them at a barrier: their time and lock waits belong to
+ *             spawn(), which made them, not to the region's function
  *   reduction thread k works (k + 1) * UNIT in a region with a
  *             reduction clause: thread 0 measures from its work's end to
  *             the region's, which its reduction and the barrier that
  *             ends the region take
+ *   udr       thread k works UNIT in a region whose reduction the
+ *             program declared, its combiner working UNIT too: built by
+ *             gcc, the threads merge their results in turn under one
+ *             lock, each waiting for the merges before its own; a
+ *             thread measures from its work's end to its merge's start
+ *             (gcc's merge: each thread its own result)
  */
 #include <omp.h>
 #include <stdio.h>
@@ -155,6 +166,54 @@ static void tasks(int rounds, unsigned long long unit)
 	}
 }
 
+static omp_lock_t task_lock;
+
+/* A task's: the lock for ns, its wait accounted to the thread running it. */
+__attribute__((noinline))
+static void task_locked(unsigned long long ns)
+{
+	int k = omp_get_thread_num();
+	unsigned long long t0, rd0;
+
+	rd0 = run_delay();
+	t0 = now();
+	omp_set_lock(&task_lock);
+	account(k, t0, now(), sums[k].tasks, rd0);
+	work(ns);
+	omp_unset_lock(&task_lock);
+}
+
+__attribute__((noinline))
+static void spawn(int ntasks, unsigned long long ns)
+{
+	int j;
+
+	for (j = 0; j < ntasks; j++) {
+#pragma omp task default(shared) firstprivate(ns)
+		task_locked(ns);
+	}
+}
+
+__attribute__((noinline))
+static void taskmade(int rounds, unsigned long long unit)
+{
+	omp_init_lock(&task_lock);
+#pragma omp parallel
+	{
+		int k = omp_get_thread_num(), n = omp_get_num_threads(), r;
+
+		if (k >= MAXT)
+			abort();
+		for (r = 0; r < rounds; r++) {
+			if (k == 0)
+				spawn(2 * n, unit / 2);
+#pragma omp barrier
+		}
+		report("lock", k);
+	}
+	omp_destroy_lock(&task_lock);
+}
+
 __attribute__((noinline))
 static void nested(int rounds, unsigned long long unit)
 {
@@ -209,6 +268,51 @@ static void reduction(int rounds, unsigned long long unit)
 	report("implicit_barrier+reduction", 0);
 }
 
+static unsigned long long udr_unit, udr_end[MAXT], udr_rd[MAXT];
+
+/* The declared reduction's combiner: the wait for the turn, then work. */
+__attribute__((noinline))
+static double udr_merge(double a, double b)
+{
+	int k = omp_get_thread_num();
+
+	account(k, udr_end[k], now(), sums[k].tasks, udr_rd[k]);
+	work(udr_unit);
+	return a + b;
+}
+
+#pragma omp declare reduction(slowadd : double : omp_out = udr_merge(omp_out, omp_in)) \
+	initializer(omp_priv = 0)
+
+__attribute__((noinline))
+static void udr(int rounds, unsigned long long unit)
+{
+	double total = 0;
+	int r, k;
+
+	udr_unit = unit;
+	for (r = 0; r < rounds; r++) {
+		double s = 0;
+
+#pragma omp parallel reduction(slowadd : s)
+		{
+			int t = omp_get_thread_num();
+
+			if (t >= MAXT)
+				abort();
+			work(unit);
+			s += t;
+			udr_rd[t] = run_delay();
+			udr_end[t] = now();
+		}
+		total += s;
+	}
+	if (total < 0)
+		abort();
+	for (k = 0; k < MAXT; k++)
+		report("reduction", k);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "critical";
@@ -221,8 +325,12 @@ int main(int argc, char **argv)
 		tasks(rounds, unit);
 	else if (!strcmp(what, "nested"))
 		nested(rounds, unit);
+	else if (!strcmp(what, "taskmade"))
+		taskmade(rounds, unit);
 	else if (!strcmp(what, "reduction"))
 		reduction(rounds, unit);
+	else if (!strcmp(what, "udr"))
+		udr(rounds, unit);
 	else
 		return fprintf(stderr, "sync: unknown %s\n", what), 2;
 	return 0;

@@ -48,7 +48,10 @@ int pconv_create(struct psrc *p, struct pconv **cp)
 	c->scratch_len = sizeof(struct lwprof_rec_sample) + 8 * LWPROF_NR_REGS +
 			 16 * ((size_t)p->depth + 2) + p->stack_bytes + 8;
 	c->scratch = malloc(c->scratch_len);
-	if (!c->scratch) {
+	c->compact = malloc(c->scratch_len);
+	if (!c->scratch || !c->compact) {
+		free(c->scratch);
+		free(c->compact);
 		free(c);
 		return -ENOMEM;
 	}
@@ -63,6 +66,7 @@ void pconv_destroy(struct pconv *c)
 	free(c->pend);
 	pthr_free_all(c);
 	free(c->scratch);
+	free(c->compact);
 	free(c);
 }
 

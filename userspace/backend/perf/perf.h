@@ -282,6 +282,7 @@ struct pconv {
 	struct pthr *bucket[PTHR_BUCKETS];
 	unsigned char *scratch;	/* a sample being built */
 	size_t scratch_len;	/* the largest sample */
+	unsigned char *compact;	/* a sample made compact (prec_put()) */
 	__u64 written;		/* records put into our rings */
 	__u64 samples, switches, perf_lost, throttled;
 	__u64 wakeups;		/* sched_wakeup ends of blocked states */
@@ -333,7 +334,10 @@ union prec_mmap_buf {
 struct lwprof_rec_mmap *prec_mmap(union prec_mmap_buf *u, const struct pmap *m);
 /* The ring of CPU cpu (clamped to the rings there are). */
 __u32 prec_ring(const struct pconv *c, __u32 cpu);
-/* Put rec into the ring of CPU cpu; false if it was dropped. */
+/*
+ * Put rec into the ring of CPU cpu; false if it was dropped.  A sample
+ * goes as a compact sample (rec.c says which registers).
+ */
 bool prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns);
 
 /*

@@ -4,10 +4,13 @@
  * registers in the DWARF order of uapi/lwprof_record.h, perf's call chain
  * cut at its context markers into user frames and kernel frames (leaf
  * first, as the module writes them), the copy of the top of the user
- * stack.  The layout is libexp/sample.h's.
+ * stack.  The layout is libexp/sample.h's; each goes into its ring as a
+ * compact sample (EXP_REC_CSAMPLE): its nonzero microstates and the
+ * registers x86-64 unwinding reads (EXP_X86_64_UNWIND_REGS).
  */
 #include <string.h>
 
+#include "libexp/sample.h"
 #include "userspace/backend/perf/perf.h"
 
 /*
@@ -128,6 +131,8 @@ bool prec_end(struct pconv *c, struct lwprof_rec_sample *r)
 {
 	if ((unsigned char *)r == c->scratch)
 		return prec_put(c, r, r->cpu, r->time_ns);
+	/* in its ring, where it shrinks in place */
+	exp_sample_compact(r, r, LWPROF_NR_REGS, EXP_X86_64_UNWIND_REGS);
 	pout_commit(&c->p->cpu[prec_ring(c, r->cpu)].out, r);
 	c->written++;
 	return true;
@@ -175,6 +180,13 @@ __u32 prec_ring(const struct pconv *c, __u32 cpu)
 
 bool prec_put(struct pconv *c, const void *rec, __u32 cpu, __u64 time_ns)
 {
+	const struct lwprof_rec *h = rec;
+
+	if (h->type == LWPROF_REC_SAMPLE && h->size <= c->scratch_len) {
+		exp_sample_compact(c->compact, rec, LWPROF_NR_REGS,
+				   EXP_X86_64_UNWIND_REGS);
+		rec = c->compact;
+	}
 	cpu = prec_ring(c, cpu);
 	if (!pout_put(&c->p->cpu[cpu].out, rec, cpu, time_ns))
 		return false;
