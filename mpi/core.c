@@ -65,10 +65,12 @@ static void *flusher(void *arg)
 	return NULL;
 }
 
-void *mw_f08_real(const char *pmpi, const char *mpi)
+void *mw_f08_real(const char *pmpi, const char *mpi, int *is_pmpi)
 {
 	void *p = dlsym(RTLD_NEXT, pmpi);
 
+	if (is_pmpi)
+		*is_pmpi = !!p;
 	return p ? p : dlsym(RTLD_NEXT, mpi);
 }
 

@@ -64,7 +64,7 @@ function fortran(name, sym, rsym, f08,   j, fp, fa, ft) {
 	printf "\tstruct mw_call c;\n"
 	if (f08)
 		printf "\tF own;\n"
-	printf "\n\tMW_REAL_F%s(\"%s\", (%s));\n", f08 ? "08" : "", rsym, ft
+	printf "\n\tMW_REAL_F%s(\"%s\", (%s)%s);\n", f08 ? "08" : "", rsym, ft, f08 ? ", NULL" : ""
 	if (f08)
 		printf "\tif (!ierr)\n\t\tierr = &own;\n"
 	printf "\tif (!MW_BEGIN(c, %s)) {\n\t\treal(%s);\n\t\treturn;\n\t}\n", name, fa

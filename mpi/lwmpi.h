@@ -75,15 +75,16 @@ typedef MPI_Fint F;
 /*
  * The same of an mpi_f08 binding NAME: Open MPI's PMPI one
  * (pmpi_NAME_f08_), else the next mpi_NAME_f08_: MPICH's, which has no
- * PMPI layer and calls the PMPI functions.
+ * PMPI layer, calls the PMPI functions and is the C half of its mpi_f08
+ * procedure (*pmpi: which it is).
  */
-void *mw_f08_real(const char *pmpi, const char *mpi);
+void *mw_f08_real(const char *pmpi, const char *mpi, int *is_pmpi);
 
-#define MW_REAL_F08(name, proto)					\
+#define MW_REAL_F08(name, proto, is_pmpi)				\
 	static void (*real) proto;					\
 	if (!real)							\
 		real = (void (*) proto)mw_f08_real("pmpi_" name "_f08_", \
-						   "mpi_" name "_f08_")
+						   "mpi_" name "_f08_", is_pmpi)
 
 /*
  * A Fortran status or statuses argument that is MPI_STATUS(ES)_IGNORE:
@@ -155,6 +156,9 @@ void mw_made(struct mw_call *c, MPI_Request r, bool recv, bool persistent,
 	     int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm);
 void mw_complete(struct mw_call *c, MPI_Request r, const struct mw_req *e,
 		 const MPI_Status *st);
+/* A probe's fields: the message's source and tag, from status st. */
+void mw_probed(struct mw_call *c, MPI_Comm comm, const MPI_Status *st);
+
 /* MPI_Abort's record, before it runs, and every buffer written out. */
 void mw_abort(MPI_Comm comm);
 

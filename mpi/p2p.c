@@ -457,7 +457,7 @@ MW_API int MPI_##name(int n, MPI_Request reqs[], int *outcount,	\
 SOME(Waitsome)
 SOME(Testsome)
 
-static void probed(struct mw_call *c, MPI_Comm comm, const MPI_Status *st)
+void mw_probed(struct mw_call *c, MPI_Comm comm, const MPI_Status *st)
 {
 	c->m.comm = mw_comm_id(comm);
 	c->m.src = mw_world(comm, st->MPI_SOURCE);
@@ -476,7 +476,7 @@ MW_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		status = &own;
 	MW_CALL(c, ret, PMPI_Probe(source, tag, comm, status));
 	if (ret == MPI_SUCCESS && source != MPI_PROC_NULL)
-		probed(&c, comm, status);
+		mw_probed(&c, comm, status);
 	mw_end(&c);
 	return ret;
 }
@@ -494,7 +494,7 @@ MW_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 		status = &own;
 	MW_CALL(c, ret, PMPI_Iprobe(source, tag, comm, flag, status));
 	if (ret == MPI_SUCCESS && *flag && source != MPI_PROC_NULL)
-		probed(&c, comm, status);
+		mw_probed(&c, comm, status);
 	mw_end(&c);
 	return ret;
 }

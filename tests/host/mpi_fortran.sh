@@ -5,7 +5,8 @@
 # MPI_Send, MPI_Recv with MPI_ANY_SOURCE (a status, and
 # MPI_STATUS_IGNORE), MPI_Isend, MPI_Irecv, MPI_Waitall, three
 # collectives, a persistent send, MPI_Comm_split and MPI_Comm_free,
-# MPI_Ibarrier and its MPI_Wait, and MPI_Scan from Fortran, under Open MPI
+# MPI_Ibarrier and its MPI_Wait, MPI_Scan, MPI_Waitany and MPI_Probe
+# from Fortran, under Open MPI
 # (whose Fortran bindings call its PMPI functions) and MPICH (whose call
 # its C MPI functions); it prints what it called.  Each function's calls,
 # sends, bytes sent, receives and bytes received must be exactly the
@@ -28,7 +29,7 @@ for ip in $progs; do
 		"$(mpi_prog "$impl" "$prog")" 2>"$PRINT_OUT/$impl.$prog.err")
 	check $? -eq 0 "$impl: collect -M on ... -- $prog"
 	stats=$("$LWPROF" print -printmode csv -mpi_stats "$exp" 2>/dev/null)
-	check "$(grep -c '^truth func ' <<<"$out")" -eq 16 "$impl: $prog: sixteen functions' truth"
+	check "$(grep -c '^truth func ' <<<"$out")" -eq 18 "$impl: $prog: eighteen functions' truth"
 	mpi_check_funcs "$impl: $prog" "$out" "$stats"
 	got=$(mpi_recv_sources "$exp/M_r0.er" 7)
 	check "$got" = "1:16 2:32 " "$impl: $prog: rank 0's MPI_ANY_SOURCE receives name ranks 1 and 2 with their bytes"

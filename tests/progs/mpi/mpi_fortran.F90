@@ -9,7 +9,9 @@
 ! MPI_Barrier, MPI_Bcast, MPI_Allreduce; a persistent send of 8 integers
 ! to the next rank (MPI_Send_init, MPI_Start, MPI_Waitall with an
 ! MPI_Irecv, MPI_Request_free); MPI_Comm_split and MPI_Comm_free;
-! MPI_Ibarrier completed by MPI_Wait; MPI_Scan.  Rank 0 prints the truth
+! MPI_Ibarrier completed by MPI_Wait; MPI_Scan; a ring of 4 integers
+! completed by MPI_Waitany twice; a ring of 2 integers, each received by
+! MPI_Probe then MPI_Recv, its MPI_Isend by MPI_Wait.  Rank 0 prints the truth
 ! lines: "truth func NAME CALLS SENDS BYTES_SENT RECEIVES BYTES_RECEIVED"
 ! over every rank, and the sources of its MPI_ANY_SOURCE receives.
 program mpi_fortran
@@ -26,7 +28,7 @@ program mpi_fortran
   integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2)
   integer :: sub
 #endif
-  integer :: ierr, rank, nprocs, i, src, v, sum
+  integer :: ierr, rank, nprocs, i, src, v, sum, idx, two(2), tgot(2)
   integer :: buf(256), big(256), got(256), small(8), pgot(8)
 
   call MPI_Init(ierr)
@@ -79,15 +81,32 @@ program mpi_fortran
   call MPI_Wait(breq, MPI_STATUS_IGNORE, ierr)
   call MPI_Scan(v, sum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
 #endif
+  call MPI_Irecv(pgot, 4, MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 10, &
+                 MPI_COMM_WORLD, req(1), ierr)
+  call MPI_Isend(small, 4, MPI_INTEGER, mod(rank + 1, nprocs), 10, &
+                 MPI_COMM_WORLD, req(2), ierr)
+  do i = 1, 2
+    call MPI_Waitany(2, req, idx, st, ierr)
+  end do
+  two = rank
+  call MPI_Isend(two, 2, MPI_INTEGER, mod(rank + 1, nprocs), 11, &
+                 MPI_COMM_WORLD, breq, ierr)
+  call MPI_Probe(mod(rank + nprocs - 1, nprocs), 11, MPI_COMM_WORLD, st, ierr)
+  call MPI_Recv(tgot, 2, MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 11, &
+                MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call MPI_Wait(breq, MPI_STATUS_IGNORE, ierr)
   if (rank == 0) then
     src = 16 * (nprocs - 1) * nprocs / 2
     print '(a,i0,a,i0,a,i0,a)', 'truth func MPI_Send ', nprocs - 1, ' ', &
       nprocs - 1, ' ', src, ' 0 0'
-    print '(a,i0,a,i0,a,i0)', 'truth func MPI_Recv ', nprocs - 1, ' 0 0 ', &
-      nprocs - 1, ' ', src
-    print '(a,i0,a,i0,a,i0,a)', 'truth func MPI_Isend ', nprocs, ' ', &
-      nprocs, ' ', 1024 * nprocs, ' 0 0'
-    print '(a,i0,a)', 'truth func MPI_Irecv ', 2 * nprocs, ' 0 0 0 0'
+    print '(a,i0,a,i0,a,i0)', 'truth func MPI_Recv ', 2 * nprocs - 1, ' 0 0 ', &
+      2 * nprocs - 1, ' ', src + 8 * nprocs
+    print '(a,i0,a,i0,a,i0,a)', 'truth func MPI_Isend ', 3 * nprocs, ' ', &
+      3 * nprocs, ' ', 1048 * nprocs, ' 0 0'
+    print '(a,i0,a)', 'truth func MPI_Irecv ', 3 * nprocs, ' 0 0 0 0'
+    print '(a,i0,a,i0,a,i0)', 'truth func MPI_Waitany ', 2 * nprocs, ' 0 0 ', &
+      nprocs, ' ', 16 * nprocs
+    print '(a,i0,a)', 'truth func MPI_Probe ', nprocs, ' 0 0 0 0'
     print '(a,i0,a,i0,a,i0)', 'truth func MPI_Waitall ', 2 * nprocs, ' 0 0 ', &
       2 * nprocs, ' ', 1056 * nprocs
     print '(a,i0,a)', 'truth func MPI_Barrier ', nprocs, ' 0 0 0 0'
@@ -100,7 +119,7 @@ program mpi_fortran
     print '(a,i0,a)', 'truth func MPI_Comm_split ', nprocs, ' 0 0 0 0'
     print '(a,i0,a)', 'truth func MPI_Comm_free ', nprocs, ' 0 0 0 0'
     print '(a,i0,a)', 'truth func MPI_Ibarrier ', nprocs, ' 0 0 0 0'
-    print '(a,i0,a)', 'truth func MPI_Wait ', nprocs, ' 0 0 0 0'
+    print '(a,i0,a)', 'truth func MPI_Wait ', 2 * nprocs, ' 0 0 0 0'
     print '(a,i0,a)', 'truth func MPI_Scan ', nprocs, ' 0 0 0 0'
   end if
   call MPI_Finalize(ierr)
