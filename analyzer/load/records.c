@@ -80,9 +80,46 @@ static const uint64_t *raw_ips(const struct lwprof_rec_sample *r)
  * this one its hash.  Only samples of the last process seen (its address
  * space is known) and whole in the reader's buffer take part.
  */
+/*
+ * A sample ahead, whole or compact (not checked yet: only what the hash
+ * reads is in bounds): its frames, and in *hd the fields the hash reads
+ * (flags, kind, pid, the frame counts) where a sample has them.
+ */
+static const uint64_t *peek_sample(const struct rec_ctx *c,
+				   const struct lwprof_rec *h,
+				   struct lwprof_rec_sample *hd)
+{
+	const struct lwprof_rec_sample *r = (const void *)h;
+	const struct exp_rec_csample *cs = (const void *)h;
+	uint64_t end;
+
+	if (h->type == LWPROF_REC_SAMPLE) {
+		if (h->size < sizeof(*r) ||
+		    exp_sample_frames_end(r, LWPROF_NR_REGS) > h->size)
+			return NULL;
+		*hd = (struct lwprof_rec_sample){ .hdr.flags = h->flags,
+			.kind = r->kind, .pid = r->pid, .nr_user = r->nr_user,
+			.nr_kernel = r->nr_kernel };
+		return raw_ips(r);
+	}
+	if (h->type != EXP_REC_CSAMPLE || c->rd.hdr.minor < EXP_MINOR_CSAMPLE ||
+	    h->size < sizeof(*cs))
+		return NULL;
+	end = exp_csample_known(cs) - (((uint64_t)cs->stack_size + 7) & ~7ULL);
+	if (end > h->size)
+		return NULL;
+	*hd = (struct lwprof_rec_sample){ .hdr.flags = h->flags,
+		.kind = cs->kind, .pid = cs->pid, .nr_user = cs->nr_user,
+		.nr_kernel = cs->nr_kernel };
+	return (const uint64_t *)((const uint8_t *)h + end) -
+	       ((uint32_t)cs->nr_user + cs->nr_kernel);
+}
+
 static void lookahead(struct rec_ctx *c)
 {
-	const struct lwprof_rec_sample *r;
+	struct lwprof_rec_sample r;
+	const struct lwprof_rec *h;
+	const uint64_t *ips;
 	uint64_t o = c->off, o1, o2;
 
 	c->cur_ok = c->la1_off == o && c->la1_hash;
@@ -93,15 +130,13 @@ static void lookahead(struct rec_ctx *c)
 	o1 = exp_reader_tell(&c->rd);
 	if (c->la1_off == o1 && c->la1_hash)
 		an_raw_prefetch(c->an, c->la1_hash, 1);
-	/* Not checked yet: only what the hash reads is in bounds. */
-	r = (const void *)exp_reader_peek(&c->rd, 2, &o2);
-	if (!r || r->hdr.type != LWPROF_REC_SAMPLE || r->hdr.size < sizeof(*r) ||
-	    r->pid != c->last_pid || !c->last_pid ||
-	    exp_sample_frames_end(r, LWPROF_NR_REGS) > r->hdr.size)
+	h = exp_reader_peek(&c->rd, 2, &o2);
+	ips = h ? peek_sample(c, h, &r) : NULL;
+	if (!ips || r.pid != c->last_pid || !c->last_pid)
 		return;
 	c->la2_off = o2;
-	c->la2_hash = an_raw_hash(c->last_as, raw_ips(r), r->nr_user + r->nr_kernel,
-				  raw_flags(r));
+	c->la2_hash = an_raw_hash(c->last_as, ips, r.nr_user + r.nr_kernel,
+				  raw_flags(&r));
 	an_raw_prefetch(c->an, c->la2_hash, 0);
 }
 
