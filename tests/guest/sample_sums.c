@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
+#include "mstate.h"
 #include "ring.h"
 #include "test.h"
 
@@ -58,17 +59,12 @@ __attribute__((noinline)) void sleep_libc(uint64_t ns)
 	asm volatile("" ::: "memory");	/* not a tail call */
 }
 
-/* The calling thread's time waiting for a CPU so far (schedstat), or 0. */
+/* The calling thread's time waiting for a CPU so far (schedstat). */
 static uint64_t run_delay(void)
 {
-	unsigned long long run, delay = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long run, delay;
 
-	if (f) {
-		if (fscanf(f, "%llu %llu", &run, &delay) != 2)
-			delay = 0;
-		fclose(f);
-	}
+	ms_schedstat(&run, &delay);
 	return delay;
 }
 
