@@ -4,7 +4,7 @@
  * per thread of the session (inherited by the threads and processes they
  * create, as `perf record` does), or per CPU for a machine session.  Each
  * overflow writes a packet: the counter's index, the events counted since
- * the previous overflow (the period), the stacks.
+ * the previous overflow, the stacks.
  *
  * The handler runs where the event overflowed: in the timer interrupt
  * (cpu-clock, task-clock), in the page-fault or scheduler path (the other
@@ -73,6 +73,40 @@ int lwprof_counters_check(const struct lwprof_sample_start *req)
 	return 0;
 }
 
+/*
+ * The events counted since the previous overflow of the event.  A counter
+ * of events overflows at its period (a hardware counter, page faults).  A
+ * clock (cpu-clock, task-clock) overflows from a timer, which fires late
+ * when its CPU was held up (interrupts off, a vCPU its host did not run)
+ * and then starts its next period from the late fire: its time since the
+ * previous overflow is not the period, and periods would add up to less
+ * than a run's CPU time.  So a clock's value is its count,
+ * which the timer read just before calling the handler, less the count at
+ * its previous overflow.  That is kept per thread for a thread's event
+ * (only the thread's own events write it, on its CPU, from their timers),
+ * per CPU for a CPU's (a machine session); both start at zero with the
+ * events (lwprof_counters_start()).
+ */
+static u64 lwprof_counter_value(struct perf_event *event,
+				struct perf_sample_data *data,
+				struct lwprof_smp_counter *c,
+				struct lwprof_thread *t)
+{
+	u64 now, *last;
+
+	if (!c->clock)
+		return data->period;
+	if (c->smp->session->machine)
+		last = &this_cpu_ptr(c->smp->timers)->ctr_last[c->index];
+	else if (t)
+		last = &t->ctr_last[c->index];
+	else
+		return data->period;
+	now = local64_read(&event->count);
+	swap(now, *last);
+	return *last - now;
+}
+
 static void lwprof_counter_overflow(struct perf_event *event,
 				    struct perf_sample_data *data,
 				    struct pt_regs *regs)
@@ -84,14 +118,20 @@ static void lwprof_counter_overflow(struct perf_event *event,
 		.counter = c->index,
 	};
 	struct lwprof_thread *t;
+	u64 value;
 
-	if (!lwprof_smp_active(smp))
-		return;
 	rcu_read_lock();
 	t = lwprof_thread_find(current);
-	if (t && t->session == smp->session && !t->exited &&
+	if (t && t->session != smp->session)
+		t = NULL;
+	/*
+	 * Counted whether or not a packet is written: a machine's CPU runs
+	 * other threads, and a paused run's next packet is not its pause.
+	 */
+	value = lwprof_counter_value(event, data, c, t);
+	if (lwprof_smp_active(smp) && t && !t->exited &&
 	    !READ_ONCE(t->pre_exec) && lwprof_guard(t)) {
-		pkt.value = data->period;
+		pkt.value = value;
 		pkt.time_ns = lwprof_now();
 		pkt.pid = t->pid;
 		pkt.tid = t->tid;
@@ -124,6 +164,23 @@ static int lwprof_counter_add(struct lwprof_smp *smp,
 	return 0;
 }
 
+/*
+ * The session's threads' clock counts start at zero with the events: those
+ * of a start that failed are released (their timers cancelled), those
+ * about to be made count from zero, and threads made later get entries of
+ * zeros.
+ */
+static void lwprof_counters_zero(struct lwprof_session *s)
+{
+	struct lwprof_thread *t;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	list_for_each_entry(t, &s->threads, snode)
+		memset(t->ctr_last, 0, sizeof(t->ctr_last));
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
 int lwprof_counters_start(struct lwprof_smp *smp,
 			  const struct lwprof_sample_start *req, bool kernel_ok)
 {
@@ -144,6 +201,9 @@ int lwprof_counters_start(struct lwprof_smp *smp,
 		c->attr.type = req->counters[i].type;
 		c->attr.config = req->counters[i].config;
 		c->attr.sample_period = req->counters[i].period;
+		c->clock = c->attr.type == PERF_TYPE_SOFTWARE &&
+			   (c->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+			    c->attr.config == PERF_COUNT_SW_TASK_CLOCK);
 		c->attr.exclude_kernel = !kernel_ok;
 		c->attr.exclude_hv = 1;
 		c->attr.inherit = !smp->session->machine;
@@ -154,6 +214,7 @@ int lwprof_counters_start(struct lwprof_smp *smp,
 	if (smp->session->machine) {
 		max = nr_cpu_ids;
 	} else {
+		lwprof_counters_zero(smp->session);
 		n = lwprof_smp_tasks(smp->session, &refs);
 		if (n < 0)
 			return n;

@@ -158,6 +158,8 @@ struct lwprof_thread {
 	u32 us_slot;
 	/* guard.c: credentials last found traceable (compared, not held) */
 	const struct cred *cred_ok;
+	/* counter.c: its clock counters' counts at their last overflow */
+	u64 ctr_last[LWPROF_MAX_COUNTERS];
 };
 
 struct lwprof_session {

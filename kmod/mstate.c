@@ -37,6 +37,18 @@ atomic_t lwprof_adopting = ATOMIC_INIT(0);
 /* The whole-machine session, if one is open; every new thread joins it. */
 struct lwprof_session __rcu *lwprof_machine;
 
+/*
+ * The fast switch's futex test, one bit test: a bit for each system-call
+ * number of a futex wait, of either ABI, modulo 64 (an x32 call's flag
+ * above bit 6 drops out).  The numbers that share a bit with them (write,
+ * fsync, openat among others) take the general path when they sleep,
+ * which tells them apart exactly: a few dozen instructions on a sleep.
+ */
+#define LWPROF_FUTEX_NR_BITS	(BIT_ULL(__NR_futex & 63) |		\
+				 BIT_ULL(__NR_futex_waitv & 63) |	\
+				 BIT_ULL(LWPROF_NR_FUTEX_COMPAT & 63) |	\
+				 BIT_ULL(LWPROF_NR_FUTEX_WAITV_COMPAT & 63))
+
 /* Which sleep a thread going to sleep is in, from its innermost context. */
 static unsigned int lwprof_ms_sleep_state(struct lwprof_thread *t,
 					  unsigned int prev_state)
@@ -191,10 +203,11 @@ static noinline void lwprof_switch_other(struct lwprof_cpu *c,
  * Each test is made once, on the path that needs it: a thread that is
  * still runnable is neither dead nor stopped (__schedule() dequeues
  * those), so only a sleep looks at prev_state; and the futex test reads
- * the call's number alone.  A 32-bit call may carry any number there:
- * those that are a 64-bit futex call's, and the 32-bit futex call's own,
- * all go to the general code, which tells them apart, so that no 32-bit
- * futex wait is taken for an ordinary sleep.
+ * the call's number alone, one bit of LWPROF_FUTEX_NR_BITS.  A 32-bit
+ * call may carry any number there: those that are a 64-bit futex call's,
+ * and the 32-bit futex call's own, all go to the general code, which
+ * tells them apart, so that no 32-bit futex wait is taken for an
+ * ordinary sleep.
  */
 static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
 					   struct task_struct *prev,
@@ -228,10 +241,8 @@ static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
 		if (unlikely(!sys_in || (prev_state & (TASK_DEAD |
 				__TASK_STOPPED | __TASK_TRACED))))
 			goto other;
-		nr = (unsigned int)task_pt_regs(prev)->orig_ax &
-		     ~__X32_SYSCALL_BIT;
-		if (unlikely(nr == __NR_futex || nr == __NR_futex_waitv ||
-			     nr == LWPROF_NR_FUTEX_COMPAT))
+		nr = (unsigned int)task_pt_regs(prev)->orig_ax;
+		if (unlikely((LWPROF_FUTEX_NR_BITS >> (nr & 63)) & 1))
 			goto other;
 		now = lwprof_tsc_now();
 		write_seqcount_begin(&out->seq);
@@ -261,7 +272,7 @@ static void notrace lwprof_tp_sched_switch(void *data, bool preempt,
 	state = in->state;
 	if (state == LWPROF_MS_WAIT_CPU || lwprof_ms_asleep(state)) {
 		write_seqcount_begin(&in->seq);
-		lwprof_ms_set(in, in->resume, now);
+		lwprof_ms_move(in, state, in->resume, now);
 		write_seqcount_end(&in->seq);
 	}
 	return;
@@ -298,18 +309,22 @@ static void lwprof_ms_woken(struct lwprof_thread *t)
 static void notrace lwprof_tp_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct lwprof_thread *t;
+	unsigned int state;
 
 	if (lwprof_probes_dormant())
 		return;
 	t = lwprof_thread_find(p);
-	if (!t || !lwprof_ms_asleep(t->state))
+	if (!t)
+		return;
+	state = t->state;
+	if (!lwprof_ms_asleep(state))
 		return;
 	if (unlikely(!lwprof_clock.tsc)) {
 		lwprof_ms_woken(t);
 		return;
 	}
 	write_seqcount_begin(&t->seq);
-	lwprof_ms_set(t, LWPROF_MS_WAIT_CPU, lwprof_tsc_now());
+	lwprof_ms_move(t, state, LWPROF_MS_WAIT_CPU, lwprof_tsc_now());
 	write_seqcount_end(&t->seq);
 }
 

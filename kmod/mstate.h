@@ -56,15 +56,28 @@ static inline bool lwprof_ctx_is_fault(u8 ctx)
 	return ctx >= LWPROF_CTX_TFAULT;
 }
 
+/*
+ * Charge the time since the last change to old, t's state (which the
+ * caller has read, the seqcount held), and enter state.
+ */
+static __always_inline void lwprof_ms_move(struct lwprof_thread *t,
+					   unsigned int old,
+					   unsigned int state, u64 now)
+{
+	u64 last = t->last_ns;
+
+	if (now > last) {
+		t->acc[old] += now - last;
+		t->last_ns = now;
+	}
+	t->state = state;
+}
+
 /* Charge the time since the last change to the old state, enter the new. */
 static __always_inline void lwprof_ms_set(struct lwprof_thread *t,
 					  unsigned int state, u64 now)
 {
-	if (now > t->last_ns) {
-		t->acc[t->state] += now - t->last_ns;
-		t->last_ns = now;
-	}
-	t->state = state;
+	lwprof_ms_move(t, t->state, state, now);
 }
 
 /*

@@ -43,6 +43,7 @@ struct lwprof_ring {
 struct lwprof_smp_counter {
 	struct lwprof_smp *smp;
 	u32 index;
+	bool clock;			/* cpu-clock or task-clock: counter.c */
 	struct perf_event_attr attr;
 };
 
@@ -57,6 +58,8 @@ struct lwprof_smp_timer {
 	struct lwprof_smp *smp;
 	u64 phase;			/* ticks this long after a grid point */
 	bool armed;
+	/* counter.c: a machine session's clock counts at their last overflow */
+	u64 ctr_last[LWPROF_MAX_COUNTERS];
 };
 
 enum lwprof_smp_state {

@@ -368,12 +368,12 @@ static const struct pcmd pcmds[] = {
 	{ "cpu_select", 1, c_cpu_select, "LIST: all, or CPU numbers like 0,2-3", 0, 0 },
 	{ "sample_select", 1, c_sample_select, "LIST: all, or sample numbers like 1,3-4", 0, 0 },
 	{ "filters", 1, c_filters, "EXPR: e.g. 'TSTAMP >= 1s && TSTAMP < 2s && inStack(\"foo\")', or none", 0, AN_NEED_ALL },
-	{ "statistics", 0, c_statistics, "precise microstate totals beside the sampled ones", 0, AN_NEED_ALL },
+	{ "statistics", 0, c_statistics, "precise microstate totals beside the sampled ones", 0, AN_NEED_EVERY },
 	{ "header", 0, c_header, "what each experiment recorded, and how", 0, 0 },
 	{ "overview", 0, c_overview, "the total of every metric", 0, AN_NEED_ALL },
 	{ "printmode", 1, c_printmode, "text | csv | one delimiter character", 0, 0 },
 	{ "outfile", 1, c_outfile, "FILE: write what follows to FILE (- is standard output)", 0, 0 },
-	{ "script", 1, c_script, "FILE: run the commands in FILE", 0, AN_NEED_ALL },
+	{ "script", 1, c_script, "FILE: run the commands in FILE", 0, AN_NEED_EVERY },
 	{ "compare", 1, c_compare, "on | delta | ratio | off: experiments side by side (flat views, callers-callees, call tree)", 0, 0 },
 	{ "name", 1, c_name, "long | short: function names", 0, 0 },
 	{ "viewmode", 1, c_viewmode, "user | expert | machine: call stacks as written, with the compiler's outlined functions, or as run (OpenMP)", 0, 0 },
@@ -382,10 +382,10 @@ static const struct pcmd pcmds[] = {
 	{ "leaks", 0, c_heap, "leaks (never freed) by call stack", AN_HEAP_LEAKS, AN_NEED_HEAP },
 	{ "allocs", 0, c_heap, "allocations by call stack", AN_HEAP_ALLOCS, AN_NEED_HEAP },
 	{ "heapstat", 0, c_heapstat, "heap statistics: totals, peak in use, sizes", 0, AN_NEED_HEAP },
-	{ "ioactivity", 0, c_io, "I/O by file name (collect -i)", 0, AN_NEED_IO },
-	{ "iodetail", 0, c_io, "I/O by file descriptor", 1, AN_NEED_IO },
-	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0, AN_NEED_IO },
-	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0, AN_NEED_IO },
+	{ "ioactivity", 0, c_io, "I/O by file name (collect -i)", 0, AN_NEED_IO | AN_NEED_CALLS },
+	{ "iodetail", 0, c_io, "I/O by file descriptor", 1, AN_NEED_IO | AN_NEED_CALLS },
+	{ "iocallstack", 0, c_iocallstack, "I/O by call stack", 0, AN_NEED_IO | AN_NEED_CALLS },
+	{ "iostat", 0, c_iostat, "I/O statistics by kind of call", 0, AN_NEED_IO | AN_NEED_CALLS },
 	{ "omp_regions", 0, c_omp_regions, "OpenMP parallel regions by source line: instances, team, time, OpenMP Wait", 0, AN_NEED_TRACE },
 	{ "omp_tasks", 0, c_omp_tasks, "OpenMP task constructs by source line: runs, time, mean, longest", 0, AN_NEED_TRACE },
 	{ "mpi_stats", 0, c_mpi_stats, "MPI calls by function and by rank: time, messages, bytes, Late Sender, Wait at Barrier", 0, AN_NEED_MPI },
@@ -616,12 +616,12 @@ static int export_args(int argc, char **argv, struct export_args *xa, int *next)
 
 /*
  * What the commands given read of the records (an->need): the union of
- * their own; commands from standard input or a script, and exports, may
- * need anything.
+ * their own, and an export's; commands from standard input or a script
+ * may need anything.
  */
 static int todo_need(const struct todo *todo, int ntodo, bool all)
 {
-	int need = all ? AN_NEED_ALL : 0, i;
+	int need = all ? AN_NEED_EVERY : 0, i;
 
 	for (i = 0; i < ntodo; i++)
 		need |= todo[i].c->need;
@@ -719,7 +719,9 @@ int cmd_print(int argc, char **argv)
 		if (!strcmp(todo[i].c->name, "inline"))
 			an.inline_funcs = !strcmp(todo[i].arg, "on");
 	an.need = todo_need(todo, ntodo,
-			    xa.x || !ntodo || from_stdin || getenv("LWPROF_NEED_ALL"));
+			    (!xa.x && !ntodo) || from_stdin || getenv("LWPROF_NEED_ALL"));
+	if (xa.x)
+		an.need |= xa.x->need;
 	/* reading and unwinding: a progress line on a terminal, gone after */
 	exp_progress_init(&progress, 2, prog);
 	ctx.progress = &progress;

@@ -17,13 +17,13 @@
 
 const struct an_export_ops an_export_fmts[] = {
 	{ "folded", "FlameGraph collapsed stacks of the first metric: root;...;leaf VALUE",
-	  an_export_folded, false },
+	  an_export_folded, false, AN_NEED_ALL },
 	{ "pprof", "pprof profile.proto, gzipped: one sample type per metric",
-	  an_export_pprof, true },
+	  an_export_pprof, true, AN_NEED_ALL },
 	{ "perfetto", "Perfetto trace: per-thread microstate slices and samples with stacks",
-	  an_export_perfetto, true },
+	  an_export_perfetto, true, AN_NEED_EVERY },	/* calls as slices */
 	{ "html", "a self-contained HTML report: thread timeline, flame graph, tables",
-	  an_export_html, false },
+	  an_export_html, false, AN_NEED_EVERY },	/* calls on the timeline */
 };
 
 const size_t an_export_nfmts = sizeof(an_export_fmts) / sizeof(an_export_fmts[0]);

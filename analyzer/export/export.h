@@ -39,6 +39,7 @@ struct an_export_ops {
 	const char *help;
 	int (*write)(struct an *an, const struct an_settings *vs, FILE *f);
 	bool binary;
+	int need;	/* what it reads of the records (AN_NEED_*) */
 };
 
 /* The formats (export.c), and one by name (NULL: none such). */

@@ -48,7 +48,7 @@ int an_init(struct an *an, struct an_run *run)
 	an->ld->tasks.esz = sizeof(struct an_task_ev);
 	an->obj_keys.esz = sizeof(char *);
 	an->tmin = UINT64_MAX;
-	an->need = AN_NEED_ALL;
+	an->need = AN_NEED_EVERY;
 	an->ld->skip_tmin = UINT64_MAX;
 	an->o_kernel = UINT32_MAX;
 	an->f_idle = an->f_hardirq = an->f_softirq = UINT32_MAX;

@@ -80,9 +80,46 @@ static const uint64_t *raw_ips(const struct lwprof_rec_sample *r)
  * this one its hash.  Only samples of the last process seen (its address
  * space is known) and whole in the reader's buffer take part.
  */
+/*
+ * A sample ahead, whole or compact (not checked yet: only what the hash
+ * reads is in bounds): its frames, and in *hd the fields the hash reads
+ * (flags, kind, pid, the frame counts) where a sample has them.
+ */
+static const uint64_t *peek_sample(const struct rec_ctx *c,
+				   const struct lwprof_rec *h,
+				   struct lwprof_rec_sample *hd)
+{
+	const struct lwprof_rec_sample *r = (const void *)h;
+	const struct exp_rec_csample *cs = (const void *)h;
+	uint64_t end;
+
+	if (h->type == LWPROF_REC_SAMPLE) {
+		if (h->size < sizeof(*r) ||
+		    exp_sample_frames_end(r, LWPROF_NR_REGS) > h->size)
+			return NULL;
+		*hd = (struct lwprof_rec_sample){ .hdr.flags = h->flags,
+			.kind = r->kind, .pid = r->pid, .nr_user = r->nr_user,
+			.nr_kernel = r->nr_kernel };
+		return raw_ips(r);
+	}
+	if (h->type != EXP_REC_CSAMPLE || c->rd.hdr.minor < EXP_MINOR_CSAMPLE ||
+	    h->size < sizeof(*cs))
+		return NULL;
+	end = exp_csample_known(cs) - (((uint64_t)cs->stack_size + 7) & ~7ULL);
+	if (end > h->size)
+		return NULL;
+	*hd = (struct lwprof_rec_sample){ .hdr.flags = h->flags,
+		.kind = cs->kind, .pid = cs->pid, .nr_user = cs->nr_user,
+		.nr_kernel = cs->nr_kernel };
+	return (const uint64_t *)((const uint8_t *)h + end) -
+	       ((uint32_t)cs->nr_user + cs->nr_kernel);
+}
+
 static void lookahead(struct rec_ctx *c)
 {
-	const struct lwprof_rec_sample *r;
+	struct lwprof_rec_sample r;
+	const struct lwprof_rec *h;
+	const uint64_t *ips;
 	uint64_t o = c->off, o1, o2;
 
 	c->cur_ok = c->la1_off == o && c->la1_hash;
@@ -93,15 +130,13 @@ static void lookahead(struct rec_ctx *c)
 	o1 = exp_reader_tell(&c->rd);
 	if (c->la1_off == o1 && c->la1_hash)
 		an_raw_prefetch(c->an, c->la1_hash, 1);
-	/* Not checked yet: only what the hash reads is in bounds. */
-	r = (const void *)exp_reader_peek(&c->rd, 2, &o2);
-	if (!r || r->hdr.type != LWPROF_REC_SAMPLE || r->hdr.size < sizeof(*r) ||
-	    r->pid != c->last_pid || !c->last_pid ||
-	    exp_sample_frames_end(r, LWPROF_NR_REGS) > r->hdr.size)
+	h = exp_reader_peek(&c->rd, 2, &o2);
+	ips = h ? peek_sample(c, h, &r) : NULL;
+	if (!ips || r.pid != c->last_pid || !c->last_pid)
 		return;
 	c->la2_off = o2;
-	c->la2_hash = an_raw_hash(c->last_as, raw_ips(r), r->nr_user + r->nr_kernel,
-				  raw_flags(r));
+	c->la2_hash = an_raw_hash(c->last_as, ips, r.nr_user + r.nr_kernel,
+				  raw_flags(&r));
 	an_raw_prefetch(c->an, c->la2_hash, 0);
 }
 
@@ -613,8 +648,28 @@ static uint32_t tcall_need(const struct exp_tcall *t)
 }
 
 /*
+ * Does traced call t get its entry of the side table?  Heap calls always
+ * (their frees are matched with allocations there: leaks); a sync wait
+ * or an I/O call only for views that take calls one by one
+ * (AN_NEED_CALLS): its sample holds what the others sum.
+ */
+static bool one_by_one(const struct an *an, const struct exp_tcall *t)
+{
+	switch (exp_trace_event(t->event)->cls) {
+	case EXP_TC_SYNC:
+	case EXP_TC_IOREAD:
+	case EXP_TC_IOWRITE:
+	case EXP_TC_IOOTHER:
+		return an->need & AN_NEED_CALLS;
+	default:
+		return true;
+	}
+}
+
+/*
  * A traced call (libexp/trace.h: types 16, 18, 20): a sample with its
- * values, and an entry of the side table; a free only the entry.
+ * values, and an entry of the side table (one_by_one()); a free only the
+ * entry.
  */
 static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 {
@@ -662,6 +717,8 @@ static int do_trace(struct rec_ctx *c, const struct lwprof_rec *h)
 		c->last_unw = UINT32_MAX;
 		time_check(c, t.time_ns);
 	}
+	if (!one_by_one(c->an, &t))
+		return 0;	/* its sample is all the views read */
 	if (an_trace_add(c->an, c->exp, &t, sample, c->last_unw))
 		return an_errf(c->an, -ENOMEM, "out of memory");
 	return 0;
@@ -756,7 +813,9 @@ static int do_record(struct rec_ctx *c, const uint8_t *p)
 		if (c->rd.hdr.minor < EXP_MINOR_THEAP)
 			return 0;	/* not this format's: skipped */
 		return do_heaprec(c, h);
-	case EXP_REC_TRACE_FILE:
+	case EXP_REC_TRACE_FILE:	/* names the side table's descriptors */
+		if (!(c->an->need & AN_NEED_CALLS))
+			return 0;
 		return an_trace_file(c->an, c->exp, (const void *)p) ?
 			an_errf(c->an, -ENOMEM, "out of memory") : 0;
 	case EXP_REC_TRACE_UNTRACED:

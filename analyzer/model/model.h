@@ -543,7 +543,11 @@ struct an_load {
  * (0): no record file is opened, the log's counts stand for them.
  * Otherwise every record is read and counted, and tasks, mappings, stops
  * and lost records are always taken; a kind not needed is counted only:
- * no values, stacks, unwinding or side table.
+ * no values, stacks, unwinding or side table.  Traced sync waits and I/O
+ * calls are samples whatever the views; only with AN_NEED_CALLS does each
+ * also get its entry of the side table (an->tev: its descriptor, file,
+ * times, microstates), which the views that list, time or name calls
+ * read.  A view that sums metrics per stack needs AN_NEED_ALL alone.
  */
 enum {
 	AN_NEED_SAMPLES = 1,	/* clock and counter packets */
@@ -553,6 +557,8 @@ enum {
 	AN_NEED_MPI = 16,	/* MPI calls */
 	AN_NEED_TRACE = AN_NEED_HEAP | AN_NEED_IO | AN_NEED_SYNC | AN_NEED_MPI,
 	AN_NEED_ALL = AN_NEED_SAMPLES | AN_NEED_TRACE,
+	AN_NEED_CALLS = 32,	/* each sync wait and I/O call in an->tev */
+	AN_NEED_EVERY = AN_NEED_ALL | AN_NEED_CALLS,
 };
 
 /*

@@ -8,10 +8,16 @@
  * index 0, from all 4 threads, and their number is within 2% of what
  * `perf stat -e page-faults` counts for the same command.
  *
- * task-clock, every 1 ms: tests/progs/spin runs 1 s.  Every packet has
- * the period as its value and the user stack; their number is within 5%
- * of perf's own task-clock samples of the same process at the same time,
- * and their time (packets x 1 ms) is no more than the process's CPU time.
+ * task-clock, every 1 ms: tests/progs/spin runs 1 s.  Every packet's
+ * value is the task-clock's nanoseconds since the previous one (not the
+ * period: a timer that fired late starts its next period from then, and
+ * one stopped by a switch restarts with what was left of it, which can be
+ * nothing); together they are the count of perf's own task-clock event
+ * on the same process over the same time, less at most the time from the
+ * last packet to the exit, and no more than the process's CPU time.
+ * Their number is not compared with perf's samples: where the (v)CPU is
+ * held up, both timers fire late and drop ticks, each its own (at host
+ * load 8 the guest kept 40-60% of them, the two numbers up to 6% apart).
  *
  * cycles (hardware): where there is no PMU (TCG) SAMPLE_START fails with
  * ENOENT or EOPNOTSUPP and nothing has started: the same session then
@@ -40,7 +46,7 @@ static void counter_req(struct lwprof_sample_start *ss, __u32 type,
 struct tally {
 	unsigned int packets, ones, threads, bad;
 	int tids[THREADS + 1];
-	uint64_t value;
+	uint64_t value, min, last_ns;
 };
 
 static void count(struct lwr *r, int pid, struct tally *t)
@@ -65,6 +71,10 @@ static void count(struct lwr *r, int pid, struct tally *t)
 		t->packets++;
 		t->ones += s->value == 1;
 		t->value += s->value;
+		if (t->packets == 1 || s->value < t->min)
+			t->min = s->value;
+		if (s->time_ns > t->last_ns)
+			t->last_ns = s->time_ns;
 		for (k = 0; k < t->threads && t->tids[k] != (int)s->tid; k++)
 			;
 		if (k == t->threads && k < THREADS + 1)
@@ -113,6 +123,8 @@ static void task_clock(void)
 	struct lwr_usage us = { 0 };
 	struct lwprof_sample_start ss;
 	unsigned int perf_n, perf_lost;
+	long long perf_ns;
+	uint64_t tail;
 	struct peer peer = { -1, MAP_FAILED, 0 };
 	struct lwr_child c;
 	uint64_t cpu = 0;
@@ -132,6 +144,7 @@ static void task_clock(void)
 	ret = lwr_finish(&r, &c, &us, NULL);
 	t_check(WIFEXITED(ret) && !WEXITSTATUS(ret), "spin exited 0");
 	perf_n = peer_samples(&peer, &perf_lost);
+	perf_ns = peer_count(&peer);
 	peer_close(&peer);
 	count(&r, c.pid, &t);
 	u = lwr_usage_tid(&us, c.pid);
@@ -139,13 +152,17 @@ static void task_clock(void)
 		cpu = u->mstate_ns[LWPROF_MS_USER] +
 		      u->mstate_ns[LWPROF_MS_SYSTEM] +
 		      u->mstate_ns[LWPROF_MS_TRAP];
-	printf("# %u packets, perf %u samples, CPU time %.3f ms\n", t.packets,
-	       perf_n, cpu / 1e6);
-	t_check(perf_lost == 0 && within(t.packets, perf_n, 5),
-		"%u packets: within 5%% of perf's task-clock samples of the same process (%u)",
-		t.packets, perf_n);
-	t_check(t.value == t.packets * 1000000ULL,
-		"each of value 1 ms (the period)");
+	printf("# %u packets, %.3f ms; perf %u samples, %.3f ms; CPU time %.3f ms\n",
+	       t.packets, t.value / 1e6, perf_n, perf_ns / 1e6, cpu / 1e6);
+	t_check(t.packets > 0 && t.min > 0,
+		"each of value its task-clock time since the last (least %.3f ms)",
+		t.min / 1e6);
+	/* What the packets leave out ran after the last: at most that long. */
+	tail = u && u->end_ns > t.last_ns ? u->end_ns - t.last_ns : 0;
+	t_check(perf_ns > 0 && t.value <= (uint64_t)perf_ns &&
+		t.value + tail + 1000 >= (uint64_t)perf_ns,
+		"together perf's task-clock count (%.3f ms), less at most the %.3f ms after the last",
+		perf_ns / 1e6, tail / 1e6);
 	t_check(t.value <= cpu + 1000000,
 		"together no more than its CPU time (%.3f ms)", cpu / 1e6);
 	t_check(t.bad == 0, "all counter 0 of the process (%u not)", t.bad);

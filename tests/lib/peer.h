@@ -77,6 +77,14 @@ static inline unsigned int peer_samples(struct peer *p, unsigned int *lost)
 	return n;
 }
 
+/* The event's count (its nanoseconds for a clock), or -1. */
+static inline long long peer_count(struct peer *p)
+{
+	uint64_t v;
+
+	return read(p->fd, &v, sizeof(v)) == sizeof(v) ? (long long)v : -1;
+}
+
 static inline void peer_close(struct peer *p)
 {
 	if (p->map != MAP_FAILED)

@@ -17,7 +17,12 @@
 # alone: each shows what it shows with every record decoded, and one
 # kind's damage fails only the views of that kind.  The record counts
 # are those lwprof dump finds; -functions decoding every record
-# (LWPROF_NEED_ALL=1) shows what it shows by itself.
+# (LWPROF_NEED_ALL=1) shows what it shows by itself.  The views that sum
+# the sync and I/O calls' metrics per stack (-functions, -calltree,
+# -callers-callees, -lines, the folded and pprof exports) read them
+# without their side table; with it (every record decoded, as -iostat,
+# -statistics and the html and Perfetto exports read them) they show the
+# same, byte for byte.
 . "$(dirname "$0")/../lib/test.sh"
 . "$(dirname "$0")/../lib/print.sh"
 
@@ -121,6 +126,19 @@ for v in -heap -heapstat -iostat -iocallstack; do
 	out=$(P "$mix" $v)
 	check $? -eq 0 "mixed: $v"
 	check "$out" = "$(LWPROF_NEED_ALL=1 P "$mix" $v)" "  as with every record decoded"
+done
+for v in -functions -calltree -callers-callees -lines -statistics; do
+	out=$(P "$mix" $v)
+	check $? -eq 0 "mixed: $v"
+	check "$out" = "$(LWPROF_NEED_ALL=1 P "$mix" $v)" "  as with the calls' side table"
+done
+grep -Eq '^ *6 +3 +<Total>$' <<<"$(P "$mix" -metrics e.syncn:e.ioreadcnt:name -functions)"
+check $? -eq 0 "  -functions counts the 6 waits and 3 reads"
+for x in folded pprof; do
+	"$LWPROF" export $x -o "$PRINT_OUT/mix.$x" "$mix" 2>/dev/null
+	LWPROF_NEED_ALL=1 "$LWPROF" export $x -o "$PRINT_OUT/mix.all.$x" "$mix" 2>/dev/null
+	check "$(cmp "$PRINT_OUT/mix.$x" "$PRINT_OUT/mix.all.$x" && echo same)" = same \
+		"  export $x: the same bytes as with the side table"
 done
 mheap=$(P "$mix" -heap -heapstat) mio=$(P "$mix" -iostat -iocallstack)
 grep -q 'Read *3 *102 ' <<<"$mio"

@@ -142,8 +142,16 @@ struct gsamp {
 	__u64 packets;
 	struct exp_rec_gsample last;	/* the statistics last read */
 	bool has_last;
+	struct gs_thr *thr;	/* each thread's switches as last read, by tid */
+	size_t nthr;
 };
-int gs_stats(int pid, struct exp_rec_gsample *g);
+
+/* A thread's context switches as last read, and its runs then. */
+struct gs_thr {
+	int tid;
+	unsigned long long runs, nvcsw, nivcsw;
+};
+
 void gs_refresh(struct gsamp *gs);
 int gs_emit(struct gsamp *gs, int kind, __u64 t, const char *name);
 int gs_pause(struct gsamp *gs, __u64 t, const char *name);

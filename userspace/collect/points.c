@@ -43,10 +43,34 @@ static unsigned long long field(const char *text, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-/* Context switches of the process's live threads (each thread's own). */
-static void switches(int pdir, struct exp_rec_gsample *g)
+static int thr_cmp(const void *a, const void *b)
+{
+	const struct gs_thr *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The thread tid as read at the pass before (sorted by tid), or NULL. */
+static const struct gs_thr *thr_last(const struct gsamp *gs, int tid)
+{
+	struct gs_thr k = { .tid = tid };
+
+	return gs->thr ? bsearch(&k, gs->thr, gs->nthr, sizeof(k), thr_cmp) : NULL;
+}
+
+/*
+ * Context switches of the process's live threads (each thread's own).
+ * A thread's status, where the counts are, is costly to make (a
+ * thousand idle threads: a hundredth of a CPU at a packet a second); its
+ * schedstat says how many times it was put on a CPU, and one that has not
+ * been since the last packet has not switched: its counts are the last.
+ */
+static void switches(struct gsamp *gs, int pdir, struct exp_rec_gsample *g)
 {
 	char buf[4096], name[300];
+	struct gs_thr *now = NULL, *x;
+	const struct gs_thr *was;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
 	int tfd;
 	DIR *d;
@@ -60,19 +84,50 @@ static void switches(int pdir, struct exp_rec_gsample *g)
 		return;
 	}
 	while ((de = readdir(d))) {
+		unsigned long long runs = 0;
+		bool ran = true;
+
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		snprintf(name, sizeof(name), "%s/status", de->d_name);
-		if (slurp(tfd, name, buf, sizeof(buf)))
-			continue;
-		g->nvcsw += field(buf, "\nvoluntary_ctxt_switches:");
-		g->nivcsw += field(buf, "\nnonvoluntary_ctxt_switches:");
+		if (n == cap) {
+			x = realloc(now, (cap = cap ? 2 * cap : 64) * sizeof(*now));
+			if (!x)
+				break;
+			now = x;
+		}
+		x = &now[n];
+		x->tid = atoi(de->d_name);
+		snprintf(name, sizeof(name), "%s/schedstat", de->d_name);
+		if (!slurp(tfd, name, buf, sizeof(buf)) &&
+		    sscanf(buf, "%*u %*u %llu", &runs) == 1) {
+			was = thr_last(gs, x->tid);
+			ran = !was || was->runs != runs;
+			if (!ran)
+				*x = *was;
+		}
+		if (ran) {
+			snprintf(name, sizeof(name), "%s/status", de->d_name);
+			if (slurp(tfd, name, buf, sizeof(buf)))
+				continue;
+			x->nvcsw = field(buf, "\nvoluntary_ctxt_switches:");
+			x->nivcsw = field(buf, "\nnonvoluntary_ctxt_switches:");
+			x->runs = runs;
+		}
+		g->nvcsw += x->nvcsw;
+		g->nivcsw += x->nivcsw;
+		n++;
 	}
 	closedir(d);
+	qsort(now, n, sizeof(*now), thr_cmp);
+	free(gs->thr);
+	gs->thr = now;
+	gs->nthr = n;
 }
 
-int gs_stats(int pid, struct exp_rec_gsample *g)
+/* The statistics of gs's process now into g: 0 or -errno. */
+static int stats(struct gsamp *gs, struct exp_rec_gsample *g)
 {
+	int pid = gs->pid;
 	unsigned long long minflt, majflt, ut, st;
 	long tck = sysconf(_SC_CLK_TCK);
 	char path[32], buf[4096];
@@ -110,7 +165,7 @@ int gs_stats(int pid, struct exp_rec_gsample *g)
 		g->rss_bytes = field(buf, "\nVmRSS:") << 10;
 		g->swap_bytes = field(buf, "\nVmSwap:") << 10;
 	}
-	switches(pdir, g);
+	switches(gs, pdir, g);
 	close(pdir);
 	return 0;
 }
@@ -124,7 +179,7 @@ void gs_refresh(struct gsamp *gs)
 	struct exp_rec_gsample g;
 
 	memset(&g, 0, sizeof(g));
-	if (!gs_stats(gs->pid, &g)) {
+	if (!stats(gs, &g)) {
 		gs->last = g;
 		gs->has_last = true;
 	}
@@ -196,5 +251,8 @@ int gs_end(struct gsamp *gs, __u64 t, const char *name)
 	gs->paused = false;
 	err = gs_emit(gs, EXP_GS_END, t, name);
 	gs->halted = true;
+	free(gs->thr);
+	gs->thr = NULL;
+	gs->nthr = 0;
 	return err;
 }

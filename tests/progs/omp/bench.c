@@ -5,6 +5,9 @@
  *
  *   bench empty N        N empty parallel regions
  *   bench coarse N MS    N regions in which each thread works MS ms
+ *   bench paced N US     N empty regions, each followed by US
+ *                        microseconds of serial work: with 9, a program
+ *                        of some 10^5 regions a second
  *
  * prints "WHAT N NS CPU": the loop's elapsed time and the process's CPU
  * time in it (ns).
@@ -31,8 +34,8 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "empty";
 	long n = argc > 2 ? atol(argv[2]) : 100000, i;
 	unsigned long long ms = (argc > 3 ? atoll(argv[3]) : 10) * 1000000ULL;
-	unsigned long long t0, c0;
-	int coarse = !strcmp(what, "coarse");
+	unsigned long long t0, c0, end;
+	int coarse = !strcmp(what, "coarse"), paced = !strcmp(what, "paced");
 
 #pragma omp parallel
 	sink = omp_get_thread_num();	/* the team, started */
@@ -42,6 +45,9 @@ int main(int argc, char **argv)
 #pragma omp parallel
 		if (coarse)
 			work(ms);
+		if (paced)	/* ms is the US given, in thousands of ns */
+			for (end = now() + ms / 1000; now() < end;)
+				;
 	}
 	t0 = now() - t0;
 	printf("%s %ld %llu %llu\n", what, n, t0, cpu() - c0);
