@@ -152,8 +152,9 @@ static void task_clock(void)
 		cpu = u->mstate_ns[LWPROF_MS_USER] +
 		      u->mstate_ns[LWPROF_MS_SYSTEM] +
 		      u->mstate_ns[LWPROF_MS_TRAP];
-	printf("# %u packets, %.3f ms; perf %u samples, %.3f ms; CPU time %.3f ms\n",
-	       t.packets, t.value / 1e6, perf_n, perf_ns / 1e6, cpu / 1e6);
+	printf("# %u packets, %.3f ms; perf %u samples (%u lost), %.3f ms; CPU time %.3f ms\n",
+	       t.packets, t.value / 1e6, perf_n, perf_lost, perf_ns / 1e6,
+	       cpu / 1e6);
 	t_check(t.packets > 0 && t.min > 0,
 		"each of value its task-clock time since the last (least %.3f ms)",
 		t.min / 1e6);
